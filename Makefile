@@ -1,0 +1,35 @@
+# Two commands do all the set-up on a fresh machine with only python3:
+#   make demo   - create .venv, install every package, run saxpy on the best device
+#   make test   - the same set-up plus test tools, then run the whole suite
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+PACKAGES = core translate opencl cuda hip
+EDITABLE = $(foreach p,$(PACKAGES),-e packages/pygpgpu-$(p)) -e packages/pygpgpu
+
+.PHONY: demo test setup test-setup clean
+
+$(VENV)/.installed: $(wildcard packages/*/pyproject.toml) scripts/ensure_opencl.sh
+	@bash scripts/ensure_opencl.sh
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "hatchling>=1.27" editables numpy
+	$(PY) -m pip install -q --no-build-isolation $(EDITABLE)
+	@touch $@
+
+setup: $(VENV)/.installed
+
+$(VENV)/.test-installed: $(VENV)/.installed
+	$(PY) -m pip install -q pytest "nvidia-cuda-nvrtc>=13.0" "cuda-pathfinder>=1.3"
+	@touch $@
+
+test-setup: $(VENV)/.test-installed
+
+demo: setup
+	$(PY) examples/demo.py
+
+test: test-setup
+	$(PY) -m pytest tests -q -ra $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV)

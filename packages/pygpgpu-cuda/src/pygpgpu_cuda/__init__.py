@@ -1,0 +1,3 @@
+"""pygpgpu-cuda: see the project README."""
+
+__version__ = "0.1.0"

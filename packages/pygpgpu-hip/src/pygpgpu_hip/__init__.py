@@ -1,0 +1,3 @@
+"""pygpgpu-hip: see the project README."""
+
+__version__ = "0.1.0"

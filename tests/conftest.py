@@ -1,0 +1,90 @@
+"""Shared fixtures: which backends to run on, and compile-only checks for CUDA and HIP.
+
+``PYGPGPU_TEST_BACKENDS=cuda,opencl`` selects the backends that execute kernels (default:
+every installed backend that has a device). ``PYGPGPU_REQUIRE_COMPILERS=1`` (set by CI)
+turns a missing NVRTC/hiprtc into a failure instead of a skip.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pytest
+
+# Tests never touch the user's cache.
+os.environ.setdefault("PYGPGPU_CACHE_DIR", tempfile.mkdtemp(prefix="pygpgpu-test-cache-"))
+
+from pygpgpu_core import registry  # noqa: E402
+from pygpgpu_core.errors import GPGPUError  # noqa: E402
+
+
+def _selected_backends() -> list[str]:
+    env = os.environ.get("PYGPGPU_TEST_BACKENDS", "").strip()
+    if env:
+        return [b.strip() for b in env.split(",") if b.strip()]
+    names = []
+    for name in registry.backend_names():
+        try:
+            if registry.backend_devices(name):
+                names.append(name)
+        except GPGPUError:
+            pass
+    return names
+
+
+RUN_BACKENDS = _selected_backends()
+
+
+def pytest_report_header(config):
+    return f"pygpgpu execution backends: {RUN_BACKENDS or 'none'}; status: {registry.diagnostics()}"
+
+
+@pytest.fixture(params=RUN_BACKENDS or ["<none>"])
+def backend(request) -> str:
+    """Each backend that executes kernels in this run (``"opencl"``, ``"cuda"``, ...)."""
+    if request.param == "<none>":
+        pytest.skip(f"no backend with a device (status: {registry.diagnostics()})")
+    try:
+        registry.backend_devices(request.param)
+    except GPGPUError as exc:
+        pytest.fail(f"PYGPGPU_TEST_BACKENDS asks for {request.param!r} but: {exc}")
+    return request.param
+
+
+@pytest.fixture
+def device(backend):
+    return registry.get_device(backend)
+
+
+def _require_compilers() -> bool:
+    return os.environ.get("PYGPGPU_REQUIRE_COMPILERS", "") not in ("", "0")
+
+
+def _missing(what: str, exc: Exception):
+    if _require_compilers():
+        pytest.fail(f"{what} is required here (PYGPGPU_REQUIRE_COMPILERS=1) but unavailable: {exc}")
+    pytest.skip(f"{what} unavailable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def nvrtc_compile():
+    """``compile(source, arch="sm_90") -> cubin bytes`` through NVRTC (no GPU needed)."""
+    try:
+        from pygpgpu_cuda import compile_cuda, nvrtc_version
+
+        nvrtc_version()
+    except Exception as exc:  # ImportError, BackendUnavailable
+        _missing("NVRTC", exc)
+    return compile_cuda
+
+
+@pytest.fixture(scope="session")
+def hiprtc_compile():
+    """``compile(source, arch="gfx1030") -> code object bytes`` through hiprtc (no GPU needed)."""
+    try:
+        from pygpgpu_hip import compile_hip, hiprtc_version
+
+        hiprtc_version()
+    except Exception as exc:
+        _missing("hiprtc", exc)
+    return compile_hip
