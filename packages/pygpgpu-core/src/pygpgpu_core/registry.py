@@ -67,9 +67,9 @@ def backend_names() -> list[str]:
     return [n for n in PROBE_ORDER if n in names] + sorted(names - set(PROBE_ORDER))
 
 
-def _record_failure(name: str, reason: str) -> None:
+def _record_failure(name: str, reason: str, *, warn: bool = True) -> None:
     _failures[name] = reason
-    if name not in _warned:
+    if warn and name not in _warned:
         _warned.add(name)
         warnings.warn(f"pygpgpu backend {name!r} is unavailable: {reason}", RuntimeWarning, stacklevel=4)
 
@@ -112,7 +112,8 @@ def backend_devices(name: str) -> list:
         try:
             devices = list(backend.devices())
         except BackendUnavailable as exc:
-            _record_failure(name, exc.reason)
+            # a missing driver or device is normal on most machines: recorded, not warned
+            _record_failure(name, exc.reason, warn=False)
             raise
         except Exception as exc:
             _record_failure(name, f"enumerating devices raised {type(exc).__name__}: {exc}")
@@ -189,6 +190,12 @@ def select_device(selector: "str | Selector | None" = None) -> Any:
     if sel.index is not None:
         return _pick(sel, backend_devices(default_backend_name()), original)
     everything = [d for name in backend_names() for d in _try_devices(name)]
+    if sel.match is not None and not any(_matches(d, sel.match) for d in everything):
+        raise DeviceNotFound(
+            original, available_devices(),
+            f"{sel.match!r} is neither an installed backend ({', '.join(backend_names()) or 'none'}; "
+            "aliases ocl, cu, rocm, amd) nor part of any device's name, vendor or arch",
+        )
     return _pick(sel, everything, original)
 
 
