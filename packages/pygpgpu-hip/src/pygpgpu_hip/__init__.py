@@ -1,3 +1,35 @@
-"""pygpgpu-hip: see the project README."""
+"""pygpgpu-hip: the HIP backend of PyGPGPU (ctypes over libamdhip64 and hiprtc).
+
+Importing this package loads no vendor library; the HIP runtime is opened when devices are
+enumerated, and hiprtc (or the offline clang) when something is compiled.
+"""
+from __future__ import annotations
 
 __version__ = "0.1.0"
+
+from .compiler import (  # noqa: E402
+    UnsupportedTarget,
+    compile_cached,
+    compile_hip,
+    compiler_identity,
+    compiler_kind,
+    hiprtc_version,
+    supported_targets,
+)
+
+__all__ = [
+    "__version__",
+    "compile_hip",
+    "compile_cached",
+    "hiprtc_version",
+    "compiler_kind",
+    "compiler_identity",
+    "supported_targets",
+    "UnsupportedTarget",
+]
+
+from ._context import Buffer, Context, Stream  # noqa: E402
+from ._device import Device, HipBackend, backend  # noqa: E402
+from ._module import Kernel, Program  # noqa: E402
+
+__all__ += ["backend", "HipBackend", "Device", "Context", "Stream", "Buffer", "Program", "Kernel"]

@@ -1,3 +1,14 @@
-"""pygpgpu-translate: see the project README."""
+"""pygpgpu-translate: Python kernels translated to OpenCL C, CUDA C++ and HIP C++.
+
+``@kernel`` turns a plain Python function into a GPU kernel specialized per argument types;
+see the project README and DESIGN.md §2-§7.
+"""
+from __future__ import annotations
 
 __version__ = "0.1.0"
+
+from ._kernel import Inspection, KernelFunction, kernel
+from ._source import KernelTypeError
+from ._translate import stats
+
+__all__ = ["kernel", "KernelFunction", "Inspection", "KernelTypeError", "stats", "__version__"]

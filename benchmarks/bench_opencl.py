@@ -1,0 +1,302 @@
+"""OpenCL backend benchmark (issue 2): launch overhead and a numpy round trip of saxpy on
+PoCL, through PyGPGPU's low-level API, beside PyOpenCL (when importable) and numpy.
+
+    python benchmarks/bench_opencl.py [--no-write] [--quick]
+
+Writes (or replaces) its own section of benchmarks/RESULTS.md unless --no-write.
+
+* Warm launch: a trivial kernel (vecadd of 1024 floats) on resident buffers, after the
+  first launch compiled it. "enqueue" is back-to-back launches then one finish, divided by
+  the count (what a Python loop of launches costs); "launch + wait" finishes after every
+  launch (the latency of one synchronous launch).
+* Round trip: numpy x, y in, numpy a*x+y out: upload, launch, read back, all blocking.
+  PyGPGPU with numpy arrays as arguments (zero-copy on host-unified devices) and with
+  explicit buffers (copies, like the PyOpenCL code); numpy's own ``a*x+y`` for scale.
+
+Each figure is the best of several repeats (the machine is shared; the best run is the one
+least disturbed by other work).
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+QUICK = "--quick" in sys.argv
+WRITE = "--no-write" not in sys.argv
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+SECTION = "## OpenCL backend: low-level API on PoCL (bench_opencl.py)"
+
+SOURCE = """
+__kernel void vecadd(__global const float* a, __global const float* b, __global float* out, int n) {
+    int i = get_global_id(0);
+    if (i < n) out[i] = a[i] + b[i];
+}
+__kernel void saxpy(__global const float* x, __global const float* y, __global float* out, float a, int n) {
+    int i = get_global_id(0);
+    if (i < n) out[i] = a * x[i] + y[i];
+}
+"""
+LAUNCH_N = 1024
+SIZES = [1, 1 << 20, 1 << 24] if not QUICK else [1, 1 << 16]
+ALPHA = np.float32(2.0)
+
+
+def best_per_call(fn: Callable[[], Any], inner: int, repeats: int) -> float:
+    """Seconds per call: the best mean over ``repeats`` runs of ``inner`` calls."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        best = min(best, (time.perf_counter() - start) / inner)
+    return best
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+        model = re.search(r"Model name:\s*(.+)", lscpu)
+        cpus = re.search(r"^CPU\(s\):\s*(\d+)", lscpu, re.M)
+        if model:
+            cpu = f"{model.group(1).strip()}, {cpus.group(1) if cpus else '?'} CPUs"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return f"{cpu}; {platform.platform()}; Python {platform.python_version()}; numpy {np.__version__}"
+
+
+# --- PyGPGPU ------------------------------------------------------------------------------
+
+def pygpgpu_device():
+    import pygpgpu_opencl
+
+    devices = pygpgpu_opencl.devices()
+    pocl = [d for d in devices if "portable computing language" in d.platform.name.lower()]
+    return (pocl or devices)[0]
+
+
+def bench_pygpgpu(results: dict) -> None:
+    from pygpgpu_opencl import Context
+
+    dev = pygpgpu_device()
+    results["device"] = f"{dev.name} ({dev.platform.name}, driver {dev.driver_version})"
+    ctx = Context(dev)
+    prog = ctx.program(SOURCE)
+    vecadd, saxpy = prog.kernel("vecadd"), prog.kernel("saxpy")
+
+    a = np.ones(LAUNCH_N, np.float32)
+    A, B, OUT = ctx.buffer_from_host(a), ctx.buffer_from_host(a), ctx.buffer(a.nbytes)
+    n32 = np.int32(LAUNCH_N)
+    args = (A, B, OUT, n32)
+    fn = vecadd.launcher(["buffer", "buffer", "buffer", np.int32])
+    bracket = vecadd[LAUNCH_N]
+    fn(LAUNCH_N, None, args)
+    ctx.synchronize()
+    inner = 500 if QUICK else 5000
+
+    def enqueue_loop(launch: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            for _ in range(inner):
+                launch()
+            ctx.synchronize()
+
+        return run
+
+    results["launcher enqueue"] = best_per_call(enqueue_loop(lambda: fn(LAUNCH_N, None, args)), 1, 5) / inner
+    results["bracket enqueue"] = best_per_call(enqueue_loop(lambda: bracket(A, B, OUT, n32)), 1, 5) / inner
+
+    def launch_wait() -> None:
+        fn(LAUNCH_N, None, args)
+        ctx.synchronize()
+
+    results["launcher + wait"] = best_per_call(launch_wait, inner // 5, 5)
+    np.testing.assert_array_equal(OUT.read(np.empty(LAUNCH_N, np.float32)), 2 * a)
+
+    for n in SIZES:
+        x = np.random.default_rng(1).random(n, dtype=np.float32)
+        y = np.random.default_rng(2).random(n, dtype=np.float32)
+        out = np.empty(n, np.float32)
+        inner, repeats = (200, 5) if n < 1000 else ((10, 5) if n <= (1 << 20) else (2, 4))
+        expected = ALPHA * x + y
+
+        def numpy_args() -> None:
+            saxpy[n](x, y, out, ALPHA, np.int32(n))
+
+        numpy_args()
+        np.testing.assert_allclose(out, expected, rtol=1e-6)
+        results[("numpy args", n)] = best_per_call(numpy_args, inner, repeats)
+
+        def explicit_buffers() -> None:
+            with ctx.buffer_from_host(x) as X, ctx.buffer_from_host(y) as Y, ctx.buffer(out.nbytes) as O:
+                saxpy[n](X, Y, O, ALPHA, np.int32(n))
+                O.read(out)
+
+        out[:] = 0
+        explicit_buffers()
+        np.testing.assert_allclose(out, expected, rtol=1e-6)
+        results[("buffers", n)] = best_per_call(explicit_buffers, inner, repeats)
+        results[("numpy", n)] = best_per_call(lambda: ALPHA * x + y, inner, repeats)
+    ctx.close()
+
+
+# --- PyOpenCL -----------------------------------------------------------------------------
+
+def bench_pyopencl(results: dict) -> None:
+    import pyopencl as cl
+
+    results["pyopencl"] = cl.VERSION_TEXT
+    target = pygpgpu_device()
+    platform_ = next(p for p in cl.get_platforms() if p.name == target.platform.name)
+    device = next(d for d in platform_.get_devices() if d.name == target.name)
+    ctx = cl.Context([device])
+    queue = cl.CommandQueue(ctx)
+    prog = cl.Program(ctx, SOURCE).build(options=["-cl-std=CL1.2"])
+    vecadd, saxpy = prog.vecadd, prog.saxpy
+    mf = cl.mem_flags
+    a = np.ones(LAUNCH_N, np.float32)
+    A = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
+    B = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
+    OUT = cl.Buffer(ctx, mf.WRITE_ONLY, a.nbytes)
+    n32 = np.int32(LAUNCH_N)
+    vecadd(queue, (LAUNCH_N,), None, A, B, OUT, n32)
+    queue.finish()
+    inner = 500 if QUICK else 5000
+
+    def enqueue_loop() -> None:
+        for _ in range(inner):
+            vecadd(queue, (LAUNCH_N,), None, A, B, OUT, n32)
+        queue.finish()
+
+    results["pyopencl enqueue"] = best_per_call(enqueue_loop, 1, 5) / inner
+
+    def launch_wait() -> None:
+        vecadd(queue, (LAUNCH_N,), None, A, B, OUT, n32)
+        queue.finish()
+
+    results["pyopencl + wait"] = best_per_call(launch_wait, inner // 5, 5)
+
+    for n in SIZES:
+        x = np.random.default_rng(1).random(n, dtype=np.float32)
+        y = np.random.default_rng(2).random(n, dtype=np.float32)
+        out = np.empty(n, np.float32)
+        inner, repeats = (200, 5) if n < 1000 else ((10, 5) if n <= (1 << 20) else (2, 4))
+
+        def round_trip() -> None:
+            X = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
+            Y = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=y)
+            O = cl.Buffer(ctx, mf.WRITE_ONLY, out.nbytes)
+            saxpy(queue, (n,), None, X, Y, O, ALPHA, np.int32(n))
+            cl.enqueue_copy(queue, out, O)  # blocking
+            X.release(), Y.release(), O.release()
+
+        round_trip()
+        np.testing.assert_allclose(out, ALPHA * x + y, rtol=1e-6)
+        results[("pyopencl", n)] = best_per_call(round_trip, inner, repeats)
+
+
+# --- report -------------------------------------------------------------------------------
+
+def fmt_time(seconds: "float | None", unit: str) -> str:
+    if seconds is None:
+        return "n/a"
+    scale = {"us": 1e6, "ms": 1e3}[unit]
+    value = seconds * scale
+    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def ratio(num: "float | None", den: "float | None") -> str:
+    if num is None or den is None or den == 0:
+        return "n/a"
+    return f"{num / den:.1f}x"
+
+
+def size_label(n: int) -> str:
+    return f"{n >> 20}M" if n >= (1 << 20) else str(n)
+
+
+def render(ours: dict, theirs: dict, notes: list[str]) -> str:
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        SECTION,
+        "",
+        f"- Date: {today}",
+        f"- Machine: {machine()}",
+        f"- Device: {ours.get('device', 'n/a')}",
+        f"- PyOpenCL: {theirs.get('pyopencl', 'not installed')}",
+        "- Method: best of 5 repeats (shared machine); see the docstring of bench_opencl.py.",
+        "",
+        f"### Warm launch of vecadd on {LAUNCH_N} floats, resident buffers (µs per launch; lower is better)",
+        "",
+        "| Path | PyGPGPU | PyOpenCL | PyOpenCL / PyGPGPU |",
+        "|---|---:|---:|---:|",
+    ]
+    rows = [
+        ("enqueue only, `kernel.launcher(...)` hot path", "launcher enqueue", "pyopencl enqueue"),
+        ("enqueue only, `kernel[n](...)` bracket", "bracket enqueue", "pyopencl enqueue"),
+        ("launch + wait (`synchronize()` / `queue.finish()`)", "launcher + wait", "pyopencl + wait"),
+    ]
+    for label, mine, other in rows:
+        m, t = ours.get(mine), theirs.get(other)
+        lines.append(f"| {label} | {fmt_time(m, 'us')} | {fmt_time(t, 'us')} | {ratio(t, m)} |")
+    lines += [
+        "",
+        "### saxpy numpy round trip: upload x, y, launch, read back (ms; lower is better)",
+        "",
+        "| n | PyGPGPU, numpy args | PyGPGPU, explicit buffers | PyOpenCL buffers | numpy `a*x+y` "
+        "| PyOpenCL / PyGPGPU numpy args | PyOpenCL / PyGPGPU buffers | numpy / PyGPGPU numpy args |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n in SIZES:
+        na, bu, po, nu = ours.get(("numpy args", n)), ours.get(("buffers", n)), theirs.get(("pyopencl", n)), ours.get(("numpy", n))
+        lines.append(
+            f"| {size_label(n)} | {fmt_time(na, 'ms')} | {fmt_time(bu, 'ms')} | {fmt_time(po, 'ms')} | "
+            f"{fmt_time(nu, 'ms')} | {ratio(po, na)} | {ratio(po, bu)} | {ratio(nu, na)} |"
+        )
+    lines += ["", *notes, ""] if notes else [""]
+    return "\n".join(lines)
+
+
+def write_section(text: str) -> None:
+    """Replace this script's section of RESULTS.md (other sections are left as they are)."""
+    current = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\nOne section per benchmark script.\n"
+    start = current.find(SECTION)
+    if start == -1:
+        updated = current.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
+    else:
+        nxt = re.search(r"^## ", current[start + len(SECTION):], re.M)
+        end = start + len(SECTION) + nxt.start() if nxt else len(current)
+        updated = current[:start] + text.rstrip("\n") + "\n" + ("\n" + current[end:] if nxt else "")
+    fd, tmp = tempfile.mkstemp(dir=RESULTS.parent, prefix=".RESULTS-")
+    with os.fdopen(fd, "w") as f:
+        f.write(updated)
+    os.replace(tmp, RESULTS)
+
+
+def main() -> None:
+    ours: dict = {}
+    theirs: dict = {}
+    notes: list[str] = []
+    bench_pygpgpu(ours)
+    try:
+        bench_pyopencl(theirs)
+    except ImportError:
+        notes.append("PyOpenCL is not installed here; its columns are n/a (`pip install pyopencl`).")
+    text = render(ours, theirs, notes)
+    print(text)
+    if WRITE:
+        write_section(text)
+        print(f"\nwrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The one command for the GPU machine (no package registry there): run the CUDA tests and
+# the CUDA benchmark from this checkout, without installing anything.
+#
+#   OUT=/some/dir bash benchmarks/run_gpu.sh [--quick] [extra pytest args...]
+#
+# Our packages are pure Python: PYTHONPATH points at packages/*/src, and a throw-away folder
+# of .dist-info stubs registers their `pygpgpu.backends` entry points, as an install would.
+# If .gpu-carry/ holds ocl-icd-libopencl1*.deb (apt-get download ocl-icd-libopencl1 here),
+# it is unpacked so that NVIDIA's OpenCL is usable too (for the mixed-backend test).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+QUICK=""
+if [ "${1:-}" = "--quick" ]; then QUICK="--quick"; shift; fi
+PY=${PYTHON:-python3}
+
+for deb in .gpu-carry/ocl-icd-libopencl1*.deb; do
+  [ -f "$deb" ] && dpkg -x "$deb" / && ldconfig
+done
+
+STUBS=$(mktemp -d /tmp/pygpgpu-dists.XXXXXX)
+"$PY" - "$STUBS" <<'EOF'
+import pathlib, sys, tomllib
+stubs = pathlib.Path(sys.argv[1])
+for pyproject in sorted(pathlib.Path("packages").glob("*/pyproject.toml")):
+    project = tomllib.loads(pyproject.read_text())["project"]
+    name, version = project["name"].replace("-", "_"), project["version"]
+    info = stubs / f"{name}-{version}.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n")
+    lines = []
+    for group, entries in project.get("entry-points", {}).items():
+        lines.append(f"[{group}]")
+        lines += [f"{k} = {v}" for k, v in entries.items()]
+    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+EOF
+SRC=$(ls -d "$PWD"/packages/*/src | paste -sd:)
+export PYTHONPATH="$SRC:$STUBS${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1
+export PYGPGPU_TEST_BACKENDS=${PYGPGPU_TEST_BACKENDS:-cuda}
+
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; "$PY" --version; } 2>&1 | tee "$OUT/machine.txt"
+"$PY" -c "import pygpgpu_core.registry as r; print(r.diagnostics())" 2>&1 | tee -a "$OUT/machine.txt"
+
+"$PY" -m pytest tests/test_cuda_*.py -q -ra -s -p no:cacheprovider "$@" 2>&1 | tee "$OUT/cuda_tests.log"
+tests_rc=${PIPESTATUS[0]}
+"$PY" benchmarks/bench_cuda.py "$OUT/bench_cuda.json" $QUICK 2>&1 | tee "$OUT/bench_cuda.log"
+bench_rc=${PIPESTATUS[0]}
+rm -rf "$STUBS"
+echo "tests exit $tests_rc, benchmark exit $bench_rc (outputs in $OUT)"
+exit $(( tests_rc != 0 || bench_rc != 0 ))

@@ -1,0 +1,201 @@
+"""C declaration parser for handwritten OpenCL / CUDA / HIP kernel files.
+
+``parse_file(path, dialect)`` returns a :class:`ParsedFile`: every kernel's parameters
+(with C types and access: read-only / read-write / local / by value), every struct with
+the dialect's device layout, integer (and float) ``#define``/enum constants, and the local
+headers reached through ``#include "x.h"`` (for cache invalidation). ``compile_source``
+gives the text to hand the compiler: the file unchanged except for inlined local headers.
+
+Only file-scope declarations are interpreted; function bodies are skipped. Preprocessor
+lines other than ``#include "..."``, ``#define``/``#undef`` and ``#if 0`` are left to the
+compiler.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._constexpr import NotConstant, evaluate
+from ._parser import CDeclError, KernelDecl, Param, parse_declarations
+from ._preprocess import expand_macros, preprocess
+from ._source import expand_includes, strip_comments
+from ._types import DIALECTS, CType, Field, Pointer, Scalar, Struct, Vector, builtin_type, c_name, scalar_type, \
+    vector_type
+
+__all__ = [
+    "CDeclError",
+    "ParsedFile",
+    "KernelDecl",
+    "Param",
+    "Scalar",
+    "Vector",
+    "Struct",
+    "Field",
+    "Pointer",
+    "CType",
+    "DIALECTS",
+    "parse_file",
+    "parse_source",
+    "compile_source",
+    "builtin_type",
+    "scalar_type",
+    "vector_type",
+    "c_name",
+    "strip_comments",
+]
+
+FORMAT = 1
+"""Version of the JSON form of ParsedFile (bump when it changes)."""
+
+
+@dataclass
+class ParsedFile:
+    path: str
+    dialect: str
+    kernels: "dict[str, KernelDecl]" = field(default_factory=dict)
+    structs: "dict[str, Struct]" = field(default_factory=dict)
+    constants: "dict[str, int | float]" = field(default_factory=dict)
+    includes: "list[str]" = field(default_factory=list)
+    skipped: "dict[str, str]" = field(default_factory=dict)
+
+    # ---- JSON (the metadata cache stores this; no pickle) ---------------------------------
+    def to_json(self) -> str:
+        struct_ids: dict[int, int] = {}
+        structs: list[dict] = []
+
+        def enc(t):
+            if t is None:
+                return None
+            if isinstance(t, Scalar):
+                return {"k": "s", "n": t.name}
+            if isinstance(t, Vector):
+                return {"k": "v", "n": t.base.name, "w": t.n}
+            if isinstance(t, Pointer):
+                return {"k": "p", "to": enc(t.pointee), "as": t.address_space, "c": t.const}
+            if id(t) not in struct_ids:
+                fields = [{"n": f.name, "t": enc(f.type), "o": f.offset, "d": list(f.dims)} for f in t.fields]
+                struct_ids[id(t)] = len(structs)
+                structs.append({"name": t.name, "tag": t.tag, "union": t.union, "size": t.size, "align": t.align,
+                                "anon": t.anonymous, "fields": fields})
+            return {"k": "t", "i": struct_ids[id(t)]}
+
+        doc = {
+            "format": FORMAT,
+            "path": self.path,
+            "dialect": self.dialect,
+            "exports": [[name, enc(s)["i"]] for name, s in self.structs.items()],
+            "kernels": [
+                {"name": k.name, "prototype": k.prototype, "file": k.file, "line": k.line,
+                 "params": [{"name": p.name, "type": enc(p.type), "text": p.text} for p in k.params]}
+                for k in self.kernels.values()
+            ],
+            "constants": self.constants,
+            "includes": self.includes,
+            "skipped": self.skipped,
+        }
+        doc["structs"] = structs  # after every enc() call
+        return json.dumps(doc, indent=1, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "ParsedFile":
+        doc = json.loads(text)
+        if doc.get("format") != FORMAT:
+            raise ValueError("metadata format changed")
+        dialect = doc["dialect"]
+        built: dict[int, Struct] = {}
+
+        def dec(t):
+            if t is None:
+                return None
+            k = t["k"]
+            if k == "s":
+                return scalar_type(t["n"], dialect)
+            if k == "v":
+                return vector_type(t["n"], t["w"], dialect)
+            if k == "p":
+                return Pointer(dec(t["to"]), t["as"], t["c"])
+            i = t["i"]
+            if i not in built:
+                s = doc["structs"][i]
+                struct = Struct(s["name"], [], s["size"], s["align"], s["union"], s["tag"], list(s["anon"]))
+                built[i] = struct
+                struct.fields = [Field(f["n"], dec(f["t"]), f["o"], tuple(f["d"])) for f in s["fields"]]
+            return built[i]
+
+        structs = {name: dec({"k": "t", "i": i}) for name, i in doc["exports"]}
+        kernels = {}
+        for k in doc["kernels"]:
+            params = [Param(p["name"], dec(p["type"]), i, p["text"]) for i, p in enumerate(k["params"])]
+            kernels[k["name"]] = KernelDecl(k["name"], params, k["prototype"], k["file"], k["line"])
+        return cls(
+            path=doc["path"],
+            dialect=dialect,
+            kernels=kernels,
+            structs=structs,
+            constants=dict(doc["constants"]),
+            includes=list(doc["includes"]),
+            skipped=dict(doc["skipped"]),
+        )
+
+
+def _constants(pre, dialect: str) -> "dict[str, int | float]":
+    values: dict[str, int | float] = {}
+    failed: set[str] = set()
+
+    def lookup(name: str, active=frozenset()):
+        if name in values:
+            return values[name]
+        macro = pre.macros.get(name)
+        if macro is None or macro.function_like or name in failed or name in active:
+            raise NotConstant(name)
+        try:
+            value = evaluate(macro.body, lambda n: lookup(n, active | {name}), dialect)
+        except (NotConstant, RecursionError, OverflowError, ValueError):
+            failed.add(name)
+            raise NotConstant(name) from None
+        values[name] = value
+        return value
+
+    for name in pre.main_defines:
+        try:
+            lookup(name)
+        except NotConstant:
+            pass
+    return values
+
+
+def parse_source(text: str, dialect: str, path: str = "<string>") -> ParsedFile:
+    """Parse kernel source ``text`` as if it were the file ``path`` (includes resolve next to it)."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}")
+    pre = preprocess(path, text, dialect)
+    constants = _constants(pre, dialect)
+    function_macros = {name for name, m in pre.macros.items() if m.function_like}
+    tokens = expand_macros(pre.tokens, pre.macros)
+    table = dict(constants)
+    decls = parse_declarations(tokens, dialect, function_macros, table)
+    exported = {name: value for name, value in constants.items() if not name.startswith("__")}
+    for name, value in decls.enum_constants.items():
+        exported.setdefault(name, value)
+    return ParsedFile(
+        path=str(Path(path).resolve()) if path != "<string>" else path,
+        dialect=dialect,
+        kernels=decls.kernels,
+        structs=decls.structs,
+        constants=exported,
+        includes=pre.includes,
+        skipped=decls.skipped,
+    )
+
+
+def parse_file(path: "str | Path", dialect: str) -> ParsedFile:
+    """Parse a kernel file and its local headers. Raises CDeclError (with file:line) or OSError."""
+    path = Path(path).resolve()
+    return parse_source(path.read_text(encoding="utf-8", errors="replace"), dialect, str(path))
+
+
+def compile_source(path: "str | Path") -> str:
+    """The file's text with local ``#include "x.h"`` headers inlined between ``#line`` markers."""
+    path = Path(path).resolve()
+    return expand_includes(str(path), path.read_text(encoding="utf-8", errors="replace"))

@@ -1,0 +1,393 @@
+"""Dual-sided vector/scalar math: the same call runs in host Python and inside ``@kernel``.
+
+On the host every function accepts vector objects (``float4``...), Python/numpy scalars and
+numpy arrays. For array inputs of the geometric functions (``dot``, ``cross``, ``length``,
+``distance``, ``normalize``, ``reflect``) the **last axis holds the components**: a
+``(N, 4)`` float32 array is N float4 values. The other functions work element-wise and
+broadcast like numpy. Results keep the input's type: float32 in, float32 out; a vector in,
+a vector of the same type out (``dot``/``length``/``distance`` return a scalar).
+
+Inside kernels the translator looks each function up in :data:`FUNCS_TABLE` (DESIGN §4):
+OpenCL uses its native builtin where one exists; CUDA and HIP call a helper that the
+prelude library (``pygpgpu_translate.prelude``) emits once per program, only when used.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .vec_types import Vector
+
+__all__ = [
+    "dot",
+    "cross",
+    "length",
+    "distance",
+    "normalize",
+    "clamp",
+    "mix",
+    "step",
+    "smoothstep",
+    "fma",
+    "sign",
+    "radians",
+    "degrees",
+    "reflect",
+    "min",
+    "max",
+    "abs",
+    "FuncSpec",
+    "FUNCS_TABLE",
+]
+
+_builtin_min, _builtin_max, _builtin_abs = min, max, abs
+
+# Kinds of argument a function accepts (the translator checks these):
+FLOAT = "float"  # float/double scalar
+FLOATN = "floatn"  # float/double vector
+INT = "int"  # any integer scalar
+INTN = "intn"  # any integer vector
+
+
+def _unwrap(values: tuple[Any, ...]) -> tuple[list[Any], type[Vector] | None]:
+    """Vectors -> their component arrays; remembers the vector class for the result."""
+    vtype: type[Vector] | None = None
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, Vector):
+            if vtype is not None and type(v) is not vtype:
+                raise TypeError(f"mixed vector types {vtype.name} and {v.name}: convert one with .convert()")
+            vtype = type(v)
+            out.append(v._v)
+        else:
+            out.append(v)
+    if vtype is not None:
+        # Weak Python scalars adopt the vector's base type (DESIGN §3).
+        out = [np.asarray(x, dtype=vtype.base) if isinstance(x, (int, float)) else x for x in out]
+    return out, vtype
+
+
+def _rewrap(result: Any, vtype: type[Vector] | None, vector_result: bool = True) -> Any:
+    if vtype is None:
+        return result
+    if vector_result:
+        return vtype._wrap(np.asarray(result, dtype=vtype.base))
+    return vtype.base(result)
+
+
+def _elementwise(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def run(*args: Any) -> Any:
+        vals, vtype = _unwrap(args)
+        with np.errstate(all="ignore"):
+            res = fn(*vals)
+        return _rewrap(res, vtype) if vtype else _scalarize(res)
+
+    return run
+
+
+def _float_result(x: Any) -> Any:
+    """ints (Python or numpy) -> the kernel's default float for functions defined on floats only."""
+    arr = np.asarray(x)
+    if np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        return arr.astype(np.float32)
+    return arr
+
+
+def _as_float(args: list[Any]) -> list[Any]:
+    out = []
+    for a in args:
+        if isinstance(a, (float, int)) and not isinstance(a, bool):
+            out.append(a)  # weak: adopts the other operand's type
+        else:
+            out.append(_float_result(a))
+    if all(isinstance(a, (float, int)) for a in out):
+        out = [np.float32(a) for a in out]
+    return out
+
+
+def _scalarize(x: Any) -> Any:
+    if isinstance(x, Vector):
+        return x
+    arr = np.asarray(x)
+    return arr[()] if arr.ndim == 0 else arr
+
+
+# -- geometric (last axis = components) ----------------------------------------------------------
+def dot(a: Any, b: Any) -> Any:
+    """Dot product ``sum(a * b)`` over the components; a scalar of the base type.
+
+    For arrays the last axis holds the components (``dot`` of two ``(N, 3)`` arrays is ``(N,)``).
+    Floating-point vectors only inside kernels (OpenCL's rule)."""
+    (x, y), vtype = _unwrap((a, b))
+    x, y = _as_float([x, y])
+    with np.errstate(all="ignore"):
+        res = np.sum(np.multiply(x, y), axis=-1) if np.ndim(x) or np.ndim(y) else np.multiply(x, y)
+    return _rewrap(_scalarize(res), vtype, vector_result=False)
+
+
+def cross(a: Any, b: Any) -> Any:
+    """Cross product of 3- or 4-component vectors; for 4 components ``w`` of the result is 0."""
+    (x, y), vtype = _unwrap((a, b))
+    x, y = _as_float([x, y])
+    x, y = np.asarray(x), np.asarray(y)
+    n = x.shape[-1] if x.ndim else 0
+    if n not in (3, 4) or y.shape[-1:] != x.shape[-1:]:
+        raise ValueError(f"cross needs two 3- or 4-component vectors, got shapes {x.shape} and {y.shape}")
+    with np.errstate(all="ignore"):
+        c = np.cross(x[..., :3], y[..., :3]).astype(np.result_type(x, y), copy=False)
+    if n == 4:
+        c = np.concatenate([c, np.zeros(c.shape[:-1] + (1,), c.dtype)], axis=-1)
+    return _rewrap(c, vtype)
+
+
+def length(a: Any) -> Any:
+    """Euclidean length ``sqrt(dot(a, a))`` (last axis = components for arrays)."""
+    (x,), vtype = _unwrap((a,))
+    (x,) = _as_float([x])
+    with np.errstate(all="ignore"):
+        res = np.sqrt(np.sum(np.multiply(x, x), axis=-1)) if np.ndim(x) else np.abs(x)
+    return _rewrap(_scalarize(res), vtype, vector_result=False)
+
+
+def distance(a: Any, b: Any) -> Any:
+    """``length(a - b)``."""
+    (x, y), vtype = _unwrap((a, b))
+    x, y = _as_float([x, y])
+    with np.errstate(all="ignore"):
+        d = np.subtract(x, y)
+    return length(_rewrap(d, vtype) if vtype else d)
+
+
+def normalize(a: Any) -> Any:
+    """``a / length(a)``; a zero vector is returned unchanged (OpenCL's rule, used on every backend)."""
+    (x,), vtype = _unwrap((a,))
+    (x,) = _as_float([x])
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        if x.ndim == 0:
+            res = np.where(x == 0, x, np.sign(x)).astype(x.dtype)
+        else:
+            n = np.sqrt(np.sum(x * x, axis=-1, keepdims=True))
+            res = np.where(n == 0, x, x / np.where(n == 0, 1, n)).astype(x.dtype)
+    return _rewrap(_scalarize(res), vtype)
+
+
+def reflect(i: Any, n: Any) -> Any:
+    """Reflection of incident ``i`` about normal ``n``: ``i - 2 * dot(n, i) * n`` (``n`` normalized)."""
+    (x, y), vtype = _unwrap((i, n))
+    x, y = _as_float([x, y])
+    x, y = np.asarray(x), np.asarray(y)
+    with np.errstate(all="ignore"):
+        d = np.sum(x * y, axis=-1, keepdims=True) if x.ndim else x * y
+        res = (x - (d + d) * y).astype(np.result_type(x, y), copy=False)
+    return _rewrap(_scalarize(res), vtype)
+
+
+# -- element-wise ---------------------------------------------------------------------------------
+@_elementwise
+def _clamp(x, lo, hi):
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+def clamp(x: Any, lo: Any, hi: Any) -> Any:
+    """``min(max(x, lo), hi)`` component-wise; ``lo``/``hi`` may be scalars. Ints and floats."""
+    return _clamp(x, lo, hi)
+
+
+@_elementwise
+def _mix(a, b, t):
+    a, b, t = _as_float([a, b, t])
+    return a + (b - a) * t
+
+
+def mix(a: Any, b: Any, t: Any) -> Any:
+    """Linear blend ``a + (b - a) * t``; ``t`` may be a scalar. Floats only."""
+    return _mix(a, b, t)
+
+
+@_elementwise
+def _step(edge, x):
+    edge, x = _as_float([edge, x])
+    dt = np.result_type(edge, x)
+    return np.where(np.less(x, edge), 0, 1).astype(dt)
+
+
+def step(edge: Any, x: Any) -> Any:
+    """0.0 where ``x < edge``, else 1.0; ``edge`` may be a scalar. Floats only."""
+    return _scalarize(_step(edge, x))
+
+
+@_elementwise
+def _smoothstep(e0, e1, x):
+    e0, e1, x = _as_float([e0, e1, x])
+    dt = np.result_type(e0, e1, x)
+    t = np.clip((np.subtract(x, e0)) / (np.subtract(e1, e0)), 0, 1).astype(dt)
+    return (t * t * (dt.type(3) - dt.type(2) * t)).astype(dt)
+
+
+def smoothstep(edge0: Any, edge1: Any, x: Any) -> Any:
+    """Hermite interpolation ``t*t*(3 - 2*t)`` with ``t = clamp((x - edge0) / (edge1 - edge0), 0, 1)``.
+    Undefined where ``edge0 >= edge1`` (OpenCL). Floats only."""
+    return _scalarize(_smoothstep(edge0, edge1, x))
+
+
+@_elementwise
+def _fma(a, b, c):
+    a, b, c = _as_float([a, b, c])
+    dt = np.result_type(a, b, c)
+    if dt == np.float32:
+        # float64 holds the exact float32 product, so one final rounding is all that differs.
+        return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(dt)
+    return np.add(np.multiply(a, b), c)
+
+
+def fma(a: Any, b: Any, c: Any) -> Any:
+    """Fused multiply-add ``a * b + c`` (single rounding on the device). Floats only."""
+    return _scalarize(_fma(a, b, c))
+
+
+@_elementwise
+def _sign(x):
+    arr = np.asarray(x)
+    if np.issubdtype(arr.dtype, np.integer):
+        return np.sign(arr)
+    return np.where(np.isnan(arr), 0, np.sign(arr)).astype(arr.dtype)
+
+
+def sign(x: Any) -> Any:
+    """1 for positive, -1 for negative, 0 for zero (and 0.0 for NaN, OpenCL's rule); floats and ints."""
+    return _scalarize(_sign(x))
+
+
+@_elementwise
+def _radians(x):
+    (x,) = _as_float([x])
+    dt = np.asarray(x).dtype
+    return (x * dt.type(np.pi / 180)).astype(dt)
+
+
+def radians(degrees: Any) -> Any:
+    """Degrees to radians. Floats only."""
+    return _scalarize(_radians(degrees))
+
+
+@_elementwise
+def _degrees(x):
+    (x,) = _as_float([x])
+    dt = np.asarray(x).dtype
+    return (x * dt.type(180 / np.pi)).astype(dt)
+
+
+def degrees(radians: Any) -> Any:
+    """Radians to degrees. Floats only."""
+    return _scalarize(_degrees(radians))
+
+
+def min(a: Any, b: Any) -> Any:  # noqa: A001 - the device builtin's name
+    """Component-wise minimum; either argument may be a scalar. Ints and floats."""
+    return _scalarize(_elementwise(np.fmin)(a, b))
+
+
+def max(a: Any, b: Any) -> Any:  # noqa: A001
+    """Component-wise maximum; either argument may be a scalar. Ints and floats."""
+    return _scalarize(_elementwise(np.fmax)(a, b))
+
+
+def abs(x: Any) -> Any:  # noqa: A001
+    """Component-wise absolute value, same type as the input (the most negative int stays negative,
+    as in two's complement C)."""
+    return _scalarize(_elementwise(np.abs)(x))
+
+
+# -- the table the translator reads ---------------------------------------------------------------
+@dataclass(frozen=True)
+class FuncSpec:
+    """One dual-sided function, as the translator sees it.
+
+    ``kinds``: argument kinds accepted (``"float"``, ``"floatn"``, ``"int"``, ``"intn"``); all
+    arguments share one type after the translator splats scalar arguments listed in
+    ``scalar_ok`` (positions that may be scalars with a vector first argument).
+    ``widths``: vector widths accepted (None = all). ``result``: ``"same"`` (type of the first
+    argument) or ``"base"`` (its scalar base type).
+    ``opencl``: the native OpenCL C builtin per kind (``{"float": "dot", ...}``), missing where
+    OpenCL has none and the prelude is used instead.
+    Every function is also provided by the prelude under ``pg_<name>_<type>`` in all dialects
+    (piece ``"funcs.<name>:<type>"``), e.g. ``pg_normalize_float3``.
+    """
+
+    name: str
+    arity: int
+    kinds: frozenset
+    result: str
+    host: Callable[..., Any]
+    doc: str
+    opencl: dict
+    widths: frozenset | None = None
+    scalar_ok: tuple = ()
+
+    def piece(self, type_name: str) -> str:
+        """Prelude piece providing this function for ``type_name`` (``"float4"``, ``"int"``...)."""
+        return f"funcs.{self.name}:{type_name}"
+
+    def prelude_name(self, type_name: str) -> str:
+        return f"pg_{self.name}_{type_name}"
+
+    def spelling(self, dialect: str, type_name: str) -> tuple[str, str | None]:
+        """``(C function name, prelude piece or None)`` to call this function on ``type_name``."""
+        if dialect == "opencl":
+            kind = "int" if _is_int_type(type_name) else "float"
+            native = self.opencl.get(kind)
+            if native:
+                return native, None
+        return self.prelude_name(type_name), self.piece(type_name)
+
+
+def _is_int_type(type_name: str) -> bool:
+    return not (type_name.startswith("float") or type_name.startswith("double"))
+
+
+_F = frozenset({FLOAT, FLOATN})
+_FI = frozenset({FLOAT, FLOATN, INT, INTN})
+
+
+def _spec(name, arity, kinds, result, host, opencl, widths=None, scalar_ok=()):
+    return FuncSpec(
+        name=name,
+        arity=arity,
+        kinds=kinds,
+        result=result,
+        host=host,
+        doc=inspect.getdoc(host) or "",
+        opencl=opencl,
+        widths=frozenset(widths) if widths else None,
+        scalar_ok=tuple(scalar_ok),
+    )
+
+
+FUNCS_TABLE: dict[str, FuncSpec] = {
+    s.name: s
+    for s in [
+        _spec("dot", 2, frozenset({FLOATN, FLOAT}), "base", dot, {"float": "dot"}, widths=(2, 3, 4)),
+        _spec("cross", 2, frozenset({FLOATN}), "same", cross, {"float": "cross"}, widths=(3, 4)),
+        _spec("length", 1, frozenset({FLOATN, FLOAT}), "base", length, {"float": "length"}, widths=(2, 3, 4)),
+        _spec("distance", 2, frozenset({FLOATN, FLOAT}), "base", distance, {"float": "distance"}, widths=(2, 3, 4)),
+        _spec("normalize", 1, frozenset({FLOATN, FLOAT}), "same", normalize, {"float": "normalize"}, widths=(2, 3, 4)),
+        _spec("reflect", 2, frozenset({FLOATN}), "same", reflect, {}, widths=(2, 3, 4)),
+        _spec("clamp", 3, _FI, "same", clamp, {"float": "clamp", "int": "clamp"}, scalar_ok=(1, 2)),
+        _spec("mix", 3, _F, "same", mix, {"float": "mix"}, scalar_ok=(2,)),
+        _spec("step", 2, _F, "same", step, {"float": "step"}, scalar_ok=(0,)),
+        _spec("smoothstep", 3, _F, "same", smoothstep, {"float": "smoothstep"}, scalar_ok=(0, 1)),
+        _spec("fma", 3, _F, "same", fma, {"float": "fma"}),
+        _spec("sign", 1, _FI, "same", sign, {"float": "sign"}),
+        _spec("radians", 1, _F, "same", radians, {"float": "radians"}),
+        _spec("degrees", 1, _F, "same", degrees, {"float": "degrees"}),
+        _spec("min", 2, _FI, "same", min, {"float": "fmin", "int": "min"}, scalar_ok=(1,)),
+        _spec("max", 2, _FI, "same", max, {"float": "fmax", "int": "max"}, scalar_ok=(1,)),
+        # OpenCL's integer abs returns the unsigned type; the prelude's pg_abs_<int> keeps the type.
+        _spec("abs", 1, _FI, "same", abs, {"float": "fabs"}),
+    ]
+}
+"""name -> :class:`FuncSpec` for every function in this module."""

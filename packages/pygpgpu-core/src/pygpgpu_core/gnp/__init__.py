@@ -1,0 +1,89 @@
+"""Device arrays (user-facing as ``pygpgpu.numpy``, usually imported as ``gnp``).
+
+``gnp.asarray(x)`` uploads once; kernels take the array's buffer directly, so data stays on the
+device across calls; ``g.get()`` / ``np.asarray(g)`` / printing / indexing read it back.
+``gnp.transfer_stats()`` counts every host<->device copy so a program (or test) can prove that
+a loop copies nothing.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import mempool as _mempool
+from ._array import DeviceArray
+from ._creation import (
+    arange,
+    array,
+    asarray,
+    ascontiguousarray,
+    empty,
+    empty_like,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from ._device import resolve_target
+from ._interop import as_device_array, from_dlpack
+from ._staging import StagedArgument, stage_numpy
+from ._transfer import record_transfer, reset_transfer_stats, transfer_stats
+
+ndarray = DeviceArray  # CuPy spelling
+
+__all__ = [
+    "DeviceArray",
+    "ndarray",
+    "asarray",
+    "array",
+    "ascontiguousarray",
+    "empty",
+    "zeros",
+    "ones",
+    "full",
+    "empty_like",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "arange",
+    "asnumpy",
+    "from_dlpack",
+    "as_device_array",
+    "stage_numpy",
+    "StagedArgument",
+    "transfer_stats",
+    "reset_transfer_stats",
+    "record_transfer",
+    "get_memory_pool",
+    "synchronize",
+]
+
+
+def asnumpy(a: Any, out=None):
+    """A numpy copy of ``a`` (device arrays are read back; host data is returned as numpy)."""
+    import numpy as np
+
+    if isinstance(a, DeviceArray):
+        return a.get(out=out)
+    if hasattr(a, "__cuda_array_interface__") or hasattr(a, "__dlpack_device__") and not isinstance(a, np.ndarray):
+        try:
+            return as_device_array(a).get(out=out)
+        except TypeError:
+            pass
+    arr = np.asarray(a)
+    if out is not None:
+        out[...] = arr
+        return out
+    return arr
+
+
+def get_memory_pool(device: Any = None) -> "_mempool.MemoryPool":
+    """The memory pool of ``device``'s context, or of a Context passed directly
+    (``used_bytes()``, ``free_bytes()``, ``free_all_blocks()``, ``set_limit()``, ``stats()``)."""
+    return _mempool.get_pool(resolve_target(device)[1])
+
+
+def synchronize(device: Any = None) -> None:
+    """Wait for every queued operation on ``device`` (default device when None) or a Context."""
+    resolve_target(device)[1].synchronize()

@@ -1,0 +1,135 @@
+"""Array creation: from host data, from other device arrays, and filled with a constant."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._array import DeviceArray, _check_dtype
+
+__all__ = [
+    "asarray", "array", "ascontiguousarray", "empty", "zeros", "ones", "full",
+    "empty_like", "zeros_like", "ones_like", "full_like", "arange",
+]
+
+
+def _is_foreign_device_array(obj: Any) -> bool:
+    if hasattr(obj, "__cuda_array_interface__"):
+        return True
+    dev = getattr(obj, "__dlpack_device__", None)
+    if dev is None or isinstance(obj, np.ndarray):
+        return False
+    try:
+        return int(dev()[0]) not in (1, 3)  # kDLCPU, kDLCUDAHost: plain host memory
+    except Exception:
+        return False
+
+
+def _upload_host(host: np.ndarray, device: Any) -> DeviceArray:
+    if host.dtype.byteorder == ">":
+        host = host.astype(host.dtype.newbyteorder("="))
+    host = np.asarray(host, order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
+    _check_dtype(host.dtype)
+    out = DeviceArray(host.shape, host.dtype, device)
+    out._write_bytes(host)
+    return out
+
+
+def asarray(a: Any, dtype: Any = None, device: Any = None, order: str | None = None) -> DeviceArray:
+    """``a`` as a device array, copying only when needed.
+
+    A device array on the requested device (and dtype) is returned as is; one elsewhere is
+    moved with ``to()``; a CUDA torch tensor / CuPy / JAX array is wrapped without a copy;
+    anything numpy accepts (lists, scalars, numpy arrays) is uploaded with one host->device copy.
+    ``device=None`` keeps a device array where it is and puts host data on the default device.
+    """
+    if order not in (None, "C", "A", "K"):
+        raise ValueError("device arrays are C-contiguous; order must be 'C' (or None)")
+    if not isinstance(a, DeviceArray) and _is_foreign_device_array(a):
+        from ._interop import as_device_array
+
+        a = as_device_array(a, device)
+    if isinstance(a, DeviceArray):
+        if device is not None:
+            a = a.to(device)
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            a = a.astype(dtype)
+        return a
+    return _upload_host(np.asarray(a, dtype=dtype), device)
+
+
+def ascontiguousarray(a: Any, dtype: Any = None, device: Any = None) -> DeviceArray:
+    """Same as :func:`asarray` (device arrays are always C-contiguous)."""
+    return asarray(a, dtype=dtype, device=device)
+
+
+def array(obj: Any, dtype: Any = None, copy: bool | None = True, device: Any = None,
+          order: str | None = None) -> DeviceArray:
+    """Like :func:`asarray`, but a new array unless ``copy`` is False/None and none is needed."""
+    if not copy:
+        return asarray(obj, dtype=dtype, device=device, order=order)
+    if isinstance(obj, DeviceArray) or _is_foreign_device_array(obj):
+        src = asarray(obj)
+        out = src.to(src.context if device is None else device, copy=True)
+        if dtype is not None and np.dtype(dtype) != out.dtype:
+            out = out.astype(dtype, copy=False)
+        return out
+    return _upload_host(np.array(obj, dtype=dtype, copy=True), device)
+
+
+def empty(shape: Any, dtype: Any = np.float64, device: Any = None, order: str = "C") -> DeviceArray:
+    """An uninitialised array (memory from the device's pool)."""
+    if order != "C":
+        raise ValueError("device arrays are C-contiguous; order must be 'C'")
+    return DeviceArray(shape, dtype, device)
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None, order: str = "C") -> DeviceArray:
+    """An array with every element ``fill_value`` (filled on the device, no host copy)."""
+    if dtype is None:
+        dtype = np.asarray(fill_value).dtype
+    out = empty(shape, dtype, device, order)
+    out.fill(fill_value)
+    return out
+
+
+def zeros(shape: Any, dtype: Any = np.float64, device: Any = None, order: str = "C") -> DeviceArray:
+    return full(shape, 0, dtype, device, order)
+
+
+def ones(shape: Any, dtype: Any = np.float64, device: Any = None, order: str = "C") -> DeviceArray:
+    return full(shape, 1, dtype, device, order)
+
+
+def _like(a: Any, dtype: Any, shape: Any, device: Any):
+    if dtype is None:
+        dtype = a.dtype
+    if shape is None:
+        shape = a.shape
+    if device is None:
+        device = a.context if isinstance(a, DeviceArray) else None
+    return shape, dtype, device
+
+
+def empty_like(a: Any, dtype: Any = None, shape: Any = None, device: Any = None) -> DeviceArray:
+    """An uninitialised array shaped like ``a`` (on ``a``'s device when ``a`` is a device array)."""
+    return empty(*_like(a, dtype, shape, device))
+
+
+def zeros_like(a: Any, dtype: Any = None, shape: Any = None, device: Any = None) -> DeviceArray:
+    return zeros(*_like(a, dtype, shape, device))
+
+
+def ones_like(a: Any, dtype: Any = None, shape: Any = None, device: Any = None) -> DeviceArray:
+    return ones(*_like(a, dtype, shape, device))
+
+
+def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, device: Any = None) -> DeviceArray:
+    shape, dtype, device = _like(a, dtype, shape, device)
+    return full(shape, fill_value, dtype, device)
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = None) -> DeviceArray:
+    """``np.arange`` on the device (computed on the host, uploaded once)."""
+    host = np.arange(start, stop, step, dtype=dtype) if stop is not None else np.arange(start, dtype=dtype)
+    return _upload_host(host, device)

@@ -1,0 +1,89 @@
+"""Numpy arguments of a kernel launch: the fewest copies the kernel's access pattern allows.
+
+The kernel launcher calls :func:`stage_numpy` per numpy argument with what its read/write analysis
+found, passes ``staged.buffer`` to the kernel and calls ``staged.finish()`` after the launch.
+
+* Host-unified devices (PoCL, integrated GPUs), when the array meets the device's base-address
+  alignment: the buffer aliases the numpy array itself (``CL_MEM_USE_HOST_PTR``); nothing is
+  copied and nothing is counted. ``finish()`` (a map/unmap) makes the kernel's writes visible.
+* Elsewhere: a pooled device buffer; upload only if the kernel reads the argument or may leave
+  some elements unwritten, read back only if it writes. Both copies are counted.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import mempool
+from ._transfer import download, record_transfer, upload
+
+__all__ = ["StagedArgument", "stage_numpy"]
+
+
+class StagedArgument:
+    """A numpy array made available to a kernel; call :meth:`finish` once the launch is queued."""
+
+    __slots__ = ("buffer", "host", "_download", "_alias", "_pool", "_block")
+
+    def __init__(self, buffer, host, download_after, alias, pool=None, block=None):
+        self.buffer = buffer
+        self.host = host
+        self._download = download_after
+        self._alias = alias
+        self._pool = pool
+        self._block = block
+
+    @property
+    def zero_copy(self) -> bool:
+        return self._alias
+
+    def finish(self) -> None:
+        """Bring the kernel's writes back into the numpy array (waits for the kernel) and release
+        the device memory. Idempotent."""
+        buf, self.buffer = self.buffer, None
+        if buf is None:
+            return
+        try:
+            if self._download:
+                if self._alias:
+                    buf.read(self.host, 0)  # same memory: waits for the kernel, copies nothing
+                elif self._pool.host_access:
+                    self._pool.context.synchronize()
+                    self.host.reshape(-1).view(np.uint8)[...] = self._block.host[:self.host.nbytes]
+                    record_transfer("d2h", self.host.nbytes)
+                else:
+                    download(buf, self.host)
+        finally:
+            if self._alias:
+                buf.close()
+            else:
+                self._pool.release(self._block)
+            self._block = self._pool = None
+
+
+def stage_numpy(host: np.ndarray, device: Any, *, read: bool = True, write: bool = True,
+                overwrite: bool = False) -> StagedArgument:
+    """Stage C-contiguous ``host`` for one launch on ``device``. ``read``/``write``: whether the
+    kernel may read/write it; ``overwrite``: the kernel provably writes every element."""
+    if not isinstance(host, np.ndarray) or not host.flags.c_contiguous:
+        raise ValueError("stage_numpy needs a C-contiguous numpy array (copy non-contiguous inputs first)")
+    if write and not host.flags.writeable:
+        raise ValueError("the kernel writes this argument but the numpy array is read-only")
+    ctx = device.context()
+    align = int(getattr(device, "mem_base_addr_align", 1) or 1)
+    if getattr(device, "host_unified_memory", False) and host.nbytes and host.ctypes.data % align == 0:
+        buf = ctx.buffer_from_host(host, zero_copy=True)
+        if getattr(buf, "zero_copy", False):
+            return StagedArgument(buf, host, write, True)
+        buf.close()  # the backend would have copied after all: use the counted path below
+    pool = mempool.get_pool(ctx)
+    block = pool.allocate(host.nbytes)
+    if (read or (write and not overwrite)) and host.nbytes:
+        if pool.host_access:  # host-visible pool memory: copy in directly, no queued command
+            ctx.synchronize()
+            block.host[:host.nbytes] = host.reshape(-1).view(np.uint8)
+            record_transfer("h2d", host.nbytes)
+        else:
+            upload(block.buffer, host)
+    return StagedArgument(block.buffer, host, write, False, pool, block)

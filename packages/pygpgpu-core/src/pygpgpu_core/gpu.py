@@ -1,0 +1,425 @@
+"""The ``gpu`` namespace: device builtins with no Python counterpart, and their host behaviour.
+
+Inside ``@kernel`` the translator replaces each call using :data:`GPU_TABLE` (DESIGN §4).
+On the host:
+
+* work-item queries (``get_global_id`` ...) raise :class:`KernelOnlyError` — they only mean
+  something inside a kernel;
+* ``barrier`` / ``mem_fence`` do nothing (one host thread is trivially synchronised);
+* atomics perform the operation on a numpy array and return the old value, so code without
+  work-item queries runs as plain Python;
+* ``local_array(shape, dtype)`` is ``np.zeros``; ``work_size(*arrays)`` does nothing;
+* ``rsqrt`` and the ``native_*`` fast-math functions compute the precise result.
+
+Fast math follows OpenCL's naming: ``native_<fn>`` (``native_exp``, ``native_sin``,
+``native_divide``...) is the hardware approximation on each backend (OpenCL ``native_exp``,
+CUDA/HIP ``__expf``), float32 only; with float64 arguments the precise function is used.
+
+Atomics (``atomic_add(array, index, value)``...) work on int32, uint32, int64, uint64 and
+float32 elements (float32: add, sub, min, max, xchg, cmpxchg, inc, dec), always return the
+old value, and mean the same on every backend: ``atomic_inc``/``atomic_dec`` add/subtract 1
+with wrap-around (not CUDA's ``atomicInc`` limit), ``atomic_cmpxchg(a, i, cmp, value)`` stores
+``value`` when the element equals ``cmp`` (floats compare bit patterns).
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import GPGPUError
+
+__all__ = [
+    "LOCAL",
+    "GLOBAL",
+    "FenceFlags",
+    "KernelOnlyError",
+    "get_global_id",
+    "get_local_id",
+    "get_group_id",
+    "get_global_size",
+    "get_local_size",
+    "get_num_groups",
+    "barrier",
+    "mem_fence",
+    "atomic_add",
+    "atomic_sub",
+    "atomic_min",
+    "atomic_max",
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+    "atomic_xchg",
+    "atomic_cmpxchg",
+    "atomic_inc",
+    "atomic_dec",
+    "local_array",
+    "work_size",
+    "rsqrt",
+    "NATIVE_FUNCS",
+    "GpuSpec",
+    "GPU_TABLE",
+    "ATOMIC_DTYPES",
+]
+
+
+class FenceFlags(enum.IntFlag):
+    """Which memory a barrier / fence orders: ``LOCAL`` (work-group shared) and/or ``GLOBAL``."""
+
+    LOCAL = 1
+    GLOBAL = 2
+
+
+LOCAL = FenceFlags.LOCAL
+GLOBAL = FenceFlags.GLOBAL
+
+
+class KernelOnlyError(GPGPUError, RuntimeError):
+    """A work-item function was called from ordinary host code."""
+
+
+# -- work-item functions ----------------------------------------------------------------------------
+def _kernel_only(name: str) -> Callable[..., int]:
+    def fn(dim: int = 0) -> int:
+        raise KernelOnlyError(
+            f"gpu.{name}({dim}) only means something inside a @kernel function running on a device; "
+            f"call the kernel instead of the Python function, or iterate with a magic loop "
+            f"(for i in range(n)) when you want the code to run on the host too"
+        )
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+get_global_id = _kernel_only("get_global_id")
+get_global_id.__doc__ = "Global index of this work item along ``dim`` (0, 1, 2)."
+get_local_id = _kernel_only("get_local_id")
+get_local_id.__doc__ = "Index of this work item inside its work group along ``dim``."
+get_group_id = _kernel_only("get_group_id")
+get_group_id.__doc__ = "Index of this work group (CUDA block) along ``dim``."
+get_global_size = _kernel_only("get_global_size")
+get_global_size.__doc__ = "Total work items along ``dim`` (rounded up to a multiple of the local size)."
+get_local_size = _kernel_only("get_local_size")
+get_local_size.__doc__ = "Work items per work group along ``dim``."
+get_num_groups = _kernel_only("get_num_groups")
+get_num_groups.__doc__ = "Number of work groups (CUDA grid size) along ``dim``."
+
+
+def _check_flags(flags: Any, name: str) -> FenceFlags:
+    try:
+        f = FenceFlags(int(flags))
+    except (ValueError, TypeError):
+        raise ValueError(f"gpu.{name} flags must be gpu.LOCAL, gpu.GLOBAL or gpu.LOCAL | gpu.GLOBAL, got {flags!r}") from None
+    if not f:
+        raise ValueError(f"gpu.{name} needs gpu.LOCAL and/or gpu.GLOBAL")
+    return f
+
+
+def barrier(flags: FenceFlags = LOCAL) -> None:
+    """Wait until every work item of the group reaches this point; memory named by ``flags``
+    (default ``gpu.LOCAL``) written before is visible to the group after. Every work item of
+    the group must reach the same barrier. No-op on the host."""
+    _check_flags(flags, "barrier")
+
+
+def mem_fence(flags: FenceFlags = LOCAL | GLOBAL) -> None:
+    """Order this work item's loads/stores to the memory named by ``flags``. No-op on the host."""
+    _check_flags(flags, "mem_fence")
+
+
+# -- atomics ----------------------------------------------------------------------------------------
+ATOMIC_DTYPES = (np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.float32))
+_FLOAT_OPS = ("add", "sub", "min", "max", "xchg", "cmpxchg", "inc", "dec")
+
+
+def _atomic_target(op: str, array: Any, index: Any) -> np.ndarray:
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"gpu.atomic_{op} needs a numpy array on the host, got {type(array).__name__}")
+    if array.dtype not in ATOMIC_DTYPES:
+        raise TypeError(
+            f"gpu.atomic_{op} works on int32, uint32, int64, uint64 and float32 arrays, not {array.dtype}"
+        )
+    if array.dtype == np.float32 and op not in _FLOAT_OPS:
+        raise TypeError(f"gpu.atomic_{op} is not defined for float32 (only {', '.join(_FLOAT_OPS)})")
+    if not array.flags.writeable:
+        raise ValueError(f"gpu.atomic_{op}: the array is read-only")
+    return array
+
+
+def _elem(array: np.ndarray, value: Any) -> np.generic:
+    """``value`` converted like a C store: integers wrap to the element type."""
+    dt = array.dtype
+    if dt.kind == "f":
+        return dt.type(value)
+    return np.array(int(value) & ((1 << (8 * dt.itemsize)) - 1), dtype=f"u{dt.itemsize}").view(dt)[()]
+
+
+def _rmw(op: str, fn: Callable[[np.generic, np.generic], Any]) -> Callable[..., Any]:
+    def atomic(array: np.ndarray, index: Any, value: Any) -> Any:
+        a = _atomic_target(op, array, index)
+        old = a[index]
+        with np.errstate(all="ignore"):
+            a[index] = _elem(a, fn(old, _elem(a, value)))
+        return old
+
+    atomic.__name__ = atomic.__qualname__ = f"atomic_{op}"
+    return atomic
+
+
+def _int_or_float(fn_int, fn_float):
+    return lambda old, v: fn_float(old, v) if isinstance(old, np.floating) else fn_int(int(old), int(v))
+
+
+atomic_add = _rmw("add", _int_or_float(lambda o, v: o + v, lambda o, v: o + v))
+atomic_add.__doc__ = "``array[index] += value`` atomically; returns the old value."
+atomic_sub = _rmw("sub", _int_or_float(lambda o, v: o - v, lambda o, v: o - v))
+atomic_sub.__doc__ = "``array[index] -= value`` atomically; returns the old value."
+atomic_min = _rmw("min", _int_or_float(min, np.fmin))
+atomic_min.__doc__ = "``array[index] = min(array[index], value)`` atomically; returns the old value."
+atomic_max = _rmw("max", _int_or_float(max, np.fmax))
+atomic_max.__doc__ = "``array[index] = max(array[index], value)`` atomically; returns the old value."
+atomic_and = _rmw("and", lambda o, v: int(o) & int(v))
+atomic_and.__doc__ = "``array[index] &= value`` atomically (integers); returns the old value."
+atomic_or = _rmw("or", lambda o, v: int(o) | int(v))
+atomic_or.__doc__ = "``array[index] |= value`` atomically (integers); returns the old value."
+atomic_xor = _rmw("xor", lambda o, v: int(o) ^ int(v))
+atomic_xor.__doc__ = "``array[index] ^= value`` atomically (integers); returns the old value."
+atomic_xchg = _rmw("xchg", lambda o, v: v)
+atomic_xchg.__doc__ = "Store ``value`` in ``array[index]`` atomically; returns the old value."
+
+
+def atomic_cmpxchg(array: np.ndarray, index: Any, cmp: Any, value: Any) -> Any:
+    """If ``array[index] == cmp`` store ``value``; atomically. Returns the old value
+    (the store happened iff the result equals ``cmp``). Floats compare bit patterns."""
+    a = _atomic_target("cmpxchg", array, index)
+    old = a[index]
+    expected = _elem(a, cmp)
+    if np.asarray(old).tobytes() == np.asarray(expected).tobytes():
+        a[index] = _elem(a, value)
+    return old
+
+
+_inc = _rmw("inc", _int_or_float(lambda o, v: o + v, lambda o, v: o + v))
+_dec = _rmw("dec", _int_or_float(lambda o, v: o - v, lambda o, v: o - v))
+
+
+def atomic_inc(array: np.ndarray, index: Any) -> Any:
+    """``array[index] += 1`` atomically (wraps around); returns the old value."""
+    return _inc(array, index, 1)
+
+
+def atomic_dec(array: np.ndarray, index: Any) -> Any:
+    """``array[index] -= 1`` atomically (wraps around); returns the old value."""
+    return _dec(array, index, 1)
+
+
+# -- memory and launch helpers ----------------------------------------------------------------------
+def local_array(shape: Any, dtype: Any = np.float32) -> np.ndarray:
+    """Work-group shared memory (OpenCL ``__local``, CUDA/HIP ``__shared__``) of a size known
+    when the kernel is compiled. Contents start undefined on the device; on the host: zeros.
+    Declare it at the top level of the kernel body."""
+    return np.zeros(shape, dtype)
+
+
+def work_size(*arrays: Any) -> None:
+    """Declare the launch domain of a ``get_global_id``-style kernel: all dimensions of the
+    arrays given. Read by the translator on the host side and erased from the kernel body."""
+    return None
+
+
+# -- math ---------------------------------------------------------------------------------------------
+def _float_of(x: Any) -> Any:
+    arr = np.asarray(x)
+    return arr.astype(np.float32) if arr.dtype.kind in "iub" else arr
+
+
+def _unary(np_fn: Callable[..., Any], name: str, doc: str) -> Callable[[Any], Any]:
+    def fn(x: Any) -> Any:
+        with np.errstate(all="ignore"):
+            r = np_fn(_float_of(x))
+        return r[()] if np.ndim(r) == 0 else r
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+rsqrt = _unary(lambda x: (1 / np.sqrt(x)).astype(x.dtype), "rsqrt", "``1 / sqrt(x)``.")
+
+_NATIVE_UNARY: dict[str, tuple[Callable[..., Any], str, str, str]] = {
+    # name: (host, OpenCL, CUDA/HIP float32, precise CUDA/HIP name for float64)
+    "native_sqrt": (np.sqrt, "native_sqrt", "sqrtf", "sqrt"),
+    "native_rsqrt": (lambda x: (1 / np.sqrt(x)).astype(x.dtype), "native_rsqrt", "rsqrtf", "rsqrt"),
+    "native_recip": (lambda x: (1 / x).astype(x.dtype), "native_recip", "__frcp_rn", "1.0/"),
+    "native_exp": (np.exp, "native_exp", "__expf", "exp"),
+    "native_exp2": (np.exp2, "native_exp2", "exp2f", "exp2"),
+    "native_exp10": (lambda x: np.power(x.dtype.type(10), x), "native_exp10", "__exp10f", "exp10"),
+    "native_log": (np.log, "native_log", "__logf", "log"),
+    "native_log2": (np.log2, "native_log2", "__log2f", "log2"),
+    "native_log10": (np.log10, "native_log10", "__log10f", "log10"),
+    "native_sin": (np.sin, "native_sin", "__sinf", "sin"),
+    "native_cos": (np.cos, "native_cos", "__cosf", "cos"),
+    "native_tan": (np.tan, "native_tan", "__tanf", "tan"),
+}
+
+NATIVE_FUNCS: dict[str, Callable[..., Any]] = {}
+for _name, (_host, *_rest) in _NATIVE_UNARY.items():
+    NATIVE_FUNCS[_name] = globals()[_name] = _unary(
+        _host, _name, f"Fast, approximate ``{_name[7:]}`` (hardware precision; precise on the host)."
+    )
+
+
+def native_divide(x: Any, y: Any) -> Any:
+    """Fast, approximate ``x / y`` (hardware precision; precise on the host)."""
+    with np.errstate(all="ignore"):
+        r = np.divide(_float_of(x), _float_of(y))
+    return r[()] if np.ndim(r) == 0 else r
+
+
+def native_powr(x: Any, y: Any) -> Any:
+    """Fast, approximate ``x ** y`` for ``x >= 0`` (hardware precision; precise on the host)."""
+    with np.errstate(all="ignore"):
+        r = np.power(_float_of(x), _float_of(y))
+    return r[()] if np.ndim(r) == 0 else r
+
+
+NATIVE_FUNCS["native_divide"] = native_divide
+NATIVE_FUNCS["native_powr"] = native_powr
+__all__ += list(NATIVE_FUNCS)
+
+
+# -- the table the translator reads -----------------------------------------------------------------
+@dataclass(frozen=True)
+class GpuSpec:
+    """One ``gpu.*`` builtin as the translator sees it.
+
+    ``category``: ``"workitem"`` (argument: a constant dim 0-2), ``"sync"``, ``"atomic"``,
+    ``"memory"``, ``"math"`` or ``"host"`` (erased). ``spelling[dialect]`` is a template:
+    ``{dim}`` is the dimension (0-2) and ``{xyz}`` the CUDA member for it; ``{0}``, ``{1}``...
+    are the C argument expressions. Atomics are called through prelude functions
+    (``prelude[dialect]``, a piece name template with ``{type}`` and ``{local}`` = ``""`` or
+    ``".local"``) so their semantics are identical everywhere; ``native`` records the vendor
+    builtin each wraps, for documentation. ``pragmas`` lists OpenCL extensions the OpenCL
+    spelling needs for 64-bit types.
+    """
+
+    name: str
+    category: str
+    arity: tuple
+    host: Callable[..., Any]
+    doc: str
+    spelling: dict
+    prelude: dict = field(default_factory=dict)
+    native: dict = field(default_factory=dict)
+    types: tuple = ()
+    pragmas: dict = field(default_factory=dict)
+
+    def expr(self, dialect: str, args: list[str], dim: int | None = None) -> str:
+        """C expression for a work-item / sync / math builtin (not atomics: see ``atomic_call``)."""
+        t = self.spelling[dialect]
+        if dim is not None:
+            if dim not in (0, 1, 2):
+                raise ValueError(f"gpu.{self.name}: dimension must be 0, 1 or 2, got {dim}")
+            return t.format(*args, dim=dim, xyz="xyz"[dim])
+        return t.format(*args)
+
+    def atomic_call(self, dialect: str, type_name: str, args: list[str], local: bool = False) -> tuple[str, str]:
+        """``(C call, prelude piece)`` for an atomic on element type ``type_name`` (``"int"``,
+        ``"uint"``, ``"long"``, ``"ulong"``, ``"float"``); ``args[0]`` is the element's address."""
+        if type_name not in self.types:
+            raise TypeError(f"gpu.{self.name} is not defined for {type_name} elements (only {', '.join(self.types)})")
+        piece = self.prelude[dialect].format(type=type_name, local=".local" if local else "")
+        fn = f"pg_{self.name}_{'local_' if local else ''}{type_name}"
+        return f"{fn}({', '.join(args)})", piece
+
+
+_CUDA_WORKITEM = {
+    "get_global_id": "(blockIdx.{xyz} * blockDim.{xyz} + threadIdx.{xyz})",
+    "get_local_id": "threadIdx.{xyz}",
+    "get_group_id": "blockIdx.{xyz}",
+    "get_global_size": "(gridDim.{xyz} * blockDim.{xyz})",
+    "get_local_size": "blockDim.{xyz}",
+    "get_num_groups": "gridDim.{xyz}",
+}
+
+
+def _build_table() -> dict[str, GpuSpec]:
+    g = globals()
+    specs: list[GpuSpec] = []
+    for name, cuda in _CUDA_WORKITEM.items():
+        specs.append(
+            GpuSpec(name, "workitem", (0, 1), g[name], g[name].__doc__ or "",
+                    {"opencl": name + "({dim})", "cuda": cuda, "hip": cuda})
+        )
+    # CUDA/HIP __syncthreads() orders shared and global memory for the block, so both flags map to it.
+    specs.append(GpuSpec("barrier", "sync", (0, 1), barrier, barrier.__doc__ or "", {
+        "opencl": "barrier({0})", "cuda": "__syncthreads()", "hip": "__syncthreads()"}))
+    specs.append(GpuSpec("mem_fence", "sync", (0, 1), mem_fence, mem_fence.__doc__ or "", {
+        "opencl": "mem_fence({0})", "cuda": "__threadfence()", "hip": "__threadfence()"}))
+    int64 = {
+        "opencl": ("cl_khr_int64_base_atomics",),
+    }
+    native_names = {
+        "add": ("atomic_add / atom_add", "atomicAdd"),
+        "sub": ("atomic_sub / atom_sub", "atomicSub (64-bit: atomicAdd of the negation)"),
+        "min": ("atomic_min / atom_min", "atomicMin (float: CAS loop)"),
+        "max": ("atomic_max / atom_max", "atomicMax (float: CAS loop)"),
+        "and": ("atomic_and / atom_and", "atomicAnd"),
+        "or": ("atomic_or / atom_or", "atomicOr"),
+        "xor": ("atomic_xor / atom_xor", "atomicXor"),
+        "xchg": ("atomic_xchg / atom_xchg", "atomicExch"),
+        "cmpxchg": ("atomic_cmpxchg / atom_cmpxchg", "atomicCAS"),
+        "inc": ("atomic_inc / atom_inc", "atomicAdd(p, 1) (not atomicInc, which wraps at a limit)"),
+        "dec": ("atomic_dec / atom_dec", "atomicAdd(p, -1) (not atomicDec)"),
+    }
+    for op, (ocl, cu) in native_names.items():
+        fn = g[f"atomic_{op}"]
+        types = ("int", "uint", "long", "ulong", "float") if op in _FLOAT_OPS else ("int", "uint", "long", "ulong")
+        arity = {"cmpxchg": (4, 4), "inc": (2, 2), "dec": (2, 2)}.get(op, (3, 3))
+        pragmas = dict(int64)
+        if op in ("min", "max", "and", "or", "xor"):
+            pragmas = {"opencl": ("cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics")}
+        piece = f"atomic_{op}{{local}}:{{type}}"
+        specs.append(GpuSpec(
+            f"atomic_{op}", "atomic", arity, fn, fn.__doc__ or "",
+            spelling={d: f"pg_atomic_{op}_<type>" for d in ("opencl", "cuda", "hip")},
+            prelude={d: piece for d in ("opencl", "cuda", "hip")},
+            native={"opencl": ocl, "cuda": cu, "hip": cu},
+            types=types, pragmas=pragmas,
+        ))
+    specs.append(GpuSpec("local_array", "memory", (1, 2), local_array, local_array.__doc__ or "", {
+        "opencl": "__local {ctype} {name}{dims};", "cuda": "__shared__ {ctype} {name}{dims};",
+        "hip": "__shared__ {ctype} {name}{dims};"}))
+    specs.append(GpuSpec("work_size", "host", (1, 99), work_size, work_size.__doc__ or "",
+                         {"opencl": "", "cuda": "", "hip": ""}))
+    specs.append(GpuSpec("rsqrt", "math", (1, 1), rsqrt, rsqrt.__doc__ or "",
+                         {"opencl": "rsqrt({0})", "cuda": "rsqrtf({0})", "hip": "rsqrtf({0})"},
+                         native={"double": "rsqrt({0})"}))
+    for name, (_h, ocl, cu, precise) in _NATIVE_UNARY.items():
+        cu_expr = "__fdividef(1.0f, {0})" if name == "native_recip" else cu + "({0})"
+        precise_expr = "(1.0 / ({0}))" if name == "native_recip" else precise + "({0})"
+        specs.append(GpuSpec(name, "math", (1, 1), g[name], g[name].__doc__ or "",
+                             {"opencl": ocl + "({0})", "cuda": cu_expr, "hip": cu_expr},
+                             native={"double": precise_expr}))
+    specs.append(GpuSpec("native_divide", "math", (2, 2), native_divide, native_divide.__doc__ or "",
+                         {"opencl": "native_divide({0}, {1})", "cuda": "__fdividef({0}, {1})",
+                          "hip": "__fdividef({0}, {1})"}, native={"double": "(({0}) / ({1}))"}))
+    specs.append(GpuSpec("native_powr", "math", (2, 2), native_powr, native_powr.__doc__ or "",
+                         {"opencl": "native_powr({0}, {1})", "cuda": "__powf({0}, {1})", "hip": "__powf({0}, {1})"},
+                         native={"double": "pow({0}, {1})"}))
+    return {s.name: s for s in specs}
+
+
+GPU_TABLE: dict[str, GpuSpec] = _build_table()
+"""name -> :class:`GpuSpec` for every ``gpu.*`` builtin. Fence flags: OpenCL spells
+``gpu.LOCAL`` as ``CLK_LOCAL_MEM_FENCE`` and ``gpu.GLOBAL`` as ``CLK_GLOBAL_MEM_FENCE``
+(see :data:`FENCE_SPELLING`); CUDA/HIP ignore the flags."""
+
+FENCE_SPELLING = {
+    FenceFlags.LOCAL: "CLK_LOCAL_MEM_FENCE",
+    FenceFlags.GLOBAL: "CLK_GLOBAL_MEM_FENCE",
+    FenceFlags.LOCAL | FenceFlags.GLOBAL: "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE",
+}
+__all__.append("FENCE_SPELLING")

@@ -1,0 +1,110 @@
+"""``__clcache__/`` (``__cucache__/``, ``__hipcache__/``) beside a kernel file.
+
+Two kinds of entries, both written atomically:
+
+- ``<stem>.meta.json``: the parsed declarations plus the mtime and size of the file and of
+  every local header it includes. Any of those changing invalidates it (like ``.pyc``).
+- ``<stem>.<device>-<key>.bin``: a compiled program for one device, checksummed, keyed by
+  a hash of the compiled text (headers inlined), device name/arch, driver/compiler version
+  and options; older binaries of the same file and device are removed when a new one lands.
+
+When the folder beside the source cannot be written, the same layout goes under the user
+cache (``cache_dir()/kernel_files/<hash of the folder>/``).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+from ..cache import PACKAGE_VERSION, DiskCache, atomic_write, cache_dir
+from ..cdecl import ParsedFile
+
+__all__ = ["SourceCache", "file_stamp"]
+
+
+def file_stamp(path: str) -> "list[int] | None":
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def _writable_folder(folder: Path) -> bool:
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+class SourceCache:
+    def __init__(self, source: Path, folder_name: str):
+        self.source = source
+        self.stem = source.stem
+        beside = source.parent / folder_name
+        if _writable_folder(beside):
+            self.folder = beside
+        else:
+            digest = hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
+            self.folder = cache_dir() / "kernel_files" / digest / folder_name
+            self.folder.mkdir(parents=True, exist_ok=True)
+
+    # ---- parsed metadata -------------------------------------------------------------------
+    @property
+    def meta_path(self) -> Path:
+        return self.folder / f"{self.stem}{self.source.suffix.replace('.', '_')}.meta.json"
+
+    def load_meta(self) -> "ParsedFile | None":
+        try:
+            doc = json.loads(self.meta_path.read_text(encoding="utf-8"))
+            if doc.get("package") != PACKAGE_VERSION or doc.get("source") != str(self.source):
+                return None
+            for path, stamp in doc["stamps"].items():
+                if file_stamp(path) != stamp:
+                    return None
+            return ParsedFile.from_json(doc["parsed"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing, stale or corrupt: reparse
+
+    def store_meta(self, parsed: ParsedFile, stamps: "dict[str, list[int] | None]") -> None:
+        if any(s is None for s in stamps.values()):
+            return
+        doc = {"package": PACKAGE_VERSION, "source": str(self.source), "stamps": stamps, "parsed": parsed.to_json()}
+        try:
+            atomic_write(self.meta_path, json.dumps(doc, indent=1).encode())
+        except OSError:
+            pass  # a cache that cannot be written only costs a reparse
+
+    # ---- compiled programs -----------------------------------------------------------------
+    def _binaries(self) -> DiskCache:
+        return DiskCache(self.folder.name, root=self.folder.parent)
+
+    @staticmethod
+    def device_slug(device) -> str:
+        text = f"{getattr(device.backend, 'name', 'dev')}-{getattr(device, 'arch', '') or device.name}"
+        return re.sub(r"[^A-Za-z0-9_.+-]+", "_", text)[:60]
+
+    def binary_name(self, device, key: str) -> str:
+        return f"{self.stem}{self.source.suffix.replace('.', '_')}.{self.device_slug(device)}-{key[:20]}"
+
+    def load_binary(self, device, key: str) -> "bytes | None":
+        return self._binaries().get(self.binary_name(device, key))
+
+    def store_binary(self, device, key: str, binary: bytes) -> None:
+        name = self.binary_name(device, key)
+        self._binaries().put(name, binary)
+        prefix = name.rsplit("-", 1)[0] + "-"
+        try:
+            for old in self.folder.glob(f"{glob_escape(prefix)}*.bin"):
+                if old.name != f"{name}.bin":
+                    old.unlink()
+        except OSError:
+            pass
+
+
+def glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", text)

@@ -1,0 +1,89 @@
+"""The ``cuda`` backend object registered in the ``pygpgpu.backends`` entry-point group."""
+from __future__ import annotations
+
+import ctypes
+import threading
+
+from pygpgpu_core.errors import BackendUnavailable
+
+from ._device import CudaDevice
+from ._driver import check, driver, driver_version, error_name
+from ._nvrtc import nvrtc_version
+
+__all__ = ["CudaBackend", "backend", "MIN_DRIVER"]
+
+MIN_DRIVER = (12, 0)
+_CUDA_ERROR_NO_DEVICE = 100
+_CUDA_ERROR_INSUFFICIENT_DRIVER = 35
+
+
+def nvrtc_driver_problem(nvrtc: tuple[int, int], drv: tuple[int, int]) -> str:
+    """Why binaries from this NVRTC cannot run on this driver ('' when they can)."""
+    if nvrtc[0] <= drv[0]:
+        return ""
+    wheel = "nvidia-cuda-nvrtc-cu12" if drv[0] == 12 else f"an NVRTC {drv[0]}.x"
+    return (
+        f"NVRTC {nvrtc[0]}.{nvrtc[1]} is newer than the NVIDIA driver, which supports CUDA {drv[0]}.{drv[1]}: "
+        f"code it compiles will not load. Install {wheel} (pip install 'pygpgpu[cu{drv[0]}]') and remove "
+        f"the newer NVRTC wheel, point PYGPGPU_NVRTC_LIB at a libnvrtc.so.{drv[0]}, or update the driver"
+    )
+
+
+class CudaBackend:
+    """CUDA through the driver API (libcuda) and NVRTC; nothing is loaded until ``devices()``."""
+
+    name = "cuda"
+    dialect = "cuda"
+
+    def __init__(self) -> None:
+        self._devices: "list[CudaDevice] | None" = None
+        self._lock = threading.Lock()
+
+    def devices(self) -> list[CudaDevice]:
+        """Every CUDA device; BackendUnavailable says why there are none (no driver, no GPU,
+        driver too old, NVRTC missing or newer than the driver)."""
+        if self._devices is not None:
+            return self._devices
+        with self._lock:
+            if self._devices is None:
+                self._devices = self._enumerate()
+        return self._devices
+
+    def _enumerate(self) -> list[CudaDevice]:
+        drv = driver()  # BackendUnavailable naming libcuda when it is missing
+        status = drv.cuInit(0)
+        if status == _CUDA_ERROR_NO_DEVICE:
+            raise BackendUnavailable("cuda", "the NVIDIA driver is installed but sees no CUDA device "
+                                             "(check nvidia-smi and CUDA_VISIBLE_DEVICES)")
+        if status == _CUDA_ERROR_INSUFFICIENT_DRIVER:
+            raise BackendUnavailable("cuda", "the NVIDIA driver is too old for this system's CUDA "
+                                             "(CUDA_ERROR_INSUFFICIENT_DRIVER): update the driver")
+        if status != 0:
+            raise BackendUnavailable("cuda", f"cuInit failed with {error_name(status)} ({status})")
+        version = driver_version()
+        if version < MIN_DRIVER:
+            raise BackendUnavailable(
+                "cuda", f"the NVIDIA driver supports CUDA {version[0]}.{version[1]}; PyGPGPU needs "
+                        f"{MIN_DRIVER[0]}.{MIN_DRIVER[1]} or newer: update the driver")
+        problem = nvrtc_driver_problem(nvrtc_version(), version)  # also: NVRTC missing
+        if problem:
+            raise BackendUnavailable("cuda", problem)
+        count = ctypes.c_int()
+        check(drv.cuDeviceGetCount(ctypes.byref(count)), "cuDeviceGetCount")
+        if count.value == 0:
+            raise BackendUnavailable("cuda", "the NVIDIA driver reports no CUDA device")
+        return [CudaDevice(self, i) for i in range(count.value)]
+
+    def version(self) -> str:
+        """``"CUDA driver 13.0; NVRTC 13.5"`` (part of every binary cache key)."""
+        d = driver_version()
+        n = nvrtc_version()
+        return f"CUDA driver {d[0]}.{d[1]}; NVRTC {n[0]}.{n[1]}"
+
+    def __repr__(self) -> str:
+        if self._devices is None:
+            return "<CudaBackend (not probed)>"
+        return f"<CudaBackend {len(self._devices)} device(s)>"
+
+
+backend = CudaBackend()

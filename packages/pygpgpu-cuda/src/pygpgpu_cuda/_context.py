@@ -1,0 +1,202 @@
+"""A device's context (the retained primary context, shared with CuPy/torch/Numba) and its stream."""
+from __future__ import annotations
+
+import sys
+import threading
+import weakref
+from ctypes import byref, c_void_p
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from pygpgpu_core.errors import ClosedError
+
+from ._driver import check, driver
+from ._memory import STAGING_THRESHOLD, CudaBuffer, PinnedStaging, is_pinned, pinned_empty
+
+if TYPE_CHECKING:
+    from ._device import CudaDevice
+    from ._program import CudaProgram
+
+__all__ = ["CudaContext", "CudaStream"]
+
+
+class CudaStream:
+    """The context's queue: every copy and launch of a context is ordered on it.
+
+    A blocking stream (flag 0) so that work on the legacy default stream, which Numba and
+    many libraries use, stays ordered with ours.
+    """
+
+    def __init__(self, context: "CudaContext"):
+        self.context = context
+        self.handle = c_void_p()
+        context.make_current()
+        check(context.drv.cuStreamCreate(byref(self.handle), 0), "cuStreamCreate")
+
+    @property
+    def ptr(self) -> int:
+        """The CUstream as an int (for torch.cuda.ExternalStream, cupy.cuda.ExternalStream)."""
+        return self.handle.value or 0
+
+    def synchronize(self) -> None:
+        if not self.handle:
+            raise ClosedError("this CUDA stream")
+        self.context.make_current()
+        check(self.context.drv.cuStreamSynchronize(self.handle), "cuStreamSynchronize")
+
+    def close(self) -> None:
+        handle, self.handle = self.handle, c_void_p()
+        if handle:
+            self.context.make_current()
+            self.context.drv.cuStreamDestroy(handle)
+
+
+class CudaContext:
+    """The primary context of one device, retained once, plus one stream.
+
+    Every call that needs a current context makes this one current first: CUDA keeps the
+    current context per thread, and other libraries in the process may switch it.
+    """
+
+    def __init__(self, device: "CudaDevice"):
+        self.device = device
+        self.drv = driver()
+        self.closed = False
+        self._handle = c_void_p()
+        check(self.drv.cuDevicePrimaryCtxRetain(byref(self._handle), device.ordinal), "cuDevicePrimaryCtxRetain")
+        self._lock = threading.Lock()
+        self._live: "weakref.WeakSet[Any]" = weakref.WeakSet()
+        self._staging: "PinnedStaging | None" = None
+        self._programs: dict[tuple, "CudaProgram"] = {}
+        self.queue = CudaStream(self)
+
+    @property
+    def handle(self) -> int:
+        """The CUcontext as an int."""
+        return self._handle.value or 0
+
+    def make_current(self) -> None:
+        if self.closed:
+            raise ClosedError(f"the CUDA context of {self.device.selector}")
+        check(self.drv.cuCtxSetCurrent(self._handle), "cuCtxSetCurrent")
+
+    def _track(self, obj: Any) -> None:
+        self._live.add(obj)
+
+    # -- memory ------------------------------------------------------------------------------
+    def buffer(self, nbytes: int) -> CudaBuffer:
+        """Uninitialised device memory."""
+        return CudaBuffer(self, nbytes)
+
+    def buffer_from_host(self, host: np.ndarray, *, zero_copy: bool = False) -> CudaBuffer:
+        """A device buffer holding a copy of ``host``'s bytes (``zero_copy`` is only a hint: a
+        discrete GPU cannot alias pageable host memory, so the bytes are copied)."""
+        host = np.ascontiguousarray(host)
+        buf = CudaBuffer(self, host.nbytes)
+        if host.nbytes:
+            buf.write(host)
+        return buf
+
+    def buffer_from_pointer(self, ptr: int, nbytes: int, owner: Any = None) -> CudaBuffer:
+        """Wrap device memory allocated elsewhere (torch, CuPy, ``__cuda_array_interface__``)
+        without taking ownership: ``owner`` is kept alive while the buffer is, nothing is freed."""
+        ptr = int(ptr)
+        if ptr <= 0 and int(nbytes) > 0:
+            raise ValueError(f"buffer_from_pointer needs a device pointer, got {ptr}")
+        return CudaBuffer(self, nbytes, ptr, owner)
+
+    def pinned_empty(self, shape: Any, dtype: Any = np.float32) -> np.ndarray:
+        """A numpy array in page-locked host memory: copies to/from it skip the staging step."""
+        return pinned_empty(self, shape, dtype)
+
+    def memory_info(self) -> tuple[int, int]:
+        """``(free, total)`` device memory in bytes."""
+        from ctypes import c_size_t
+
+        free, total = c_size_t(), c_size_t()
+        self.make_current()
+        check(self.drv.cuMemGetInfo(byref(free), byref(total)), "cuMemGetInfo")
+        return free.value, total.value
+
+    def _staging_buffers(self) -> PinnedStaging:
+        if self._staging is None:
+            with self._lock:
+                if self._staging is None:
+                    self._staging = PinnedStaging(self)
+        return self._staging
+
+    def _upload(self, dptr: int, hptr: int, nbytes: int) -> None:
+        if nbytes == 0:
+            return
+        self.make_current()
+        if nbytes < STAGING_THRESHOLD or is_pinned(self, hptr):
+            stream = self.queue.handle
+            check(self.drv.cuMemcpyHtoDAsync(dptr, hptr, nbytes, stream), "cuMemcpyHtoDAsync")
+            check(self.drv.cuStreamSynchronize(stream), "cuStreamSynchronize")
+        else:
+            self._staging_buffers().upload(dptr, hptr, nbytes)
+
+    def _download(self, hptr: int, dptr: int, nbytes: int) -> None:
+        if nbytes == 0:
+            return
+        self.make_current()
+        if nbytes < STAGING_THRESHOLD or is_pinned(self, hptr):
+            stream = self.queue.handle
+            check(self.drv.cuMemcpyDtoHAsync(hptr, dptr, nbytes, stream), "cuMemcpyDtoHAsync")
+            check(self.drv.cuStreamSynchronize(stream), "cuStreamSynchronize")
+        else:
+            self._staging_buffers().download(hptr, dptr, nbytes)
+
+    # -- code --------------------------------------------------------------------------------
+    def program(self, source: str, options: Sequence[str] = (), *, name: str = "") -> "CudaProgram":
+        """Compile ``source`` with NVRTC for this device's exact ``sm_XY`` (disk-cached CUBIN)
+        and load it. Raises CompileError with NVRTC's log."""
+        from ._program import CudaProgram
+
+        key = (source, tuple(str(o) for o in options), name)
+        prog = self._programs.get(key)
+        if prog is None or prog.closed:
+            prog = CudaProgram(self, source, key[1], name=name)
+            self._programs[key] = prog
+        return prog
+
+    def synchronize(self) -> None:
+        """Wait for every queued copy and launch of this context."""
+        self.queue.synchronize()
+
+    # -- lifetime ----------------------------------------------------------------------------
+    def close(self) -> None:
+        """Free every buffer and module of this context and release the primary context."""
+        if self.closed:
+            return
+        try:
+            self.queue.synchronize()
+        except Exception:
+            pass  # a lost context cannot be drained; release what we hold anyway
+        for obj in list(self._live):
+            obj.close()
+        self._programs.clear()
+        if self._staging is not None:
+            self._staging.close()
+            self._staging = None
+        self.queue.close()
+        self.closed = True
+        self.drv.cuDevicePrimaryCtxRelease(self.device.ordinal)
+        self.device._forget_context(self)
+
+    def __enter__(self) -> "CudaContext":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self):
+        if not sys.is_finalizing() and not getattr(self, "closed", True):
+            try:
+                self.close()
+            except Exception:
+                pass
+
+    def __repr__(self) -> str:
+        return f"<CudaContext {self.device.selector} ({self.device.name}){' closed' if self.closed else ''}>"

@@ -1,0 +1,69 @@
+"""Kernel names inside a CUBIN (ELF) or PTX image, and C++ name resolution.
+
+NVRTC compiles C++, so ``__global__ void vecadd(...)`` is exported as a mangled symbol
+(``_Z6vecaddPKfS0_Pfi``) unless it is ``extern "C"``. Reading the entry points from the
+binary lets ``program.kernel("vecadd")`` find either spelling without a GPU.
+"""
+from __future__ import annotations
+
+import re
+import struct
+
+__all__ = ["is_cubin", "entry_names", "resolve_kernel_name"]
+
+_STT_FUNC = 2
+_STO_CUDA_ENTRY = 0x10
+_SHT_SYMTAB = 2
+_PTX_ENTRY = re.compile(rb"\.entry\s+([A-Za-z_$][\w$]*)\s*\(")
+
+
+def is_cubin(image: bytes) -> bool:
+    return image[:4] == b"\x7fELF"
+
+
+def _cubin_entries(image: bytes) -> list[str]:
+    if len(image) < 64 or image[4] != 2 or image[5] != 1:  # 64-bit little-endian only
+        return []
+    shoff, = struct.unpack_from("<Q", image, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", image, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize) for i in range(shnum)]
+    names = []
+    for sec in sections:
+        if sec[1] != _SHT_SYMTAB:
+            continue
+        offset, size, link, entsize = sec[4], sec[5], sec[6], sec[9] or 24
+        strtab = sections[link]
+        for pos in range(offset, offset + size, entsize):
+            st_name, st_info, st_other = struct.unpack_from("<IBB", image, pos)
+            if (st_info & 0xF) == _STT_FUNC and (st_info >> 4) in (1, 2) and st_other & _STO_CUDA_ENTRY:
+                start = strtab[4] + st_name
+                end = image.index(b"\0", start)
+                names.append(image[start:end].decode())
+    return names
+
+
+def entry_names(image: bytes) -> list[str]:
+    """The ``__global__`` functions a CUBIN or PTX image exports (as the driver spells them)."""
+    try:
+        if is_cubin(image):
+            return _cubin_entries(image)
+        return [m.decode() for m in _PTX_ENTRY.findall(image)]
+    except (struct.error, ValueError, IndexError):
+        return []
+
+
+def _mangled_prefix(name: str) -> str:
+    parts = name.split("::")
+    if len(parts) == 1:
+        return f"_Z{len(name)}{name}"
+    return "_ZN" + "".join(f"{len(p)}{p}" for p in parts) + "E"
+
+
+def resolve_kernel_name(name: str, entries: list[str]) -> "str | list[str]":
+    """The entry symbol for a source-level ``name`` (``"vecadd"``, ``"ns::f"``), or the list
+    of candidates when zero or several symbols match (templates with several instantiations)."""
+    if name in entries:
+        return name
+    prefix = _mangled_prefix(name)
+    hits = [e for e in entries if e.startswith(prefix) and not e[len(prefix):len(prefix) + 1].isdigit()]
+    return hits[0] if len(hits) == 1 else hits

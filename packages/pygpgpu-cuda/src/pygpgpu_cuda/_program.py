@@ -1,0 +1,351 @@
+"""Programs (NVRTC-compiled, disk-cached, loaded modules) and their kernels."""
+from __future__ import annotations
+
+import sys
+from ctypes import byref, c_int, c_size_t, c_void_p
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+
+from pygpgpu_core.cache import DiskCache, cache_key
+from pygpgpu_core.errors import ClosedError, DriverError
+
+from . import __version__
+from ._cubin import entry_names, is_cubin, resolve_kernel_name
+from ._device import DEFAULT_LOCAL_SIZE
+from ._driver import check, driver_version
+from ._launch import build_launcher, kind_of_value, work_dims
+from ._memory import CudaBuffer
+from ._nvrtc import compile_with_log, nvrtc_version
+
+if TYPE_CHECKING:
+    from ._context import CudaContext
+
+__all__ = ["CudaProgram", "CudaKernel", "build_binary"]
+
+_CACHE = DiskCache("cuda")
+_BAD_IMAGE = {200, 209, 218, 222}  # invalid image / no binary for GPU / PTX too new
+_FUNC_MAX_THREADS, _FUNC_SHARED_STATIC, _FUNC_NUM_REGS, _FUNC_MAX_DYNAMIC_SHARED = 0, 1, 4, 8
+
+
+def build_binary(source: str, arch: str, options: Sequence[str], name: str, *, use_cache: bool = True
+                 ) -> tuple[bytes, str, bool]:
+    """``(image, log, cache_hit)``: the CUBIN/PTX for ``arch``, from the disk cache when possible.
+
+    The key holds everything that changes the output: source, options, arch, NVRTC version,
+    driver version and package version (DESIGN §6).
+    """
+    from ._driver import _driver
+
+    drv = driver_version() if _driver is not None else None
+    key = cache_key("cuda-module", source, tuple(options), name, arch, nvrtc_version(), drv, __version__)
+    if use_cache:
+        image = _CACHE.get(key, ".cubin")
+        if image is not None:
+            return image, "", True
+    image, log = compile_with_log(source, arch, options, name=name or "kernel.cu")
+    _CACHE.put(key, image, ".cubin")
+    return image, log, False
+
+
+class CudaProgram:
+    """A CUDA C++ source compiled for one device and loaded as a module."""
+
+    def __init__(self, context: "CudaContext", source: str, options: Sequence[str] = (), *, name: str = ""):
+        if not isinstance(source, str):
+            raise TypeError(f"program source must be str, got {type(source).__name__}")
+        self.context = context
+        self.source = source
+        self.options = tuple(str(o) for o in options)
+        self.name = name or "kernel.cu"
+        self.handle = c_void_p()
+        self._kernels: dict[str, CudaKernel] = {}
+        arch = context.device.arch
+        image, self.build_log, self.cache_hit = build_binary(source, arch, self.options, self.name)
+        try:
+            self._load(image)
+        except DriverError as exc:
+            if not (self.cache_hit and exc.code in _BAD_IMAGE):
+                raise
+            # A cached image the driver rejects (e.g. written by another driver): rebuild it.
+            image, self.build_log, self.cache_hit = build_binary(source, arch, self.options, self.name, use_cache=False)
+            self._load(image)
+        self.binary = image
+        self.binary_kind = "cubin" if is_cubin(image) else "ptx"
+        self.entry_points = entry_names(image)
+        context._track(self)
+
+    def _load(self, image: bytes) -> None:
+        ctx = self.context
+        ctx.make_current()
+        status = ctx.drv.cuModuleLoadData(byref(self.handle), image)
+        if status:
+            check(status, "cuModuleLoadData", "the driver rejected the compiled module for "
+                  f"{ctx.device.arch} ({ctx.device.name})")
+
+    @property
+    def closed(self) -> bool:
+        return not self.handle
+
+    def kernel_names(self) -> list[str]:
+        """The kernels this program defines (mangled C++ names unless declared extern "C")."""
+        return list(self.entry_points)
+
+    def kernel(self, name: str) -> "CudaKernel":
+        """The ``__global__`` function ``name`` (its C++ name or its mangled symbol)."""
+        if self.closed:
+            raise ClosedError(f"CUDA program {self.name!r}")
+        k = self._kernels.get(name)
+        if k is None:
+            symbol = resolve_kernel_name(name, self.entry_points) if self.entry_points else name
+            if isinstance(symbol, list):
+                listing = ", ".join(self.entry_points) or "none"
+                detail = (f"it matches several instantiations ({', '.join(symbol)}): pass the mangled name"
+                          if symbol else f"kernels in it: {listing}")
+                raise KeyError(f"no kernel named {name!r} in CUDA program {self.name!r}; {detail}")
+            k = CudaKernel(self, name, symbol)
+            self._kernels[name] = k
+        return k
+
+    def __getattr__(self, name: str) -> "CudaKernel":
+        # Only reached for names that are not attributes: ``program.vecadd`` is a kernel.
+        if name.startswith("_") or "entry_points" not in self.__dict__:
+            raise AttributeError(name)
+        try:
+            return self.kernel(name)
+        except KeyError as exc:
+            raise AttributeError(str(exc)) from None
+
+    def close(self) -> None:
+        handle, self.handle = self.handle, c_void_p()
+        if handle and not self.context.closed:
+            self.context.make_current()
+            self.context.drv.cuModuleUnload(handle)
+        self._kernels.clear()
+
+    def __enter__(self) -> "CudaProgram":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self):
+        if not sys.is_finalizing():
+            try:
+                self.close()
+            except Exception:
+                pass
+
+    def __repr__(self) -> str:
+        return f"<CudaProgram {self.name!r} {getattr(self, 'binary_kind', '?')} on {self.context.device.selector}>"
+
+
+class _ForeignPointer:
+    """A device pointer taken from ``__cuda_array_interface__`` (torch, CuPy, Numba arrays)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+
+
+class CudaKernel:
+    """One ``__global__`` function. ``launch`` is the convenient path; ``launcher`` the fast one."""
+
+    def __init__(self, program: CudaProgram, name: str, symbol: str):
+        self.program = program
+        self.name = name
+        self.symbol = symbol
+        ctx = program.context
+        self.context = ctx
+        self.handle = c_void_p()
+        ctx.make_current()
+        check(ctx.drv.cuModuleGetFunction(byref(self.handle), program.handle, symbol.encode()),
+              "cuModuleGetFunction", f"no kernel {symbol!r} in the module")
+        self.max_threads = self._attribute(_FUNC_MAX_THREADS)
+        self.static_shared = self._attribute(_FUNC_SHARED_STATIC)
+        self.num_regs = self._attribute(_FUNC_NUM_REGS)
+        self.param_sizes = self._param_sizes()
+        self._dynamic_shared_limit = 48 * 1024
+        self._geometry_cache: dict = {}
+        self._launchers: dict = {}
+
+    def _attribute(self, attr: int) -> int:
+        value = c_int()
+        check(self.context.drv.cuFuncGetAttribute(byref(value), attr, self.handle), "cuFuncGetAttribute")
+        return value.value
+
+    def _param_sizes(self) -> "tuple[int, ...] | None":
+        get = self.context.drv.cuFuncGetParamInfo
+        if get is None:
+            return None  # driver before CUDA 12.4: argument counts cannot be checked
+        sizes = []
+        offset, size = c_size_t(), c_size_t()
+        for index in range(4096):
+            if get(self.handle, index, byref(offset), byref(size)) != 0:
+                break
+            sizes.append(size.value)
+        return tuple(sizes)
+
+    # -- checks ------------------------------------------------------------------------------
+    def check_param_kinds(self, kinds: Sequence[Any]) -> None:
+        """TypeError unless the kinds match the kernel's parameter count and sizes."""
+        if self.param_sizes is None:
+            return
+        if len(kinds) != len(self.param_sizes):
+            raise TypeError(
+                f"kernel {self.name!r} has {len(self.param_sizes)} parameters, but {len(kinds)} "
+                f"arguments were given ({list(kinds)}; LocalMemory arguments are not parameters)"
+            )
+        for i, (kind, size) in enumerate(zip(kinds, self.param_sizes)):
+            if kind.size != size:
+                raise TypeError(
+                    f"argument {i} of kernel {self.name!r}: the parameter is {size} bytes, but a {kind.label} "
+                    f"argument is {kind.size} bytes (e.g. pass np.int32 for int, np.float32 for float, a "
+                    "Buffer for a pointer)"
+                )
+
+    def launch_hint(self, status: int) -> str:
+        if status == 1:
+            return (f"invalid launch configuration for kernel {self.name!r} (block limit "
+                    f"{self.max_threads} threads, grid limit {self.context.device.max_grid_dims})")
+        if status == 701:
+            return (f"kernel {self.name!r} uses {self.num_regs} registers a thread: use a smaller local size "
+                    f"(at most {self.max_threads} threads a block)")
+        return ""
+
+    def ensure_shared(self, nbytes: int) -> None:
+        """Opt in to more than 48 KiB of dynamic shared memory when a launch asks for it."""
+        if nbytes <= self._dynamic_shared_limit:
+            return
+        device = self.context.device
+        limit = device.attributes["max_shared_memory_per_block_optin"] - self.static_shared
+        if nbytes > limit:
+            raise ValueError(f"kernel {self.name!r} asks for {nbytes} bytes of local memory; "
+                             f"{device.name} allows at most {limit} for it")
+        check(self.context.drv.cuFuncSetAttribute(self.handle, _FUNC_MAX_DYNAMIC_SHARED, nbytes),
+              "cuFuncSetAttribute")
+        self._dynamic_shared_limit = nbytes
+
+    # -- work size ---------------------------------------------------------------------------
+    def geometry(self, global_size: Any, local_size: Any) -> "tuple[int, ...] | None":
+        """``(gx, gy, gz, bx, by, bz)`` for total-work sizes (grid = ceil(global / local)),
+        or None when there is no work. Cached per (global, local)."""
+        g = work_dims(global_size, "global_size")
+        device = self.context.device
+        if local_size is None:
+            block = [min(d, max(x, 1)) for d, x in zip(DEFAULT_LOCAL_SIZE[len(g)], g)]
+            while np.prod(block) > self.max_threads:
+                i = int(np.argmax(block))
+                block[i] = max(1, block[i] // 2)
+            b = tuple(block)
+        else:
+            b = work_dims(local_size, "local_size")
+            if len(b) != len(g):
+                raise ValueError(f"local_size {local_size!r} must have as many dimensions as global_size {global_size!r}")
+            threads = int(np.prod(b))
+            if threads == 0:
+                raise ValueError(f"local_size {local_size!r} must be positive in every dimension")
+            if threads > self.max_threads:
+                raise ValueError(
+                    f"local_size {b} is {threads} threads a block; kernel {self.name!r} allows at most "
+                    f"{self.max_threads} on {device.name}"
+                )
+            for d, (x, limit) in enumerate(zip(b, device.max_block_dims)):
+                if x > limit:
+                    raise ValueError(f"local_size {b}: dimension {d} exceeds {device.name}'s limit {limit}")
+        if 0 in g:
+            geom = None
+        else:
+            grid = tuple(-(-x // y) for x, y in zip(g, b))
+            for d, (x, limit) in enumerate(zip(grid, device.max_grid_dims)):
+                if x > limit:
+                    raise ValueError(
+                        f"global_size {g} needs {x} blocks in dimension {d}; {device.name} allows {limit}: "
+                        "use a larger local size or a loop inside the kernel"
+                    )
+            geom = (grid + (1, 1, 1))[:3] + (b + (1, 1, 1))[:3]
+        try:
+            if len(self._geometry_cache) > 4096:
+                self._geometry_cache.clear()
+            self._geometry_cache[global_size, local_size] = geom
+        except TypeError:
+            pass  # unhashable (lists): computed each time
+        return geom
+
+    # -- launching ---------------------------------------------------------------------------
+    def launcher(self, arg_types: Sequence[Any]) -> Callable[..., None]:
+        """The hot path: ``fn(global_size, local_size, args)`` packing ``args`` (of these kinds:
+        ``"buffer"``, numpy dtypes, ctypes types, ``"local"``) into preallocated storage and
+        making one cuLaunchKernel call."""
+        if self.program.closed:
+            raise ClosedError(f"CUDA program {self.program.name!r}")
+        try:
+            key = tuple(arg_types)
+            fn = self._launchers.get(key)
+        except TypeError:
+            key, fn = None, None
+        if fn is None:
+            fn = build_launcher(self, arg_types)
+            if key is not None:
+                self._launchers[key] = fn
+        return fn
+
+    def launch(self, global_size: Any, local_size: Any, args: Sequence[Any]) -> None:
+        """Enqueue one launch. numpy arrays are copied to the device and back (blocking)."""
+        args = list(args)
+        sizes = self.param_sizes
+        staged: list[tuple[np.ndarray, CudaBuffer]] = []
+        kinds = []
+        try:
+            p = 0
+            for i, value in enumerate(args):
+                if isinstance(value, np.ndarray):
+                    buf = self.context.buffer_from_host(value)
+                    staged.append((value, buf))
+                    args[i] = buf
+                    value = buf
+                elif not isinstance(value, CudaBuffer) and hasattr(value, "__cuda_array_interface__"):
+                    value = args[i] = _ForeignPointer(int(value.__cuda_array_interface__["data"][0]))
+                elif isinstance(value, CudaBuffer):
+                    if value.context.device is not self.context.device:
+                        raise ValueError(f"argument {i} of kernel {self.name!r} lives on "
+                                         f"{value.context.device.selector}, the kernel on {self.context.device.selector}")
+                size = sizes[p] if sizes is not None and p < len(sizes) else None
+                kind = kind_of_value(value, size)
+                kinds.append(kind)
+                if not (isinstance(kind, str) and kind == "local"):
+                    p += 1
+            self.launcher(kinds)(global_size, local_size, args)
+            for host, buf in staged:
+                if host.flags.writeable:
+                    if host.flags.c_contiguous:
+                        buf.read(host)
+                    else:
+                        tmp = np.empty_like(host, order="C")
+                        buf.read(tmp)
+                        host[...] = tmp
+        finally:
+            for _, buf in staged:
+                buf.close()
+
+    def __getitem__(self, config: Any) -> Callable[..., None]:
+        """``k[global](*args)``, ``k[(global, local)](*args)`` (global/local: int or tuple)."""
+        if isinstance(config, tuple) and len(config) == 2:
+            global_size, local_size = config
+        else:
+            global_size, local_size = config, None
+
+        def call(*args: Any) -> None:
+            self.launch(global_size, local_size, args)
+
+        return call
+
+    def __call__(self, *args: Any, global_size: Any = None, local_size: Any = None) -> None:
+        if global_size is None:
+            raise TypeError(f"kernel {self.name!r} needs a work size: k[(global, local)](*args) or "
+                            "k(*args, global_size=..., local_size=...)")
+        self.launch(global_size, local_size, args)
+
+    def __repr__(self) -> str:
+        return f"<CudaKernel {self.name!r} on {self.context.device.selector}>"

@@ -1,0 +1,181 @@
+"""Reading an AMDGPU code object (ELF) without a GPU: its kernels and their parameters.
+
+hiprtc compiles C++, so ``__global__ void vecadd(...)`` is exported as a mangled symbol
+unless it is ``extern "C"``; the symbol table lets ``program.kernel("vecadd")`` find either
+spelling. The AMDGPU metadata note (MessagePack, code object v3+) lists each kernel's
+explicit parameters with their sizes: launches are checked against it, because
+``hipModuleLaunchKernel`` reads as many parameters as the kernel declares, whatever the
+caller passed.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+__all__ = ["KernelInfo", "read_code_object", "resolve_kernel_name", "CodeObjectInfo"]
+
+_SHT_SYMTAB, _SHT_NOTE, _SHT_DYNSYM = 2, 7, 11
+_STT_OBJECT, _STT_FUNC = 1, 2
+_NT_AMDGPU_METADATA = 32
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    name: str
+    """The symbol (mangled unless the kernel is ``extern "C"``)."""
+    param_sizes: "tuple[int, ...] | None"
+    """Byte size of each explicit parameter, in order; None when the metadata is missing."""
+    static_shared: int = 0
+    max_threads: int = 0
+
+
+@dataclass(frozen=True)
+class CodeObjectInfo:
+    kernels: dict
+    """symbol -> KernelInfo"""
+
+
+def _unpack_msgpack(data: bytes, pos: int = 0):
+    """Decode one MessagePack value at ``pos``; returns (value, next position). No ext types."""
+    b = data[pos]
+    pos += 1
+    if b <= 0x7F:
+        return b, pos
+    if b >= 0xE0:
+        return b - 0x100, pos
+    if 0x80 <= b <= 0x8F:
+        return _unpack_map(data, pos, b & 0x0F)
+    if 0x90 <= b <= 0x9F:
+        return _unpack_array(data, pos, b & 0x0F)
+    if 0xA0 <= b <= 0xBF:
+        n = b & 0x1F
+        return data[pos:pos + n].decode(errors="replace"), pos + n
+    if b == 0xC0:
+        return None, pos
+    if b in (0xC2, 0xC3):
+        return b == 0xC3, pos
+    fixed = {0xCA: ">f", 0xCB: ">d", 0xCC: ">B", 0xCD: ">H", 0xCE: ">I", 0xCF: ">Q",
+             0xD0: ">b", 0xD1: ">h", 0xD2: ">i", 0xD3: ">q"}
+    if b in fixed:
+        (value,) = struct.unpack_from(fixed[b], data, pos)
+        return value, pos + struct.calcsize(fixed[b])
+    lengths = {0xC4: ">B", 0xC5: ">H", 0xC6: ">I", 0xD9: ">B", 0xDA: ">H", 0xDB: ">I",
+               0xDC: ">H", 0xDD: ">I", 0xDE: ">H", 0xDF: ">I"}
+    if b in lengths:
+        (n,) = struct.unpack_from(lengths[b], data, pos)
+        pos += struct.calcsize(lengths[b])
+        if b in (0xC4, 0xC5, 0xC6):
+            return bytes(data[pos:pos + n]), pos + n
+        if b in (0xD9, 0xDA, 0xDB):
+            return data[pos:pos + n].decode(errors="replace"), pos + n
+        if b in (0xDC, 0xDD):
+            return _unpack_array(data, pos, n)
+        return _unpack_map(data, pos, n)
+    raise ValueError(f"unsupported MessagePack byte {b:#x}")
+
+
+def _unpack_array(data: bytes, pos: int, n: int):
+    out = []
+    for _ in range(n):
+        value, pos = _unpack_msgpack(data, pos)
+        out.append(value)
+    return out, pos
+
+
+def _unpack_map(data: bytes, pos: int, n: int):
+    out = {}
+    for _ in range(n):
+        key, pos = _unpack_msgpack(data, pos)
+        value, pos = _unpack_msgpack(data, pos)
+        out[key] = value
+    return out, pos
+
+
+def _sections(image: bytes) -> list[tuple]:
+    (shoff,) = struct.unpack_from("<Q", image, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", image, 0x3A)
+    return [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize) for i in range(shnum)]
+
+
+def _symbols(image: bytes, sections: list[tuple]) -> dict[str, int]:
+    """name -> symbol type, from .symtab/.dynsym."""
+    out: dict[str, int] = {}
+    for sec in sections:
+        if sec[1] not in (_SHT_SYMTAB, _SHT_DYNSYM):
+            continue
+        offset, size, link, entsize = sec[4], sec[5], sec[6], sec[9] or 24
+        strtab_offset = sections[link][4]
+        for pos in range(offset, offset + size, entsize):
+            st_name, st_info = struct.unpack_from("<IB", image, pos)
+            if not st_name:
+                continue
+            start = strtab_offset + st_name
+            name = image[start:image.index(b"\0", start)].decode(errors="replace")
+            out.setdefault(name, st_info & 0xF)
+    return out
+
+
+def _metadata(image: bytes, sections: list[tuple]) -> "dict | None":
+    for sec in sections:
+        if sec[1] != _SHT_NOTE:
+            continue
+        pos, end = sec[4], sec[4] + sec[5]
+        while pos + 12 <= end:
+            namesz, descsz, ntype = struct.unpack_from("<III", image, pos)
+            name_start = pos + 12
+            desc_start = name_start + ((namesz + 3) & ~3)
+            name = image[name_start:name_start + namesz].rstrip(b"\0")
+            if name == b"AMDGPU" and ntype == _NT_AMDGPU_METADATA:
+                value, _ = _unpack_msgpack(image[desc_start:desc_start + descsz])
+                return value if isinstance(value, dict) else None
+            pos = desc_start + ((descsz + 3) & ~3)
+    return None
+
+
+def read_code_object(image: bytes) -> CodeObjectInfo:
+    """The kernels of a code object; an empty result when it cannot be parsed."""
+    if len(image) < 64 or image[:4] != b"\x7fELF" or image[4] != 2 or image[5] != 1:
+        return CodeObjectInfo({})
+    try:
+        sections = _sections(image)
+        symbols = _symbols(image, sections)
+        meta = _metadata(image, sections) or {}
+    except (struct.error, ValueError, IndexError):
+        return CodeObjectInfo({})
+    described = {}
+    for entry in meta.get("amdhsa.kernels", []) or []:
+        if not isinstance(entry, dict) or not isinstance(entry.get(".name"), str):
+            continue
+        args = [a for a in entry.get(".args", []) or [] if isinstance(a, dict)]
+        explicit = [a for a in args if not str(a.get(".value_kind", "")).startswith("hidden_")]
+        symbol = str(entry.get(".symbol", entry[".name"])).removesuffix(".kd")
+        described[symbol] = KernelInfo(
+            name=symbol,
+            param_sizes=tuple(int(a.get(".size", 0)) for a in explicit),
+            static_shared=int(entry.get(".group_segment_fixed_size", 0) or 0),
+            max_threads=int(entry.get(".max_flat_workgroup_size", 0) or 0),
+        )
+    kernels = {}
+    for name, kind in symbols.items():
+        if kind == _STT_FUNC and symbols.get(name + ".kd") == _STT_OBJECT:
+            kernels[name] = described.get(name, KernelInfo(name, None))
+    for name, info in described.items():
+        kernels.setdefault(name, info)
+    return CodeObjectInfo(kernels)
+
+
+def _mangled_prefix(name: str) -> str:
+    parts = name.split("::")
+    if len(parts) == 1:
+        return f"_Z{len(name)}{name}"
+    return "_ZN" + "".join(f"{len(p)}{p}" for p in parts) + "E"
+
+
+def resolve_kernel_name(name: str, symbols: "list[str]") -> "str | list[str]":
+    """The symbol for a source-level ``name`` ("vecadd", "ns::f"), or the list of candidates
+    when none or several match (a template instantiated more than once)."""
+    if name in symbols:
+        return name
+    prefix = _mangled_prefix(name)
+    hits = [s for s in symbols if s.startswith(prefix) and not s[len(prefix):len(prefix) + 1].isdigit()]
+    return hits[0] if len(hits) == 1 else hits

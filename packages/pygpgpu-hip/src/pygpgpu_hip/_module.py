@@ -1,0 +1,311 @@
+"""Modules (compiled programs) and kernels: hipModuleLoadData, hipModuleLaunchKernel.
+
+Work sizes follow total-work semantics: ``global_size`` counts work items per dimension and
+the grid is ``ceil(global / local)`` blocks, so the same (global, local) means the same
+thing on every backend. Kernels must guard against the rounded-up tail.
+"""
+from __future__ import annotations
+
+import ctypes
+import operator
+import threading
+from ctypes import c_void_p
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+
+from pygpgpu_core.errors import DriverError
+
+from ._codeobject import KernelInfo, read_code_object, resolve_kernel_name
+from ._context import Buffer
+from ._handles import OwnedHandle
+from ._hipapi import api, check
+from ._launch import ArgumentLayout, check_param_sizes, kind_of_value
+from .compiler import build_code_object
+
+if TYPE_CHECKING:
+    from ._context import Context
+
+__all__ = ["Program", "Kernel", "work_dims"]
+
+# The runtime rejects the image: stale cache entry, or code built for another target.
+_BAD_IMAGE = {200, 209, 218}
+
+
+class Program(OwnedHandle):
+    """A code object compiled for the context's device and loaded as a ``hipModule_t``."""
+
+    _kind = "Program"
+
+    def __init__(self, context: "Context", source: str, options: "Sequence[str] | str" = (), *, name: str = "",
+                 binary: "bytes | None" = None):
+        if not isinstance(source, str):
+            raise TypeError(f"program source must be a str, got {type(source).__name__}")
+        self.context = context
+        self.source = source
+        self.options = (options,) if isinstance(options, str) else tuple(options)
+        self.name = name or "kernel.hip"
+        self._kernels: dict[str, Kernel] = {}
+        target = context.device.target
+        if binary is not None:
+            # A code object kept by the caller (e.g. __hipcache__/): the runtime judges it.
+            self.code, self.build_log, self.cache_hit = bytes(binary), "", True
+        else:
+            self.code, self.build_log, self.cache_hit = build_code_object(source, target, self.options, name=self.name)
+        try:
+            self._handle = self._load(self.code)
+        except DriverError as exc:
+            if binary is not None or not (self.cache_hit and exc.code in _BAD_IMAGE):
+                raise
+            # A cached image this runtime rejects (written by another ROCm): rebuild it once.
+            self.code, self.build_log, self.cache_hit = build_code_object(
+                source, target, self.options, name=self.name, use_cache=False)
+            self._handle = self._load(self.code)
+        self.info = read_code_object(self.code).kernels
+        context._adopt(self)
+
+    def _load(self, code: bytes) -> int:
+        self.context.activate()
+        module = c_void_p()
+        image = ctypes.create_string_buffer(code, len(code))
+        status = api().hipModuleLoadData(ctypes.byref(module), image)
+        if status:
+            check(status, "hipModuleLoadData")
+        return module.value
+
+    @property
+    def binary(self) -> bytes:
+        """The loaded code object (an AMDGPU ELF), e.g. to keep beside a kernel file."""
+        return self.code
+
+    def kernel_names(self) -> list[str]:
+        """The kernels this program defines (mangled C++ names unless declared extern "C")."""
+        return list(self.info)
+
+    def kernel(self, name: str) -> "Kernel":
+        """The ``__global__`` function ``name`` (its C++ name or its symbol)."""
+        self._require()
+        kernel = self._kernels.get(name)
+        if kernel is None or kernel.closed:
+            symbol = resolve_kernel_name(name, list(self.info)) if self.info else name
+            if isinstance(symbol, list):
+                listing = ", ".join(self.info) or "none"
+                detail = (f"it matches several instantiations ({', '.join(symbol)}): pass the mangled name"
+                          if symbol else f"kernels in it: {listing}")
+                raise KeyError(f"no kernel named {name!r} in HIP program {self.name!r}; {detail}")
+            kernel = self._kernels[name] = Kernel(self, name, symbol, self.info.get(symbol))
+        return kernel
+
+    def __getattr__(self, name: str) -> "Kernel":
+        # Only reached for names that are not attributes: ``program.vecadd`` is a kernel.
+        if name.startswith("_") or "info" not in self.__dict__:
+            raise AttributeError(name)
+        try:
+            return self.kernel(name)
+        except KeyError as exc:
+            raise AttributeError(str(exc)) from None
+
+    def _release(self, handle: int) -> None:
+        for kernel in self._kernels.values():
+            kernel._handle = None
+        self._kernels.clear()
+        check(api().hipModuleUnload(c_void_p(handle)), "hipModuleUnload")
+
+    def __repr__(self) -> str:
+        return f"<HIP Program {self.name!r} on {self.context.device.selector}>"
+
+
+def work_dims(value: Any, what: str) -> tuple[int, ...]:
+    """An int or a sequence of 1..3 non-negative ints, as a tuple."""
+    if isinstance(value, (tuple, list)):
+        dims = tuple(operator.index(v) for v in value)
+    else:
+        try:
+            dims = (operator.index(value),)
+        except TypeError:
+            raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}") from None
+    if not 1 <= len(dims) <= 3 or any(d < 0 for d in dims):
+        raise ValueError(f"{what} must have 1 to 3 non-negative dimensions, got {value!r}")
+    return dims
+
+
+class Kernel(OwnedHandle):
+    """One kernel of a Program (a ``hipFunction_t``). ``launch`` is convenient; ``launcher`` fast."""
+
+    _kind = "Kernel"
+
+    def __init__(self, program: Program, name: str, symbol: str, info: "KernelInfo | None" = None):
+        self.program = program
+        self.context = program.context
+        self.name = name
+        self.symbol = symbol
+        self.param_sizes = info.param_sizes if info else None
+        device = program.context.device
+        self.max_threads = min(info.max_threads, device.max_work_group_size) if info and info.max_threads \
+            else device.max_work_group_size
+        self.static_shared = info.static_shared if info else 0
+        func = c_void_p()
+        self.context.activate()
+        status = api().hipModuleGetFunction(ctypes.byref(func), c_void_p(program._require()), symbol.encode())
+        check(status, f"hipModuleGetFunction({symbol!r})")
+        self._handle = func.value
+        self._launchers: dict = {}
+        self._geometry_cache: dict = {}
+
+    # --- checks -----------------------------------------------------------------------------
+    def check_param_sizes(self, sizes: Sequence[int]) -> None:
+        """TypeError unless the packed argument sizes match the kernel's parameters."""
+        check_param_sizes(self.name, self.param_sizes, sizes)
+
+    # --- work size --------------------------------------------------------------------------
+    def geometry(self, global_size: Any, local_size: Any) -> "tuple[int, ...] | None":
+        """``(gx, gy, gz, bx, by, bz)`` with grid = ceil(global / local), or None when there is no work."""
+        try:
+            return self._geometry_cache[global_size, local_size]
+        except (KeyError, TypeError):
+            pass
+        g = work_dims(global_size, "global_size")
+        device = self.context.device
+        if local_size is None:
+            block = [min(d, max(x, 1)) for d, x in zip(device.default_local_size(len(g)), g)]
+            while int(np.prod(block)) > self.max_threads:
+                i = int(np.argmax(block))
+                block[i] = max(1, block[i] // 2)
+            b = tuple(block)
+        else:
+            b = work_dims(local_size, "local_size")
+            if len(b) != len(g):
+                raise ValueError(f"local_size {local_size!r} must have as many dimensions as global_size {global_size!r}")
+            threads = int(np.prod(b))
+            if threads == 0:
+                raise ValueError(f"local_size {local_size!r} must be positive in every dimension")
+            if threads > self.max_threads:
+                raise ValueError(f"local_size {b} is {threads} work items a block; kernel {self.name!r} allows at "
+                                 f"most {self.max_threads} on {device.name}")
+        if 0 in g:
+            geom = None
+        else:
+            grid = tuple(-(-x // y) for x, y in zip(g, b))
+            if any(x >= 2**32 for x in grid):
+                raise ValueError(f"global_size {g} needs more than 2**32 blocks; use a larger local size")
+            geom = (grid + (1, 1, 1))[:3] + (b + (1, 1, 1))[:3]
+        try:
+            if len(self._geometry_cache) > 4096:
+                self._geometry_cache.clear()
+            self._geometry_cache[global_size, local_size] = geom
+        except TypeError:
+            pass  # unhashable (lists): computed each time
+        return geom
+
+    # --- launching --------------------------------------------------------------------------
+    def launcher(self, arg_types: Sequence[Any]) -> Callable[..., None]:
+        """``fn(global_size, local_size, args)``: packs into one preallocated buffer, one launch call.
+
+        ``arg_types``: ``"buffer"``, a numpy dtype, a ctypes type or ``"local"``. LocalMemory
+        arguments are not kernel parameters on HIP: their byte counts add up to the launch's
+        dynamic shared memory (``extern __shared__``).
+        """
+        self._require()
+        try:
+            key = tuple(arg_types)
+            fn = self._launchers.get(key)
+        except TypeError:
+            key, fn = None, None
+        if fn is None:
+            fn = self._build_launcher(arg_types)
+            if key is not None:
+                self._launchers[key] = fn
+        return fn
+
+    def _build_launcher(self, arg_types: Sequence[Any]) -> Callable[..., None]:
+        layout = ArgumentLayout(arg_types, self.name)
+        self.check_param_sizes(layout.sizes)
+        pack, params = layout.pack, layout.params
+        hip_launch = api().hipModuleLaunchKernel
+        stream = c_void_p(self.context.stream_handle())
+        geometry = self.geometry
+        lock = threading.Lock()
+        kernel = self
+
+        def launch(global_size, local_size, args: Sequence[Any]) -> None:
+            geom = geometry(global_size, local_size)
+            with lock:  # the argument storage is shared by every call of this launcher
+                shared = pack(args)
+                if geom is None:
+                    return
+                handle = kernel._handle
+                if handle is None:
+                    kernel._require()
+                status = hip_launch(handle, geom[0], geom[1], geom[2], geom[3], geom[4], geom[5], shared, stream,
+                                    params, None)
+            if status:
+                check(status, f"hipModuleLaunchKernel({kernel.name!r})")
+
+        launch.layout = layout  # keeps the argument memory alive as long as the launcher
+        return launch
+
+    def launch(self, global_size: Any, local_size: Any, args: Sequence[Any]) -> None:
+        """Launch once. numpy arrays are copied to the device and back (blocking)."""
+        args = list(args)
+        sizes = self.param_sizes
+        staged: list[tuple[np.ndarray, Buffer]] = []
+        kinds: list[Any] = []
+        context = self.context
+        try:
+            p = 0
+            for i, value in enumerate(args):
+                if isinstance(value, np.ndarray):
+                    if value.dtype == np.float16:
+                        raise TypeError(f"argument {i} of kernel {self.name!r}: float16 arrays are not supported "
+                                        "on HIP; use float32")
+                    buf = context.buffer_from_host(value)
+                    staged.append((value, buf))
+                    args[i] = value = buf
+                elif isinstance(value, Buffer) and value.context.device is not context.device:
+                    raise ValueError(f"argument {i} of kernel {self.name!r} lives on "
+                                     f"{value.context.device.selector}, the kernel on {context.device.selector}")
+                size = sizes[p] if sizes is not None and p < len(sizes) else None
+                try:
+                    kind = kind_of_value(value, size)
+                except TypeError as exc:
+                    raise TypeError(f"argument {i} of kernel {self.name!r}: {exc}") from None
+                kinds.append(kind)
+                if not (isinstance(kind, str) and kind == "local"):
+                    p += 1
+            self.launcher(kinds)(global_size, local_size, args)
+            if staged:
+                context.synchronize()
+                for host, buf in staged:
+                    if host.flags.writeable:
+                        if host.flags.c_contiguous:
+                            buf.read(host)
+                        else:
+                            tmp = np.empty_like(host, order="C")
+                            buf.read(tmp)
+                            host[...] = tmp
+        finally:
+            for _, buf in staged:
+                buf.close()
+
+    def __getitem__(self, config: Any) -> Callable[..., None]:
+        """``k[global](*args)`` or ``k[(global, local)](*args)`` (global/local: int or tuple)."""
+        if isinstance(config, str):
+            raise TypeError(f"kernel {self.name!r} is already bound to {self.context.device.selector}; a bracket "
+                            "here takes the work size, e.g. k[(n, 256)] or k[n]")
+        if isinstance(config, tuple) and len(config) == 2:
+            global_size, local_size = config
+        elif isinstance(config, tuple) and len(config) == 1:
+            global_size, local_size = config[0], None
+        else:
+            global_size, local_size = config, None
+
+        def call(*args: Any) -> None:
+            self.launch(global_size, local_size, args)
+
+        return call
+
+    def _release(self, handle: int) -> None:
+        pass  # functions belong to their module; hipModuleUnload frees them
+
+    def __repr__(self) -> str:
+        return f"<HIP Kernel {self.name!r} on {self.context.device.selector}>"

@@ -1,0 +1,252 @@
+"""Device memory (``cl_mem`` buffers): allocate, write, read, copy, fill, release."""
+from __future__ import annotations
+
+import ctypes
+from ctypes import c_int32
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import _constants as C
+from ._handles import OwnedHandle
+from ._library import lib
+from ._status import check
+
+if TYPE_CHECKING:
+    from ._context import Context
+
+__all__ = ["Buffer", "aligned_empty"]
+
+
+def aligned_empty(shape: Any, dtype: Any = np.float32, align: int = 4096) -> np.ndarray:
+    """An uninitialised C-contiguous array whose data starts on an ``align``-byte boundary.
+
+    Such arrays can back zero-copy buffers (``buffer_from_host(a, zero_copy=True)``) on
+    devices that share memory with the host.
+    """
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    nbytes = count * dtype.itemsize
+    raw = np.empty(nbytes + align, dtype=np.uint8)
+    start = (-raw.ctypes.data) % align
+    return raw[start : start + nbytes].view(dtype).reshape(shape)
+
+
+def _readable(host: Any, what: str) -> np.ndarray:
+    if isinstance(host, np.ndarray):
+        return host if host.flags.c_contiguous else np.ascontiguousarray(host)
+    if isinstance(host, (bytes, bytearray, memoryview)):
+        return np.frombuffer(host, dtype=np.uint8)
+    raise TypeError(f"{what} needs a numpy array (or bytes), got {type(host).__name__}")
+
+
+def _writable(host: Any, what: str) -> np.ndarray:
+    if not isinstance(host, np.ndarray):
+        raise TypeError(f"{what} needs a writable numpy array to copy into, got {type(host).__name__}")
+    if not host.flags.c_contiguous:
+        raise ValueError(f"{what} needs a C-contiguous array; pass np.ascontiguousarray(...) and copy back")
+    if not host.flags.writeable:
+        raise ValueError(f"{what} needs a writable array; this one is read-only")
+    return host
+
+
+class Buffer(OwnedHandle):
+    """``nbytes`` of device memory in one :class:`Context`. Transfers are blocking."""
+
+    _kind = "Buffer"
+
+    def __init__(self, context: "Context", nbytes: int, *, _host: "np.ndarray | None" = None, _flags: int = 0):
+        if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)):
+            raise TypeError(f"a buffer size is an int number of bytes, got {type(nbytes).__name__}")
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise ValueError(f"a buffer size cannot be negative (got {nbytes})")
+        ctx_handle = context._require()
+        device = context.device
+        if nbytes > device.max_mem_alloc_size:
+            raise ValueError(
+                f"cannot allocate {nbytes} bytes on {device.name!r}: its largest single allocation is "
+                f"{device.max_mem_alloc_size} bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE); split the data"
+            )
+        flags = C.CL_MEM_READ_WRITE | _flags
+        host_ptr = _host.ctypes.data if _host is not None and nbytes else None
+        if host_ptr is None:
+            flags &= ~(C.CL_MEM_USE_HOST_PTR | C.CL_MEM_COPY_HOST_PTR)
+        err = c_int32(0)
+        # OpenCL has no empty buffers; an empty array still gets a valid (1-byte) handle.
+        handle = lib().clCreateBuffer(ctx_handle, flags, max(nbytes, 1), host_ptr, ctypes.byref(err))
+        check(err.value, "clCreateBuffer")
+        self._handle = int(handle)
+        self.context = context
+        self.nbytes = nbytes
+        self.zero_copy = bool(flags & C.CL_MEM_USE_HOST_PTR)
+        # A zero-copy buffer lives in the host array's memory: keep the array alive with it.
+        self._host = _host if self.zero_copy else None
+        context._adopt(self)
+
+    @classmethod
+    def from_host(cls, context: "Context", host: Any, *, zero_copy: bool = False, align: "int | None" = None) -> "Buffer":
+        """See :meth:`Context.buffer_from_host`. ``align`` lowers the alignment a zero-copy
+        buffer needs when the caller knows the kernel's pointee type (its natural alignment)."""
+        arr = host if isinstance(host, np.ndarray) else _readable(host, "buffer_from_host()")
+        device = context.device
+        # Compilers may assume buffers start on CL_DEVICE_MEM_BASE_ADDR_ALIGN (PoCL emits
+        # aligned vector loads for double16* and faults on host memory that is not).
+        need = device.mem_base_addr_align if align is None else max(1, min(int(align), device.mem_base_addr_align))
+        if (
+            zero_copy
+            and device.host_unified_memory
+            and arr.flags.c_contiguous
+            and arr.flags.writeable
+            and arr.nbytes > 0
+            and arr.ctypes.data % need == 0
+        ):
+            return cls(context, arr.nbytes, _host=arr, _flags=C.CL_MEM_USE_HOST_PTR)
+        arr = np.ascontiguousarray(arr)
+        return cls(context, arr.nbytes, _host=arr, _flags=C.CL_MEM_COPY_HOST_PTR)
+
+    # --- transfers ----------------------------------------------------------------------
+    def _check_range(self, what: str, offset: int, nbytes: int) -> None:
+        if offset < 0 or offset + nbytes > self.nbytes:
+            raise ValueError(
+                f"{what}: {nbytes} bytes at offset {offset} do not fit in this {self.nbytes}-byte buffer"
+            )
+
+    def _aliases(self, arr: np.ndarray, offset: int) -> bool:
+        return self._host is not None and arr.ctypes.data == self._host.ctypes.data + offset
+
+    def _enqueue_sync_host(self, queue: int, offset: int, nbytes: int, flags: int) -> None:
+        """Enqueue map + unmap, which makes a zero-copy buffer's host memory current.
+
+        Both are enqueued without waiting (the in-order queue runs them after earlier
+        work); one clFinish afterwards costs a single wait instead of three.
+        """
+        cl = lib()
+        err = c_int32(0)
+        ptr = cl.clEnqueueMapBuffer(queue, self._handle, 0, flags, offset, nbytes, 0, None, None, ctypes.byref(err))
+        check(err.value, "clEnqueueMapBuffer")
+        check(cl.clEnqueueUnmapMemObject(queue, self._handle, ptr, 0, None, None), "clEnqueueUnmapMemObject")
+
+    def _enqueue_read(self, host: np.ndarray, offset: int = 0) -> None:
+        """Non-blocking read into ``host`` (which must stay alive until the queue finishes)."""
+        queue = self.context.queue_handle()
+        if self._aliases(host, offset):
+            self._enqueue_sync_host(queue, offset, host.nbytes, C.CL_MAP_READ)
+            return
+        check(
+            lib().clEnqueueReadBuffer(queue, self._require(), 0, offset, host.nbytes, host.ctypes.data, 0, None, None),
+            "clEnqueueReadBuffer",
+        )
+
+    def write(self, host: Any, offset: int = 0) -> None:
+        """Copy ``host`` (numpy array or bytes) into the buffer at byte ``offset``; blocking."""
+        handle = self._require()
+        queue = self.context.queue_handle()
+        arr = _readable(host, "Buffer.write()")
+        offset = int(offset)
+        self._check_range("Buffer.write()", offset, arr.nbytes)
+        if arr.nbytes == 0:
+            return
+        if self._aliases(arr, offset):  # the bytes are already there; only synchronise
+            self._enqueue_sync_host(queue, offset, arr.nbytes, C.CL_MAP_WRITE)
+            check(lib().clFinish(queue), "clFinish")
+            return
+        check(
+            lib().clEnqueueWriteBuffer(queue, handle, 1, offset, arr.nbytes, arr.ctypes.data, 0, None, None),
+            "clEnqueueWriteBuffer",
+        )
+
+    def read(self, host: "np.ndarray | None" = None, offset: int = 0) -> np.ndarray:
+        """Copy from byte ``offset`` into ``host`` (writable, C-contiguous); blocking.
+
+        Without ``host`` a new ``uint8`` array holding the rest of the buffer is returned.
+        """
+        handle = self._require()
+        queue = self.context.queue_handle()
+        offset = int(offset)
+        if host is None:
+            host = np.empty(max(self.nbytes - offset, 0), dtype=np.uint8)
+        arr = _writable(host, "Buffer.read()")
+        self._check_range("Buffer.read()", offset, arr.nbytes)
+        if arr.nbytes == 0:
+            return host
+        if self._aliases(arr, offset):
+            self._enqueue_sync_host(queue, offset, arr.nbytes, C.CL_MAP_READ)
+            check(lib().clFinish(queue), "clFinish")
+            return host
+        check(
+            lib().clEnqueueReadBuffer(queue, handle, 1, offset, arr.nbytes, arr.ctypes.data, 0, None, None),
+            "clEnqueueReadBuffer",
+        )
+        return host
+
+    def copy_from(self, src: "Buffer", nbytes: "int | None" = None, *, src_offset: int = 0, dst_offset: int = 0) -> None:
+        """Device-to-device copy of ``nbytes`` (default: all of ``src``); ordered on the queue."""
+        if not isinstance(src, Buffer):
+            raise TypeError(f"copy_from() needs a Buffer, got {type(src).__name__}; use write() for host data")
+        handle = self._require()
+        src_handle = src._require()
+        if src.context is not self.context:
+            raise ValueError("copy_from(): both buffers must belong to the same Context")
+        queue = self.context.queue_handle()
+        nbytes = src.nbytes - int(src_offset) if nbytes is None else int(nbytes)
+        src._check_range("copy_from() source", int(src_offset), nbytes)
+        self._check_range("copy_from() destination", int(dst_offset), nbytes)
+        if nbytes == 0:
+            return
+        if src is self and abs(int(src_offset) - int(dst_offset)) < nbytes:
+            raise ValueError("copy_from(): source and destination ranges overlap")
+        check(
+            lib().clEnqueueCopyBuffer(queue, src_handle, handle, int(src_offset), int(dst_offset), nbytes, 0, None, None),
+            "clEnqueueCopyBuffer",
+        )
+
+    def fill(self, value: Any) -> None:
+        """Set every element to ``value`` (a numpy scalar, ctypes value or bytes pattern)."""
+        handle = self._require()
+        queue = self.context.queue_handle()
+        if isinstance(value, (bytes, bytearray)):
+            pattern = bytes(value)
+        elif isinstance(value, (np.generic, ctypes._SimpleCData, ctypes.Structure, ctypes.Array)):
+            pattern = bytes(memoryview(value).cast("B"))
+        elif isinstance(value, (int, float)) and value == 0:
+            pattern = b"\0"
+        else:
+            raise TypeError(
+                f"fill() needs a numpy scalar (e.g. np.float32(1.5)), a ctypes value or a bytes pattern, "
+                f"got {type(value).__name__}: the element type would be ambiguous"
+            )
+        if not pattern:
+            raise ValueError("fill(): the pattern is empty")
+        if self.nbytes % len(pattern):
+            raise ValueError(f"fill(): the buffer size {self.nbytes} is not a multiple of the {len(pattern)}-byte pattern")
+        if self.nbytes == 0:
+            return
+        cl = lib()
+        size = len(pattern)
+        if cl.clEnqueueFillBuffer is not None and size in (1, 2, 4, 8, 16, 32, 64, 128):
+            buf = ctypes.create_string_buffer(pattern, size)
+            check(cl.clEnqueueFillBuffer(queue, handle, buf, size, 0, self.nbytes, 0, None, None), "clEnqueueFillBuffer")
+            # The pattern is copied at enqueue time per the spec, but a blocking finish keeps
+            # the semantics of write() (done when it returns) and the pattern buffer alive.
+            check(cl.clFinish(queue), "clFinish")
+            return
+        self.write(np.frombuffer(pattern * (self.nbytes // size), dtype=np.uint8))
+
+    # --- lifetime -----------------------------------------------------------------------
+    def _release(self, handle: int) -> None:
+        if self._host is not None:
+            # Commands may still read the host memory this buffer lives in: wait for them
+            # before letting the array go.
+            q = self.context._queue_handle
+            if q is not None:
+                lib().clFinish(q)
+            self._host = None
+        check(lib().clReleaseMemObject(handle), "clReleaseMemObject")
+
+    def __len__(self) -> int:
+        return self.nbytes
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else ("zero-copy" if self.zero_copy else "device")
+        return f"<OpenCL Buffer {self.nbytes} bytes on {self.context.device.selector} ({state})>"

@@ -1,0 +1,132 @@
+"""An OpenCL context on one device with its in-order command queue."""
+from __future__ import annotations
+
+import ctypes
+import weakref
+from ctypes import c_int32, c_void_p
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from ._handles import OwnedHandle, drain_at_exit
+from ._library import lib
+from ._status import check
+
+if TYPE_CHECKING:
+    from ._buffer import Buffer
+    from ._device import Device
+    from ._program import Program
+
+__all__ = ["Context", "Queue"]
+
+
+class Queue(OwnedHandle):
+    """An in-order ``cl_command_queue``; commands run in the order they were enqueued."""
+
+    _kind = "Queue"
+
+    def __init__(self, context: "Context"):
+        err = c_int32(0)
+        handle = lib().clCreateCommandQueue(context._require(), context.device.handle, 0, ctypes.byref(err))
+        check(err.value, "clCreateCommandQueue")
+        self._handle = int(handle)
+        self.context = context
+
+    def synchronize(self) -> None:
+        """Wait until every enqueued command has finished."""
+        check(lib().clFinish(self._require()), "clFinish")
+
+    def flush(self) -> None:
+        """Submit enqueued commands to the device without waiting for them."""
+        check(lib().clFlush(self._require()), "clFlush")
+
+    def _release(self, handle: int) -> None:
+        check(lib().clReleaseCommandQueue(handle), "clReleaseCommandQueue")
+
+
+class Context(OwnedHandle):
+    """A ``cl_context`` for one device plus its queue. Owns every buffer and program made from it.
+
+    ``device.context()`` returns a shared one; ``Context(device)`` makes a private one.
+    Closing a context closes its buffers, programs and kernels first.
+    """
+
+    _kind = "Context"
+
+    def __init__(self, device: "Device"):
+        err = c_int32(0)
+        dev = c_void_p(device.handle)
+        handle = lib().clCreateContext(None, 1, ctypes.byref(dev), None, None, ctypes.byref(err))
+        check(err.value, "clCreateContext")
+        self._handle = int(handle)
+        self.device = device
+        self._children: "weakref.WeakSet[OwnedHandle]" = weakref.WeakSet()
+        try:
+            self.queue = Queue(self)
+        except BaseException:
+            self.close()
+            raise
+        self._queue_handle: "int | None" = self.queue._handle
+        drain_at_exit(self)
+
+    # --- lifetime ---------------------------------------------------------------------
+    def _adopt(self, child: OwnedHandle) -> None:
+        self._children.add(child)
+
+    def queue_handle(self) -> int:
+        """The queue's handle; raises ClosedError once this context is closed."""
+        q = self._queue_handle
+        if q is None:
+            self._require()  # raises ClosedError("this Context")
+            q = self.queue._require()
+        return q
+
+    def _release(self, handle: int) -> None:
+        queue = getattr(self, "queue", None)
+        self._queue_handle = None
+        if queue is not None and not queue.closed:
+            try:
+                check(lib().clFinish(queue._handle), "clFinish")
+            finally:
+                for child in list(self._children):
+                    child._close_because(" (its Context was closed)")
+                queue.close()
+        check(lib().clReleaseContext(handle), "clReleaseContext")
+
+    # --- factories --------------------------------------------------------------------
+    def buffer(self, nbytes: int) -> "Buffer":
+        """Uninitialised device memory of ``nbytes`` bytes."""
+        from ._buffer import Buffer
+
+        return Buffer(self, nbytes)
+
+    def buffer_from_host(self, host: np.ndarray, *, zero_copy: bool = False) -> "Buffer":
+        """A buffer holding a copy of ``host``'s bytes.
+
+        With ``zero_copy=True`` on a device that shares memory with the host (PoCL, integrated
+        GPUs) the buffer uses ``host``'s memory directly (``CL_MEM_USE_HOST_PTR``) when the
+        array is C-contiguous, writable and aligned to the device's base-address alignment
+        (``device.mem_base_addr_align`` bytes; see :func:`pygpgpu_opencl.aligned_empty`).
+        Otherwise it silently copies; ``buffer.zero_copy`` says which happened. Read a
+        zero-copy buffer back with ``buffer.read(host)``: it then only synchronises.
+        """
+        from ._buffer import Buffer
+
+        return Buffer.from_host(self, host, zero_copy=zero_copy)
+
+    def program(self, source: str, options: "Sequence[str] | str" = (), *, name: str = "") -> "Program":
+        """Build ``source`` for this device (``-cl-std=CL1.2`` unless ``options`` choose another).
+
+        The binary is cached on disk; a failing build raises CompileError with the build log.
+        """
+        from ._program import Program
+
+        return Program(self, source, options, name=name)
+
+    def synchronize(self) -> None:
+        """Wait for every command enqueued on this context's queue."""
+        check(lib().clFinish(self.queue_handle()), "clFinish")
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<OpenCL Context on {self.device.selector} {self.device.name!r} ({state})>"

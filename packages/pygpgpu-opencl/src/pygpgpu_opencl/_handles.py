@@ -1,0 +1,101 @@
+"""Ownership of driver handles: idempotent close, context managers, a shutdown-safe finalizer.
+
+During interpreter shutdown the driver may already be tearing itself down (PoCL runs its
+own atexit handlers), so finalizers then do nothing and the process exit reclaims memory.
+"""
+from __future__ import annotations
+
+import atexit
+import sys
+import weakref
+from typing import Any
+
+from pygpgpu_core.errors import ClosedError
+
+__all__ = ["OwnedHandle", "finalizing", "drain_at_exit"]
+
+_exiting = False
+_drain_at_exit: "weakref.WeakSet[Any]" = weakref.WeakSet()
+
+
+def drain_at_exit(obj: Any) -> None:
+    """Call ``obj.synchronize()`` when the interpreter exits (for objects still alive then)."""
+    _drain_at_exit.add(obj)
+
+
+def _at_exit() -> None:
+    # Work still in flight when Python exits races with the driver's own teardown (PoCL's
+    # worker threads may still be compiling or running a kernel): let it finish first.
+    global _exiting
+    _exiting = True
+    for obj in list(_drain_at_exit):
+        try:
+            obj.synchronize()
+        except Exception:
+            pass
+
+
+atexit.register(_at_exit)
+
+
+def finalizing() -> bool:
+    """True once the interpreter has started to exit."""
+    return _exiting or sys.is_finalizing()
+
+
+class OwnedHandle:
+    """Base class of objects that own one OpenCL handle (``_handle``, an int or None).
+
+    Subclasses implement ``_release(handle)``; ``close()`` calls it once. ``_closed_reason``
+    lets a parent say why a child was closed (e.g. its Context was closed).
+    """
+
+    _handle: "int | None" = None
+    _kind = "OpenCL object"
+    _closed_reason = ""
+
+    def _release(self, handle: int) -> None:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    @property
+    def handle(self) -> int:
+        """The raw OpenCL handle (``cl_mem``, ``cl_kernel``...) as an int, for interop."""
+        return self._require()
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    def _require(self) -> int:
+        h = self._handle
+        if h is None:
+            raise ClosedError(f"this {self._kind}{self._closed_reason}")
+        return h
+
+    def close(self) -> None:
+        """Release the handle. Calling it again does nothing."""
+        h = self._handle
+        if h is None:
+            return
+        self._handle = None
+        self._release(h)
+
+    def _close_because(self, reason: str) -> None:
+        if self._handle is not None:
+            self._closed_reason = reason
+            self.close()
+
+    def __enter__(self):
+        self._require()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if finalizing():
+            return
+        try:
+            self.close()
+        except Exception:
+            pass  # a finalizer must never raise; the driver reclaims the rest at exit

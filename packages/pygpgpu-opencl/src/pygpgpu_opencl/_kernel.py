@@ -1,0 +1,531 @@
+"""Kernels: argument checking, launches with total-work semantics, and the hot-path launcher.
+
+Work sizes: ``global_size`` is the total number of work items per dimension; it is rounded
+up to a multiple of ``local_size`` (so kernels must bound-check against their real size).
+``local_size=None`` lets the runtime choose the work-group shape.
+
+A kernel remembers the last value set for each argument and skips ``clSetKernelArg`` when
+the same (immutable) object is passed again; that reference is held until the next launch
+with another value.
+"""
+from __future__ import annotations
+
+import ctypes
+from ctypes import c_int32, c_size_t, c_void_p
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+
+from pygpgpu_core.protocols import LocalMemory
+
+from . import _constants as C
+from ._args import ADDRESS_NAMES, ArgSpec, describe, scalar_bytes
+from ._buffer import Buffer
+from ._handles import OwnedHandle
+from ._library import info_str, info_uint, info_ulong, info_sizes, lib
+from ._status import check, status_name
+
+if TYPE_CHECKING:
+    from ._program import Program
+
+__all__ = ["Kernel", "normalize_work_size"]
+
+_UNSET = object()
+_PTR_SIZE = ctypes.sizeof(c_void_p)
+_NULL_MEM = c_void_p(0)
+
+_CTYPE_OF = {
+    np.dtype(np.int8): ctypes.c_int8,
+    np.dtype(np.uint8): ctypes.c_uint8,
+    np.dtype(np.int16): ctypes.c_int16,
+    np.dtype(np.uint16): ctypes.c_uint16,
+    np.dtype(np.int32): ctypes.c_int32,
+    np.dtype(np.uint32): ctypes.c_uint32,
+    np.dtype(np.int64): ctypes.c_int64,
+    np.dtype(np.uint64): ctypes.c_uint64,
+    np.dtype(np.float32): ctypes.c_float,
+    np.dtype(np.float64): ctypes.c_double,
+}
+
+
+def _dims(value: Any, what: str) -> tuple[int, ...]:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (int(value),)
+    if isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
+            return tuple(int(v) for v in value)
+    raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+
+
+def normalize_work_size(
+    global_size: Any, local_size: Any, max_group: int, max_items: Sequence[int], kernel: str = ""
+) -> tuple[int, tuple[int, ...], "tuple[int, ...] | None"]:
+    """``(dims, global, local)`` with global rounded up to a multiple of local; raises ValueError."""
+    g = _dims(global_size, "global size")
+    if any(v < 0 for v in g):
+        raise ValueError(f"global size must not be negative, got {global_size!r}")
+    if local_size is None:
+        return len(g), g, None
+    l = _dims(local_size, "local size")
+    if len(l) != len(g):
+        raise ValueError(f"local size {local_size!r} must have as many dimensions as global size {global_size!r}")
+    if any(v < 1 for v in l):
+        raise ValueError(f"local size entries must be positive, got {local_size!r}")
+    group = 1
+    for v in l:
+        group *= v
+    who = f"kernel {kernel!r}" if kernel else "this kernel"
+    if group > max_group:
+        raise ValueError(
+            f"local size {local_size!r} has {group} work items per group but {who} allows at most "
+            f"{max_group} on this device; use a smaller local size or None"
+        )
+    for d, (v, cap) in enumerate(zip(l, max_items)):
+        if v > cap:
+            raise ValueError(f"local size {v} in dimension {d} exceeds the device limit {cap} (CL_DEVICE_MAX_WORK_ITEM_SIZES)")
+    g = tuple(((gv + lv - 1) // lv) * lv for gv, lv in zip(g, l))
+    return len(g), g, l
+
+
+class _WorkSizeCache:
+    """The ctypes arrays for the last (global, local) pair, rebuilt only when it changes."""
+
+    __slots__ = ("key_g", "key_l", "dims", "gws", "lws", "total", "kernel")
+
+    def __init__(self, kernel: "Kernel"):
+        self.kernel = kernel
+        self.key_g: Any = _UNSET
+        self.key_l: Any = _UNSET
+        self.gws = (c_size_t * 3)()
+        self.lws: Any = None
+        self.dims = 0
+        self.total = 0
+
+    def update(self, global_size: Any, local_size: Any) -> None:
+        k = self.kernel
+        dims, g, l = normalize_work_size(global_size, local_size, k.work_group_size, k.device.max_work_item_sizes, k.name)
+        gws = (c_size_t * 3)(*g)
+        lws = (c_size_t * 3)(*l) if l is not None else None
+        total = 1
+        for v in g:
+            total *= v
+        self.dims, self.gws, self.lws, self.total = dims, gws, lws, total
+        # Keep copies of list inputs so later mutation of the caller's list is noticed.
+        self.key_g = tuple(global_size) if isinstance(global_size, list) else global_size
+        self.key_l = tuple(local_size) if isinstance(local_size, list) else local_size
+
+
+class Kernel(OwnedHandle):
+    """One ``__kernel`` function of a built :class:`Program`.
+
+    ``k.launch(global, local, args)``, ``k[(global, local)](*args)``, ``k[global](*args)``
+    and the hot path ``k.launcher(arg_types)(global, local, args)``.
+    """
+
+    _kind = "Kernel"
+
+    def __init__(self, program: "Program", name: str):
+        cl = lib()
+        err = c_int32(0)
+        handle = cl.clCreateKernel(program._require(), name.encode("utf-8"), ctypes.byref(err))
+        check(err.value, "clCreateKernel")
+        self._handle = int(handle)
+        self.program = program
+        self.context = program.context
+        self.device = program.context.device
+        self.name = name
+        self.num_args = info_uint(cl.clGetKernelInfo, "clGetKernelInfo", self._handle, C.CL_KERNEL_NUM_ARGS)
+        self.args: tuple[ArgSpec, ...] = tuple(self._arg_spec(i) for i in range(self.num_args))
+        wg = info_sizes(
+            cl.clGetKernelWorkGroupInfo, "clGetKernelWorkGroupInfo", self._handle, self.device.handle,
+            C.CL_KERNEL_WORK_GROUP_SIZE,
+        )
+        self.work_group_size = min(wg[0], self.device.max_work_group_size) if wg else self.device.max_work_group_size
+        self._last: list[Any] = [_UNSET] * self.num_args
+        self._work = _WorkSizeCache(self)
+        self._brackets: dict[Any, Callable[..., None]] = {}
+
+    def _arg_spec(self, index: int) -> ArgSpec:
+        get = lib().clGetKernelArgInfo
+        if get is None:
+            return ArgSpec(index)
+        call = "clGetKernelArgInfo"
+        try:
+            address = ADDRESS_NAMES.get(info_uint(get, call, self._handle, index, C.CL_KERNEL_ARG_ADDRESS_QUALIFIER))
+            type_name = info_str(get, call, self._handle, index, C.CL_KERNEL_ARG_TYPE_NAME)
+            qualifiers = info_ulong(get, call, self._handle, index, C.CL_KERNEL_ARG_TYPE_QUALIFIER)
+            try:
+                name = info_str(get, call, self._handle, index, C.CL_KERNEL_ARG_NAME)
+            except Exception:
+                name = ""
+        except Exception:
+            return ArgSpec(index)  # CL_KERNEL_ARG_INFO_NOT_AVAILABLE: types are unknown
+        return ArgSpec(index, name, address, type_name, bool(qualifiers & C.CL_KERNEL_ARG_TYPE_CONST))
+
+    # --- descriptions -------------------------------------------------------------------
+    @property
+    def signature(self) -> str:
+        return f"__kernel void {self.name}({', '.join(a.declaration() for a in self.args)})"
+
+    def _where(self, spec: ArgSpec) -> str:
+        return f"{spec.label()} of kernel {self.name!r} ({spec.declaration()})"
+
+    def _count_error(self, got: int) -> TypeError:
+        names = ", ".join(a.name or f"arg{a.index}" for a in self.args)
+        return TypeError(f"kernel {self.name!r} takes {self.num_args} arguments ({names}), got {got}")
+
+    # --- argument setting ---------------------------------------------------------------
+    def _set_failed(self, status: int, index: int) -> None:
+        self._last[index] = _UNSET
+        check(status, f"clSetKernelArg({self._where(self.args[index])})")
+
+    def _prepare(self, spec: ArgSpec, value: Any) -> tuple[str, Any]:
+        """Validate one argument of launch(): returns (kind, payload). No driver calls."""
+        if isinstance(value, Buffer):
+            if spec.address == "private":
+                raise TypeError(f"{self._where(spec)} is passed by value; got a Buffer")
+            if spec.address == "local":
+                raise TypeError(f"{self._where(spec)} is __local memory: pass LocalMemory(nbytes), not a Buffer")
+            value._require()
+            if value.context is not self.context:
+                raise ValueError(f"{self._where(spec)}: the Buffer belongs to another Context than the kernel")
+            return "buffer", value
+        if isinstance(value, LocalMemory):
+            if spec.known and spec.address != "local":
+                raise TypeError(f"{self._where(spec)} is not a __local pointer; got {value!r}")
+            return "local", value.nbytes
+        if value is None:
+            if spec.known and spec.address not in ("global", "constant"):
+                raise TypeError(f"{self._where(spec)}: None (a NULL pointer) only fits a __global pointer")
+            return "null", None
+        if isinstance(value, np.ndarray) and (spec.pointer or (not spec.known and value.ndim > 0)):
+            if spec.address == "local":
+                raise TypeError(f"{self._where(spec)} is __local memory: pass LocalMemory(nbytes), not an array")
+            if spec.dtype is not None and value.dtype != spec.dtype:
+                raise TypeError(f"{self._where(spec)} points to {spec.dtype.name}, got {describe(value)}")
+            readback = value.flags.writeable and not spec.const and spec.address != "constant"
+            return "array", (value, readback)
+        if spec.known and spec.pointer:
+            hint = "LocalMemory(nbytes)" if spec.address == "local" else "a Buffer or a numpy array"
+            raise TypeError(f"{self._where(spec)} is a pointer: pass {hint}, got {describe(value)}")
+        return "bytes", scalar_bytes(spec, value, self.name)
+
+    @staticmethod
+    def _natural_align(spec: ArgSpec) -> "int | None":
+        """The alignment a compiler may assume for this pointer parameter (None: unknown)."""
+        if spec.dtype is None:
+            return None
+        return spec.dtype.itemsize * (4 if spec.width == 3 else spec.width)
+
+    def launch(self, global_size: Any, local_size: Any = None, args: Sequence[Any] = ()) -> None:
+        """Set the arguments and enqueue one launch (asynchronous unless numpy arrays are passed).
+
+        Arguments: Buffer, None (NULL pointer), LocalMemory, numpy scalars, Python int/float
+        (when the driver reports the parameter type), ctypes values and Structures (by value),
+        bytes, and numpy arrays, which are copied to a temporary buffer and, unless read-only
+        or declared const, copied back after the launch (which then waits for the kernel).
+        """
+        kh = self._require()
+        queue = self.context.queue_handle()
+        args = tuple(args)
+        if len(args) != self.num_args:
+            raise self._count_error(len(args))
+        work = self._work
+        if global_size != work.key_g or local_size != work.key_l:
+            work.update(global_size, local_size)
+        last = self._last
+        specs = self.args
+        plan = []  # (index, kind, payload) for the arguments that must be set
+        for i, value in enumerate(args):
+            if value is last[i]:  # an immutable value or a Buffer already set in this slot
+                if value._handle is None if isinstance(value, Buffer) else False:
+                    value._require()  # closed since it was set
+                continue
+            plan.append((i, *self._prepare(specs[i], value)))
+        if work.total == 0:
+            return
+        cl = lib()
+        set_arg = cl.clSetKernelArg
+        temps: list[tuple[Buffer, np.ndarray, np.ndarray, bool]] = []
+        try:
+            for i, kind, payload in plan:
+                if kind == "array":
+                    arr, readback = payload
+                    contiguous = np.ascontiguousarray(arr)
+                    # Zero-copy where the device shares host memory (read-only arrays are
+                    # always copied, so a kernel cannot write into them).
+                    buf = Buffer.from_host(self.context, contiguous, zero_copy=True, align=self._natural_align(self.args[i]))
+                    temps.append((buf, arr, contiguous, readback))
+                    kind, payload = "buffer", buf
+                if kind == "buffer":
+                    status = set_arg(kh, i, _PTR_SIZE, ctypes.byref(c_void_p(payload._handle)))
+                elif kind == "null":
+                    status = set_arg(kh, i, _PTR_SIZE, ctypes.byref(_NULL_MEM))
+                elif kind == "local":
+                    status = set_arg(kh, i, payload, None)
+                else:
+                    status = set_arg(kh, i, len(payload), payload)
+                if status:
+                    self._set_failed(status, i)
+                # Remember the caller's value only when it cannot change under the same identity.
+                last[i] = _UNSET if _mutable(args[i]) else args[i]
+            status = cl.clEnqueueNDRangeKernel(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
+            if status:
+                check(status, f"clEnqueueNDRangeKernel({self.name!r}, global={work.key_g}, local={work.key_l})")
+            if temps:
+                readbacks = [t for t in temps if t[3]]
+                for buf, _, contiguous, _ in readbacks:
+                    buf._enqueue_read(contiguous)
+                # One wait covers every read-back, and zero-copy inputs, which live in the
+                # caller's arrays, must not be let go while the kernel may still read them.
+                if readbacks or any(t[0].zero_copy for t in temps):
+                    check(cl.clFinish(queue), "clFinish")
+                    for t in temps:
+                        t[0]._host = None  # finished: releasing needs no further wait
+                for _, original, contiguous, _ in readbacks:
+                    if contiguous is not original:
+                        np.copyto(original, contiguous)
+        finally:
+            for buf, *_ in temps:
+                buf.close()
+
+    def __call__(self, *args: Any, global_size: Any, local_size: Any = None) -> None:
+        """``k(*args, global_size=n, local_size=None)``: keyword form of :meth:`launch`."""
+        self.launch(global_size, local_size, args)
+
+    def __getitem__(self, config: Any) -> Callable[..., None]:
+        """``k[(global, local)](*args)`` or ``k[global](*args)``."""
+        try:
+            return self._brackets[config]
+        except (KeyError, TypeError):  # TypeError: an unhashable config such as a list
+            pass
+        if isinstance(config, str):
+            raise TypeError(
+                f"kernel {self.name!r} is already bound to {self.device.selector}; a bracket here takes "
+                "the work size, e.g. k[(n, 256)] or k[n]"
+            )
+        if isinstance(config, tuple) and len(config) == 2:
+            global_size, local_size = config
+        elif isinstance(config, tuple) and len(config) == 1:
+            global_size, local_size = config[0], None
+        else:
+            global_size, local_size = config, None
+        # Validate now so a bad bracket fails where it is written.
+        normalize_work_size(global_size, local_size, self.work_group_size, self.device.max_work_item_sizes, self.name)
+        launch_sized = self.launch
+
+        def launch(*args: Any) -> None:
+            launch_sized(global_size, local_size, args)
+
+        try:
+            if len(self._brackets) < 64:
+                self._brackets[config] = launch
+        except TypeError:
+            pass
+        return launch
+
+    # --- the hot path -------------------------------------------------------------------
+    def launcher(self, arg_types: Sequence[Any]) -> Callable[[Any, Any, Sequence[Any]], None]:
+        """A fast ``fn(global_size, local_size, args)`` for arguments of fixed kinds.
+
+        ``arg_types`` gives one entry per parameter: ``"buffer"`` (a Buffer, or None for
+        NULL), ``"local"`` (LocalMemory or an int byte count), a numpy dtype (a scalar by
+        value; Python and numpy numbers are converted to it) or a ctypes type (a value of
+        that type, e.g. a Structure, by value). Scalars go into preallocated storage and
+        ``clSetKernelArg`` runs only for arguments that changed; then one
+        ``clEnqueueNDRangeKernel``.
+        """
+        self._require()
+        arg_types = list(arg_types)
+        if len(arg_types) != self.num_args:
+            raise TypeError(
+                f"launcher(): kernel {self.name!r} takes {self.num_args} arguments, "
+                f"arg_types has {len(arg_types)}"
+            )
+        setters = [self._setter(spec, kind) for spec, kind in zip(self.args, arg_types)]
+        n = self.num_args
+        context = self.context
+        work = self._work
+        enqueue = lib().clEnqueueNDRangeKernel
+        name = self.name
+
+        def launch(global_size: Any, local_size: Any, args: Sequence[Any]) -> None:
+            kh = self._handle
+            if kh is None:
+                self._require()
+            queue = context._queue_handle
+            if queue is None:
+                context.queue_handle()
+            if len(args) != n:
+                raise self._count_error(len(args))
+            for setter, value in zip(setters, args):
+                setter(kh, value)
+            if global_size != work.key_g or local_size != work.key_l:
+                work.update(global_size, local_size)
+            if work.total:
+                status = enqueue(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
+                if status:
+                    check(status, f"clEnqueueNDRangeKernel({name!r}, global={work.key_g}, local={work.key_l})")
+
+        return launch
+
+    def _setter(self, spec: ArgSpec, kind: Any) -> Callable[[int, Any], None]:
+        i = spec.index
+        where = self._where(spec)
+        last = self._last
+        set_arg = lib().clSetKernelArg
+        context = self.context
+        fail = self._set_failed
+
+        if isinstance(kind, str) and kind == "buffer":
+            if spec.known and spec.address not in ("global", "constant"):
+                raise TypeError(f"launcher(): {where} is not a __global pointer, arg_types says 'buffer'")
+            slot = c_void_p(0)
+            ref = ctypes.byref(slot)
+
+            def set_buffer(kh: int, value: Any) -> None:
+                if value is last[i]:
+                    if value is not None and value._handle is None:
+                        value._require()  # closed since the last launch
+                    return
+                if value is None:
+                    slot.value = None
+                elif isinstance(value, Buffer):
+                    h = value._handle
+                    if h is None:
+                        value._require()
+                    if value.context is not context:
+                        raise ValueError(f"{where}: the Buffer belongs to another Context than the kernel")
+                    slot.value = h
+                else:
+                    raise TypeError(f"{where} expects a Buffer, got {describe(value)}")
+                status = set_arg(kh, i, _PTR_SIZE, ref)
+                if status:
+                    fail(status, i)
+                last[i] = value
+
+            return set_buffer
+
+        if isinstance(kind, str) and kind == "local":
+            if spec.known and spec.address != "local":
+                raise TypeError(f"launcher(): {where} is not a __local pointer, arg_types says 'local'")
+
+            def set_local(kh: int, value: Any) -> None:
+                if value is last[i]:
+                    return
+                nbytes = value.nbytes if isinstance(value, LocalMemory) else value
+                if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes <= 0:
+                    raise TypeError(f"{where} expects LocalMemory(nbytes) or a positive int, got {describe(value)}")
+                status = set_arg(kh, i, int(nbytes), None)
+                if status:
+                    fail(status, i)
+                last[i] = value
+
+            return set_local
+
+        if isinstance(kind, type) and issubclass(kind, (ctypes.Structure, ctypes.Union, ctypes.Array)):
+            if spec.known and spec.pointer:
+                raise TypeError(f"launcher(): {where} is a pointer, arg_types says {kind.__name__} by value")
+            size = ctypes.sizeof(kind)
+            if spec.size is not None and spec.size != size:
+                raise TypeError(f"launcher(): {where} takes {spec.size} bytes, {kind.__name__} has {size}")
+
+            def set_struct(kh: int, value: Any) -> None:
+                if not isinstance(value, kind):
+                    raise TypeError(f"{where} expects {kind.__name__}, got {describe(value)}")
+                status = set_arg(kh, i, size, ctypes.byref(value))  # mutable: always set
+                if status:
+                    fail(status, i)
+                last[i] = _UNSET
+
+            return set_struct
+
+        if isinstance(kind, type) and issubclass(kind, ctypes._SimpleCData):
+            dtype = np.dtype(kind)
+        else:
+            try:
+                dtype = np.dtype(kind)
+            except TypeError:
+                raise TypeError(
+                    f"launcher(): arg_types entry {kind!r} for {where} is not 'buffer', 'local', "
+                    "a numpy dtype or a ctypes type"
+                ) from None
+        if spec.known and spec.pointer:
+            raise TypeError(f"launcher(): {where} is a pointer, arg_types says {dtype} by value")
+        if spec.is_scalar and dtype != spec.dtype:
+            raise TypeError(f"launcher(): {where} is {spec.dtype.name}, arg_types says {dtype.name}")
+        if spec.size is not None and spec.size != dtype.itemsize:
+            raise TypeError(f"launcher(): {where} takes {spec.size} bytes, {dtype} has {dtype.itemsize}")
+        size = dtype.itemsize
+        ctype = _CTYPE_OF.get(dtype)
+        if ctype is not None:
+            storage = ctype()
+            ref = ctypes.byref(storage)
+            if dtype.kind in "iu":
+                info = np.iinfo(dtype)
+                lo, hi = int(info.min), int(info.max)
+
+                def set_int(kh: int, value: Any) -> None:
+                    if value is last[i]:
+                        return
+                    try:
+                        ok = lo <= value <= hi
+                        storage.value = value
+                    except TypeError:
+                        raise TypeError(f"{where} expects {dtype.name}, got {describe(value)}") from None
+                    if not ok:
+                        raise ValueError(f"{where} is {dtype.name}; {value} does not fit (range {lo}..{hi})")
+                    status = set_arg(kh, i, size, ref)
+                    if status:
+                        fail(status, i)
+                    last[i] = value
+
+                return set_int
+
+            def set_float(kh: int, value: Any) -> None:
+                if value is last[i]:
+                    return
+                try:
+                    storage.value = value
+                except TypeError:
+                    raise TypeError(f"{where} expects {dtype.name}, got {describe(value)}") from None
+                status = set_arg(kh, i, size, ref)
+                if status:
+                    fail(status, i)
+                last[i] = value
+
+            return set_float
+
+        store = np.zeros(1, dtype=dtype)  # float16, structured and vector dtypes
+        address = store.ctypes.data
+
+        def set_numpy(kh: int, value: Any) -> None:
+            if value is last[i]:
+                return
+            try:
+                store[0] = value
+            except (TypeError, ValueError):
+                raise TypeError(f"{where} expects {dtype}, got {describe(value)}") from None
+            status = set_arg(kh, i, size, address)
+            if status:
+                fail(status, i)
+            last[i] = value if not _mutable(value) else _UNSET
+
+        set_numpy.store = store  # type: ignore[attr-defined]  # keeps the storage alive
+        return set_numpy
+
+    def _release(self, handle: int) -> None:
+        self._last[:] = [_UNSET] * self.num_args
+        check(lib().clReleaseKernel(handle), "clReleaseKernel")
+
+    def __repr__(self) -> str:
+        state = " (closed)" if self.closed else ""
+        return f"<OpenCL Kernel {self.signature} on {self.device.selector}{state}>"
+
+
+_IMMUTABLE = (int, float, bytes, np.generic, Buffer)
+
+
+def _mutable(value: Any) -> bool:
+    """Values that may change between launches under the same identity (never skipped)."""
+    return not isinstance(value, _IMMUTABLE) or isinstance(value, np.void)

@@ -1,0 +1,250 @@
+"""Building OpenCL C programs, with the compiled binary cached on disk.
+
+The cache key covers everything that changes the binary: source, build options, device
+name/vendor/version, driver and platform versions and this package's version (DESIGN §6).
+A cached binary the driver rejects is deleted and the program is rebuilt from source.
+"""
+from __future__ import annotations
+
+import ctypes
+import shlex
+import time
+from ctypes import c_char_p, c_int32, c_size_t, c_void_p
+from typing import TYPE_CHECKING, Sequence
+
+from pygpgpu_core.cache import DiskCache, atomic_write, cache_key
+from pygpgpu_core.errors import CompileError, DriverError, GPGPUError
+
+from . import _constants as C
+from ._handles import OwnedHandle
+from ._library import info_bytes, info_str, lib
+from ._status import check, status_name
+
+if TYPE_CHECKING:
+    from ._context import Context
+    from ._kernel import Kernel
+
+__all__ = ["Program", "KernelNotFound", "normalize_options", "DEFAULT_STD"]
+
+DEFAULT_STD = "-cl-std=CL1.2"
+_CACHE = DiskCache("opencl")
+
+
+class KernelNotFound(GPGPUError, LookupError):
+    """``program.kernel(name)`` names no ``__kernel`` function of the program."""
+
+
+def normalize_options(options: "Sequence[str] | str") -> list[str]:
+    """Build options as a list, with ``-cl-std=CL1.2`` and ``-cl-kernel-arg-info`` added.
+
+    The language version is only added when the caller chose none; argument info lets
+    kernels check argument types before launching and convert Python ints/floats.
+    """
+    if isinstance(options, str):
+        opts = shlex.split(options)
+    else:
+        opts = []
+        for opt in options:
+            if not isinstance(opt, str):
+                raise TypeError(f"build options must be strings, got {type(opt).__name__}: {opt!r}")
+            opts.append(opt)
+    if not any(o.startswith("-cl-std=") for o in opts):
+        opts.insert(0, DEFAULT_STD)
+    if "-cl-kernel-arg-info" not in opts:
+        opts.append("-cl-kernel-arg-info")
+    return opts
+
+
+def _program_cache_key(context: "Context", source: str, options: list[str]) -> str:
+    from . import __version__
+
+    device = context.device
+    return cache_key(
+        "opencl-program",
+        source,
+        "\0".join(options),
+        device.name,
+        device.vendor,
+        device.version,
+        device.driver_version,
+        device.platform.name,
+        device.platform.version,
+        __version__,
+    )
+
+
+class Program(OwnedHandle):
+    """A built ``cl_program`` for its context's device.
+
+    ``from_cache`` tells whether the binary came from the disk cache, ``build_seconds`` how
+    long creating and building took, ``build_log`` what the compiler said.
+    """
+
+    _kind = "Program"
+
+    def __init__(self, context: "Context", source: str, options: "Sequence[str] | str" = (), *, name: str = ""):
+        if not isinstance(source, str):
+            raise TypeError(f"program source must be a str of OpenCL C, got {type(source).__name__}")
+        if not source.strip():
+            raise ValueError("program source is empty")
+        context._require()
+        self.context = context
+        self.source = source
+        self.name = name or "<source>"
+        self.options = normalize_options(options)
+        self.build_log = ""
+        self.from_cache = False
+        self._kernels: "dict[str, Kernel]" = {}
+        start = time.perf_counter()
+        key = _program_cache_key(context, source, self.options)
+        binary = _CACHE.get(key)
+        if binary is not None:
+            try:
+                self._handle = self._create_from_binary(binary)
+                self.build_log = self._build(from_binary=True)
+                self.from_cache = True
+            except (GPGPUError, OSError):
+                # A binary from an older driver or a damaged entry: never trusted, rebuilt.
+                self.close()
+                self._handle = None
+                self._closed_reason = ""
+                _CACHE.path(key).unlink(missing_ok=True)
+        if self._handle is None:
+            self._handle = self._create_from_source()
+            self.build_log = self._build(from_binary=False, key=key)
+            binary = self._binary()
+            if binary:
+                _CACHE.put(key, binary)
+        self.cache_key = key
+        self.build_seconds = time.perf_counter() - start
+        context._adopt(self)
+
+    # --- building -----------------------------------------------------------------------
+    def _create_from_source(self) -> int:
+        data = self.source.encode("utf-8")
+        strings = (c_char_p * 1)(data)
+        lengths = (c_size_t * 1)(len(data))
+        err = c_int32(0)
+        handle = lib().clCreateProgramWithSource(self.context._require(), 1, strings, lengths, ctypes.byref(err))
+        check(err.value, "clCreateProgramWithSource")
+        return int(handle)
+
+    def _create_from_binary(self, binary: bytes) -> int:
+        device = c_void_p(self.context.device.handle)
+        lengths = (c_size_t * 1)(len(binary))
+        binaries = (c_char_p * 1)(binary)
+        binary_status = c_int32(0)
+        err = c_int32(0)
+        handle = lib().clCreateProgramWithBinary(
+            self.context._require(), 1, ctypes.byref(device), lengths, binaries,
+            ctypes.byref(binary_status), ctypes.byref(err),
+        )
+        check(err.value, "clCreateProgramWithBinary")
+        self._handle = int(handle)  # owned from here on, so a failing check below releases it
+        check(binary_status.value, "clCreateProgramWithBinary (binary status)")
+        return int(handle)
+
+    def _log(self) -> str:
+        cl = lib()
+        try:
+            return info_str(
+                cl.clGetProgramBuildInfo, "clGetProgramBuildInfo", self._handle, self.context.device.handle,
+                C.CL_PROGRAM_BUILD_LOG,
+            )
+        except DriverError:
+            return ""
+
+    def _build(self, *, from_binary: bool, key: str = "") -> str:
+        device = c_void_p(self.context.device.handle)
+        opts = " ".join(shlex.quote(o) for o in self.options).encode()
+        status = lib().clBuildProgram(self._handle, 1, ctypes.byref(device), opts, None, None)
+        log = self._log()
+        if status == 0:
+            return log
+        if from_binary:
+            check(status, "clBuildProgram (cached binary)")
+        where = self._keep_failed_source(key)
+        device_name = self.context.device.name
+        self.close()
+        if status in (-11, -43, -15, -66):  # build/compile failure, invalid options
+            what = "rejected the build options" if status in (-43, -66) else "failed"
+            raise CompileError(
+                f"OpenCL build of {self.name} {what} on {device_name!r} with {status_name(status)} "
+                f"(options: {' '.join(self.options)})",
+                log=log,
+                source=self.source,
+                source_path=where,
+            )
+        check(status, "clBuildProgram")
+        return log  # pragma: no cover - check() raised
+
+    def _keep_failed_source(self, key: str) -> "str | None":
+        """Write the failing source where the user can open it (the error names the path)."""
+        try:
+            path = _CACHE.folder / "failed" / f"{key[:24]}.cl"
+            atomic_write(path, self.source.encode("utf-8"))
+            return str(path)
+        except OSError:
+            return None
+
+    def _binary(self) -> bytes:
+        cl = lib()
+        sizes_raw = info_bytes(cl.clGetProgramInfo, "clGetProgramInfo", self._handle, C.CL_PROGRAM_BINARY_SIZES)
+        if len(sizes_raw) < ctypes.sizeof(c_size_t):
+            return b""
+        size = c_size_t.from_buffer_copy(sizes_raw[: ctypes.sizeof(c_size_t)]).value
+        if size == 0:
+            return b""
+        blob = ctypes.create_string_buffer(size)
+        pointers = (c_void_p * 1)(ctypes.addressof(blob))
+        check(
+            cl.clGetProgramInfo(self._handle, C.CL_PROGRAM_BINARIES, ctypes.sizeof(pointers), pointers, None),
+            "clGetProgramInfo(CL_PROGRAM_BINARIES)",
+        )
+        return blob.raw
+
+    # --- kernels ------------------------------------------------------------------------
+    @property
+    def kernel_names(self) -> list[str]:
+        """The ``__kernel`` functions in this program (CL_PROGRAM_KERNEL_NAMES)."""
+        text = info_str(lib().clGetProgramInfo, "clGetProgramInfo", self._require(), C.CL_PROGRAM_KERNEL_NAMES)
+        return [n for n in text.split(";") if n]
+
+    def kernel(self, name: str) -> "Kernel":
+        """The kernel ``name`` (one object per name; it remembers its last arguments)."""
+        from ._kernel import Kernel
+
+        self._require()
+        if not isinstance(name, str):
+            raise TypeError(f"a kernel name is a str, got {type(name).__name__}")
+        k = self._kernels.get(name)
+        if k is None or k.closed:
+            try:
+                k = Kernel(self, name)
+            except DriverError as exc:
+                if exc.code != -46:  # CL_INVALID_KERNEL_NAME
+                    raise
+                names = ", ".join(self.kernel_names) or "none"
+                raise KernelNotFound(
+                    f"{self.name} has no kernel named {name!r}; its kernels are: {names}"
+                ) from None
+            self._kernels[name] = k
+        return k
+
+    def __getattr__(self, name: str) -> "Kernel":
+        # ``prog.vecadd`` as a shorthand for ``prog.kernel("vecadd")``.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self.kernel(name)
+        except KernelNotFound as exc:
+            raise AttributeError(str(exc)) from None
+
+    def _release(self, handle: int) -> None:
+        for k in list(self.__dict__.get("_kernels", {}).values()):
+            k._close_because(" (its Program was closed)")
+        check(lib().clReleaseProgram(handle), "clReleaseProgram")
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else ("cached" if self.from_cache else "built")
+        return f"<OpenCL Program {self.name} on {self.context.device.selector} ({state})>"

@@ -1,0 +1,153 @@
+"""The builtin table: every function a kernel may call that is not a user helper.
+
+One row per builtin: qualified name, arity, type rule (implemented once in the builder),
+C base name (each dialect spells it: ``sqrt`` -> ``sqrtf`` on CUDA for float32), the host
+objects that resolve to it (so ``math.sqrt``, ``np.sqrt`` and ``from math import sqrt``
+all land here) and a docstring. gpu.* and funcs.* rows resolve by name inside the
+``pygpgpu_core.gpu`` / ``pygpgpu_core.funcs`` modules (or any module named ``*.gpu``/``*.funcs``
+of pygpgpu), whose host behaviour lives in pygpgpu-core.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Builtin", "BUILTINS", "lookup_object", "lookup_namespace", "GPU_MODULES", "FUNCS_MODULES", "CAST_TYPES"]
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str                  # qualified: "math.sqrt", "gpu.atomic_add", "funcs.dot"
+    arity: tuple               # (min, max); max None = variadic
+    rule: str                  # type/lowering rule the builder applies
+    cname: str = ""            # C base name (dialects add suffixes / native_ prefixes)
+    doc: str = ""
+    hosts: tuple = field(default=(), compare=False, hash=False)
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def _add(name, arity, rule, cname="", doc="", hosts=()):
+    BUILTINS[name] = Builtin(name, arity if isinstance(arity, tuple) else (arity, arity), rule, cname, doc, tuple(hosts))
+
+
+# ---- float math: math.* and np.* -----------------------------------------------------------------
+_FLOAT1 = {  # C name: (math attr, numpy attr, doc)
+    "sqrt": ("sqrt", "sqrt", "square root"), "exp": ("exp", "exp", "e**x"), "exp2": ("exp2", "exp2", "2**x"),
+    "expm1": ("expm1", "expm1", "exp(x) - 1, accurate near 0"), "log": ("log", "log", "natural logarithm"),
+    "log2": ("log2", "log2", "base-2 logarithm"), "log10": ("log10", "log10", "base-10 logarithm"),
+    "log1p": ("log1p", "log1p", "log(1 + x), accurate near 0"), "sin": ("sin", "sin", "sine"),
+    "cos": ("cos", "cos", "cosine"), "tan": ("tan", "tan", "tangent"), "asin": ("asin", "arcsin", "arc sine"),
+    "acos": ("acos", "arccos", "arc cosine"), "atan": ("atan", "arctan", "arc tangent"),
+    "sinh": ("sinh", "sinh", "hyperbolic sine"), "cosh": ("cosh", "cosh", "hyperbolic cosine"),
+    "tanh": ("tanh", "tanh", "hyperbolic tangent"), "asinh": ("asinh", "arcsinh", "inverse hyperbolic sine"),
+    "acosh": ("acosh", "arccosh", "inverse hyperbolic cosine"), "atanh": ("atanh", "arctanh", "inverse hyperbolic tangent"),
+    "erf": ("erf", None, "error function"), "erfc": ("erfc", None, "complementary error function"),
+    "cbrt": ("cbrt", "cbrt", "cube root"), "lgamma": ("lgamma", None, "log of the gamma function"),
+    "tgamma": ("gamma", None, "gamma function"),
+}
+for _c, (_m, _n, _d) in _FLOAT1.items():
+    hosts = [getattr(math, _m, None), getattr(np, _n, None) if _n else None]
+    _add(f"math.{_c}", 1, "float1", _c, _d, [h for h in hosts if h is not None])
+
+for _c, _m, _n, _d in [("atan2", "atan2", "arctan2", "arc tangent of y/x with the quadrant"),
+                       ("hypot", "hypot", "hypot", "sqrt(x*x + y*y) without overflow"),
+                       ("fmod", "fmod", "fmod", "C remainder: sign of the dividend"),
+                       ("copysign", "copysign", "copysign", "magnitude of x with the sign of y"),
+                       ("pow", "pow", None, "x**y in floating point")]:
+    _add(f"math.{_c}", 2, "float2", _c, _d, [h for h in (getattr(math, _m), getattr(np, _n) if _n else None) if h is not None])
+_add("np.power", 2, "pow", "pow", "x**y with Python/numpy typing", [np.power])
+
+for _c in ("floor", "ceil", "trunc"):
+    _add(f"math.{_c}", 1, "float_to_int", _c, f"{_c} of x as an int (Python semantics)", [getattr(math, _c)])
+    _add(f"np.{_c}", 1, "float_round", _c, f"{_c} of x, same float type (numpy semantics)", [getattr(np, _c)])
+_add("np.rint", 1, "float_round", "rint", "round half to even, same float type", [np.rint])
+_add("np.round", (1, 1), "float_round", "rint", "round half to even, same float type", [np.round, np.around])
+_add("fabs", 1, "fabs", "fabs", "absolute value as a float", [math.fabs, np.fabs])
+
+for _c, _hosts in (("isnan", [math.isnan, np.isnan]), ("isinf", [math.isinf, np.isinf]),
+                   ("isfinite", [math.isfinite, np.isfinite])):
+    _add(f"math.{_c}", 1, "predicate", _c, f"{_c}(x) -> bool", _hosts)
+
+# ---- Python builtins with Python semantics ---------------------------------------------------------
+_add("abs", 1, "abs", "", "absolute value, same type (ints stay ints)", [builtins.abs, np.abs, np.absolute])
+_add("min", (2, None), "min", "", "smallest argument (Python: the first of equal ones)", [builtins.min])
+_add("max", (2, None), "max", "", "largest argument", [builtins.max])
+_add("np.minimum", 2, "min", "", "element-wise minimum", [np.minimum, np.fmin])
+_add("np.maximum", 2, "max", "", "element-wise maximum", [np.maximum, np.fmax])
+_add("np.clip", 3, "clip", "", "min(max(x, lo), hi)", [np.clip])
+_add("np.where", 3, "where", "", "a if cond else b", [np.where])
+_add("np.sign", 1, "sign", "", "-1, 0 or 1 in x's type", [np.sign])
+_add("round", (1, 2), "round", "rint", "Python round: half to even, an int without ndigits", [builtins.round])
+_add("pow", 2, "pow", "pow", "x**y with Python typing", [builtins.pow])
+_add("len", 1, "len", "", "first dimension of an array", [builtins.len])
+
+CAST_TYPES = {builtins.int: "int", builtins.float: "float", builtins.bool: "bool"}
+for _t in ("bool_", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+           "float16", "float32", "float64", "intc", "uintc", "single", "double", "half", "intp"):
+    if hasattr(np, _t):
+        CAST_TYPES[getattr(np, _t)] = np.dtype(getattr(np, _t)).name
+for _py, _n in ((builtins.int, "int"), (builtins.float, "float"), (builtins.bool, "bool")):
+    _add(_n, 1, "cast", "", f"{_n}(x) with Python semantics (truncation toward zero for int)", [_py])
+
+# ---- gpu.* ------------------------------------------------------------------------------------------
+for _w in ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups"):
+    _add(f"gpu.get_{_w}", (0, 1), "workitem", _w, f"get_{_w}(dim=0) of the calling work item (dims 0-2)")
+_add("gpu.barrier", (0, 1), "barrier", "", "work-group barrier; fence gpu.LOCAL (default), gpu.GLOBAL or both")
+_add("gpu.mem_fence", (0, 1), "mem_fence_both", "", "memory fence without synchronisation")
+_add("gpu.local_array", (1, 2), "local_array", "", "a static local/shared array: local_array(shape, dtype)")
+_add("gpu.work_size", (1, 3), "work_size", "", "host-only: the iteration domain is this array's shape (erased)")
+_add("gpu.rsqrt", 1, "float1", "rsqrt", "1/sqrt(x)")
+for _f in ("sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan"):
+    _add(f"gpu.fast_{_f}", 1, "fast1", _f, f"fast, less accurate {_f} (native_/intrinsic)")
+for _f in ("sqrt", "rsqrt", "recip", "exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan"):
+    _add(f"gpu.native_{_f}", 1, "fast1", _f, f"fast, approximate {_f} (native_{_f} / CUDA intrinsic)")
+_add("gpu.native_divide", 2, "fast2", "divide", "fast, approximate x / y")
+_add("gpu.native_powr", 2, "fast2", "powr", "fast, approximate x ** y for x >= 0")
+_add("gpu.fast_divide", 2, "fast2", "divide", "fast, less accurate x / y")
+_add("gpu.fast_pow", 2, "fast2", "pow", "fast, less accurate x ** y (x > 0)")
+ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg", "inc", "dec")
+for _op in ATOMIC_OPS:
+    _n = {"cmpxchg": 4, "inc": 2, "dec": 2}.get(_op, 3)
+    _add(f"gpu.atomic_{_op}", _n, "atomic", _op,
+         f"atomic {_op} on arr[index]; returns the old value (int32/uint32/int64/uint64/float32)")
+
+# ---- funcs.* (vectors and scalars) ------------------------------------------------------------------
+for _n, _a in (("dot", 2), ("cross", 2), ("length", 1), ("distance", 2), ("normalize", 1), ("clamp", 3),
+               ("mix", 3), ("step", 2), ("smoothstep", 3), ("fma", 3), ("sign", 1), ("radians", 1),
+               ("degrees", 1), ("reflect", 2), ("min", 2), ("max", 2), ("abs", 1)):
+    _add(f"funcs.{_n}", _a, f"funcs_{_n}", _n, f"{_n}, component-wise on vectors as in OpenCL C")
+for _n in ("dot", "cross", "length", "distance", "normalize", "clamp", "mix", "step", "smoothstep", "fma"):
+    _add(f"gpu.{_n}", BUILTINS[f"funcs.{_n}"].arity, f"funcs_{_n}", _n, BUILTINS[f"funcs.{_n}"].doc)
+
+_BY_OBJECT: dict[int, Builtin] = {}
+for _b in BUILTINS.values():
+    for _h in _b.hosts:
+        _BY_OBJECT.setdefault(id(_h), _b)
+
+GPU_MODULES = ("pygpgpu_core.gpu", "pygpgpu.gpu")
+FUNCS_MODULES = ("pygpgpu_core.funcs", "pygpgpu.funcs", "pygpgpu.vec_types.funcs", "pygpgpu_core.vec_types.funcs")
+
+
+def lookup_object(obj) -> "Builtin | None":
+    """The builtin a resolved Python object stands for (``math.sqrt``, ``np.abs``, ``gpu.barrier`` ...)."""
+    b = _BY_OBJECT.get(id(obj))
+    if b is not None:
+        return b
+    mod = getattr(obj, "__module__", None) or ""
+    name = getattr(obj, "__name__", None)
+    if name and mod:
+        return lookup_namespace(mod, name)
+    return None
+
+
+def lookup_namespace(module_name: str, attr: str) -> "Builtin | None":
+    if module_name in GPU_MODULES or module_name.startswith("pygpgpu_core.gpu"):
+        return BUILTINS.get(f"gpu.{attr}") or BUILTINS.get(f"funcs.{attr}")
+    if module_name in FUNCS_MODULES or module_name.startswith("pygpgpu_core.funcs"):
+        return BUILTINS.get(f"funcs.{attr}")
+    return None

@@ -1,0 +1,319 @@
+"""Builtin calls: the type rule of every row of the builtin table, lowered to IR.
+
+These are methods of the function builder (bound in ``_builder.FunctionBuilder``); kept here
+so each module has one job: the builder walks Python, this file knows what builtins mean.
+"""
+from __future__ import annotations
+
+import ast
+import math
+
+from . import _ir as ir
+from ._types import BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
+
+__all__ = ["call_builtin", "call_math", "float_type_of", "componentwise"]
+
+_ATOMIC_TYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
+
+
+def float_type_of(self, t):
+    """The float type math on ``t`` runs in: floats keep theirs, ints use the default float."""
+    if t.is_float:
+        return t
+    if t.weak:
+        return Scalar("float32", weak=True)
+    return self.prog.default_float if t.bits < 64 or self.prog.default_float.bits == 64 else Scalar("float64")
+
+
+def componentwise(self, fn, args, node):
+    """Apply a scalar rule ``fn(*scalars)`` to vector arguments component by component (scalars broadcast)."""
+    widths = {a.type.width for a in args if isinstance(a.type, Vector)}
+    if not widths:
+        return fn(*args)
+    if len(widths) > 1:
+        raise self.type_err(node, f"vector operands of different widths: {sorted(widths)}")
+    w = widths.pop()
+    args = [self.materialize(a) for a in args]
+    comps = [fn(*[self.comp(a, k) for a in args]) for k in range(w)]
+    base = concrete(comps[0].type, self.prog.default_float)
+    return ir.VecCtor([self.convert(c, base) for c in comps], Vector(base, w))
+
+
+def call_math(self, name, args, node, fast=False):
+    def scalar(*xs):
+        t = xs[0].type
+        for x in xs[1:]:
+            t = binary_result(t, x.type, self.prog.default_float)
+        ft = float_type_of(self, t)
+        ct = concrete(ft, self.prog.default_float)
+        if fast and name == "divide" and ct.name != "float32":
+            return ir.Bin("/", self.convert(xs[0], ct), self.convert(xs[1], ct), ft)
+        if fast and name == "recip" and (ct.name != "float32" or self.prog.dialect.name == "hip"):
+            return ir.Bin("/", ir.Const(1.0, ct), self.convert(xs[0], ct), ft)
+        if fast and name == "powr" and ct.name != "float32":
+            return ir.Call(self.prog.dialect.math_name("pow", ct), [self.convert(x, ct) for x in xs], ft)
+        cname = (self.prog.dialect.fast_math_name(name, ct) if fast else self.prog.dialect.math_name(name, ct))
+        return ir.Call(cname, [self.convert(x, ct) for x in xs], ft)
+    return componentwise(self, scalar, args, node)
+
+
+def _support_call(self, kind, xs, t=None):
+    if t is None:
+        t = xs[0].type
+        for x in xs[1:]:
+            t = binary_result(t, x.type, self.prog.default_float)
+    if t.kind == "b":
+        t = INT32
+    ct = concrete(t, self.prog.default_float)
+    return ir.Call(self.prog.need_support(kind, ct), [self.convert(x, ct) for x in xs], t)
+
+
+def _index_arg(self, node):
+    return self.index_list(node)
+
+
+def call_builtin(self, b, node, obj):
+    rule = b.rule
+    lo, hi = b.arity
+    n = len(node.args)
+    if node.keywords and rule not in ("local_array", "round"):
+        raise self.err(node, f"{b.name}() does not take keyword arguments in kernels")
+    if n < lo or (hi is not None and n > hi):
+        want = f"{lo}" if lo == hi else (f"{lo} to {hi}" if hi is not None else f"at least {lo}")
+        raise self.err(node, f"{b.name}() takes {want} arguments, {n} given")
+    if rule == "work_size":
+        if not (self.is_kernel and getattr(self, "_stmt_level_call", False)):
+            pass
+        return None
+    if rule == "local_array":
+        raise self.err(node, "gpu.local_array(...) must be assigned to a name: tile = gpu.local_array(256, np.float32)")
+    if rule in ("barrier", "mem_fence", "mem_fence_both"):
+        fence = "both" if rule == "mem_fence_both" else "local"
+        if node.args:
+            names = " ".join(x.attr if isinstance(x, ast.Attribute) else getattr(x, "id", "")
+                             for x in ast.walk(node.args[0]) if isinstance(x, (ast.Attribute, ast.Name))).upper()
+            has_l, has_g = "LOCAL" in names, "GLOBAL" in names
+            fence = "both" if has_l and has_g else ("global" if has_g else "local")
+        if rule == "barrier":
+            self.uses_barrier = True
+            return ir.Raw(self.prog.dialect.barrier(fence), VOID)
+        if fence == "local" and node.args == [] and rule == "mem_fence":
+            fence = "local"
+        return ir.Raw(self.prog.dialect.mem_fence(fence), VOID)
+    if rule == "workitem":
+        d = 0
+        if node.args:
+            dv = self.value(node.args[0])
+            if not (isinstance(dv, ir.Const) and dv.value in (0, 1, 2)):
+                raise self.err(node.args[0], f"{b.name}() needs a constant dimension 0, 1 or 2")
+            d = dv.value
+        return ir.Cast(ir.Raw(self.prog.dialect.work_item(b.cname, d), INT64), self.prog.index_type)
+    if rule == "atomic":
+        return _atomic(self, b, node)
+    if rule == "len":
+        a = self.expr(node.args[0])
+        if isinstance(a, ir.ArrayRef):
+            return a.shape[0]
+        if isinstance(a, ir.Expr) and isinstance(a.type, Vector):
+            return ir.Const(a.type.width, Scalar("int32", weak=True))
+        raise self.err(node, "len() needs an array")
+    args = [self.value(a) for a in node.args]
+    if any(a.type is UNKNOWN for a in args):
+        return ir.Raw("?", UNKNOWN)
+    for a in args:
+        if isinstance(a.type, ArrayType):
+            raise self.err(node, f"{b.name}() works on numbers and vectors, not whole arrays", "index the array")
+    df = self.prog.default_float
+    if rule == "float1" or rule == "float2":
+        return call_math(self, b.cname, args, node)
+    if rule in ("fast1", "fast2"):
+        return call_math(self, b.cname, args, node, fast=True)
+    if rule == "pow":
+        return self.power(args[0], args[1], node)
+    if rule == "float_to_int":
+        def f(x):
+            if not x.type.is_float:
+                return x
+            r = call_math(self, b.cname, [x], node)
+            return ir.Cast(r, Scalar("int64" if x.type.bits == 64 else "int32", weak=True))
+        return componentwise(self, f, args, node)
+    if rule == "float_round":
+        return call_math(self, b.cname, args, node)
+    if rule == "fabs":
+        return call_math(self, "fabs", args, node)
+    if rule == "predicate":
+        def f(x):
+            if not x.type.is_float:
+                return ir.Const(b.cname == "isfinite", BOOL)
+            ct = concrete(x.type, df)
+            return ir.Bin("!=", ir.Cast(ir.Call(b.cname, [self.convert(x, ct)], INT32), INT32), ir.Const(0, INT32), BOOL)
+        if isinstance(args[0].type, Vector):
+            raise self.err(node, f"{b.name}() on a vector is not supported", "test each component")
+        return f(args[0])
+    if rule in ("abs", "funcs_abs"):
+        def f(x):
+            if x.type.is_float:
+                return call_math(self, "fabs", [x], node)
+            if x.type.kind == "u":
+                return x
+            return _support_call(self, "abs", [x])
+        return componentwise(self, f, args, node)
+    if rule in ("min", "max", "funcs_min", "funcs_max"):
+        kind = "min" if "min" in rule else "max"
+        def f(*xs):
+            out = xs[0]
+            for x in xs[1:]:
+                out = _support_call(self, kind, [out, x])
+            return out
+        return componentwise(self, f, args, node)
+    if rule in ("clip", "funcs_clamp"):
+        return componentwise(self, lambda x, lo_, hi_: _support_call(self, "min", [_support_call(self, "max", [x, lo_]), hi_]),
+                             args, node)
+    if rule == "where":
+        cond = self.truth(args[0], node)
+        t = self.common_type(args[1].type, args[2].type, node)
+        ct = concrete(t, df)
+        return ir.Ternary(cond, self.convert(args[1], ct), self.convert(args[2], ct), t)
+    if rule in ("sign", "funcs_sign"):
+        return componentwise(self, lambda x: _support_call(self, "sign", [x]), args, node)
+    if rule == "round":
+        x = args[0]
+        if isinstance(x.type, Vector):
+            raise self.err(node, "round() on a vector is not supported", "round each component")
+        nd = None
+        if len(args) > 1:
+            nd = args[1]
+        for kw in node.keywords:
+            if kw.arg == "ndigits":
+                nd = self.value(kw.value)
+        if nd is None:
+            if not x.type.is_float:
+                return x
+            r = call_math(self, "rint", [x], node)
+            return ir.Cast(r, Scalar("int64" if x.type.bits == 64 else "int32", weak=True))
+        if not (isinstance(nd, ir.Const) and isinstance(nd.value, int)):
+            raise self.err(node, "round(x, ndigits) needs a constant ndigits")
+        ft = float_type_of(self, x.type)
+        scale = ir.Const(10.0 ** nd.value, ft)
+        return ir.Bin("/", call_math(self, "rint", [ir.Bin("*", self.convert(x, concrete(ft, df)), scale, ft)], node), scale, ft)
+    if rule == "cast":
+        target = b.name.split(".")[-1]
+        x = args[0]
+        if isinstance(x.type, Vector):
+            raise self.err(node, f"{b.name}() of a vector is not supported", "convert components, or build a new vector type")
+        if target == "int":
+            if x.type.is_float:
+                return ir.Cast(x, Scalar("int64" if x.type.bits == 64 else "int32", weak=True))
+            return self.convert(x, INT32) if x.type.kind == "b" else x
+        if target == "float":
+            if x.type.is_float:
+                return x
+            ft = float_type_of(self, x.type)
+            return ir.Cast(x, Scalar(ft.name, weak=True)) if not isinstance(x, ir.Const) else ir.Const(float(x.value), Scalar("float32", weak=True))
+        if target == "bool":
+            return self.truth(x, node)
+        t = Scalar(target)
+        self.prog.note_type(t)
+        if isinstance(x, ir.Const):
+            return self.convert(x, t)
+        return ir.Cast(self.convert(x, concrete(x.type, df)), t) if concrete(x.type, df) != t else (
+            ir.Cast(x, t) if x.type.weak else x)
+    if rule.startswith("funcs_"):
+        return _funcs(self, rule[6:], args, node)
+    raise self.err(node, f"{b.name}() is not supported in this position")
+
+
+def _dot(self, a, b, node):
+    if not isinstance(a.type, Vector):
+        return self.binop("*", a, b, node)
+    a, b = self.materialize(a), self.materialize(b)
+    out = None
+    for k in range(a.type.width):
+        p = self.scalar_binop("*", self.comp(a, k), self.comp(b, k), node)
+        out = p if out is None else self.scalar_binop("+", out, p, node)
+    return out
+
+
+def _funcs(self, name, args, node):
+    df = self.prog.default_float
+    if name == "dot":
+        return _dot(self, args[0], args[1], node)
+    if name == "length":
+        v = self.materialize(args[0])
+        if not isinstance(v.type, Vector):
+            return call_math(self, "fabs", [v], node)
+        return call_math(self, "sqrt", [_dot(self, v, v, node)], node)
+    if name == "distance":
+        return _funcs(self, "length", [self.binop("-", args[0], args[1], node)], node)
+    if name == "normalize":
+        v = self.materialize(args[0])
+        n = self.materialize(_funcs(self, "length", [v], node))
+        return self.binop("/", v, n, node)
+    if name == "cross":
+        a, b = self.materialize(args[0]), self.materialize(args[1])
+        if not (isinstance(a.type, Vector) and a.type.width in (3, 4) and a.type == b.type):
+            raise self.type_err(node, "funcs.cross needs two 3- or 4-wide vectors of the same type")
+        c = lambda v, k: self.comp(v, k)  # noqa: E731
+        m = lambda i, j: self.scalar_binop("-", self.scalar_binop("*", c(a, i), c(b, j), node),  # noqa: E731
+                                           self.scalar_binop("*", c(a, j), c(b, i), node), node)
+        comps = [m(1, 2), m(2, 0), m(0, 1)]
+        if a.type.width == 4:
+            comps.append(ir.Const(0, a.type.base))
+        return ir.VecCtor([self.convert(x, a.type.base) for x in comps], a.type)
+    if name == "mix":
+        return componentwise(self, lambda x, y, t: self.scalar_binop(
+            "+", x, self.scalar_binop("*", self.scalar_binop("-", y, x, node), t, node), node), args, node)
+    if name == "step":
+        def f(edge, x):
+            t = float_type_of(self, binary_result(edge.type, x.type, df))
+            ct = concrete(t, df)
+            return ir.Ternary(ir.Bin("<", self.convert(x, ct), self.convert(edge, ct), BOOL), ir.Const(0.0, ct), ir.Const(1.0, ct), t)
+        return componentwise(self, f, args, node)
+    if name == "smoothstep":
+        def f(e0, e1, x):
+            t = float_type_of(self, binary_result(binary_result(e0.type, e1.type, df), x.type, df))
+            ct = concrete(t, df)
+            e0, e1, x = (self.materialize(self.convert(v, ct)) for v in (e0, e1, x))
+            r = self.scalar_binop("/", self.scalar_binop("-", x, e0, node), self.scalar_binop("-", e1, e0, node), node)
+            r = _support_call(self, "min", [_support_call(self, "max", [r, ir.Const(0.0, ct)]), ir.Const(1.0, ct)])
+            r = self.materialize(r)
+            return self.scalar_binop("*", self.scalar_binop("*", r, r, node),
+                                     self.scalar_binop("-", ir.Const(3.0, ct), self.scalar_binop("*", ir.Const(2.0, ct), r, node), node), node)
+        return componentwise(self, f, args, node)
+    if name == "fma":
+        return call_math(self, "fma", args, node)
+    if name in ("radians", "degrees"):
+        k = math.pi / 180.0 if name == "radians" else 180.0 / math.pi
+        return componentwise(self, lambda x: self.scalar_binop("*", x, ir.Const(k, Scalar("float32", weak=True)), node), args, node)
+    if name == "reflect":
+        i, nrm = self.materialize(args[0]), self.materialize(args[1])
+        d = self.materialize(_dot(self, nrm, i, node))
+        two_d = self.scalar_binop("*", ir.Const(2.0, Scalar("float32", weak=True)), d, node)
+        return self.binop("-", i, self.binop("*", nrm, two_d, node), node)
+    raise self.err(node, f"funcs.{name} is not supported")
+
+
+def _atomic(self, b, node):
+    op = b.cname
+    arr = self.expr(node.args[0])
+    if not isinstance(arr, ir.ArrayRef):
+        raise self.err(node.args[0], f"{b.name}() needs an array as its first argument")
+    t = arr.type.elem
+    if not isinstance(t, Scalar) or t.name not in _ATOMIC_TYPES:
+        raise self.type_err(node, f"{b.name}() on a {t} array is not supported; atomics work on "
+                            "int32, uint32, int64, uint64, float32 and float64 arrays")
+    if t.is_float and op in ("and", "or", "xor"):
+        raise self.type_err(node, f"{b.name}() needs an integer array, got {t}")
+    idx = self.index_list(node.args[1])
+    flat = self.flat_index(arr, idx, node)
+    vals = [self.value(a) for a in node.args[2:]]
+    if flat.type is UNKNOWN or any(v.type is UNKNOWN for v in vals):
+        return ir.Raw("?", UNKNOWN)
+    if t.bits == 64 and self.prog.dialect.name == "opencl":
+        self.prog.features.add("int64_atomics")
+    self.prog.note_type(t)
+    fn = self.prog.need_support("atomic_" + op, t, arr.type.space)
+    ptr = ir.Un("&", ir.Load(arr, flat, t), t)
+    call = ir.Call(fn, [ptr] + [self.convert(v, t) for v in vals], t)
+    call.atomic_root = arr.root
+    return call

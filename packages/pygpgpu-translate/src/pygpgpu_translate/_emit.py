@@ -1,0 +1,202 @@
+"""The one C-style emitter: prints the typed IR in a dialect's words.
+
+Everything semantic was decided in lowering; this walks the IR, asks the dialect for names
+and writes ``#line`` directives so compiler messages point at the user's Python lines.
+"""
+from __future__ import annotations
+
+import math
+
+from . import _ir as ir
+from ._types import ArrayType, Scalar, Vector, concrete
+
+__all__ = ["emit_program"]
+
+
+class Emitter:
+    def __init__(self, dialect, default_float: Scalar):
+        self.d = dialect
+        self.df = default_float
+        self.out: list[str] = []
+        self.last_line = None
+        self.filename = ""
+
+    # ---- types & constants ---------------------------------------------------------------------------
+    def tname(self, t) -> str:
+        return self.d.type_name(concrete(t, self.df))
+
+    def const(self, v, t) -> str:
+        t = concrete(t, self.df)
+        d = self.d.name
+        if isinstance(t, Vector):
+            return self.d.vector_ctor(t, [self.const(v, t.base)] * t.width)
+        n = t.name
+        if n == "bool":
+            return "true" if v else "false"
+        if t.kind in "iu":
+            v = int(v)
+            if n == "int32":
+                return f"({v + 1} - 1)" if v == -2**31 else (f"({v})" if v < 0 else str(v))
+            if n == "uint32":
+                return f"{v & 0xFFFFFFFF}u"
+            if n == "int64":
+                suffix = "L" if d == "opencl" else "LL"
+                return f"({v + 1}{suffix} - 1)" if v == -2**63 else (f"({v}{suffix})" if v < 0 else f"{v}{suffix}")
+            if n == "uint64":
+                return f"{v & 0xFFFFFFFFFFFFFFFF}{'UL' if d == 'opencl' else 'ULL'}"
+            return f"(({self.tname(t)}){v})"
+        v = float(v)
+        if n == "float64":
+            if math.isnan(v):
+                return "((double)NAN)" if d == "opencl" else "__longlong_as_double(0x7ff8000000000000LL)"
+            if math.isinf(v):
+                s = "" if v > 0 else "-"
+                return f"({s}(double)INFINITY)" if d == "opencl" else f"({s}__longlong_as_double(0x7ff0000000000000LL))"
+            return f"({v!r})" if v < 0 else repr(v)
+        if math.isnan(v):
+            text = "NAN" if d == "opencl" else "__int_as_float(0x7fc00000)"
+        elif math.isinf(v):
+            text = ("INFINITY" if d == "opencl" else "__int_as_float(0x7f800000)")
+            text = text if v > 0 else f"(-{text})"
+        else:
+            r = repr(float(v))
+            if "e" not in r and "." not in r:
+                r += ".0"
+            text = f"{r}f" if v >= 0 else f"({r}f)"
+        if n == "float16":
+            return f"((half){text})"
+        return text
+
+    # ---- expressions ---------------------------------------------------------------------------------
+    def ex(self, e) -> str:
+        if isinstance(e, ir.Const):
+            return self.const(e.value, e.type)
+        if isinstance(e, ir.Var):
+            return e.name
+        if isinstance(e, ir.Raw):
+            return e.text
+        if isinstance(e, ir.ArrayRef):
+            return e.cname
+        if isinstance(e, ir.Load):
+            return f"{e.array.cname}[{self.ex(e.index)}]"
+        if isinstance(e, ir.Bin):
+            return f"({self.ex(e.a)} {e.op} {self.ex(e.b)})"
+        if isinstance(e, ir.Un):
+            return f"({e.op}{self.ex(e.a)})"
+        if isinstance(e, ir.Cast):
+            return f"(({self.tname(e.type)})({self.ex(e.a)}))"
+        if isinstance(e, ir.Call):
+            return f"{e.fn}({', '.join(self.ex(a) for a in e.args)})"
+        if isinstance(e, ir.Ternary):
+            return f"({self.ex(e.cond)} ? {self.ex(e.a)} : {self.ex(e.b)})"
+        if isinstance(e, ir.VecCtor):
+            return self.d.vector_ctor(e.type, [self.ex(a) for a in e.args])
+        if isinstance(e, ir.Swizzle):
+            return f"{self.ex(e.a)}{self.d.component(e.a.type, e.index)}"
+        raise TypeError(f"cannot print {type(e).__name__}")
+
+    # ---- statements ----------------------------------------------------------------------------------
+    def line(self, n, indent):
+        if n and n != self.last_line:
+            self.out.append(f'#line {n} "{self.filename}"')
+            self.last_line = n
+
+    def w(self, text, indent):
+        self.out.append("    " * indent + text)
+        if self.last_line is not None:
+            self.last_line += 1
+
+    def stmts(self, body, indent):
+        for s in body:
+            self.stmt(s, indent)
+
+    def stmt(self, s, indent):
+        self.line(s.line, indent)
+        if isinstance(s, ir.Assign):
+            self.w(f"{s.target.name} = {self.ex(s.value)};", indent)
+        elif isinstance(s, ir.Store):
+            self.w(f"{s.array.cname}[{self.ex(s.index)}] = {self.ex(s.value)};", indent)
+        elif isinstance(s, ir.ExprStmt):
+            self.w(f"{self.ex(s.value)};", indent)
+        elif isinstance(s, ir.If):
+            self.w(f"if ({self.ex(s.cond)}) {{", indent)
+            self.stmts(s.body, indent + 1)
+            if s.orelse:
+                self.w("} else {", indent)
+                self.stmts(s.orelse, indent + 1)
+            self.w("}", indent)
+        elif isinstance(s, ir.While):
+            self.w(f"while ({self.ex(s.cond)}) {{", indent)
+            self.stmts(s.body, indent + 1)
+            self.w("}", indent)
+        elif isinstance(s, ir.For):
+            v = s.var.name
+            stop, step = self.ex(s.stop), self.ex(s.step)
+            if s.step_sign > 0:
+                cond = f"{v} < {stop}"
+            elif s.step_sign < 0:
+                cond = f"{v} > {stop}"
+            else:
+                cond = f"({step} > 0) ? ({v} < {stop}) : ({v} > {stop})"
+            self.w(f"for ({v} = {self.ex(s.start)}; {cond}; {v} += {step}) {{", indent)
+            self.stmts(s.body, indent + 1)
+            self.w("}", indent)
+        elif isinstance(s, ir.Break):
+            self.w("break;", indent)
+        elif isinstance(s, ir.Continue):
+            self.w("continue;", indent)
+        elif isinstance(s, ir.Return):
+            self.w("return;" if s.value is None else f"return {self.ex(s.value)};", indent)
+        elif isinstance(s, ir.LocalArrayDecl):
+            elem = s.array.type.elem
+            tn = self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
+            self.w(f"{self.d.local_decl}{tn} {s.array.cname}[{s.size}];", indent)
+        else:
+            raise TypeError(type(s).__name__)
+
+    # ---- functions -----------------------------------------------------------------------------------
+    def param_decl(self, p: ir.Param, fn: ir.Function) -> str:
+        t = p.type
+        if isinstance(t, ArrayType):
+            elem = t.elem
+            tn = self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
+            space = self.d.local_ptr if t.space == "local" else self.d.global_ptr
+            const = "const " if "w" not in fn.access.get(p.name, set()) else ""
+            return f"{space}{const}{tn}* {p.name}"
+        if fn.is_kernel and isinstance(t, Scalar):
+            return f"{self.d.param_scalar_name(t)} {p.name}"
+        return f"{self.tname(t)} {p.name}"
+
+    def function(self, fn: ir.Function):
+        self.filename = fn.filename.replace("\\", "\\\\").replace('"', '\\"')
+        params = ", ".join(self.param_decl(p, fn) for p in fn.params) or "void"
+        if fn.is_kernel:
+            head = f"{self.d.kernel_prefix} {fn.name}({params})"
+        else:
+            head = f"{self.d.device_fn_prefix}{self.tname(fn.ret) if fn.ret is not None else 'void'} {fn.name}({params})"
+        self.last_line = None
+        self.out.append(f'#line {len(self.out) + 2} "pygpgpu-generated:{fn.name}"')
+        self.out.append(head)
+        self.out.append("{")
+        for name, t in fn.locals.items():
+            if isinstance(t, (Scalar, Vector)):
+                self.out.append(f"    {self.tname(t)} {name};")
+        self.stmts(fn.body, 1)
+        self.out.append("}")
+        self.out.append("")
+
+
+def emit_program(dialect, default_float, kernel: ir.Function, helpers: list, support: dict, features: set,
+                 header: str = "", prelude: str = "") -> str:
+    em = Emitter(dialect, default_float)
+    lines = [f"// {header}" if header else "// generated by pygpgpu"]
+    lines.extend(dialect.headers(features))
+    if prelude:
+        lines.append(prelude)
+    lines.extend(support.values())
+    lines.append("")
+    em.out = lines
+    for h in helpers:
+        em.function(h)
+    em.function(kernel)
+    return "\n".join(em.out) + "\n"

@@ -1,0 +1,128 @@
+"""The syntax gate: a kernel or helper body may only contain the constructs listed here.
+
+Everything else is rejected with a SyntaxError pointing at the construct, saying what is
+unsupported and what to write instead. Semantic restrictions (recursion, closures, kernel
+return values, dynamic shape indexing) are checked by the builder where the facts are known.
+"""
+from __future__ import annotations
+
+import ast
+
+from ._source import FunctionSource, syntax_error
+
+__all__ = ["check_syntax", "ALLOWED_NODES", "REJECTED"]
+
+ALLOWED_NODES = (
+    ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr,
+    ast.If, ast.While, ast.For, ast.Break, ast.Continue, ast.Return, ast.Pass,
+    ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.keyword, ast.Subscript,
+    ast.Attribute, ast.Name, ast.Constant, ast.Tuple, ast.Load, ast.Store,
+    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift,
+    ast.BitOr, ast.BitXor, ast.BitAnd, ast.UAdd, ast.USub, ast.Not, ast.Invert, ast.And, ast.Or,
+    ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE,
+)
+if hasattr(ast, "Index"):  # Python < 3.9 compatibility node, harmless
+    ALLOWED_NODES = ALLOWED_NODES + (ast.Index,)
+
+_LOOP_HINT = "use a for loop over range(...) and write into an output array"
+REJECTED = {
+    ast.List: ("list literals are not supported in kernels", "pass a numpy array argument, or use a vector type (float4(...))"),
+    ast.Dict: ("dicts are not supported in kernels", "pass the values as separate scalar or array arguments"),
+    ast.Set: ("sets are not supported in kernels", "use an array argument"),
+    ast.ListComp: ("list comprehensions are not supported in kernels", _LOOP_HINT),
+    ast.DictComp: ("dict comprehensions are not supported in kernels", _LOOP_HINT),
+    ast.SetComp: ("set comprehensions are not supported in kernels", _LOOP_HINT),
+    ast.GeneratorExp: ("generator expressions are not supported in kernels", _LOOP_HINT),
+    ast.Lambda: ("lambda is not supported in kernels", "define a plain module-level helper function with def"),
+    ast.Try: ("try/except is not supported in kernels", "device code has no exceptions; check conditions with if"),
+    ast.Raise: ("raise is not supported in kernels", "device code has no exceptions; write an error flag into an output array"),
+    ast.Assert: ("assert is not supported in kernels", "check on the host before the call, or write a flag into an output array"),
+    ast.With: ("with is not supported in kernels", "remove the with block; device code has no context managers"),
+    ast.AsyncWith: ("async with is not supported in kernels", "remove it"),
+    ast.AsyncFor: ("async for is not supported in kernels", "use a plain for loop over range(...)"),
+    ast.Await: ("await is not supported in kernels", "kernels are synchronous device code"),
+    ast.AsyncFunctionDef: ("async functions are not supported in kernels", "use a plain def"),
+    ast.Global: ("global statements are not supported in kernels", "pass the value as an argument; module constants can be read without 'global'"),
+    ast.Nonlocal: ("nonlocal is not supported in kernels", "closures are not supported; pass the value as an argument"),
+    ast.Yield: ("yield is not supported in kernels", "write results into an output array"),
+    ast.YieldFrom: ("yield from is not supported in kernels", "write results into an output array"),
+    ast.Import: ("import inside a kernel is not supported", "import at module level; the kernel can use the module"),
+    ast.ImportFrom: ("import inside a kernel is not supported", "import at module level; the kernel can use the names"),
+    ast.Starred: ("starred expressions (*args) are not supported in kernels", "pass the values one by one"),
+    ast.Slice: ("slices are not supported in kernels", "index one element at a time inside a loop"),
+    ast.Delete: ("del is not supported in kernels", "just stop using the variable"),
+    ast.ClassDef: ("class definitions inside kernels are not supported", "define classes at module level"),
+    ast.FunctionDef: ("nested functions (closures) are not supported in kernels", "move the function to module level; it becomes a device helper"),
+    ast.NamedExpr: ("assignment expressions (:=) are not supported in kernels", "assign in a separate statement"),
+    ast.JoinedStr: ("f-strings are not supported in kernels", "kernels cannot build or print strings"),
+    ast.MatMult: ("the @ operator is not supported in kernels", "write the products out, or use funcs.dot on vectors"),
+    ast.Is: ("'is' comparisons are not supported in kernels", "compare values with =="),
+    ast.IsNot: ("'is not' comparisons are not supported in kernels", "compare values with !="),
+    ast.In: ("'in' tests are not supported in kernels", "compare explicitly, e.g. a == 1 or a == 2"),
+    ast.NotIn: ("'not in' tests are not supported in kernels", "compare explicitly, e.g. a != 1 and a != 2"),
+}
+for _name, _msg in (("Match", ("match statements are not supported in kernels", "use if/elif/else")),
+                    ("TryStar", ("try/except* is not supported in kernels", "check conditions with if")),
+                    ("TypeAlias", ("type aliases are not supported in kernels", "define them at module level"))):
+    if hasattr(ast, _name):
+        REJECTED[getattr(ast, _name)] = _msg
+
+
+def _constant_problem(value):
+    if isinstance(value, str):
+        return "strings are not supported in kernels", "kernels work on numbers; encode choices as int constants"
+    if isinstance(value, bytes):
+        return "bytes are not supported in kernels", "pass a uint8 array instead"
+    if value is None:
+        return "None is not supported in kernels", "use a sentinel number (e.g. -1) or a bool flag"
+    if isinstance(value, complex):
+        return "complex numbers are not supported in kernels", "store real and imaginary parts in two arrays"
+    if value is Ellipsis:
+        return "... (Ellipsis) is not supported in kernels", "index every dimension explicitly"
+    return None
+
+
+def check_syntax(src: FunctionSource) -> None:
+    """Raise SyntaxError at the first construct outside the accepted list."""
+    fdef = src.tree
+    args = fdef.args
+    if args.vararg or args.kwarg:
+        node = args.vararg or args.kwarg
+        raise syntax_error(src, node, "*args/**kwargs parameters are not supported in kernels",
+                           "list every parameter explicitly")
+    body = fdef.body
+    if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)):
+        body = body[1:]                      # the docstring is allowed
+    for stmt in body:
+        for node in ast.walk(stmt):
+            _check_node(src, node)
+
+
+def _check_node(src, node):
+    cls = type(node)
+    if cls in REJECTED:
+        msg, hint = REJECTED[cls]
+        raise syntax_error(src, node, msg, hint)
+    if cls is ast.Constant:
+        problem = _constant_problem(node.value)
+        if problem:
+            raise syntax_error(src, node, *problem)
+        return
+    if cls in (ast.For, ast.While) and node.orelse:
+        raise syntax_error(src, node.orelse[0], f"{cls.__name__.lower()}/else is not supported in kernels",
+                           "use a flag variable set before break")
+    if cls is ast.Call:
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise syntax_error(src, kw.value, "**kwargs in calls are not supported in kernels",
+                                   "pass keyword arguments explicitly")
+    if cls is ast.Assign and len(node.targets) > 1:
+        raise syntax_error(src, node, "chained assignment (a = b = ...) is not supported in kernels",
+                           "assign each name in its own statement")
+    if cls is ast.AnnAssign and node.value is None:
+        raise syntax_error(src, node, "a bare annotation without a value is not supported in kernels",
+                           "assign a value: x: float = 0.0")
+    if not isinstance(node, ALLOWED_NODES):
+        raise syntax_error(src, node, f"{cls.__name__} is not supported in kernels",
+                           "kernels accept assignments, arithmetic, if/while/for-range, calls to helpers and builtins")

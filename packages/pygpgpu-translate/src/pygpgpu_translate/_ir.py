@@ -1,0 +1,200 @@
+"""The typed IR: what the builder produces, the analyses read and the emitter prints.
+
+Expressions carry their final type; every Python-semantics difference has already been
+lowered (floor division, power, min/max, casts), so printing is a straight walk.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Expr", "Const", "Var", "Raw", "Bin", "Un", "Cast", "Call", "Ternary", "Load", "VecCtor", "Swizzle",
+    "ArrayRef", "Stmt", "Assign", "Store", "ExprStmt", "If", "While", "For", "Break", "Continue",
+    "Return", "LocalArrayDecl", "Function", "Param",
+]
+
+
+class Expr:
+    type: Any
+
+
+@dataclass
+class Const(Expr):
+    value: Any
+    type: Any
+
+
+@dataclass
+class Var(Expr):
+    name: str          # C name
+    type: Any
+
+
+@dataclass
+class Raw(Expr):
+    """Dialect-spelled text (work-item builtins, constants) with a known type."""
+    text: str
+    type: Any
+
+
+@dataclass
+class Bin(Expr):
+    op: str            # C operator
+    a: Expr
+    b: Expr
+    type: Any
+
+
+@dataclass
+class Un(Expr):
+    op: str
+    a: Expr
+    type: Any
+
+
+@dataclass
+class Cast(Expr):
+    a: Expr
+    type: Any
+
+
+@dataclass
+class Call(Expr):
+    fn: str            # C function name (builtin spelling, support function, helper)
+    args: list
+    type: Any
+
+
+@dataclass
+class Ternary(Expr):
+    cond: Expr
+    a: Expr
+    b: Expr
+    type: Any
+
+
+@dataclass
+class ArrayRef(Expr):
+    """A whole array: a kernel pointer parameter (``root``) or a local/shared array."""
+    root: str          # kernel parameter / local array name this pointer derives from
+    cname: str         # C name of the pointer in the current function
+    shape: list        # one Expr per dim
+    type: Any          # ArrayType
+
+
+@dataclass
+class Load(Expr):
+    array: ArrayRef
+    index: Expr        # flat element index
+    type: Any
+
+
+@dataclass
+class VecCtor(Expr):
+    args: list         # scalars (already of the base type)
+    type: Any
+
+
+@dataclass
+class Swizzle(Expr):
+    a: Expr
+    index: int         # component number; the dialect spells the member (.x, .s5)
+    type: Any
+
+
+class Stmt:
+    line: int = 0
+
+
+@dataclass
+class Assign(Stmt):
+    target: Var
+    value: Expr
+    line: int = 0
+
+
+@dataclass
+class Store(Stmt):
+    array: ArrayRef
+    index: Expr
+    value: Expr
+    line: int = 0
+    full_domain: bool = False   # unconditional store at the domain index (full-overwrite analysis)
+
+
+@dataclass
+class ExprStmt(Stmt):
+    value: Expr
+    line: int = 0
+
+
+@dataclass
+class If(Stmt):
+    cond: Expr
+    body: list
+    orelse: list
+    line: int = 0
+
+
+@dataclass
+class While(Stmt):
+    cond: Expr
+    body: list
+    line: int = 0
+
+
+@dataclass
+class For(Stmt):
+    var: Var
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: list
+    line: int = 0
+    step_sign: int = 1     # +1, -1, or 0 when only known at run time
+
+
+@dataclass
+class Break(Stmt):
+    line: int = 0
+
+
+@dataclass
+class Continue(Stmt):
+    line: int = 0
+
+
+@dataclass
+class Return(Stmt):
+    value: "Expr | None"
+    line: int = 0
+
+
+@dataclass
+class LocalArrayDecl(Stmt):
+    array: ArrayRef
+    size: int
+    line: int = 0
+
+
+@dataclass
+class Param:
+    name: str          # C name
+    type: Any          # Scalar / ArrayType / Vector
+    root: str = ""     # for arrays: the kernel parameter it aliases
+    hidden: bool = False
+    readonly: bool = False
+
+
+@dataclass
+class Function:
+    name: str
+    params: list
+    ret: Any
+    body: list
+    locals: dict = field(default_factory=dict)   # C name -> type
+    is_kernel: bool = False
+    filename: str = ""
+    line: int = 0
+    access: dict = field(default_factory=dict)   # array param C name -> set of "r"/"w"

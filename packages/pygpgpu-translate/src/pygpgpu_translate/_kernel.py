@@ -1,0 +1,353 @@
+"""``@kernel``: the decorator object, bracket syntax, specialization cache and launch.
+
+Warm path (DESIGN §5): signature tokens from the arguments -> one dict lookup -> plan.run.
+Everything else (translation, compilation, plan building) happens once per
+(backend, device, signature) and is cached in memory; generated sources are also cached on
+disk, binaries by the backend.
+"""
+from __future__ import annotations
+
+import ast
+import inspect as _inspect
+import logging
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from pygpgpu_core import registry
+from pygpgpu_core.errors import GPGPUError
+
+from ._launch import LaunchPlan
+from ._signature import INDEX_LIMIT, arg_token, is_device_array, spec_from_token
+from ._source import function_source
+from ._translate import debug_enabled, log, stats, translate
+from ._types import Scalar
+
+__all__ = ["kernel", "KernelFunction", "Inspection"]
+
+
+@dataclass
+class Inspection:
+    """What ``k.inspect(*args)`` returns: the generated source and what the launch will do."""
+    source: str
+    access: dict
+    signature: tuple
+    work_size: str
+    dialect: str
+    layout: list
+
+    def __str__(self) -> str:
+        return self.source
+
+
+def _default_float(value) -> Scalar:
+    if value is None:
+        return Scalar("float32")
+    dt = np.dtype(value)
+    if dt.kind != "f" or dt.name == "float16":
+        raise ValueError(f"default_float must be np.float32 or np.float64, got {value!r}")
+    return Scalar(dt.name)
+
+
+def _parse_work(item):
+    """(global, local) from a bracket work size: total, (total, local), ((h, w), (lh, lw)); None = automatic."""
+    def dims(v, what):
+        if v is None:
+            return None
+        if isinstance(v, (int, np.integer)):
+            if v <= 0:
+                raise ValueError(f"{what} work size must be positive, got {v}")
+            return (int(v),)
+        if isinstance(v, tuple) and 1 <= len(v) <= 3 and all(isinstance(x, (int, np.integer)) and x > 0 for x in v):
+            return tuple(int(x) for x in v)
+        raise ValueError(f"bad {what} work size {v!r}: use an int or a tuple of 1-3 positive ints")
+    if isinstance(item, tuple) and len(item) == 2 and (item[1] is None or isinstance(item[1], (int, np.integer, tuple))) \
+            and not all(isinstance(x, (int, np.integer)) for x in item if x is not None) or (
+            isinstance(item, tuple) and len(item) == 2):
+        g, l = item
+        g, l = dims(g, "global"), dims(l, "local")
+        if g is not None and l is not None and len(g) != len(l):
+            raise ValueError(f"global {g} and local {l} work sizes have different dimensions")
+        return g, l
+    return dims(item, "global"), None
+
+
+class _Config:
+    __slots__ = ("selector", "global_size", "local_size")
+
+    def __init__(self, selector=None, global_size=None, local_size=None):
+        self.selector = selector
+        self.global_size = global_size
+        self.local_size = local_size
+
+    def merged(self, item) -> "_Config":
+        c = _Config(self.selector, self.global_size, self.local_size)
+        items = item if isinstance(item, tuple) and any(isinstance(x, str) for x in item) else (item,)
+        for it in items:
+            if it is None:
+                continue
+            if isinstance(it, str):
+                c.selector = it
+            else:
+                c.global_size, c.local_size = _parse_work(it)
+        return c
+
+    def key(self):
+        return (self.selector, self.global_size, self.local_size)
+
+
+class _Configured:
+    """``k["cuda"]``, ``k[(1024, 256)]``: a cheap, cached view of a kernel with a fixed config."""
+
+    __slots__ = ("_kf", "_config", "_device", "_bound_self", "_children")
+
+    def __init__(self, kf, config, bound_self=None):
+        self._kf = kf
+        self._config = config
+        self._device = None
+        self._bound_self = bound_self
+        self._children = {}
+
+    def __getitem__(self, item):
+        try:
+            return self._children[item]
+        except (KeyError, TypeError):
+            pass
+        child = _Configured(self._kf, self._config.merged(item), self._bound_self)
+        try:
+            self._children[item] = child
+        except TypeError:
+            pass
+        return child
+
+    def __call__(self, *args):
+        if self._device is None:
+            self._device = self._kf._resolve_device(self._config.selector)
+        if self._bound_self is not None:
+            args = (self._bound_self,) + args
+        return self._kf._launch(self._device, self._config, args)
+
+    def inspect(self, *args, backend=None):
+        if self._bound_self is not None:
+            args = (self._bound_self,) + args
+        sel = backend or self._config.selector
+        return self._kf._inspect(args, sel)
+
+    def __repr__(self):
+        return f"<kernel {self._kf.__name__} {self._config.key()}>"
+
+
+class KernelFunction:
+    """A Python function compiled for the GPU on first call, per argument types and device."""
+
+    def __init__(self, func, backend=None, default_float=None):
+        self._static = isinstance(func, staticmethod)
+        if self._static:
+            func = func.__func__
+        self.py_func = func
+        self.backend = backend
+        self.default_float = _default_float(default_float)
+        self.__name__ = func.__name__
+        self.__qualname__ = getattr(func, "__qualname__", func.__name__)
+        self.__doc__ = func.__doc__
+        self.__module__ = func.__module__
+        self.__wrapped__ = func
+        sig = _inspect.signature(func)
+        self._param_names = list(sig.parameters)
+        for p in sig.parameters.values():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                function_source(func)
+                from ._frontend import check_syntax
+                check_syntax(function_source(func))
+        self._is_method = (not self._static and bool(self._param_names) and self._param_names[0] == "self"
+                           and "." in self.__qualname__)
+        self._self_attrs = self._scan_self_attrs() if self._is_method else ()
+        self._plans: dict = {}
+        self._translations: dict = {}
+        self._root = _Configured(self, _Config(backend))
+        self._devices: dict = {}
+
+    # ---- decorator plumbing -----------------------------------------------------------------------
+    def __get__(self, obj, objtype=None):
+        if obj is None or not self._is_method:
+            return self
+        return _Configured(self, self._root._config, obj)
+
+    def __getitem__(self, item):
+        return self._root[item]
+
+    def __call__(self, *args):
+        return self._root(*args)
+
+    def __repr__(self):
+        return f"<pygpgpu kernel {self.__qualname__}>"
+
+    def inspect(self, *args, backend=None):
+        """Translate for ``args`` without running: ``.source``, ``.access``, ``.signature``, ``.work_size``."""
+        return self._inspect(args, backend or self.backend)
+
+    def _scan_self_attrs(self):
+        src = function_source(self.py_func)
+        names = []
+        for node in ast.walk(src.tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+                    and isinstance(node.ctx, ast.Load) and node.attr not in names):
+                names.append(node.attr)
+        return tuple(names)
+
+    # ---- devices ----------------------------------------------------------------------------------
+    def _resolve_device(self, selector):
+        try:
+            return self._devices[selector]
+        except KeyError:
+            pass
+        dev = registry.select_device(selector)
+        self._devices[selector] = dev
+        return dev
+
+    # ---- signature --------------------------------------------------------------------------------
+    def _call_values(self, args):
+        names = self._param_names
+        if len(args) != len(names):
+            raise TypeError(f"kernel {self.__name__}() takes {len(names) - (1 if self._is_method else 0)} "
+                            f"arguments ({', '.join(n for n in names if n != 'self' or not self._is_method)}), "
+                            f"{len(args) - (1 if self._is_method else 0)} given")
+        values = list(args)
+        if self._is_method:
+            obj = args[0]
+            for a in self._self_attrs:
+                v = getattr(obj, a, None)
+                if callable(v) and not isinstance(v, np.ndarray) and not is_device_array(v):
+                    values.append(None)
+                else:
+                    values.append(v)
+        return values
+
+    def _signature(self, values):
+        names = self._param_names
+        tokens = []
+        big = False
+        start = 1 if self._is_method else 0
+        for i in range(start, len(names)):
+            v = values[i]
+            tok = arg_token(v, names[i])
+            tokens.append(tok)
+            if tok[0] in ("a", "d") and v.size > INDEX_LIMIT:
+                big = True
+            elif tok == "l" or tok == "L":
+                big = True
+        if self._is_method:
+            obj = values[0]
+            tokens.append(("self", type(obj)))
+            for a, v in zip(self._self_attrs, values[len(names):]):
+                if v is None:
+                    tokens.append(None)
+                    continue
+                tok = arg_token(v, f"self.{a}")
+                tokens.append(tok)
+                if tok[0] in ("a", "d") and v.size > INDEX_LIMIT:
+                    big = True
+        return tuple(tokens), (64 if big else 32)
+
+    def _specs(self, tokens):
+        specs = []
+        names = self._param_names
+        start = 1 if self._is_method else 0
+        if self._is_method:
+            from ._builder import KernelParamSpec
+            specs.append(KernelParamSpec("self", "self"))
+        for i, tok in zip(range(start, len(names)), tokens):
+            specs.append(spec_from_token(tok, names[i], self.default_float))
+        if self._is_method:
+            for a, tok in zip(self._self_attrs, tokens[len(names) - start + 1:]):
+                if tok is not None:
+                    specs.append(spec_from_token(tok, f"self.{a}", self.default_float))
+        return specs
+
+    def _flat_tokens(self, tokens):
+        """Tokens aligned with the call values (self, params, self attributes)."""
+        if not self._is_method:
+            return list(tokens)
+        n = len(self._param_names) - 1
+        return [None] + list(tokens[:n]) + list(tokens[n + 1:])
+
+    def _all_names(self):
+        return self._param_names + [f"self.{a}" for a in self._self_attrs]
+
+    # ---- translation ------------------------------------------------------------------------------
+    def _translation(self, dialect, tokens, bits, self_obj):
+        key = (dialect, tokens, bits)
+        t = self._translations.get(key)
+        if t is None:
+            t = translate(self.py_func, self._specs(tokens), (tokens, bits), dialect, self.default_float, bits,
+                          self_obj)
+            self._translations[key] = t
+        return t
+
+    def _inspect(self, args, backend):
+        values = self._call_values(args)
+        tokens, bits = self._signature(values)
+        dialect = _dialect_of(backend)
+        t = self._translation(dialect, tokens, bits, values[0] if self._is_method else None)
+        if t.domain_ndim:
+            rule = (f"{t.domain_kind} domain of {t.domain_ndim} dimension(s); global size = the domain reversed "
+                    "(last index -> dimension 0), local size automatic unless given in brackets")
+        else:
+            rule = "no iteration domain: give a bracket work size k[(total, local)]"
+        return Inspection(t.source, dict(t.access), (tokens, bits), rule, dialect, list(t.layout))
+
+    # ---- launch -----------------------------------------------------------------------------------
+    def _launch(self, device, config, args):
+        values = self._call_values(args)
+        tokens, bits = self._signature(values)
+        plan = self._plans.get((id(device), tokens, bits))
+        if plan is None:
+            plan = self._build_plan(device, tokens, bits, values)
+            self._plans[(id(device), tokens, bits)] = plan
+        plan.run(values, config.global_size, config.local_size)
+
+    def _build_plan(self, device, tokens, bits, values):
+        backend = device.backend
+        dialect = getattr(backend, "dialect", None) or _dialect_of(getattr(backend, "name", "opencl"))
+        t = self._translation(dialect, tokens, bits, values[0] if self._is_method else None)
+        if "fp64" in t.features and not getattr(device, "fp64", True):
+            raise GPGPUError(f"kernel {self.__name__!r} uses float64, which {device.selector} ({device.name}) does not "
+                             "support; pass float32 arrays or use @kernel(default_float=np.float32)")
+        if "fp16" in t.features and (dialect != "opencl" or not getattr(device, "fp16", False)):
+            raise TypeError(f"kernel {self.__name__!r}: float16 arrays are not supported on {device.selector}"
+                            f"{' (CUDA/HIP kernels take float32)' if dialect != 'opencl' else ''}; use float32")
+        t0 = time.perf_counter()
+        program = device.context().program(t.source, (), name=t.name)
+        handle = program.kernel(t.name)
+        stats["compiles"] += 1
+        if debug_enabled():
+            log.warning("pygpgpu: built %s on %s in %.1f ms", t.name, device.selector, (time.perf_counter() - t0) * 1e3)
+        plan = LaunchPlan(t, handle, device, self._all_names(), self.py_func)
+        plan._n_call_params = len(self._param_names)
+        plan.vector_arrays = [i for i, tok in enumerate(self._flat_tokens(tokens)) if isinstance(tok, tuple) and tok[0] == "av"]
+        plan.program = program
+        return plan
+
+
+def _dialect_of(backend) -> str:
+    from pygpgpu_core.selector import canonical_backend
+    if backend is None:
+        try:
+            backend = registry.default_backend_name()
+        except GPGPUError:
+            backend = "opencl"
+    name = canonical_backend(str(backend).split(":")[0]) if backend else "opencl"
+    if name in ("opencl", "cuda", "hip"):
+        return name
+    try:
+        return registry.get_backend(name).dialect
+    except GPGPUError:
+        return "opencl"
+
+
+def kernel(func=None, *, backend=None, default_float=None):
+    """Decorate a Python function to run on the GPU: ``@kernel`` or ``@kernel(backend="cuda")``."""
+    if func is None:
+        return lambda f: KernelFunction(f, backend=backend, default_float=default_float)
+    return KernelFunction(func, backend=backend, default_float=default_float)

@@ -1,0 +1,143 @@
+"""Launch plans: everything a warm call needs, decided once per (kernel, device, signature).
+
+A plan holds the compiled kernel's launcher, which arrays to upload and read back, how to
+pack scalars and how to compute the work size; running it does no translation, hashing or
+ctypes allocation of its own.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pygpgpu_core.gnp import stage_numpy
+
+from ._signature import base_view, is_device_array
+
+__all__ = ["LaunchPlan"]
+
+_HOST_HELPERS = {}
+
+
+def _pyg_dim(x, k):
+    return int(x.shape[k])
+
+
+def _pyg_item(shape, k):
+    return int(tuple(shape)[k])
+
+
+def _pyg_len(x):
+    shape = getattr(x, "shape", None)
+    if shape is not None and not isinstance(x, np.ndarray):
+        return int(shape[0])
+    return len(x)
+
+
+def compile_domain(domain_src: str, func):
+    if not domain_src:
+        return None
+    g = dict(getattr(func, "__globals__", {}))
+    g.update(_pyg_dim=_pyg_dim, _pyg_item=_pyg_item, len=_pyg_len)
+    ns: dict = {}
+    exec(compile(domain_src, f"<pygpgpu domain of {func.__qualname__}>", "exec"), g, ns)
+    return ns["_pyg_domain"]
+
+
+class LaunchPlan:
+    def __init__(self, translation, kernel_handle, device, param_names, func):
+        self.t = translation
+        self.device = device
+        self.context = device.context()
+        self.zero_copy = bool(getattr(device, "host_unified_memory", False))
+        self.param_names = param_names                    # Python names in call order (incl. "self.x")
+        self.position = {n: i for i, n in enumerate(param_names)}
+        self.domain_fn = compile_domain(translation.domain_src, func)
+        layout = translation.layout
+        arg_types = []
+        for item in layout:
+            arg_types.append("buffer" if item[0] == "buffer" else item[-1])
+        self.launcher = kernel_handle.launcher(arg_types)
+        self.kernel_handle = kernel_handle
+        self.layout = [(item[0], self.position.get(item[1]) if item[0] != "bound" else item[1], item) for item in layout]
+        self.arrays = []                                  # (position, name, reads, writes, covered)
+        covers = set(translation.covers)
+        for item in layout:
+            if item[0] == "buffer":
+                word = translation.access.get(item[1], "readwrite")
+                reads = word in ("read", "readwrite")
+                writes = word in ("write", "readwrite")
+                self.arrays.append((self.position[item[1]], item[1], reads, writes, item[1] in covers))
+        self.global_from_domain = translation.domain_ndim > 0
+        self.vector_arrays = []
+
+    def run(self, values, global_size, local_size):
+        ctx = self.context
+        if self.vector_arrays:
+            values = list(values)
+            for pos in self.vector_arrays:
+                if type(values[pos]) is np.ndarray and values[pos].dtype.fields is not None:
+                    values[pos] = base_view(values[pos])
+        domain = self.domain_fn(*values[: self._n_call_params]) if self.domain_fn is not None else None
+        if global_size is None:
+            if domain is None:
+                raise ValueError(
+                    f"kernel {self.t.name!r} has no iteration domain, so its work size cannot be derived. Give one: "
+                    f"a magic loop (for i in range(x.shape[0]): ...), gpu.work_size(x) in the kernel, or a bracket "
+                    f"work size: {self.t.name}[(total, local)](...) or {self.t.name}[total](...)")
+            global_size = tuple(reversed(domain))
+        if 0 in global_size:
+            return
+        buffers = {}
+        staged = []
+        try:
+            for pos, name, reads, writes, covered in self.arrays:
+                a = values[pos]
+                if type(a) is np.ndarray:
+                    if writes:
+                        if not a.flags.c_contiguous:
+                            raise ValueError(f"argument {name!r} of kernel {self.t.name!r} is written but not "
+                                             "C-contiguous; pass np.ascontiguousarray(...) and use that array")
+                        if not a.flags.writeable:
+                            raise ValueError(f"argument {name!r} of kernel {self.t.name!r} is written by the kernel "
+                                             "but the array is read-only; pass a writable array")
+                    elif not a.flags.c_contiguous:
+                        a = np.ascontiguousarray(a)
+                    if a.nbytes == 0:
+                        a = np.zeros(1, a.dtype)
+                    full = covered and domain is not None and a.shape == tuple(domain)
+                    st = stage_numpy(a, self.device, read=reads, write=writes, overwrite=full)
+                    staged.append(st)
+                    buf = st.buffer
+                elif is_device_array(a):
+                    if a.device is not self.device:
+                        raise ValueError(f"argument {name!r} of kernel {self.t.name!r} lives on {a.device.selector}, "
+                                         f"but the kernel runs on {self.device.selector}; copy it there first")
+                    buf = a.buffer
+                else:
+                    raise TypeError(f"argument {name!r} of kernel {self.t.name!r} must be an array")
+                buffers[pos] = buf
+            packed = []
+            for kind, pos, item in self.layout:
+                if kind == "buffer":
+                    packed.append(buffers[pos])
+                elif kind == "shape":
+                    packed.append(item[3].type(values[pos].shape[item[2]]))
+                elif kind == "scalar":
+                    packed.append(item[2].type(values[pos]))
+                elif kind == "vcomp":
+                    packed.append(item[3].type(_component(values[pos], item[2])))
+                else:  # bound
+                    packed.append(item[2].type(domain[item[1]]))
+            self.launcher(global_size, local_size, packed)
+            done, staged = staged, []
+            for st in done:
+                st.finish()
+        finally:
+            for st in staged:      # an error before the launch: release without reading back
+                st._download = False
+                st.finish()
+
+    _n_call_params = None
+
+
+def _component(v, k):
+    return np.asarray(v)[k]

@@ -1,0 +1,192 @@
+"""The translator's type system: scalars (weak or strong), vectors, arrays.
+
+One rule set for every backend (DESIGN §3). Python scalars and literals are *weak*: they
+adopt the other operand's type. A weak float alone is the kernel's default float; a weak
+int alone is int32 (int64 when the value needs it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+__all__ = [
+    "Scalar", "Vector", "ArrayType", "VOID", "UNKNOWN", "BOOL", "INT32", "INT64", "UINT32",
+    "FLOAT32", "FLOAT64", "scalar_of", "binary_result", "join", "JoinConflict", "concrete",
+    "VECTOR_WIDTHS", "VECTOR_BASES",
+]
+
+VECTOR_WIDTHS = (2, 3, 4, 8, 16)
+VECTOR_BASES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64")
+
+
+@dataclass(frozen=True)
+class Scalar:
+    name: str                 # numpy dtype name: bool, int8 ... uint64, float16, float32, float64
+    weak: bool = False
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.name)
+
+    @property
+    def kind(self) -> str:    # 'b', 'i', 'u', 'f'
+        return self.dtype.kind
+
+    @property
+    def bits(self) -> int:
+        return 8 if self.name == "bool" else self.dtype.itemsize * 8
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in "iu"
+
+    def strong(self) -> "Scalar":
+        return replace(self, weak=False) if self.weak else self
+
+    def __str__(self) -> str:
+        return ("weak " if self.weak else "") + self.name
+
+
+@dataclass(frozen=True)
+class Vector:
+    base: Scalar
+    width: int
+
+    @property
+    def name(self) -> str:    # OpenCL-style name, also the host class name: float4, int3
+        short = {"int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort", "int32": "int",
+                 "uint32": "uint", "int64": "long", "uint64": "ulong", "float32": "float", "float64": "double"}
+        return f"{short[self.base.name]}{self.width}"
+
+    weak = False
+
+    def strong(self) -> "Vector":
+        return self
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    elem: "Scalar | Vector"
+    ndim: int
+    space: str = "global"     # "global" | "local"
+    row_width: int = 0        # last dim when it is a vector width (2,3,4,8,16): a[i] of a 2-D array is a vector
+    static_shape: tuple = ()  # local arrays: compile-time shape
+
+    weak = False
+
+    def strong(self) -> "ArrayType":
+        return self
+
+    def __str__(self) -> str:
+        return f"{self.ndim}-D {self.space} array of {self.elem}"
+
+
+@dataclass(frozen=True)
+class _Special:
+    name: str
+    weak = False
+
+    def strong(self):
+        return self
+
+    def __str__(self) -> str:
+        return self.name
+
+
+VOID = _Special("void")
+UNKNOWN = _Special("unknown")   # a local whose type inference has not reached yet
+BOOL = Scalar("bool")
+INT32 = Scalar("int32")
+UINT32 = Scalar("uint32")
+INT64 = Scalar("int64")
+FLOAT32 = Scalar("float32")
+FLOAT64 = Scalar("float64")
+
+
+def scalar_of(dtype) -> Scalar:
+    return Scalar(np.dtype(dtype).name)
+
+
+def concrete(t, default_float: Scalar):
+    """Drop weakness: a weak scalar becomes the concrete type it would have on its own."""
+    if isinstance(t, Scalar) and t.weak:
+        if t.kind == "f":
+            return default_float if t.name == "float32" else Scalar(t.name)
+        return Scalar(t.name)
+    return t
+
+
+def _promote_strong(a: Scalar, b: Scalar) -> Scalar:
+    """numpy's promotion, except that int op float keeps the float type (the C/OpenCL rule, so
+    a float32 kernel never drifts into float64 because of an int index) and int64 op uint64
+    stays int64 instead of becoming float64."""
+    if a == b:
+        return a
+    if a.is_float != b.is_float:
+        return a if a.is_float else b
+    if {a.name, b.name} == {"int64", "uint64"}:
+        return Scalar("int64")
+    return Scalar(np.promote_types(a.dtype, b.dtype).name)
+
+
+def binary_result(a: Scalar, b: Scalar, default_float: Scalar) -> Scalar:
+    """Type of an arithmetic operation between two scalars (before Python-semantics lowering)."""
+    if a.weak and b.weak:
+        if a.is_float or b.is_float:
+            return Scalar("float32", weak=True)   # a weak float; concrete() makes it the default float
+        bits = max(a.bits, b.bits, 32)
+        return Scalar(f"int{bits}", weak=True)
+    if a.weak or b.weak:
+        weak, strong = (a, b) if a.weak else (b, a)
+        if weak.is_float and not strong.is_float:
+            return default_float           # int32_array * 2.0 -> default float
+        if strong.kind == "b":
+            return Scalar("int32") if weak.is_int else default_float
+        return strong
+    if a.kind == "b" and b.kind == "b":
+        return INT32
+    return _promote_strong(a, b)
+
+
+class JoinConflict(Exception):
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+        super().__init__(f"{a} vs {b}")
+
+
+def join(a, b):
+    """The type of a local assigned both an ``a`` and a ``b`` value."""
+    if a is UNKNOWN:
+        return b
+    if b is UNKNOWN or a == b:
+        return a
+    if isinstance(a, Scalar) and isinstance(b, Scalar):
+        if a.weak and b.weak:
+            if a.is_float or b.is_float:
+                return Scalar("float32", weak=True)
+            return Scalar(f"int{max(a.bits, b.bits, 32)}", weak=True)
+        if a.weak or b.weak:
+            weak, strong = (a, b) if a.weak else (b, a)
+            if weak.is_float and not strong.is_float:
+                return Scalar("float32", weak=True) if strong.bits <= 32 else Scalar("float64")
+            return strong
+        if a.is_float != b.is_float:       # an int and a float local: only where the float holds the int
+            i, f = (a, b) if b.is_float else (b, a)
+            if f.bits > i.bits or (f.name == "float32" and i.bits <= 32):
+                return f
+            raise JoinConflict(a, b)
+        p = _promote_strong(a, b)
+        if p == a or p == b:
+            return p
+        raise JoinConflict(a, b)
+    if isinstance(a, Vector) and isinstance(b, Vector) and a == b:
+        return a
+    raise JoinConflict(a, b)

@@ -1,0 +1,167 @@
+"""The prelude library: small C/C++ helpers a generated kernel needs, emitted once, only when used.
+
+Call ``prelude_source(dialect, needed)`` with the set of piece names the emitted code uses; it
+returns the source of those pieces and everything they depend on, dependency-ordered and each
+exactly once (the result is "" when nothing is needed). ``PRELUDE_NAMES`` lists every piece.
+
+Piece names are ``"<family>:<type>"``; ``<type>`` is a PyGPGPU type name: a scalar (``char uchar
+short ushort int uint long ulong float double``; ``long`` is always 64-bit) or a vector
+(``float4``, ``ulong16``, ...). What each family defines, under the same C name in every dialect:
+
+``vec:<V>``
+    The vector type where the toolchain lacks it (CUDA/HIP 8- and 16-wide, CUDA 13's deprecated
+    ``long4/ulong4/double4``: struct ``pg_<V>`` with members ``s0 ... sF``), plus
+    ``pg_make_<V>(c0, ..., cN)`` and ``pg_splat_<V>(s)``. Use :func:`c_type` for the C spelling
+    of a type, :func:`component` for member access, :func:`make_vector` for a constructor call.
+    CUDA/HIP 3-wide built-ins are packed (``float3`` is 12 bytes); OpenCL's are 16 bytes.
+``vec_ops:<V>``
+    Arithmetic operators with scalar broadcast on either side (``+ - * /``; for integer vectors
+    also ``% & | ^ << >>``, shifts take the count modulo the bit width), compound assignment,
+    unary ``- + ~``. Empty where the dialect has them natively (OpenCL; HIP's 2/3/4-wide).
+``vec_cmp:<V>``
+    ``pg_eq_<V> pg_ne_<V> pg_lt_<V> pg_le_<V> pg_gt_<V> pg_ge_<V>(a, b)``: -1/0 per component in
+    the signed integer vector of the element size (OpenCL's rule), e.g. float4 -> int4.
+``funcs.<f>:<T>``
+    ``pg_<f>_<T>(...)`` for each function of ``pygpgpu_core.funcs`` (dot, cross, length, distance,
+    normalize, reflect, clamp, mix, step, smoothstep, fma, sign, radians, degrees, min, max,
+    abs), all arguments of type ``T`` (splat scalars first). OpenCL versions wrap the native
+    builtin; ``FuncSpec.spelling(dialect, T)`` says whether to call the builtin directly.
+``atomic_<op>:<T>`` and ``atomic_<op>.local:<T>``
+    ``pg_atomic_<op>_<T>(p, v)`` / ``pg_atomic_<op>_local_<T>(p, v)`` (the ``.local`` variant takes
+    a ``__local`` pointer in OpenCL; identical in CUDA/HIP). ops: add sub min max and or xor xchg
+    ``cmpxchg(p, cmp, v)`` ``inc(p)`` ``dec(p)``; T: int uint long ulong float (float: no
+    and/or/xor). All return the old value; inc/dec are +-1 with wrap-around everywhere.
+``pyfloordiv:<T>`` and ``pymod:<T>``
+    ``pg_pyfloordiv_<T>(a, b)`` / ``pg_pymod_<T>(a, b)``: Python ``//`` and ``%`` for integer and
+    float scalars and vectors (integer division by zero yields 0).
+``ext:fp64``, ``ext:int64_base_atomics``, ``ext:int64_extended_atomics``
+    OpenCL ``#pragma OPENCL EXTENSION`` lines (empty elsewhere); pulled in automatically.
+
+:func:`piece_function` maps a piece to the C function name it defines (where it is one function).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable, Iterable
+
+from pygpgpu_core.funcs import FUNCS_TABLE
+
+from . import _atomics, _funcs, _pysem, _vec
+from ._types import (
+    DIALECTS,
+    SCALARS,
+    VECTORS,
+    c_type,
+    check_dialect,
+    comparison_type,
+    component,
+    make_vector,
+    split_type,
+)
+
+__all__ = [
+    "prelude_source",
+    "PRELUDE_NAMES",
+    "piece_function",
+    "c_type",
+    "component",
+    "make_vector",
+    "comparison_type",
+    "DIALECTS",
+]
+
+Generator = Callable[[str], "tuple[list[str], str]"]
+
+
+def _all_names() -> frozenset[str]:
+    names = {"ext:fp64", "ext:int64_base_atomics", "ext:int64_extended_atomics"}
+    for v in VECTORS:
+        names |= {f"vec:{v}", f"vec_ops:{v}", f"vec_cmp:{v}"}
+    for f in FUNCS_TABLE:
+        names |= {f"funcs.{f}:{t}" for t in _funcs.func_types(f)}
+    for op in _atomics.ATOMIC_OPS:
+        for t in _atomics.atomic_types(op):
+            names |= {f"atomic_{op}:{t}", f"atomic_{op}.local:{t}"}
+    for op in _pysem.PY_OPS:
+        names |= {f"{op}:{t}" for t in SCALARS + VECTORS}
+    return frozenset(names)
+
+
+PRELUDE_NAMES: frozenset[str] = _all_names()
+
+
+def _resolve(dialect: str, name: str, native: bool) -> tuple[list[str], str]:
+    """(dependencies, source) of one piece."""
+    family, _, type_name = name.partition(":")
+    if family == "ext":
+        if type_name == "fp64":
+            return [], _vec.ext_fp64(dialect)
+        return [], _atomics.ext_int64(dialect, type_name.split("_")[1])
+    if family == "vec":
+        return _vec.vec_deps(dialect, type_name), _vec.vec_source(dialect, type_name)
+    if family == "vec_ops":
+        return _vec.vec_ops_deps(dialect, type_name), _vec.vec_ops_source(dialect, type_name)
+    if family == "vec_cmp":
+        return _vec.vec_cmp_deps(dialect, type_name), _vec.vec_cmp_source(dialect, type_name, native)
+    if family.startswith("funcs."):
+        f = family[len("funcs."):]
+        return _funcs.funcs_deps(dialect, f, type_name, native), _funcs.funcs_source(dialect, f, type_name, native)
+    if family.startswith("atomic_"):
+        op, _, local = family[len("atomic_"):].partition(".")
+        return (
+            _atomics.atomic_deps(dialect, op, type_name, bool(local)),
+            _atomics.atomic_source(dialect, op, type_name, bool(local)),
+        )
+    if family in _pysem.PY_OPS:
+        return _pysem.pysem_deps(dialect, family, type_name), _pysem.pysem_source(dialect, family, type_name)
+    raise KeyError(name)
+
+
+@lru_cache(maxsize=None)
+def _piece(dialect: str, name: str, native: bool = True) -> tuple[tuple[str, ...], str]:
+    if name not in PRELUDE_NAMES:
+        close = sorted(n for n in PRELUDE_NAMES if n.split(":")[0] == name.split(":")[0])[:6]
+        hint = f" (same family: {', '.join(close)} ...)" if close else ""
+        raise KeyError(f"no prelude piece {name!r}{hint}")
+    deps, src = _resolve(dialect, name, native)
+    return tuple(deps), src
+
+
+def prelude_source(dialect: str, needed: Iterable[str], *, native: bool = True) -> str:
+    """C/C++ source defining every piece in ``needed`` and its dependencies, each once,
+    dependencies first. The order of ``needed`` does not matter (output order is stable).
+
+    ``native=False`` makes OpenCL use the portable component-wise bodies that CUDA/HIP get
+    instead of wrapping OpenCL builtins; tests use it to execute those bodies on an OpenCL
+    device. Generated kernels keep the default."""
+    check_dialect(dialect)
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        deps, _ = _piece(dialect, name, native)
+        for d in deps:
+            visit(d)
+        order.append(name)
+
+    for name in sorted(set(needed)):
+        visit(name)
+    parts = [_piece(dialect, n, native)[1] for n in order]
+    return "".join(p for p in parts if p)
+
+
+def piece_function(name: str) -> str | None:
+    """The C function a single-function piece defines (``"funcs.dot:float4"`` -> ``"pg_dot_float4"``,
+    ``"atomic_add.local:int"`` -> ``"pg_atomic_add_local_int"``); None for multi-definition pieces."""
+    family, _, type_name = name.partition(":")
+    if family.startswith("funcs."):
+        return f"pg_{family[6:]}_{type_name}"
+    if family.startswith("atomic_"):
+        op, _, local = family[7:].partition(".")
+        return _atomics.function_name(op, type_name, bool(local))
+    if family in _pysem.PY_OPS:
+        return f"pg_{family}_{type_name}"
+    return None

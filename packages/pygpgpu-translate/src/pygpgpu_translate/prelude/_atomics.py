@@ -1,0 +1,162 @@
+"""Pieces ``atomic_<op>:<T>`` / ``atomic_<op>.local:<T>``: one atomic with one meaning everywhere.
+
+Every helper returns the value the location held *before* the operation. ``inc``/``dec`` are
+add/subtract 1 with ordinary wrap-around (not CUDA's ``atomicInc`` limit semantics);
+``cmpxchg(p, cmp, v)`` stores ``v`` if ``*p == cmp`` (floats compare bit patterns, on every
+backend). Float add/sub/min/max/inc/dec in OpenCL 1.2 use a compare-exchange loop
+(``atomic_fetch_add_explicit`` is used for add where ``cl_ext_float_atomics`` is enabled);
+64-bit atomics in OpenCL need the ``cl_khr_int64_*_atomics`` pragmas, emitted as pieces.
+"""
+from __future__ import annotations
+
+from ._types import c_type
+
+ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg", "inc", "dec")
+ATOMIC_TYPES = ("int", "uint", "long", "ulong", "float")
+FLOAT_ATOMIC_OPS = ("add", "sub", "min", "max", "xchg", "cmpxchg", "inc", "dec")
+_INT64_EXTENDED = ("min", "max", "and", "or", "xor")
+
+
+def atomic_types(op: str) -> tuple[str, ...]:
+    return ATOMIC_TYPES if op in FLOAT_ATOMIC_OPS else ATOMIC_TYPES[:4]
+
+
+def function_name(op: str, type_name: str, local: bool = False) -> str:
+    return f"pg_atomic_{op}_{'local_' if local else ''}{type_name}"
+
+
+def ext_int64(dialect: str, which: str) -> str:
+    if dialect != "opencl":
+        return ""
+    return f"#pragma OPENCL EXTENSION cl_khr_int64_{which}_atomics : enable\n"
+
+
+def atomic_deps(dialect: str, op: str, type_name: str, local: bool) -> list[str]:
+    if dialect == "opencl" and type_name in ("long", "ulong"):
+        return ["ext:int64_base_atomics"] + (["ext:int64_extended_atomics"] if op in _INT64_EXTENDED else [])
+    return []
+
+
+def atomic_source(dialect: str, op: str, type_name: str, local: bool) -> str:
+    if type_name not in atomic_types(op):
+        raise KeyError(f"atomic_{op} is not defined for {type_name}")
+    t = c_type(dialect, type_name)
+    if dialect == "opencl":
+        space = "__local" if local else "__global"
+        ptr = f"volatile {space} {t}* p"
+        body = _opencl_body(op, type_name, space)
+    else:
+        ptr = f"{t}* p"
+        body = _cuda_body(dialect, op, type_name)
+    params = {"cmpxchg": f"{ptr}, {t} cmp, {t} v", "inc": ptr, "dec": ptr}.get(op, f"{ptr}, {t} v")
+    prefix = "static inline" if dialect == "opencl" else "__device__ __forceinline__"
+    return f"{prefix} {t} {function_name(op, type_name, local)}({params}) {{ {body} }}\n"
+
+
+def _opencl_body(op: str, type_name: str, space: str) -> str:
+    if type_name == "float":
+        return _opencl_float_body(op, space)
+    fn = "atom_" if type_name in ("long", "ulong") else "atomic_"
+    if op in ("inc", "dec"):
+        return f"return {fn}{op}(p);"
+    if op == "cmpxchg":
+        return f"return {fn}cmpxchg(p, cmp, v);"
+    return f"return {fn}{op}(p, v);"
+
+
+def _opencl_float_body(op: str, space: str) -> str:
+    if op == "xchg":
+        return "return atomic_xchg(p, v);"
+    u = f"(volatile {space} uint*)p"
+    if op == "cmpxchg":
+        return f"return as_float(atomic_cmpxchg({u}, as_uint(cmp), as_uint(v)));"
+    update = {
+        "add": "as_float(assumed) + v",
+        "sub": "as_float(assumed) - v",
+        "inc": "as_float(assumed) + 1.0f",
+        "dec": "as_float(assumed) - 1.0f",
+        "min": "fmin(as_float(assumed), v)",
+        "max": "fmax(as_float(assumed), v)",
+    }[op]
+    loop = (
+        f"volatile {space} uint* u = {u}; uint old = *u, assumed; "
+        f"do {{ assumed = old; uint desired = as_uint({update}); if (desired == assumed) break; "
+        f"old = atomic_cmpxchg(u, assumed, desired); }} while (old != assumed); "
+        f"return as_float(assumed);"
+    )
+    if op == "add":
+        feature = "__opencl_c_ext_fp32_local_atomic_add" if space == "__local" else "__opencl_c_ext_fp32_global_atomic_add"
+        return (
+            f"\n#if defined({feature}) && defined(__opencl_c_atomic_order_relaxed)\n"
+            f"  return atomic_fetch_add_explicit((volatile {space} atomic_float*)p, v, memory_order_relaxed);\n"
+            f"#else\n  {loop}\n#endif\n"
+        )
+    return loop
+
+
+def _cuda_body(dialect: str, op: str, type_name: str) -> str:
+    if type_name == "float":
+        return _cuda_float_body(op)
+    t = c_type(dialect, type_name)
+    if type_name == "long":
+        # Two's complement makes the unsigned 64-bit atomics exact for signed values.
+        u = "unsigned long long"
+        if op in ("min", "max"):
+            if dialect == "cuda":
+                return f"return atomic{op.capitalize()}(p, v);"
+            cmp = "<=" if op == "min" else ">="
+            return (
+                f"long long old = *(volatile long long*)p, assumed; "
+                f"do {{ assumed = old; if (assumed {cmp} v) break; "
+                f"old = (long long)atomicCAS(({u}*)p, ({u})assumed, ({u})v); }} while (old != assumed); "
+                f"return assumed;"
+            )
+        cast_p = f"({u}*)p"
+        return "return (long long)" + _cuda_int_call(op, cast_p, f"({u})v", f"({u})cmp", "1ull", "~0ull") + ";"
+    one = "1ull" if type_name == "ulong" else "1"
+    neg_one = "~0ull" if type_name == "ulong" else f"({t})-1"
+    if type_name == "ulong":
+        return "return " + _cuda_int_call(op, "p", "v", "cmp", one, neg_one) + ";"
+    if op == "sub":
+        return "return atomicSub(p, v);"
+    if op == "dec":
+        return "return atomicSub(p, 1);"
+    return "return " + _cuda_int_call(op, "p", "v", "cmp", one, neg_one) + ";"
+
+
+def _cuda_int_call(op: str, p: str, v: str, cmp: str, one: str, neg_one: str) -> str:
+    return {
+        "add": f"atomicAdd({p}, {v})",
+        "sub": f"atomicAdd({p}, 0ull - {v})" if "ull" in one else f"atomicSub({p}, {v})",
+        "min": f"atomicMin({p}, {v})",
+        "max": f"atomicMax({p}, {v})",
+        "and": f"atomicAnd({p}, {v})",
+        "or": f"atomicOr({p}, {v})",
+        "xor": f"atomicXor({p}, {v})",
+        "xchg": f"atomicExch({p}, {v})",
+        "cmpxchg": f"atomicCAS({p}, {cmp}, {v})",
+        "inc": f"atomicAdd({p}, {one})",
+        "dec": f"atomicAdd({p}, {neg_one})",
+    }[op]
+
+
+def _cuda_float_body(op: str) -> str:
+    if op == "add":
+        return "return atomicAdd(p, v);"
+    if op == "sub":
+        return "return atomicAdd(p, -v);"
+    if op == "inc":
+        return "return atomicAdd(p, 1.0f);"
+    if op == "dec":
+        return "return atomicAdd(p, -1.0f);"
+    if op == "xchg":
+        return "return atomicExch(p, v);"
+    if op == "cmpxchg":
+        return "return __uint_as_float(atomicCAS((unsigned int*)p, __float_as_uint(cmp), __float_as_uint(v)));"
+    fn = "fminf" if op == "min" else "fmaxf"
+    return (
+        "unsigned int* u = (unsigned int*)p; unsigned int old = *(volatile unsigned int*)u, assumed; "
+        f"do {{ assumed = old; unsigned int desired = __float_as_uint({fn}(__uint_as_float(assumed), v)); "
+        "if (desired == assumed) break; old = atomicCAS(u, assumed, desired); } while (old != assumed); "
+        "return __uint_as_float(assumed);"
+    )

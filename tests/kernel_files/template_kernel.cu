@@ -1,0 +1,5 @@
+template <typename T>
+__global__ void scale(T* x, T k)
+{
+    x[threadIdx.x] *= k;
+}
