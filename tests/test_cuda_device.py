@@ -309,6 +309,36 @@ def test_foreign_arrays_share_memory_zero_copy(ctx):
     assert float(out.sum()) == 3000.0
 
 
+def test_wait_for_a_foreign_stream(ctx):
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed here")
+    n = 1 << 22
+    producer = cupy.cuda.Stream(non_blocking=True)  # not ordered with our stream by itself
+    with producer:
+        x = cupy.zeros(n, dtype=cupy.float32)
+        for _ in range(200):
+            x += 1.0
+    ctx.queue.wait_for_stream(producer.ptr)
+    host = np.empty(n, np.float32)
+    ctx.buffer_from_pointer(x.data.ptr, x.nbytes, owner=x).read(host)
+    assert (host == 200.0).all()
+
+
+def test_launcher_of_a_closed_program(ctx):
+    prog = ctx.program(VECADD + "\n// closed below\n")
+    k = prog.kernel("vecadd")
+    buf = ctx.buffer(64)
+    fn = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    fn(16, None, (buf, buf, buf, 16))
+    prog.close()
+    prog.close()
+    with pytest.raises(ClosedError):
+        fn(16, None, (buf, buf, buf, 16))
+    with pytest.raises(ClosedError):
+        prog.kernel("vecadd")
+    assert ctx.program(VECADD + "\n// closed below\n") is not prog  # rebuilt on demand
+    ctx.synchronize()
+
+
 def test_illegal_address_reports_lost_context():
     """A faulting kernel poisons the CUDA context for the whole process: run it in a child."""
     code = textwrap.dedent(

@@ -165,3 +165,32 @@ def test_no_growth_over_100k_calls(device):
     assert rss1 - rss0 < 8 << 20, f"process grew by {(rss1 - rss0) >> 20} MiB over 100k calls"
     np.testing.assert_array_equal(x.get(), np.full(4096, 20_500, np.float32))
     assert elapsed < 30, f"100k allocations + 20k launches took {elapsed:.1f} s"
+
+
+def test_no_growth_over_translated_kernel_calls(backend):
+    """10k @kernel calls on gnp arrays plus numpy scalars: nothing accumulates per call."""
+    from pygpgpu_translate import kernel
+
+    @kernel
+    def bump(x, step):
+        for i in range(x.shape[0]):
+            x[i] = x[i] + step
+
+    x = gnp.zeros(1000, np.float32, device=backend)
+    k = bump[backend]
+    for _ in range(200):          # warm-up: compile, caches, allocator steady state
+        k(x, np.float32(1))
+    x.synchronize()
+    pool = gnp.get_memory_pool(backend)
+    gc.collect()
+    stats0, rss0 = pool.stats(), _rss_bytes()
+    gnp.reset_transfer_stats()
+    for _ in range(10_000):
+        k(x, np.float32(1))
+    x.synchronize()
+    gc.collect()
+    stats1, rss1 = pool.stats(), _rss_bytes()
+    assert gnp.transfer_stats()["h2d"] == 0 and gnp.transfer_stats()["d2h"] == 0
+    assert (stats1["in_use_bytes"], stats1["cached_bytes"]) == (stats0["in_use_bytes"], stats0["cached_bytes"])
+    assert rss1 - rss0 < 8 << 20, f"process grew by {(rss1 - rss0) >> 20} MiB over 10k kernel calls"
+    np.testing.assert_array_equal(x.get(), np.full(1000, 10_200, np.float32))

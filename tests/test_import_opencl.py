@@ -67,6 +67,16 @@ def test_vecadd_work_size_inferred_and_in_brackets(kdir):
     np.testing.assert_array_equal(out, a + b)
 
 
+def test_device_object_and_name_selectors(kdir, cl_device):
+    import vecadd
+
+    a = np.arange(100, dtype=np.float32)
+    for selector in (cl_device, "opencl", "ocl:0", cl_device.arch or "0"):
+        out = np.zeros_like(a)
+        vecadd.vecadd[selector](a, a, out, 100)
+        np.testing.assert_array_equal(out, 2 * a)
+
+
 def test_const_pointers_upload_only_and_outputs_read_back(kdir):
     from pygpgpu_core.gnp import reset_transfer_stats, transfer_stats
     import misc
@@ -306,3 +316,17 @@ def test_backend_buffer_argument_stays_on_device(kdir, cl_device):
     finally:
         buf_a.close()
         buf_out.close()
+
+
+def test_constant_address_space_pointer(kdir):
+    import misc
+
+    assert misc.lookup.access == {"table": "read", "idx": "read", "out": "readwrite", "n": "value"}
+    table = np.array([10, 20, 30, 40], np.float32)
+    idx = np.array([3, 0, 2, 2, 1], np.int32)
+    out = np.zeros(5, np.float32)
+    misc.lookup[5](table, idx, out, 5)  # the first array (table) has 4 elements: the size comes from brackets
+    np.testing.assert_array_equal(out, table[idx])
+    ns = {}
+    exec("from misc import *", ns)
+    assert {"lookup", "block_sum", "TILE"} <= set(ns) and "__getattr__" not in ns

@@ -184,3 +184,22 @@ def test_objects_alive_at_exit_do_not_break_shutdown():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "done"
     assert "Exception ignored" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_objects_implement_the_core_protocols():
+    from pygpgpu_core import protocols
+
+    dev = _devices()[0]
+    assert isinstance(pygpgpu_opencl.backend, protocols.Backend)
+    assert isinstance(dev, protocols.Device)
+    ctx = pygpgpu_opencl.Context(dev)
+    try:
+        assert isinstance(ctx, protocols.Context)
+        assert isinstance(ctx.queue, protocols.Queue)
+        buf = ctx.buffer(16)
+        assert isinstance(buf, protocols.Buffer)
+        prog = ctx.program("__kernel void k(__global int* x) { x[0] = 1; }")
+        assert isinstance(prog, protocols.Program)
+        assert isinstance(prog.kernel("k"), protocols.Kernel)
+    finally:
+        ctx.close()

@@ -145,3 +145,37 @@ def test_invalid_build_option_is_a_compile_error(ctx):
     with pytest.raises(CompileError) as info:
         ctx.program(_unique_source(), ["-this-option-does-not-exist"])
     assert "-this-option-does-not-exist" in str(info.value)
+
+
+def test_every_key_input_changes_the_key(ctx):
+    """Device name/vendor/version, driver, platform and options each change the cache key."""
+    from types import SimpleNamespace
+
+    from pygpgpu_opencl._program import _program_cache_key
+
+    dev = ctx.device
+    fields = dict(name=dev.name, vendor=dev.vendor, version=dev.version, driver_version=dev.driver_version)
+    platform = dict(name=dev.platform.name, version=dev.platform.version)
+
+    def key(source="src", options=("-cl-std=CL1.2",), **changes):
+        d = dict(fields, **{k: v for k, v in changes.items() if k in fields})
+        p = dict(platform, **{k[len("platform_"):]: v for k, v in changes.items() if k.startswith("platform_")})
+        fake = SimpleNamespace(device=SimpleNamespace(**d, platform=SimpleNamespace(**p)))
+        return _program_cache_key(fake, source, list(options))
+
+    base = key()
+    assert base == key()
+    variants = [
+        key(source="src2"),
+        key(options=("-cl-std=CL2.0",)),
+        key(name="other device"),
+        key(vendor="other vendor"),
+        key(version="OpenCL 9.9"),
+        key(driver_version="99.0"),
+        key(platform_name="other platform"),
+        key(platform_version="OpenCL 9.9 other"),
+    ]
+    assert len(set(variants)) == len(variants) and base not in variants
+    # The real program uses the same function, so its key matches.
+    prog = ctx.program("__kernel void k(__global int* x) { x[0] = 1; }")
+    assert prog.cache_key == _program_cache_key(ctx, prog.source, prog.options)

@@ -109,6 +109,18 @@ def test_wrong_launcher_types(ctx, prog):
         LocalMemory(0)
 
 
+def test_too_much_local_memory_is_refused(ctx, prog, device):
+    # PoCL aborts the whole process on this, so it must never reach the driver.
+    k = prog.kernel("with_local")
+    out = np.zeros(16, np.float32)
+    with pytest.raises(ValueError, match="CL_DEVICE_LOCAL_MEM_SIZE"):
+        k[(16, 16)](out, LocalMemory(device.local_mem_size + 1))
+    with pytest.raises(ValueError, match="CL_DEVICE_LOCAL_MEM_SIZE"):
+        k.launcher(["buffer", "local"])(16, 16, (ctx.buffer(64), device.local_mem_size * 2))
+    k[(16, 16)](out, LocalMemory(64))
+    np.testing.assert_array_equal(out, np.ones(16, np.float32))
+
+
 def test_bad_work_sizes(ctx, prog, device):
     k = prog.kernel("vecadd")
     buf = ctx.buffer(64)

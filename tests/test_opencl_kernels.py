@@ -321,3 +321,14 @@ def test_program_attributes(ctx):
     assert "__kernel void vecadd(" in prog.vecadd.signature
     own_std = ctx.program(VECADD, "-cl-std=CL1.1")
     assert "-cl-std=CL1.2" not in own_std.options
+
+
+def test_zero_work_items_is_a_no_op(ctx):
+    k = ctx.program(VECADD).kernel("vecadd")
+    empty = np.zeros(0, np.float32)
+    k[0](empty, empty, empty, np.int32(0))
+    k[(0, 64)](empty, empty, empty, np.int32(0))
+    fn = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    buf = ctx.buffer(0)
+    fn(0, None, (buf, buf, buf, 0))
+    ctx.synchronize()

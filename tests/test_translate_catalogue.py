@@ -708,14 +708,15 @@ def atomics_int(data, counts, acc):
 
 
 def atomics_int_ref(data, counts, acc):
-    v = data.astype(np.int64)
+    v = data
+    T = data.dtype.type
     for k in range(4):
-        counts[k] += np.sum(v % 4 == k)
-        counts[4 + k] -= 2 * np.sum(v % 4 == k)
+        counts[k] += T(np.sum(v % 4 == k))
+        counts[4 + k] -= T(2 * np.sum(v % 4 == k))
     acc[0] = min(acc[0], v.min())
     acc[1] = max(acc[1], v.max())
-    acc[2] = acc[2] & np.bitwise_and.reduce(v | 0xF0)
-    acc[3] = acc[3] | np.bitwise_or.reduce(v & 0x0F)
+    acc[2] = acc[2] & np.bitwise_and.reduce(v | T(0xF0))
+    acc[3] = acc[3] | np.bitwise_or.reduce(v & T(0x0F))
     acc[4] ^= len(v) % 2
     acc[5] += len(v)
     acc[6] -= len(v)

@@ -33,3 +33,9 @@ __kernel void fill_2d(__global int* out, int width, int height)
     int x = get_global_id(0), y = get_global_id(1);
     if (x < width && y < height) out[y * width + x] = y * 1000 + x;
 }
+
+__kernel void lookup(__constant float* table, __global const int* idx, __global float* out, int n)
+{
+    int i = get_global_id(0);
+    if (i < n) out[i] = table[idx[i]];
+}

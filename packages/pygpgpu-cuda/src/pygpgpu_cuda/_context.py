@@ -39,6 +39,23 @@ class CudaStream:
         """The CUstream as an int (for torch.cuda.ExternalStream, cupy.cuda.ExternalStream)."""
         return self.handle.value or 0
 
+    def wait_for_stream(self, stream: int) -> None:
+        """Order later work on this stream after everything already queued on ``stream`` (a
+        CUstream as an int, or 1 / 2 for the legacy / per-thread default stream), without
+        blocking the host: the CUDA array interface v3 ``stream`` of a producer."""
+        if not self.handle:
+            raise ClosedError("this CUDA stream")
+        ctx, drv = self.context, self.context.drv
+        ctx.make_current()
+        event = c_void_p()
+        check(drv.cuEventCreate(byref(event), 2), "cuEventCreate")  # CU_EVENT_DISABLE_TIMING
+        try:
+            check(drv.cuEventRecord(event, c_void_p(int(stream))), "cuEventRecord",
+                  f"{stream:#x} is not a CUDA stream of this device's context")
+            check(drv.cuStreamWaitEvent(self.handle, event, 0), "cuStreamWaitEvent")
+        finally:
+            drv.cuEventDestroy(event)  # freed once the wait has been satisfied
+
     def synchronize(self) -> None:
         if not self.handle:
             raise ClosedError("this CUDA stream")

@@ -47,6 +47,7 @@ _PROTOTYPES: dict[str, tuple] = {
     "cuEventSynchronize": (_h,),
     "cuEventElapsedTime": (POINTER(c_float), _h, _h),
     "cuEventDestroy_v2": (_h,),
+    "cuStreamWaitEvent": (_h, _h, c_uint),
     "cuMemAlloc_v2": (POINTER(CUdeviceptr), c_size_t),
     "cuMemFree_v2": (CUdeviceptr,),
     "cuMemGetInfo_v2": (POINTER(c_size_t), POINTER(c_size_t)),
@@ -137,6 +138,13 @@ def driver() -> SimpleNamespace:
                 fn.restype = CUresult
                 fn.argtypes = argtypes
                 setattr(ns, name.removesuffix("_v2"), fn)
+            # The launch path calls these with ready-made ctypes handles and small ints: without
+            # argtypes ctypes skips a from_param() per argument, 1-2 us of a 6-8 us launch on
+            # the H200 machine. (lib[name] is a separate function object from lib.name.)
+            for name in ("cuLaunchKernel", "cuCtxSetCurrent"):
+                raw = lib[name]
+                raw.restype = CUresult
+                setattr(ns, name + "_unchecked", raw)
             _driver = ns
     return _driver
 

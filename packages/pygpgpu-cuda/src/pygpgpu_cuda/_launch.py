@@ -181,6 +181,12 @@ def _explain(kernel: "CudaKernel", kinds: Sequence[ArgKind], args: Any, exc: Bas
     return exc
 
 
+def _fail(kernel: "CudaKernel", status: int) -> None:
+    if not kernel.handle:  # its program was closed: the handle was set to NULL
+        raise ClosedError(f"the CUDA program of kernel {kernel.name!r}")
+    check(status, "cuLaunchKernel", kernel.launch_hint(status))
+
+
 def build_launcher(kernel: "CudaKernel", arg_types: Sequence[Any]) -> Callable[..., None]:
     """Generate ``fn(global_size, local_size, args)`` for ``kernel`` and these argument kinds."""
     kinds = [normalize_kind(t) for t in arg_types]
@@ -223,13 +229,13 @@ def build_launcher(kernel: "CudaKernel", arg_types: Sequence[Any]) -> Callable[.
         func=kernel.handle,
         stream=ctx.queue.handle,
         ctx_handle=ctx._handle,
-        set_current=ctx.drv.cuCtxSetCurrent,
-        cu_launch=ctx.drv.cuLaunchKernel,
+        set_current=ctx.drv.cuCtxSetCurrent_unchecked,
+        cu_launch=ctx.drv.cuLaunchKernel_unchecked,
         geometry_cache=kernel._geometry_cache,
         geometry=kernel.geometry,
         ensure_shared=kernel.ensure_shared,
         explain=lambda args, exc: _explain(kernel, kinds, args, exc),
-        fail=lambda rc: check(rc, "cuLaunchKernel", kernel.launch_hint(rc)),
+        fail=lambda rc: _fail(kernel, rc),
         lock=threading.Lock(),
         static_shared=0,
         LIMIT=_SHARED_DEFAULT_LIMIT,
@@ -256,6 +262,8 @@ def build_launcher(kernel: "CudaKernel", arg_types: Sequence[Any]) -> Callable[.
         + (f"            pack_into(storage, 0, {', '.join(exprs)})\n" if exprs else "            pass\n")
         + "        except Exception as exc:\n"
         "            raise explain(args, exc) from None\n"
+        "        if not func:\n"
+        "            fail(0)\n"
         "        set_current(ctx_handle)\n"
         "        rc = cu_launch(func, *geom, shared, stream, params, None)\n"
         "    if rc:\n"

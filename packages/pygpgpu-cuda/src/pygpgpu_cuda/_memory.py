@@ -119,7 +119,7 @@ class PinnedStaging:
         self.context = context
         self.chunk = chunk
         self.lock = threading.Lock()
-        self.blocks = [_PinnedBlock(context, chunk), _PinnedBlock(context, chunk)]
+        self.blocks: list[_PinnedBlock] = []  # sized on first use: page-locking costs ~ms per MiB
         self.events = []
         drv = context.drv
         for _ in range(2):
@@ -129,12 +129,18 @@ class PinnedStaging:
 
     def chunk_for(self, nbytes: int) -> int:
         # Several chunks are needed for copy and DMA to overlap at all.
-        return min(self.chunk, SMALL_CHUNK) if nbytes <= 128 << 20 else self.chunk
+        chunk = min(self.chunk, SMALL_CHUNK) if nbytes <= 128 << 20 else self.chunk
+        if not self.blocks or self.blocks[0].nbytes < chunk:
+            for block in self.blocks:
+                block.close()
+            self.blocks = []
+            self.blocks = [_PinnedBlock(self.context, chunk), _PinnedBlock(self.context, chunk)]
+        return chunk
 
     def upload(self, dptr: int, hptr: int, nbytes: int) -> None:
         drv, stream = self.context.drv, self.context.queue.handle
-        chunk = self.chunk_for(nbytes)
         with self.lock:
+            chunk = self.chunk_for(nbytes)
             for i, off in enumerate(range(0, nbytes, chunk)):
                 n = min(chunk, nbytes - off)
                 slot = i & 1
@@ -146,8 +152,6 @@ class PinnedStaging:
 
     def download(self, hptr: int, dptr: int, nbytes: int) -> None:
         drv, stream = self.context.drv, self.context.queue.handle
-        chunk = self.chunk_for(nbytes)
-        offsets = list(range(0, nbytes, chunk))
 
         def issue(i: int) -> None:
             off = offsets[i]
@@ -156,6 +160,8 @@ class PinnedStaging:
             check(drv.cuEventRecord(self.events[i & 1], stream), "cuEventRecord")
 
         with self.lock:
+            chunk = self.chunk_for(nbytes)
+            offsets = list(range(0, nbytes, chunk))
             issue(0)
             for i, off in enumerate(offsets):
                 if i + 1 < len(offsets):

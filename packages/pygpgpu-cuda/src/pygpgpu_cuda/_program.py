@@ -117,11 +117,14 @@ class CudaProgram:
             raise AttributeError(str(exc)) from None
 
     def close(self) -> None:
+        """Unload the module (idempotent). Launchers of its kernels then raise ClosedError."""
+        for k in self._kernels.values():
+            k.handle.value = None  # launchers hold this very c_void_p: they now see NULL
+        self._kernels.clear()
         handle, self.handle = self.handle, c_void_p()
         if handle and not self.context.closed:
             self.context.make_current()
             self.context.drv.cuModuleUnload(handle)
-        self._kernels.clear()
 
     def __enter__(self) -> "CudaProgram":
         return self

@@ -244,9 +244,6 @@ class Buffer(OwnedHandle):
             self._host = None
         check(lib().clReleaseMemObject(handle), "clReleaseMemObject")
 
-    def __len__(self) -> int:
-        return self.nbytes
-
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("zero-copy" if self.zero_copy else "device")
         return f"<OpenCL Buffer {self.nbytes} bytes on {self.context.device.selector} ({state})>"

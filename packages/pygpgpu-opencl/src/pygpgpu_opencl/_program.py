@@ -233,8 +233,8 @@ class Program(OwnedHandle):
 
     def __getattr__(self, name: str) -> "Kernel":
         # ``prog.vecadd`` as a shorthand for ``prog.kernel("vecadd")``.
-        if name.startswith("_"):
-            raise AttributeError(name)
+        if name.startswith("_") or self._handle is None:
+            raise AttributeError(f"{name!r} (this Program is closed)" if not name.startswith("_") else name)
         try:
             return self.kernel(name)
         except KernelNotFound as exc:

@@ -1131,7 +1131,7 @@ class FunctionBuilder:
             if f is not None:
                 return f
             ct = concrete(t, df)
-            return ir.Bin(opname, self.convert(a, ct), self.convert(b, ct), t)
+            return self.wrap_narrow(ir.Bin(opname, self.convert(a, ct), self.convert(b, ct), t))
         if opname == "**":
             return self.power(a, b, node)
         t = binary_result(ta, tb, df)
@@ -1164,7 +1164,14 @@ class FunctionBuilder:
         if ct.kind == "b":       # True + True == 2 in Python
             ct = t = INT32
             ca, cb = self.convert(a, ct), self.convert(b, ct)
-        return ir.Bin(opname, ca, cb, t)
+        return self.wrap_narrow(ir.Bin(opname, ca, cb, t))
+
+    def wrap_narrow(self, e):
+        """C computes char/short arithmetic in int; numpy wraps to the narrow type."""
+        ct = concrete(e.type, self.prog.default_float)
+        if isinstance(ct, Scalar) and ct.is_int and ct.bits < 32:
+            return ir.Cast(e, e.type)
+        return e
 
     def power(self, a, b, node):
         df = self.prog.default_float
@@ -1208,7 +1215,7 @@ class FunctionBuilder:
             if isinstance(v, ir.Const):
                 return ir.Const(-v.value, v.type if v.type.kind != "b" else INT32)
             t = v.type if v.type.kind != "b" else INT32
-            return ir.Un("-", self.convert(v, concrete(t, self.prog.default_float)), t)
+            return self.wrap_narrow(ir.Un("-", self.convert(v, concrete(t, self.prog.default_float)), t))
         if v.type.is_float:
             raise self.type_err(node, f"operator ~ needs an integer, got {v.type}")
         if v.type.kind == "b":

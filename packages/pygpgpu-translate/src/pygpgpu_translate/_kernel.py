@@ -155,11 +155,7 @@ class KernelFunction:
         self.__wrapped__ = func
         sig = _inspect.signature(func)
         self._param_names = list(sig.parameters)
-        for p in sig.parameters.values():
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                function_source(func)
-                from ._frontend import check_syntax
-                check_syntax(function_source(func))
+        self._varargs = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values())
         self._is_method = (not self._static and bool(self._param_names) and self._param_names[0] == "self"
                            and "." in self.__qualname__)
         self._self_attrs = self._scan_self_attrs() if self._is_method else ()
@@ -208,6 +204,9 @@ class KernelFunction:
 
     # ---- signature --------------------------------------------------------------------------------
     def _call_values(self, args):
+        if self._varargs:     # reported as a SyntaxError at the def line
+            from ._frontend import check_syntax
+            check_syntax(function_source(self.py_func))
         names = self._param_names
         if len(args) != len(names):
             raise TypeError(f"kernel {self.__name__}() takes {len(names) - (1 if self._is_method else 0)} "

@@ -96,8 +96,8 @@ def _atomic(d, op, t, space, name, q):
                 return name, f"{q}{T} {name}({ptr} p, {T} v) {{ return ({T})atomicAdd({cast}p, ({cu})(0 - v)); }}"
             if not (t.name == "int64" and op in ("min", "max")):
                 return name, f"{q}{T} {name}({ptr} p, {T} v) {{ return ({T}){_NATIVE_CUDA[op]}({cast}p, ({cu})v); }}"
-            native_ll = "long long"
-            return name, (f"{q}{T} {name}({ptr} p, {T} v) {{ return ({T}){_NATIVE_CUDA[op]}(({native_ll}*)p, ({native_ll})v); }}")
+            if d.name == "cuda":     # sm_35+: signed 64-bit min/max; HIP 5.x lacks them (CAS loop below)
+                return name, (f"{q}{T} {name}({ptr} p, {T} v) {{ return ({T}){_NATIVE_CUDA[op]}((long long*)p, (long long)v); }}")
         if t.name == "float32" and op in ("add", "xchg"):
             return name, f"{q}{T} {name}({ptr} p, {T} v) {{ return {_NATIVE_CUDA[op]}(p, v); }}"
         U = "unsigned int" if bits == 32 else "unsigned long long"

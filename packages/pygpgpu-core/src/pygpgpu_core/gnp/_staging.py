@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import mempool
+from ._device import resolve_target
 from ._transfer import download, record_transfer, upload
 
 __all__ = ["StagedArgument", "stage_numpy"]
@@ -64,13 +65,14 @@ class StagedArgument:
 
 def stage_numpy(host: np.ndarray, device: Any, *, read: bool = True, write: bool = True,
                 overwrite: bool = False) -> StagedArgument:
-    """Stage C-contiguous ``host`` for one launch on ``device``. ``read``/``write``: whether the
-    kernel may read/write it; ``overwrite``: the kernel provably writes every element."""
+    """Stage C-contiguous ``host`` for one launch on ``device`` (a Device, Context or selector).
+    ``read``/``write``: whether the kernel may read/write it; ``overwrite``: the kernel provably
+    writes every element (then nothing is uploaded)."""
     if not isinstance(host, np.ndarray) or not host.flags.c_contiguous:
         raise ValueError("stage_numpy needs a C-contiguous numpy array (copy non-contiguous inputs first)")
     if write and not host.flags.writeable:
         raise ValueError("the kernel writes this argument but the numpy array is read-only")
-    ctx = device.context()
+    device, ctx = resolve_target(device)
     align = int(getattr(device, "mem_base_addr_align", 1) or 1)
     if getattr(device, "host_unified_memory", False) and host.nbytes and host.ctypes.data % align == 0:
         buf = ctx.buffer_from_host(host, zero_copy=True)

@@ -17,7 +17,7 @@ from ._args import ArgumentRangeError
 from ._finder import KernelFileFinder, KernelFileLoader, install, installed, uninstall
 from ._kernel import FileKernel, parse_work_size
 from ._module import KINDS, Kind
-from ._structs import CStruct, CVector, numpy_dtype, struct_ctype, vector_ctype
+from ._structs import CStruct, CUnion, CVector, numpy_dtype, struct_ctype, vector_ctype
 from ._stub import stub_text, write_stub
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "load",
     "FileKernel",
     "CStruct",
+    "CUnion",
     "CVector",
     "ArgumentRangeError",
     "KINDS",

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..cdecl import Param, Pointer, Scalar, Struct, Vector, c_name
 from ..protocols import LocalMemory
-from ._structs import CStruct, struct_ctype, vector_ctype
+from ._structs import CStruct, CUnion, struct_ctype, vector_ctype
 
 __all__ = ["ArgumentRangeError", "CallState", "record_transfer", "Converter", "converter_for", "arg_type"]
 
@@ -259,7 +259,7 @@ class _StructConverter(Converter):
     def __call__(self, value: Any, st: CallState) -> Any:
         if isinstance(value, self.cls):
             return value
-        if isinstance(value, CStruct) and value.__layout__ == self.cls.__layout__:
+        if isinstance(value, (CStruct, CUnion)) and value.__layout__ == self.cls.__layout__:
             return self.cls.from_buffer_copy(value)
         if isinstance(value, np.void) and value.dtype.itemsize == self.struct.size:
             return self.cls.from_buffer_copy(value.tobytes())

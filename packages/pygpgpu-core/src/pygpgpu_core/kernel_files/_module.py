@@ -116,6 +116,7 @@ def populate_module(module: types.ModuleType, path: Path, kind: Kind) -> None:
     for name, decl in parsed.kernels.items():
         ns[name] = FileKernel(decl, state)
     ns["__kernels__"] = list(parsed.kernels)
+    ns["__all__"] = [n for n in (*parsed.constants, *parsed.structs, *parsed.kernels) if n in ns]
     ns["__file__"] = str(path)
     ns["__kernel_file__"] = state
     ns["__dialect__"] = kind.dialect

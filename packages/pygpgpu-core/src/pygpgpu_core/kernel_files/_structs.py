@@ -10,13 +10,13 @@ vector members appear there as subarrays (``ps["pos"]`` has shape ``(n, 4)``).
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..cdecl import Pointer, Scalar, Struct, Vector
 
-__all__ = ["CVector", "CStruct", "scalar_ctype", "vector_ctype", "struct_ctype", "numpy_dtype", "ctype_of"]
+__all__ = ["CVector", "CStruct", "CUnion", "scalar_ctype", "vector_ctype", "struct_ctype", "numpy_dtype", "ctype_of"]
 
 _SCALAR_CTYPES = {
     "bool": ctypes.c_bool,
@@ -46,6 +46,7 @@ class CVector(ctypes.Structure):
     _pack_ = 1
     _layout_ = "ms"
     _components_: tuple = ()
+    dtype: ClassVar[np.dtype]
 
     def __iter__(self):
         return iter([getattr(self, c) for c in self._components_])
@@ -65,15 +66,9 @@ class CVector(ctypes.Structure):
         return f"{type(self).__name__}({', '.join(repr(v) for v in self)})"
 
 
-class CStruct(ctypes.Structure):
-    """Base of the struct types generated from kernel files. ``dtype`` is the numpy twin;
-    ``__layout__`` identifies the layout, so the same struct imported from two files matches."""
+class _Record:
+    """Members by position and a readable repr for generated structs and unions."""
 
-    _pack_ = 1
-    _layout_ = "ms"
-    dtype: np.dtype
-    __layout__: tuple = ()
-    __c_name__: str = ""
     _members_: tuple = ()
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -88,17 +83,35 @@ class CStruct(ctypes.Structure):
         super().__init__(**kwargs)
 
     def __repr__(self) -> str:
-        parts = []
-        for name in self._members_:
-            parts.append(f"{name}={getattr(self, name)!r}")
-        return f"{type(self).__name__}({', '.join(parts)})"
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self._members_)})"
 
     def __eq__(self, other: Any) -> bool:
-        if not isinstance(other, CStruct) or other.__layout__ != self.__layout__:
+        if not isinstance(other, _Record) or other.__layout__ != self.__layout__:
             return NotImplemented
         return bytes(self) == bytes(other)
 
-    __hash__ = None
+    __hash__ = None  # mutable
+
+
+class CStruct(_Record, ctypes.Structure):
+    """Base of the struct types generated from kernel files. ``dtype`` is the numpy twin;
+    ``__layout__`` identifies the layout, so the same struct imported from two files matches."""
+
+    _pack_ = 1
+    _layout_ = "ms"
+    dtype: ClassVar[np.dtype]
+    __layout__: tuple = ()
+    __c_name__: str = ""
+
+
+class CUnion(_Record, ctypes.Union):
+    """Base of the union types generated from kernel files (same helpers as CStruct)."""
+
+    _pack_ = 1
+    _layout_ = "ms"
+    dtype: ClassVar[np.dtype]
+    __layout__: tuple = ()
+    __c_name__: str = ""
 
 
 _vector_cache: dict = {}
@@ -175,15 +188,12 @@ def struct_ctype(s: Struct) -> type:
             fields.append((f"_pad{pad_no}", tail))  # harmless in a union: size is the largest member
         else:
             fields.append((f"_pad{pad_no}", tail))
-    base = (CStruct,) if not s.union else (ctypes.Union,)
+    base = (CUnion,) if s.union else (CStruct,)
     ns = {"_pack_": 1, "_layout_": "ms", "_fields_": fields, "__module__": __name__,
           "__struct__": s, "__layout__": layout_signature(s), "__c_name__": s.c_spelling,
           "_members_": tuple(f.name for f in s.fields)}
     if anonymous:
         ns["_anonymous_"] = anonymous
-    if s.union:
-        ns["__repr__"] = CStruct.__repr__
-        ns["__init__"] = CStruct.__init__
     cls = type(s.name or s.tag or "anonymous", base, ns)
     if ctypes.sizeof(cls) != s.size:  # a layout bug must never reach a kernel
         raise AssertionError(f"ctypes layout of {s.name} is {ctypes.sizeof(cls)} bytes, device layout {s.size}")

@@ -6,6 +6,9 @@ add/subtract 1 with ordinary wrap-around (not CUDA's ``atomicInc`` limit semanti
 backend). Float add/sub/min/max/inc/dec in OpenCL 1.2 use a compare-exchange loop
 (``atomic_fetch_add_explicit`` is used for add where ``cl_ext_float_atomics`` is enabled);
 64-bit atomics in OpenCL need the ``cl_khr_int64_*_atomics`` pragmas, emitted as pieces.
+
+Compare-exchange loops start from a guess instead of a plain load (a plain load racing with
+the atomics is a data race that oclgrind reports); every value they act on comes from a CAS.
 """
 from __future__ import annotations
 
@@ -78,11 +81,11 @@ def _opencl_float_body(op: str, space: str) -> str:
         "min": "fmin(as_float(assumed), v)",
         "max": "fmax(as_float(assumed), v)",
     }[op]
+    guess = "as_uint(v)" if op in ("min", "max") else "0u"
     loop = (
-        f"volatile {space} uint* u = {u}; uint old = *u, assumed; "
-        f"do {{ assumed = old; uint desired = as_uint({update}); if (desired == assumed) break; "
-        f"old = atomic_cmpxchg(u, assumed, desired); }} while (old != assumed); "
-        f"return as_float(assumed);"
+        f"volatile {space} uint* u = {u}; uint assumed = {guess}; "
+        f"for (;;) {{ uint old = atomic_cmpxchg(u, assumed, as_uint({update})); "
+        f"if (old == assumed) return as_float(old); assumed = old; }}"
     )
     if op == "add":
         feature = "__opencl_c_ext_fp32_local_atomic_add" if space == "__local" else "__opencl_c_ext_fp32_global_atomic_add"
@@ -104,12 +107,11 @@ def _cuda_body(dialect: str, op: str, type_name: str) -> str:
         if op in ("min", "max"):
             if dialect == "cuda":
                 return f"return atomic{op.capitalize()}(p, v);"
-            cmp = "<=" if op == "min" else ">="
+            pick = "<" if op == "min" else ">"
             return (
-                f"long long old = *(volatile long long*)p, assumed; "
-                f"do {{ assumed = old; if (assumed {cmp} v) break; "
-                f"old = (long long)atomicCAS(({u}*)p, ({u})assumed, ({u})v); }} while (old != assumed); "
-                f"return assumed;"
+                f"{u} assumed = ({u})v; for (;;) {{ long long a = (long long)assumed; "
+                f"{u} old = atomicCAS(({u}*)p, assumed, ({u})(v {pick} a ? v : a)); "
+                f"if (old == assumed) return (long long)old; assumed = old; }}"
             )
         cast_p = f"({u}*)p"
         return "return (long long)" + _cuda_int_call(op, cast_p, f"({u})v", f"({u})cmp", "1ull", "~0ull") + ";"
@@ -155,8 +157,7 @@ def _cuda_float_body(op: str) -> str:
         return "return __uint_as_float(atomicCAS((unsigned int*)p, __float_as_uint(cmp), __float_as_uint(v)));"
     fn = "fminf" if op == "min" else "fmaxf"
     return (
-        "unsigned int* u = (unsigned int*)p; unsigned int old = *(volatile unsigned int*)u, assumed; "
-        f"do {{ assumed = old; unsigned int desired = __float_as_uint({fn}(__uint_as_float(assumed), v)); "
-        "if (desired == assumed) break; old = atomicCAS(u, assumed, desired); } while (old != assumed); "
-        "return __uint_as_float(assumed);"
+        "unsigned int* u = (unsigned int*)p; unsigned int assumed = __float_as_uint(v); "
+        f"for (;;) {{ unsigned int old = atomicCAS(u, assumed, __float_as_uint({fn}(__uint_as_float(assumed), v))); "
+        "if (old == assumed) return __uint_as_float(old); assumed = old; }"
     )
