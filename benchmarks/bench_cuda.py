@@ -145,7 +145,9 @@ def load_pygpgpu():
 
     device = registry.backend_devices("cuda")[0]
     ctx = device.context()
-    return device, ctx, ctx.program(CUDA_SOURCE, name="bench.cu")
+    # CuPy compiles every RawKernel/RawModule with -ftz=true (denormals flushed to zero); the
+    # same flag here keeps the handwritten columns like-for-like (it is worth ~7% on n-body).
+    return device, ctx, ctx.program(CUDA_SOURCE, ["-ftz=true"], name="bench.cu")
 
 
 def load_cupy():

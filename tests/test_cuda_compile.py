@@ -265,3 +265,24 @@ def test_backend_unavailable_type_for_missing_nvrtc():
     )
     assert proc.returncode == 0, proc.stderr
     assert "UNAVAILABLE" in proc.stdout and "nvidia-cuda-nvrtc" in proc.stdout
+
+
+def test_vector_arguments_use_cuda_layout(nvrtc_compile):
+    """Vector types by value take CUDA's sizes (float3 = 12 bytes, OpenCL's is 16), checked
+    against NVRTC's own sizeof so the packed bytes match what the kernel reads."""
+    import numpy as np
+
+    from pygpgpu_core import vec_types
+    from pygpgpu_cuda._launch import normalize_kind
+
+    checks = []
+    for base, n in [("float", 3), ("float", 4), ("double", 3), ("int", 2), ("char", 3), ("double", 2)]:
+        cls = getattr(vec_types, f"{base}{n}")
+        kind = normalize_kind(cls)
+        assert normalize_kind(cls.dtype).size == kind.size  # the OpenCL-layout dtype maps too
+        checks.append(f'static_assert(sizeof({base}{n}) == {kind.size}, "{base}{n}");')
+        values = list(range(1, n + 1))
+        packed = kind.convert(cls(*values))
+        assert np.frombuffer(packed, np.dtype(cls.dtype_packed[0])).tolist() == values
+    src = "\n".join(checks) + '\nextern "C" __global__ void k(float* x) { x[0] = 1.0f; }\n'
+    assert nvrtc_compile(src, "sm_90")[:4] == b"\x7fELF"

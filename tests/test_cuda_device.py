@@ -127,6 +127,19 @@ def test_local_memory_block_reduction(ctx):
     np.testing.assert_allclose(out, expected, rtol=1e-4)
 
 
+def test_vector_types_by_value(ctx):
+    from pygpgpu_core import vec_types
+
+    src = r"""
+    extern "C" __global__ void vecs(float4 a, float3 b, int2 c, float* out) {
+        out[0] = a.x; out[1] = a.w; out[2] = b.x; out[3] = b.z; out[4] = c.x; out[5] = c.y;
+    }"""
+    out = np.zeros(6, np.float32)
+    args = [vec_types.float4(1, 2, 3, 4), vec_types.float3(5, 6, 7), vec_types.int2(8, 9), out]
+    ctx.program(src).kernel("vecs").launch(1, 1, args)
+    assert out.tolist() == [1, 4, 5, 7, 8, 9]
+
+
 SCALARS = [
     ("signed char", np.int8, -100), ("unsigned char", np.uint8, 200),
     ("short", np.int16, -30000), ("unsigned short", np.uint16, 60000),

@@ -147,3 +147,9 @@ def test_cu_file_runs_on_a_cuda_device(tmp_path):
     total = np.zeros(1, np.float32)
     m.bodies_mass(bodies, total, 300)
     assert total[0] == np.arange(300).sum()
+    # the CUBIN is kept beside the source, keyed by device and compiler/driver version
+    assert list((tmp_path / "__cucache__").glob("vecadd_cu.cuda-*.bin"))
+    again = kf.load(tmp_path / "vecadd.cu")  # a fresh module (from the binary where the backend can load one)
+    out[:] = 0
+    again.vecadd(a, a, out, 1000)
+    np.testing.assert_array_equal(out, 2 * a)

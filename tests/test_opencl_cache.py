@@ -179,3 +179,12 @@ def test_every_key_input_changes_the_key(ctx):
     # The real program uses the same function, so its key matches.
     prog = ctx.program("__kernel void k(__global int* x) { x[0] = 1; }")
     assert prog.cache_key == _program_cache_key(ctx, prog.source, prog.options)
+
+
+def test_an_unusable_cache_directory_only_costs_a_build(ctx, tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(blocker / "cache"))
+    prog, x = _run_twice(ctx, _unique_source())
+    assert not prog.from_cache
+    np.testing.assert_array_equal(x, 2 * np.arange(50, dtype=np.float32) + 1)

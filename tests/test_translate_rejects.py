@@ -416,11 +416,19 @@ def k_vector_truth(x):
             x[i] = 1.0
 
 
+class Calculator:
+    def twice(self, v):
+        return 2 * v
+
+
+CALC = Calculator()
+
+
 @rejects("calling methods from a kernel")
 @kernel
 def k_method_call(x):
     for i in range(x.shape[0]):
-        x[i] = TABLE.sum()  # REJECT
+        x[i] = CALC.twice(x[i])  # REJECT
 
 
 def _marker_line(obj):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import funcs, gpu
-from pygpgpu_core.vec_types import float2, float3, float4
+from pygpgpu_core.vec_types import double3, float2, float3, float4, float8, int4
 from pygpgpu_translate import kernel
 from test_vec_helpers import rtc_compile  # noqa: F401 - fixture
 
@@ -59,6 +59,41 @@ def atomics_old_values(counters, olds, mins, maxs, fsum, values):
     gpu.atomic_min(mins, i % 2, values[i])
     gpu.atomic_max(maxs, i % 2, values[i])
     gpu.atomic_add(fsum, 0, 0.5)
+
+
+@kernel
+def packed_float3_rows(pts, out):
+    for i, p in enumerate(pts):           # (N, 3) float32: packed rows
+        out[i] = funcs.normalize(p) * 2.0 + p.zxy
+
+
+@kernel
+def scale_structured(v, out):
+    for i in range(v.shape[0]):           # arrays of a vector dtype
+        out[i] = v[i] * 2.0 + 1.0
+
+
+@kernel
+def int_vector_ops(v, out):
+    for i in range(v.shape[0]):
+        w = int4(v[i, 0], v[i, 1], v[i, 2], v[i, 3])
+        r = (w // 3) + (w % 3) * 10 + (w << 2) + (w & 6) - (w ^ 5)
+        out[i, 0] = r.x
+        out[i, 1] = r.y
+        out[i, 2] = r.z
+        out[i, 3] = r.w
+
+
+@kernel
+def wide_vectors(v, out):
+    for i, x in enumerate(v):
+        out[i] = funcs.clamp(x * 3.0 - 1.0, 0.0, 1.0) + funcs.mix(x, x.s76543210, 0.5)
+
+
+@kernel
+def double_geometry(v, out):
+    for i, x in enumerate(v):
+        out[i] = funcs.cross(x, double3(0.0, 1.0, 0.0)) + funcs.reflect(x, double3(1.0, 0.0, 0.0))
 
 
 def _rows(arr, cls):
@@ -130,6 +165,54 @@ def test_atomics_return_old_values_in_kernels(backend):
     assert fsum[0] == n * 0.5
 
 
+def test_packed_float3_rows(backend):
+    pts = np.random.default_rng(6).uniform(0.1, 2, (100, 3)).astype(np.float32)
+    out = np.zeros_like(pts)
+    packed_float3_rows[backend](pts, out)
+    want = np.zeros_like(pts)
+    packed_float3_rows.py_func(_rows(pts, float3), want)
+    np.testing.assert_allclose(out, want, rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("cls", [float4, float3], ids=["float4", "float3-16-bytes"])
+def test_arrays_of_vector_dtype(backend, cls):
+    v = np.zeros(37, cls.dtype)
+    for f in cls.fields:
+        v[f] = np.random.default_rng(7).uniform(-5, 5, 37)
+    out = np.zeros_like(v)
+    scale_structured[backend](v, out)
+    for f in cls.fields:
+        np.testing.assert_allclose(out[f], v[f] * np.float32(2) + np.float32(1), rtol=1e-6)
+
+
+def test_int_vector_python_floor_semantics(backend):
+    v = np.random.default_rng(8).integers(-50, 50, (64, 4)).astype(np.int32)
+    out = np.zeros_like(v)
+    int_vector_ops[backend](v, out)
+    np.testing.assert_array_equal(out, (v // 3) + (v % 3) * 10 + (v << 2) + (v & 6) - (v ^ 5))
+    host = int4(*v[0].tolist())  # the host vector class agrees
+    r = (host // 3) + (host % 3) * 10 + (host << 2) + (host & 6) - (host ^ 5)
+    assert r.tolist() == out[0].tolist()
+
+
+def test_wide_vectors_and_swizzle(backend):
+    v = np.random.default_rng(9).uniform(0, 1, (40, 8)).astype(np.float32)
+    out = np.zeros_like(v)
+    wide_vectors[backend](v, out)
+    want = np.zeros_like(v)
+    wide_vectors.py_func(_rows(v, float8), want)
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+
+
+def test_double_vectors_cross_reflect(backend):
+    v = np.random.default_rng(10).uniform(-1, 1, (40, 3))
+    out = np.zeros_like(v)
+    double_geometry[backend](v, out)
+    want = np.zeros_like(v)
+    double_geometry.py_func(_rows(v, double3), want)
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-14)
+
+
 _CASES = {
     "normalize_all": (normalize_all, lambda: (np.zeros((8, 4), np.float32), np.zeros((8, 4), np.float32))),
     "histogram": (histogram, lambda: (np.zeros(8, np.int32), np.zeros(4, np.int32))),
@@ -138,6 +221,11 @@ _CASES = {
     "atomics_old_values": (atomics_old_values, lambda: (
         np.zeros(4, np.uint32), np.zeros(8, np.uint32), np.zeros(2, np.int32), np.zeros(2, np.int32),
         np.zeros(1, np.float32), np.zeros(8, np.int32))),
+    "packed_float3_rows": (packed_float3_rows, lambda: (np.zeros((8, 3), np.float32), np.zeros((8, 3), np.float32))),
+    "scale_structured": (scale_structured, lambda: (np.zeros(8, float4.dtype), np.zeros(8, float4.dtype))),
+    "int_vector_ops": (int_vector_ops, lambda: (np.zeros((8, 4), np.int32), np.zeros((8, 4), np.int32))),
+    "wide_vectors": (wide_vectors, lambda: (np.zeros((8, 8), np.float32), np.zeros((8, 8), np.float32))),
+    "double_geometry": (double_geometry, lambda: (np.zeros((8, 3)), np.zeros((8, 3)))),
 }
 
 

@@ -263,3 +263,17 @@ def test_copy_pickle_and_unhashable():
     assert pickle.loads(pickle.dumps(v)) == v
     with pytest.raises(TypeError):
         hash(v)
+
+
+def test_numpy_scalars_and_ufuncs_keep_vector_type():
+    v = float4(1, 4, 9, 16)
+    assert np.float32(2) * v == float4(2, 8, 18, 32)
+    assert np.int32(3) + int4(1) == int4(4)
+    assert np.float64(20) - v == float4(19, 16, 11, 4)  # scalars adopt the vector's type (OpenCL)
+    assert np.sqrt(v) == float4(1, 2, 3, 4)
+    assert np.less(np.float32(5), v) == int4(0, 0, -1, -1)
+    frac, whole = np.modf(float4(1.5, 2.25, -0.5, 3))
+    assert frac == float4(0.5, 0.25, -0.5, 0) and whole == float4(1, 2, -0.0, 3)
+    # with a whole array on the other side the result is an ordinary array
+    res = np.ones(4, np.float32) + v
+    assert isinstance(res, np.ndarray) and res.tolist() == [2, 5, 10, 17]

@@ -43,8 +43,6 @@ __all__ = [
     "FUNCS_TABLE",
 ]
 
-_builtin_min, _builtin_max, _builtin_abs = min, max, abs
-
 # Kinds of argument a function accepts (the translator checks these):
 FLOAT = "float"  # float/double scalar
 FLOATN = "floatn"  # float/double vector

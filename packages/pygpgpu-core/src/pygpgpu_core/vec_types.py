@@ -21,7 +21,7 @@ gives the plain ``(width,)`` array of the base type.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -383,6 +383,25 @@ class Vector:
             f"any()/all() on the comparison result's components"
         )
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy scalars on the left (``np.float32(2) * v``) use the vector operators, so the
+        result stays a vector of this type; other ufuncs (``np.sqrt(v)``) apply component-wise
+        and return a vector when every other operand is a scalar."""
+        if method != "__call__" or kwargs.get("out") is not None:
+            return NotImplemented
+        names = _UFUNC_OPERATORS.get(ufunc)
+        if names is not None and len(inputs) == 2:
+            a, b = inputs
+            res = getattr(a, names[0])(b) if isinstance(a, Vector) else getattr(b, names[1])(a)
+            if res is not NotImplemented:
+                return res
+        arrays = [x._v if isinstance(x, Vector) else x for x in inputs]
+        with np.errstate(all="ignore"):
+            result = ufunc(*arrays, **kwargs)
+        if any(not isinstance(x, Vector) and np.ndim(x) for x in inputs):
+            return result
+        return _wrap_result(result, self.width)
+
     def __repr__(self) -> str:
         return f"{self.name}({', '.join(repr(c.item()) for c in self._v)})"
 
@@ -391,6 +410,34 @@ class Vector:
 
     def __reduce__(self):
         return (type(self), tuple(self._v.tolist()))
+
+
+_UFUNC_OPERATORS = {
+    np.add: ("__add__", "__radd__"),
+    np.subtract: ("__sub__", "__rsub__"),
+    np.multiply: ("__mul__", "__rmul__"),
+    np.true_divide: ("__truediv__", "__rtruediv__"),
+    np.floor_divide: ("__floordiv__", "__rfloordiv__"),
+    np.remainder: ("__mod__", "__rmod__"),
+    np.bitwise_and: ("__and__", "__rand__"),
+    np.bitwise_or: ("__or__", "__ror__"),
+    np.bitwise_xor: ("__xor__", "__rxor__"),
+    np.left_shift: ("__lshift__", "__rlshift__"),
+    np.right_shift: ("__rshift__", "__rrshift__"),
+    np.less: ("__lt__", "__gt__"),
+    np.less_equal: ("__le__", "__ge__"),
+    np.greater: ("__gt__", "__lt__"),
+    np.greater_equal: ("__ge__", "__le__"),
+}
+
+
+def _wrap_result(result: Any, width: int) -> Any:
+    if isinstance(result, tuple):
+        return tuple(_wrap_result(r, width) for r in result)
+    arr = np.asarray(result)
+    if arr.shape == (width,) and arr.dtype in _SCALAR_NAME:
+        return vector_type(arr.dtype, width)._wrap(arr)
+    return result
 
 
 def _is_record(value: Any) -> bool:
@@ -517,7 +564,3 @@ def vector_type_of_dtype(dtype: Any) -> tuple[type[Vector], str] | None:
         if dtype == cls.dtype_packed:
             return cls, "packed"
     return None
-
-
-def _iter_types() -> Iterable[type[Vector]]:
-    return VECTOR_TYPES.values()

@@ -58,19 +58,40 @@ def _ctypes_value(v: Any) -> Any:
 
 def _as_bytes_factory(size: int, dtype: "np.dtype | None", label: str) -> Callable[[Any], bytes]:
     def convert(v: Any) -> bytes:
-        if isinstance(v, (bytes, bytearray)):
+        if isinstance(v, (bytes, bytearray, ctypes.Structure, ctypes.Union, ctypes.Array)):
             data = bytes(v)
-        elif isinstance(v, (ctypes.Structure, ctypes.Union, ctypes.Array)):
-            data = bytes(v)
-        elif dtype is not None:
-            data = np.asarray(v, dtype=dtype).tobytes()
+        elif dtype is not None and dtype.names is not None:
+            record = np.zeros((), dtype)
+            if isinstance(v, (tuple, np.void)):
+                record[()] = v
+            else:  # a vector object, list or array: its components in field order
+                flat = np.asarray(v).ravel()
+                if flat.dtype.names is not None and flat.size == 1:
+                    record[()] = flat[0]
+                elif flat.dtype.names is None and flat.size == len(dtype.names):
+                    record[()] = tuple(flat.tolist())
+                else:
+                    raise TypeError(f"{type(v).__name__} with {flat.size} values does not fill a {label}")
+            data = record.tobytes()
         else:
-            data = np.asarray(v).tobytes()
+            data = np.asarray(v, dtype=dtype).tobytes()
         if len(data) != size:
             raise TypeError(f"expected {size} bytes for a {label} argument, got {len(data)}")
         return data
 
     return convert
+
+
+def _cuda_layout(dtype: np.dtype) -> np.dtype:
+    """CUDA's layout of a PyGPGPU vector dtype: float3 is 12 bytes in CUDA (16 in OpenCL)."""
+    if dtype.names is None:
+        return dtype
+    try:
+        from pygpgpu_core.vec_types import vector_type_of_dtype
+    except ImportError:
+        return dtype
+    found = vector_type_of_dtype(dtype)
+    return found[0].dtype_packed if found else dtype
 
 
 def normalize_kind(t: Any) -> ArgKind:
@@ -95,11 +116,14 @@ def normalize_kind(t: Any) -> ArgKind:
     if isinstance(t, type) and issubclass(t, (ctypes.Structure, ctypes.Union, ctypes.Array)):
         size = ctypes.sizeof(t)
         return ArgKind("bytes", size, f"{size}s", _as_bytes_factory(size, None, t.__name__), t.__name__)
+    packed = getattr(t, "dtype_packed", None)
     dtype_attr = getattr(t, "dtype", None)
-    if not isinstance(t, (np.dtype, str)) and isinstance(dtype_attr, np.dtype) and not (
+    if isinstance(t, type) and isinstance(packed, np.dtype):
+        t = packed  # a pygpgpu vector class: CUDA uses the packed layout (float3 = 12 bytes)
+    elif not isinstance(t, (np.dtype, str)) and isinstance(dtype_attr, np.dtype) and not (
         isinstance(t, type) and issubclass(t, np.generic)
     ):
-        t = dtype_attr  # e.g. a vector type class carrying its numpy dtype
+        t = dtype_attr
     try:
         dtype = np.dtype(t)
     except TypeError:
@@ -108,6 +132,7 @@ def normalize_kind(t: Any) -> ArgKind:
         ) from None
     if dtype.fields is None and dtype.subdtype is None and dtype.kind in _NUMPY_FMT:
         return ArgKind("scalar", dtype.itemsize, _NUMPY_FMT[dtype.kind][dtype.itemsize], None, dtype.name)
+    dtype = _cuda_layout(dtype)
     size = dtype.itemsize
     return ArgKind("bytes", size, f"{size}s", _as_bytes_factory(size, dtype, str(dtype)), str(dtype))
 
@@ -120,6 +145,8 @@ def kind_of_value(value: Any, param_size: "int | None") -> Any:
         return value.dtype
     if isinstance(value, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
         return type(value)
+    if isinstance(getattr(type(value), "dtype_packed", None), np.dtype):
+        return type(value)  # a pygpgpu vector (float4, int3, ...) passed by value
     if isinstance(value, (bool, int, float)) and param_size is not None:
         # A plain Python number adopts the kernel parameter's width.
         if isinstance(value, bool):

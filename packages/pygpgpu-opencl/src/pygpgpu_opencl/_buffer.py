@@ -82,6 +82,7 @@ class Buffer(OwnedHandle):
         self.zero_copy = bool(flags & C.CL_MEM_USE_HOST_PTR)
         # A zero-copy buffer lives in the host array's memory: keep the array alive with it.
         self._host = _host if self.zero_copy else None
+        self._host_ptr = host_ptr if self.zero_copy else 0
         context._adopt(self)
 
     @classmethod
@@ -113,7 +114,7 @@ class Buffer(OwnedHandle):
             )
 
     def _aliases(self, arr: np.ndarray, offset: int) -> bool:
-        return self._host is not None and arr.ctypes.data == self._host.ctypes.data + offset
+        return self._host is not None and arr.ctypes.data == self._host_ptr + offset
 
     def _enqueue_sync_host(self, queue: int, offset: int, nbytes: int, flags: int) -> None:
         """Enqueue map + unmap, which makes a zero-copy buffer's host memory current.

@@ -97,7 +97,10 @@ class Program(OwnedHandle):
         self._kernels: "dict[str, Kernel]" = {}
         start = time.perf_counter()
         key = _program_cache_key(context, source, self.options)
-        binary = _CACHE.get(key)
+        try:
+            binary = _CACHE.get(key)
+        except OSError:  # an unusable cache directory only costs a build
+            binary = None
         if binary is not None:
             try:
                 self._handle = self._create_from_binary(binary)
@@ -108,13 +111,19 @@ class Program(OwnedHandle):
                 self.close()
                 self._handle = None
                 self._closed_reason = ""
-                _CACHE.path(key).unlink(missing_ok=True)
+                try:
+                    _CACHE.path(key).unlink(missing_ok=True)
+                except OSError:
+                    pass
         if self._handle is None:
             self._handle = self._create_from_source()
             self.build_log = self._build(from_binary=False, key=key)
             binary = self._binary()
             if binary:
-                _CACHE.put(key, binary)
+                try:
+                    _CACHE.put(key, binary)
+                except OSError:
+                    pass
         self.cache_key = key
         self.build_seconds = time.perf_counter() - start
         context._adopt(self)

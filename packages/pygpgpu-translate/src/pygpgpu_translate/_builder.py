@@ -1519,8 +1519,10 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     fb.fn_params = params
     body = fb.body_without_docstring()
     fb.assigned = fb._scan_assigned(body)
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, ast.Return) and node.value is not None:
+            raise fb.err(node, "kernels cannot return values", "write the result into an output array argument")
     # the iteration domain
-    domain_stmt = None
     ws = [s for s in body if _is_work_size(fb, s)]
     domain_src = ""
     argnames = [a.arg for a in src.tree.args.posonlyargs + src.tree.args.args]

@@ -95,15 +95,22 @@ def check_syntax(src: FunctionSource) -> None:
             and isinstance(body[0].value.value, str)):
         body = body[1:]                      # the docstring is allowed
     for stmt in body:
-        for node in ast.walk(stmt):
-            _check_node(src, node)
+        _walk(src, stmt, stmt)
 
 
-def _check_node(src, node):
+def _walk(src, node, located):
+    if hasattr(node, "lineno"):
+        located = node
+    _check_node(src, node, located)
+    for child in ast.iter_child_nodes(node):
+        _walk(src, child, located)
+
+
+def _check_node(src, node, located):
     cls = type(node)
     if cls in REJECTED:
         msg, hint = REJECTED[cls]
-        raise syntax_error(src, node, msg, hint)
+        raise syntax_error(src, located, msg, hint)
     if cls is ast.Constant:
         problem = _constant_problem(node.value)
         if problem:
@@ -124,5 +131,5 @@ def _check_node(src, node):
         raise syntax_error(src, node, "a bare annotation without a value is not supported in kernels",
                            "assign a value: x: float = 0.0")
     if not isinstance(node, ALLOWED_NODES):
-        raise syntax_error(src, node, f"{cls.__name__} is not supported in kernels",
+        raise syntax_error(src, located, f"{cls.__name__} is not supported in kernels",
                            "kernels accept assignments, arithmetic, if/while/for-range, calls to helpers and builtins")

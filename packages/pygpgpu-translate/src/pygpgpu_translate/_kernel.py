@@ -21,7 +21,7 @@ from pygpgpu_core.errors import GPGPUError
 from ._launch import LaunchPlan
 from ._signature import INDEX_LIMIT, arg_token, is_device_array, spec_from_token
 from ._source import function_source
-from ._translate import debug_enabled, log, stats, translate
+from ._translate import debug_enabled, log, refs_current, stats, translate
 from ._types import Scalar
 
 __all__ = ["kernel", "KernelFunction", "Inspection"]
@@ -278,7 +278,7 @@ class KernelFunction:
     def _translation(self, dialect, tokens, bits, self_obj):
         key = (dialect, tokens, bits)
         t = self._translations.get(key)
-        if t is None:
+        if t is None or not refs_current(t.refs):
             t = translate(self.py_func, self._specs(tokens), (tokens, bits), dialect, self.default_float, bits,
                           self_obj)
             self._translations[key] = t
@@ -301,10 +301,18 @@ class KernelFunction:
         values = self._call_values(args)
         tokens, bits = self._signature(values)
         plan = self._plans.get((id(device), tokens, bits))
-        if plan is None:
+        if plan is None or not refs_current(plan.t.refs):
+            if plan is not None:          # a helper or module constant was rebound: translate again
+                self._forget(tokens, bits)
             plan = self._build_plan(device, tokens, bits, values)
             self._plans[(id(device), tokens, bits)] = plan
         plan.run(values, config.global_size, config.local_size)
+
+    def _forget(self, tokens, bits):
+        for key in [k for k in self._translations if k[1:] == (tokens, bits)]:
+            del self._translations[key]
+        for key in [k for k in self._plans if k[1:] == (tokens, bits)]:
+            del self._plans[key]
 
     def _build_plan(self, device, tokens, bits, values):
         backend = device.backend

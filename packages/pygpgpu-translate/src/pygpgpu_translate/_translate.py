@@ -51,8 +51,10 @@ class Translation:
     features: list
     deps: list             # (module, name, kind, fingerprint)
 
+    refs: list = None      # (globals dict, name, value) read by the translation: not stored on disk
+
     def to_json(self) -> str:
-        d = dict(self.__dict__)
+        d = {k: v for k, v in self.__dict__.items() if k != "refs"}
         d["layout"] = [[str(x) if not isinstance(x, (int, str)) else x for x in item] for item in self.layout]
         return json.dumps(d)
 
@@ -96,6 +98,17 @@ def _deps(prog: ProgramBuilder) -> list:
     return out
 
 
+def refs_current(refs) -> bool:
+    """True while every global the translation read still holds the same object (warm-call check)."""
+    for g, name, value in refs:
+        if g.get(name, _MISSING) is not value:
+            return False
+    return True
+
+
+_MISSING = object()
+
+
 def deps_valid(deps) -> bool:
     for module, name, kind, fp in deps:
         mod = sys.modules.get(module)
@@ -122,6 +135,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
             try:
                 t = Translation.from_json(blob.decode())
                 if deps_valid(t.deps):
+                    t.refs = [(sys.modules[m].__dict__, n, sys.modules[m].__dict__[n]) for m, n, _k, _f in t.deps]
                     stats["source_cache_hits"] += 1
                     if debug_enabled():
                         log.warning("pygpgpu: %s: generated source from the disk cache (%s)", t.name, dialect_name)
@@ -149,6 +163,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
     t = Translation(src.name, text, dialect_name, kir.layout, access, sorted(dom.covers) if dom else [],
                     kir.domain_src, dom.kind if dom else "", dom.ndim if dom else 0, kir.uses_barrier,
                     sorted(features), _deps(prog))
+    t.refs = [(g, n, v) for (g, n, v) in prog.global_refs.values()]
     stats["translations"] += 1
     if debug_enabled():
         log.warning("pygpgpu: translated %s for %s in %.1f ms", src.name, dialect_name, (time.perf_counter() - t0) * 1e3)

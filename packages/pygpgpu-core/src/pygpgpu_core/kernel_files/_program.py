@@ -20,8 +20,11 @@ __all__ = ["FilePrograms"]
 
 
 def _declared(obj: Any, name: str) -> Any:
-    """``obj.name`` only when its class defines it: an OpenCL Program answers any attribute
-    with the kernel of that name, and a kernel called ``binary`` must not be mistaken for one."""
+    """``obj.name`` only when the object or its class really has it: an OpenCL Program answers
+    any attribute with the kernel of that name, and a kernel called ``binary`` is no binary."""
+    own = getattr(obj, "__dict__", {})
+    if name in own:
+        return own[name]
     if getattr(type(obj), name, None) is None:
         return None
     return getattr(obj, name, None)

@@ -42,7 +42,7 @@ short ushort int uint long ulong float double``; ``long`` is always 64-bit) or a
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable, Iterable
+from typing import Iterable
 
 from pygpgpu_core.funcs import FUNCS_TABLE
 
@@ -56,7 +56,6 @@ from ._types import (
     comparison_type,
     component,
     make_vector,
-    split_type,
 )
 
 __all__ = [
@@ -69,9 +68,6 @@ __all__ = [
     "comparison_type",
     "DIALECTS",
 ]
-
-Generator = Callable[[str], "tuple[list[str], str]"]
-
 
 def _all_names() -> frozenset[str]:
     names = {"ext:fp64", "ext:int64_base_atomics", "ext:int64_extended_atomics"}

@@ -122,8 +122,8 @@ def _scalar_expr(dialect: str, name: str, s: str) -> str:
     table = {
         "clamp": f"(({sc})((a > b ? a : b) < c ? (a > b ? a : b) : c))",
         "sign": f"({sc})((a > 0) - (a < 0))" if not is_unsigned(s) else f"({sc})(a > 0)",
-        "min": f"(b < a ? b : a)",
-        "max": f"(a < b ? b : a)",
+        "min": "(b < a ? b : a)",
+        "max": "(a < b ? b : a)",
         "abs": f"({sc})(a < 0 ? ({unsigned})0 - ({unsigned})a : ({unsigned})a)" if not is_unsigned(s) else "a",
     }
     return table[name]
