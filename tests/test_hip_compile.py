@@ -305,3 +305,24 @@ def test_in_process_hiprtc_can_be_chosen(hiprtc_compile):
                           env=dict(os.environ, PYGPGPU_HIPRTC_INPROCESS="1"))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "OK True True" in proc.stdout
+
+
+def test_no_compiler_at_all_is_explained(tmp_path):
+    child = textwrap.dedent("""
+        from pygpgpu_core.errors import BackendUnavailable
+        from pygpgpu_hip import _library, compile_hip
+        _library._hiprtc_names = lambda: ["libhiprtc-missing.so.99"]
+        _library._hip_names = lambda: ["libamdhip64-missing.so.99"]
+        _library.rocm_roots = lambda: []
+        try:
+            compile_hip('extern "C" __global__ void k(float* x) { x[0] = 1.0f; }', "gfx1030")
+        except BackendUnavailable as exc:
+            print("REASON:", exc.reason)
+    """)
+    env = dict(os.environ, PATH=str(tmp_path))
+    for var in ("PYGPGPU_HIP_CLANG", "HIP_CLANG_PATH", "PYGPGPU_HIP_COMPILER", "PYGPGPU_HIPRTC_LIB"):
+        env.pop(var, None)
+    proc = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "REASON: no HIP compiler is installed" in proc.stdout
+    assert "libhiprtc-missing.so.99" in proc.stdout and "PYGPGPU_HIP_CLANG" in proc.stdout

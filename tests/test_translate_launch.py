@@ -271,3 +271,16 @@ def test_vector_arguments_and_returns_from_helpers(backend):
     out = np.zeros_like(a)
     shift[backend](a, out, float4(1, 2, 3, 4))
     np.testing.assert_array_equal(out, a + np.array([3, 2, 1, 4], np.float32))
+
+
+@kernel
+def gid_with_loop(out):
+    i = gpu.get_global_id(0)
+    for j in range(4):
+        out[i * 4 + j] = i * 10 + j
+
+
+def test_gid_kernel_top_level_loops_are_ordinary_loops(backend):
+    out = np.zeros(32, np.int32)
+    gid_with_loop[backend][(8, 4)](out)
+    assert out.tolist() == [i * 10 + j for i in range(8) for j in range(4)]

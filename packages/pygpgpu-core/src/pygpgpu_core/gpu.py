@@ -298,7 +298,9 @@ class GpuSpec:
     ``category``: ``"workitem"`` (argument: a constant dim 0-2), ``"sync"``, ``"atomic"``,
     ``"memory"``, ``"math"`` or ``"host"`` (erased). ``spelling[dialect]`` is a template:
     ``{dim}`` is the dimension (0-2) and ``{xyz}`` the CUDA member for it; ``{0}``, ``{1}``...
-    are the C argument expressions. Atomics are called through prelude functions
+    are the C argument expressions; ``local_array``'s declaration template takes ``{ctype}``,
+    ``{name}`` and ``{dims}`` (e.g. ``"[16][16]"``). Math entries record the float64 spelling
+    in ``native["double"]``. Atomics are called through prelude functions
     (``prelude[dialect]``, a piece name template with ``{type}`` and ``{local}`` = ``""`` or
     ``".local"``) so their semantics are identical everywhere; ``native`` records the vendor
     builtin each wraps, for documentation. ``pragmas`` lists OpenCL extensions the OpenCL

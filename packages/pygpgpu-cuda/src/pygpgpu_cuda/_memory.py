@@ -184,6 +184,8 @@ def _host_array(host: Any, *, writable: bool, what: str) -> np.ndarray:
         if writable:
             raise TypeError(f"{what} needs a writable numpy array, got {type(host).__name__}")
         host = np.asarray(memoryview(host)) if not hasattr(host, "__array_interface__") else np.asarray(host)
+    if host.dtype.hasobject:
+        raise TypeError(f"{what} cannot copy Python objects (dtype {host.dtype}) to a GPU")
     if not host.flags.c_contiguous:
         if writable:
             raise ValueError(f"{what} needs a C-contiguous array: read into np.empty(...) and copy into the view")

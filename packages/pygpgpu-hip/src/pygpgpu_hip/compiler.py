@@ -46,10 +46,17 @@ def compiler_kind() -> str:
         if forced not in _COMPILERS:
             raise ValueError(f"PYGPGPU_HIP_COMPILER={forced!r} is not one of {', '.join(_COMPILERS)}")
         return forced
+    if os.environ.get("PYGPGPU_HIPRTC_LIB", "").strip():
+        return "hiprtc"  # asked for explicitly: report its failure rather than switch compilers
     try:
         _hiprtc.version()
         return "hiprtc"
-    except BackendUnavailable:
+    except BackendUnavailable as no_hiprtc:
+        try:
+            _clang.find_compiler("clang")
+        except BackendUnavailable as no_clang:
+            raise BackendUnavailable(
+                "hip", f"no HIP compiler is installed: {no_hiprtc.reason}; and {no_clang.reason}") from None
         return "clang"
 
 

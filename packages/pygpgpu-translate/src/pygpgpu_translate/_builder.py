@@ -1471,6 +1471,16 @@ def _is_work_size(fb, s):
     return False
 
 
+def _uses_work_items(fb, stmts):
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                b = fb.builtin_of(fb.resolve_callee(node.func))
+                if b is not None and b.rule in ("workitem", "barrier", "local_array"):
+                    return True
+    return False
+
+
 def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> KernelIR:
     src = prog.source_of(func)
     fb = FunctionBuilder(prog, src, func, is_kernel=True, kernel_name=src.name)
@@ -1542,6 +1552,8 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
         fb.domain = Domain("work_size", len(dims), dims)
     else:
         top_loops = [s for s in body if _domain_form(fb, s)]
+        if top_loops and _uses_work_items(fb, body[:body.index(top_loops[0])]):
+            top_loops = []     # a gid-style kernel: its top-level loops are ordinary loops
         if top_loops:
             s = top_loops[0]
             kind = _domain_form(fb, s)
