@@ -131,3 +131,12 @@ def test_fma_single_rounding_float32():
     a = np.float32(1 + 2**-12)
     # a*a = 1 + 2**-11 + 2**-24: plain float32 multiply-add loses the last term, fma keeps it.
     assert funcs.fma(a, a, np.float32(-1)) == np.float32(2**-11 + 2**-24)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: funcs.normalize(int4(1, 2, 3, 4)), lambda: funcs.dot(int4(1), int4(2)), lambda: funcs.mix(int4(1), int4(2), 1),
+    lambda: funcs.radians(int4(1)), lambda: funcs.cross(int4(1), int4(2)), lambda: funcs.smoothstep(0, 1, int4(1)),
+])
+def test_float_only_functions_refuse_integer_vectors(call):
+    with pytest.raises(TypeError, match=r"works on float vectors.*convert"):
+        call()

@@ -830,3 +830,88 @@ def test_hip_source_compiles(c, hiprtc_compile):
 
 def test_catalogue_is_large():
     assert len(CASES) >= 40
+
+
+@kernel
+def special_constants(a, out):
+    for i in range(out.shape[0]):
+        x = a[i]
+        out[i, 0] = min(x, math.inf) + max(x, -math.inf)
+        out[i, 1] = math.e * math.tau + np.pi
+        out[i, 2] = 1.0 if math.isnan(np.nan) else 0.0
+        out[i, 3] = x // 0 if False else x
+
+
+case("math_constants_inf_nan", special_constants, lambda: (f32(10), np.zeros((10, 4), np.float32)))
+case("math_constants_inf_nan_f64", special_constants, lambda: (f32(10).astype(np.float64), np.zeros((10, 4))),
+     needs_fp64=True)
+
+
+@kernel
+def int_div_by_zero(a, b, q, r):
+    for i in range(q.shape[0]):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+
+
+def test_integer_division_by_zero_does_not_crash(backend):
+    a = np.array([7, -7, -2**31, 5], np.int32)
+    b = np.array([0, 0, -1, 0], np.int32)
+    q, r = np.zeros(4, np.int32), np.ones(4, np.int32)
+    int_div_by_zero[backend](a, b, q, r)
+    assert q.tolist() == [0, 0, -2**31, 0] and r.tolist() == [0, 0, 0, 0]
+    u = np.array([7, 9], np.uint32)
+    qu, ru = np.zeros(2, np.uint32), np.ones(2, np.uint32)
+    int_div_by_zero[backend](u, np.array([0, 2], np.uint32), qu, ru)
+    assert qu.tolist() == [0, 4] and ru.tolist() == [0, 1]
+
+
+@kernel
+def local_atomics_2d(data, out):
+    hist = gpu.local_array((2, 8), np.int32)
+    lid = gpu.get_local_id(0)
+    if lid < 8:
+        hist[0, lid] = 0
+        hist[1, lid] = 0
+    gpu.barrier()
+    v = data[gpu.get_global_id(0)]
+    gpu.atomic_add(hist, (v % 2, v % 8), 1)
+    gpu.barrier(gpu.LOCAL | gpu.GLOBAL)
+    if lid < 8:
+        gpu.atomic_add(out, (0, lid), hist[0, lid])
+        gpu.atomic_add(out, (1, lid), hist[1, lid])
+
+
+def local_atomics_ref(data, out):
+    for v in data.tolist():
+        out[v % 2, v % 8] += 1
+
+
+case("local_2d_array_local_atomics", local_atomics_2d,
+     lambda: (RNG.integers(0, 100, 256).astype(np.int32), np.zeros((2, 8), np.int32)), local_atomics_ref,
+     bracket=(256, 32))
+
+
+@kernel
+def atomics_double(data, acc):
+    gpu.work_size(data)
+    gpu.atomic_add(acc, 0, data[gpu.get_global_id(0)])
+
+
+case("atomics_float64_cas", atomics_double, lambda: (np.full(500, 0.25), np.zeros(1)),
+     lambda data, acc: acc.__setitem__(0, data.sum()), needs_fp64=True)
+
+
+@kernel
+def guarded_temporaries(a, out, n):
+    for i in range(out.shape[0]):
+        # the chained comparison needs a temporary for a[i + n]; it must not be read when i + n >= len(a)
+        ok = i + n < a.shape[0] and -1.0 < a[i + n] < 1.0
+        big = (i + n >= a.shape[0]) or 0.0 < a[i + n] * 2.0 < 1.0
+        out[i, 0] = 1 if ok else 0
+        out[i, 1] = 1 if big else 0
+        out[i, 2] = funcs.length(float2(a[i], 1.0).yx) if i % 2 == 0 else funcs.dot(float2(a[i]), float2(1.0, 2.0))
+
+
+case("short_circuit_and_conditional_with_temporaries", guarded_temporaries,
+     lambda: (f32(40), np.zeros((40, 3), np.float32), 25), rtol=1e-5)

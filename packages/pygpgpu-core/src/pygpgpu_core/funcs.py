@@ -50,8 +50,9 @@ INT = "int"  # any integer scalar
 INTN = "intn"  # any integer vector
 
 
-def _unwrap(values: tuple[Any, ...]) -> tuple[list[Any], type[Vector] | None]:
-    """Vectors -> their component arrays; remembers the vector class for the result."""
+def _unwrap(values: tuple[Any, ...], float_only: str = "") -> tuple[list[Any], type[Vector] | None]:
+    """Vectors -> their component arrays; remembers the vector class for the result.
+    ``float_only`` names a function defined on float vectors only (as on the device)."""
     vtype: type[Vector] | None = None
     out: list[Any] = []
     for v in values:
@@ -62,6 +63,11 @@ def _unwrap(values: tuple[Any, ...]) -> tuple[list[Any], type[Vector] | None]:
             out.append(v._v)
         else:
             out.append(v)
+    if float_only and vtype is not None and np.issubdtype(vtype.base, np.integer):
+        raise TypeError(
+            f"funcs.{float_only} works on float vectors, not {vtype.name}; "
+            f"convert first: funcs.{float_only}(float{vtype.width}.convert(v))"
+        )
     if vtype is not None:
         # Weak Python scalars adopt the vector's base type (DESIGN §3).
         out = [np.asarray(x, dtype=vtype.base) if isinstance(x, (int, float)) else x for x in out]
@@ -76,14 +82,18 @@ def _rewrap(result: Any, vtype: type[Vector] | None, vector_result: bool = True)
     return vtype.base(result)
 
 
-def _elementwise(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _elementwise(fn: Callable[..., Any], float_only: str = "") -> Callable[..., Any]:
     def run(*args: Any) -> Any:
-        vals, vtype = _unwrap(args)
+        vals, vtype = _unwrap(args, float_only)
         with np.errstate(all="ignore"):
             res = fn(*vals)
         return _rewrap(res, vtype) if vtype else _scalarize(res)
 
     return run
+
+
+def _float_elementwise(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return lambda fn: _elementwise(fn, name)
 
 
 def _float_result(x: Any) -> Any:
@@ -119,7 +129,7 @@ def dot(a: Any, b: Any) -> Any:
 
     For arrays the last axis holds the components (``dot`` of two ``(N, 3)`` arrays is ``(N,)``).
     Floating-point vectors only inside kernels (OpenCL's rule)."""
-    (x, y), vtype = _unwrap((a, b))
+    (x, y), vtype = _unwrap((a, b), "dot")
     x, y = _as_float([x, y])
     with np.errstate(all="ignore"):
         res = np.sum(np.multiply(x, y), axis=-1) if np.ndim(x) or np.ndim(y) else np.multiply(x, y)
@@ -128,7 +138,7 @@ def dot(a: Any, b: Any) -> Any:
 
 def cross(a: Any, b: Any) -> Any:
     """Cross product of 3- or 4-component vectors; for 4 components ``w`` of the result is 0."""
-    (x, y), vtype = _unwrap((a, b))
+    (x, y), vtype = _unwrap((a, b), "cross")
     x, y = _as_float([x, y])
     x, y = np.asarray(x), np.asarray(y)
     n = x.shape[-1] if x.ndim else 0
@@ -143,7 +153,7 @@ def cross(a: Any, b: Any) -> Any:
 
 def length(a: Any) -> Any:
     """Euclidean length ``sqrt(dot(a, a))`` (last axis = components for arrays)."""
-    (x,), vtype = _unwrap((a,))
+    (x,), vtype = _unwrap((a,), "length")
     (x,) = _as_float([x])
     with np.errstate(all="ignore"):
         res = np.sqrt(np.sum(np.multiply(x, x), axis=-1)) if np.ndim(x) else np.abs(x)
@@ -152,7 +162,7 @@ def length(a: Any) -> Any:
 
 def distance(a: Any, b: Any) -> Any:
     """``length(a - b)``."""
-    (x, y), vtype = _unwrap((a, b))
+    (x, y), vtype = _unwrap((a, b), "distance")
     x, y = _as_float([x, y])
     with np.errstate(all="ignore"):
         d = np.subtract(x, y)
@@ -161,7 +171,7 @@ def distance(a: Any, b: Any) -> Any:
 
 def normalize(a: Any) -> Any:
     """``a / length(a)``; a zero vector is returned unchanged (OpenCL's rule, used on every backend)."""
-    (x,), vtype = _unwrap((a,))
+    (x,), vtype = _unwrap((a,), "normalize")
     (x,) = _as_float([x])
     x = np.asarray(x)
     with np.errstate(all="ignore"):
@@ -175,7 +185,7 @@ def normalize(a: Any) -> Any:
 
 def reflect(i: Any, n: Any) -> Any:
     """Reflection of incident ``i`` about normal ``n``: ``i - 2 * dot(n, i) * n`` (``n`` normalized)."""
-    (x, y), vtype = _unwrap((i, n))
+    (x, y), vtype = _unwrap((i, n), "reflect")
     x, y = _as_float([x, y])
     x, y = np.asarray(x), np.asarray(y)
     with np.errstate(all="ignore"):
@@ -195,7 +205,7 @@ def clamp(x: Any, lo: Any, hi: Any) -> Any:
     return _clamp(x, lo, hi)
 
 
-@_elementwise
+@_float_elementwise("mix")
 def _mix(a, b, t):
     a, b, t = _as_float([a, b, t])
     return a + (b - a) * t
@@ -206,7 +216,7 @@ def mix(a: Any, b: Any, t: Any) -> Any:
     return _mix(a, b, t)
 
 
-@_elementwise
+@_float_elementwise("step")
 def _step(edge, x):
     edge, x = _as_float([edge, x])
     dt = np.result_type(edge, x)
@@ -218,7 +228,7 @@ def step(edge: Any, x: Any) -> Any:
     return _scalarize(_step(edge, x))
 
 
-@_elementwise
+@_float_elementwise("smoothstep")
 def _smoothstep(e0, e1, x):
     e0, e1, x = _as_float([e0, e1, x])
     dt = np.result_type(e0, e1, x)
@@ -232,7 +242,7 @@ def smoothstep(edge0: Any, edge1: Any, x: Any) -> Any:
     return _scalarize(_smoothstep(edge0, edge1, x))
 
 
-@_elementwise
+@_float_elementwise("fma")
 def _fma(a, b, c):
     a, b, c = _as_float([a, b, c])
     dt = np.result_type(a, b, c)
@@ -260,7 +270,7 @@ def sign(x: Any) -> Any:
     return _scalarize(_sign(x))
 
 
-@_elementwise
+@_float_elementwise("radians")
 def _radians(x):
     (x,) = _as_float([x])
     dt = np.asarray(x).dtype
@@ -272,7 +282,7 @@ def radians(degrees: Any) -> Any:
     return _scalarize(_radians(degrees))
 
 
-@_elementwise
+@_float_elementwise("degrees")
 def _degrees(x):
     (x,) = _as_float([x])
     dt = np.asarray(x).dtype

@@ -14,6 +14,7 @@ from pygpgpu_core.errors import ClosedError
 from ._driver import check, driver
 from ._memory import STAGING_THRESHOLD, CudaBuffer, PinnedStaging, is_pinned, pinned_empty
 
+
 if TYPE_CHECKING:
     from ._device import CudaDevice
     from ._program import CudaProgram
@@ -208,8 +209,8 @@ class CudaContext:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self):
-        if not sys.is_finalizing() and not getattr(self, "closed", True):
+    def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
+        if not _is_finalizing() and not getattr(self, "closed", True):
             try:
                 self.close()
             except Exception:

@@ -21,6 +21,7 @@ from pygpgpu_core.errors import ClosedError
 
 from ._driver import CUdeviceptr, check
 
+
 if TYPE_CHECKING:
     from ._context import CudaContext
 
@@ -97,8 +98,8 @@ class _PinnedBlock:
             self.context.make_current()
             self.context.drv.cuMemFreeHost(ptr)
 
-    def __del__(self):
-        if not sys.is_finalizing():
+    def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
+        if not _is_finalizing():
             self.close()
 
 
@@ -361,8 +362,8 @@ class CudaBuffer:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self):
-        if not sys.is_finalizing():
+    def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
+        if not _is_finalizing():
             try:
                 self.close()
             except Exception:

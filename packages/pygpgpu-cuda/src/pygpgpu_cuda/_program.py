@@ -18,6 +18,7 @@ from ._launch import build_launcher, kind_of_value, work_dims
 from ._memory import CudaBuffer
 from ._nvrtc import compile_with_log, nvrtc_version
 
+
 if TYPE_CHECKING:
     from ._context import CudaContext
 
@@ -132,8 +133,8 @@ class CudaProgram:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self):
-        if not sys.is_finalizing():
+    def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
+        if not _is_finalizing():
             try:
                 self.close()
             except Exception:

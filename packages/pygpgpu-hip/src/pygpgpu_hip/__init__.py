@@ -9,8 +9,10 @@ __version__ = "0.1.0"
 
 from .compiler import (  # noqa: E402
     UnsupportedTarget,
+    build_code_object,
     compile_cached,
     compile_hip,
+    compile_with_log,
     compiler_identity,
     compiler_kind,
     hiprtc_version,
@@ -21,6 +23,8 @@ __all__ = [
     "__version__",
     "compile_hip",
     "compile_cached",
+    "compile_with_log",
+    "build_code_object",
     "hiprtc_version",
     "compiler_kind",
     "compiler_identity",

@@ -115,37 +115,43 @@ def describe(value: Any) -> str:
 
 def scalar_bytes(spec: ArgSpec, value: Any, kernel: str) -> bytes:
     """The by-value bytes of ``value`` for the private (non-pointer) parameter ``spec``."""
-    where = f"{spec.label()} of kernel {kernel!r} ({spec.declaration()})"
+    dtype = spec.dtype
+    if dtype is not None and type(value) is dtype.type and spec.width == 1:
+        return value.tobytes()  # the common case: the exact numpy scalar type
+
+    def where() -> str:
+        return f"{spec.label()} of kernel {kernel!r} ({spec.declaration()})"
+
     if isinstance(value, (Buffer, LocalMemory)) or value is None:
-        raise TypeError(f"{where} is passed by value; got {describe(value)}")
+        raise TypeError(f"{where()} is passed by value; got {describe(value)}")
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, np.generic):
         if spec.dtype is not None and spec.width == 1 and value.dtype != spec.dtype:
             raise TypeError(
-                f"{where} expects {spec.dtype.name}, got {describe(value)}; "
+                f"{where()} expects {spec.dtype.name}, got {describe(value)}; "
                 f"pass np.{spec.dtype.name}(value)"
             )
         data = value.tobytes()
     elif isinstance(value, (bool, int, float)):
         if not spec.is_scalar:
             raise TypeError(
-                f"{where}: a Python {type(value).__name__} needs a known scalar parameter type; "
+                f"{where()}: a Python {type(value).__name__} needs a known scalar parameter type; "
                 "pass a numpy scalar such as np.int32(5) or np.float32(1.5)"
             )
         dt = spec.dtype
         if isinstance(value, float) and dt.kind in "iu":
-            raise TypeError(f"{where} is {dt.name}; got a float ({value!r}); pass an int")
+            raise TypeError(f"{where()} is {dt.name}; got a float ({value!r}); pass an int")
         if dt.kind in "iu":
             info = np.iinfo(dt)
             if not info.min <= int(value) <= info.max:
-                raise ValueError(f"{where} is {dt.name}; {value} does not fit (range {info.min}..{info.max})")
+                raise ValueError(f"{where()} is {dt.name}; {value} does not fit (range {info.min}..{info.max})")
         data = np.array(value, dtype=dt).tobytes()
     elif isinstance(value, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
         data = bytes(memoryview(value).cast("B"))
     elif isinstance(value, np.ndarray) and spec.dtype is not None and spec.width > 1:
         if value.dtype != spec.dtype or value.size != spec.width:
-            raise TypeError(f"{where} expects {spec.width} x {spec.dtype.name}, got {describe(value)}")
+            raise TypeError(f"{where()} expects {spec.width} x {spec.dtype.name}, got {describe(value)}")
         data = np.ascontiguousarray(value).tobytes()
         if spec.width == 3:
             data += b"\0" * spec.dtype.itemsize
@@ -155,11 +161,11 @@ def scalar_bytes(spec: ArgSpec, value: Any, kernel: str) -> bytes:
         data = bytes(memoryview(value).cast("B"))
     else:
         raise TypeError(
-            f"{where}: cannot pass {describe(value)} by value; use a numpy scalar, a ctypes value or "
+            f"{where()}: cannot pass {describe(value)} by value; use a numpy scalar, a ctypes value or "
             "ctypes.Structure, or bytes"
         )
     if spec.size is not None and len(data) != spec.size:
-        raise TypeError(f"{where} takes {spec.size} bytes, got {len(data)} from {describe(value)}")
+        raise TypeError(f"{where()} takes {spec.size} bytes, got {len(data)} from {describe(value)}")
     return data
 
 

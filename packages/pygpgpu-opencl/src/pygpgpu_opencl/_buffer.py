@@ -55,7 +55,10 @@ class Buffer(OwnedHandle):
 
     _kind = "Buffer"
 
-    def __init__(self, context: "Context", nbytes: int, *, _host: "np.ndarray | None" = None, _flags: int = 0):
+    def __init__(
+        self, context: "Context", nbytes: int, *, _host: "np.ndarray | None" = None, _flags: int = 0,
+        _host_ptr: "int | None" = None,
+    ):
         if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)):
             raise TypeError(f"a buffer size is an int number of bytes, got {type(nbytes).__name__}")
         nbytes = int(nbytes)
@@ -69,7 +72,7 @@ class Buffer(OwnedHandle):
                 f"{device.max_mem_alloc_size} bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE); split the data"
             )
         flags = C.CL_MEM_READ_WRITE | _flags
-        host_ptr = _host.ctypes.data if _host is not None and nbytes else None
+        host_ptr = (_host_ptr or _host.ctypes.data) if _host is not None and nbytes else None
         if host_ptr is None:
             flags &= ~(C.CL_MEM_USE_HOST_PTR | C.CL_MEM_COPY_HOST_PTR)
         err = c_int32(0)
@@ -93,17 +96,14 @@ class Buffer(OwnedHandle):
         device = context.device
         # Compilers may assume buffers start on CL_DEVICE_MEM_BASE_ADDR_ALIGN (PoCL emits
         # aligned vector loads for double16* and faults on host memory that is not).
-        need = device.mem_base_addr_align if align is None else max(1, min(int(align), device.mem_base_addr_align))
-        if (
-            zero_copy
-            and device.host_unified_memory
-            and arr.flags.c_contiguous
-            and arr.flags.writeable
-            and arr.nbytes > 0
-            and arr.ctypes.data % need == 0
-        ):
-            return cls(context, arr.nbytes, _host=arr, _flags=C.CL_MEM_USE_HOST_PTR)
-        arr = np.ascontiguousarray(arr)
+        flags = arr.flags
+        if zero_copy and device.host_unified_memory and flags.c_contiguous and flags.writeable and arr.nbytes:
+            need = device.mem_base_addr_align if align is None else max(1, min(int(align), device.mem_base_addr_align))
+            ptr = arr.ctypes.data
+            if ptr % need == 0:
+                return cls(context, arr.nbytes, _host=arr, _flags=C.CL_MEM_USE_HOST_PTR, _host_ptr=ptr)
+        if not flags.c_contiguous:
+            arr = np.ascontiguousarray(arr)
         return cls(context, arr.nbytes, _host=arr, _flags=C.CL_MEM_COPY_HOST_PTR)
 
     # --- transfers ----------------------------------------------------------------------
@@ -131,11 +131,12 @@ class Buffer(OwnedHandle):
     def _enqueue_read(self, host: np.ndarray, offset: int = 0) -> None:
         """Non-blocking read into ``host`` (which must stay alive until the queue finishes)."""
         queue = self.context.queue_handle()
-        if self._aliases(host, offset):
+        ptr = host.ctypes.data
+        if self._host is not None and ptr == self._host_ptr + offset:
             self._enqueue_sync_host(queue, offset, host.nbytes, C.CL_MAP_READ)
             return
         check(
-            lib().clEnqueueReadBuffer(queue, self._require(), 0, offset, host.nbytes, host.ctypes.data, 0, None, None),
+            lib().clEnqueueReadBuffer(queue, self._require(), 0, offset, host.nbytes, ptr, 0, None, None),
             "clEnqueueReadBuffer",
         )
 
@@ -236,6 +237,7 @@ class Buffer(OwnedHandle):
 
     # --- lifetime -----------------------------------------------------------------------
     def _release(self, handle: int) -> None:
+        self.context._disown(self)
         if self._host is not None:
             # Commands may still read the host memory this buffer lives in: wait for them
             # before letting the array go.

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from ._buffer import Buffer
 from ._handles import OwnedHandle, drain_at_exit
 from ._library import lib
+from ._program import Program
 from ._status import check
 
 if TYPE_CHECKING:
-    from ._buffer import Buffer
     from ._device import Device
-    from ._program import Program
 
 __all__ = ["Context", "Queue"]
 
@@ -60,7 +60,9 @@ class Context(OwnedHandle):
         check(err.value, "clCreateContext")
         self._handle = int(handle)
         self.device = device
-        self._children: "weakref.WeakSet[OwnedHandle]" = weakref.WeakSet()
+        # id -> weak reference of every live buffer and program (a plain dict: adding and
+        # removing costs far less than a WeakSet on the per-buffer path).
+        self._children: "dict[int, weakref.ref[OwnedHandle]]" = {}
         try:
             self.queue = Queue(self)
         except BaseException:
@@ -71,7 +73,10 @@ class Context(OwnedHandle):
 
     # --- lifetime ---------------------------------------------------------------------
     def _adopt(self, child: OwnedHandle) -> None:
-        self._children.add(child)
+        self._children[id(child)] = weakref.ref(child)
+
+    def _disown(self, child: OwnedHandle) -> None:
+        self._children.pop(id(child), None)
 
     def queue_handle(self) -> int:
         """The queue's handle; raises ClosedError once this context is closed."""
@@ -88,16 +93,17 @@ class Context(OwnedHandle):
             try:
                 check(lib().clFinish(queue._handle), "clFinish")
             finally:
-                for child in list(self._children):
-                    child._close_because(" (its Context was closed)")
+                for ref in list(self._children.values()):
+                    child = ref()
+                    if child is not None:
+                        child._close_because(" (its Context was closed)")
+                self._children.clear()
                 queue.close()
         check(lib().clReleaseContext(handle), "clReleaseContext")
 
     # --- factories --------------------------------------------------------------------
     def buffer(self, nbytes: int) -> "Buffer":
         """Uninitialised device memory of ``nbytes`` bytes."""
-        from ._buffer import Buffer
-
         return Buffer(self, nbytes)
 
     def buffer_from_host(self, host: np.ndarray, *, zero_copy: bool = False) -> "Buffer":
@@ -110,8 +116,6 @@ class Context(OwnedHandle):
         Otherwise it silently copies; ``buffer.zero_copy`` says which happened. Read a
         zero-copy buffer back with ``buffer.read(host)``: it then only synchronises.
         """
-        from ._buffer import Buffer
-
         return Buffer.from_host(self, host, zero_copy=zero_copy)
 
     def program(self, source: str, options: "Sequence[str] | str" = (), *, name: str = "") -> "Program":
@@ -119,8 +123,6 @@ class Context(OwnedHandle):
 
         The binary is cached on disk; a failing build raises CompileError with the build log.
         """
-        from ._program import Program
-
         return Program(self, source, options, name=name)
 
     def synchronize(self) -> None:

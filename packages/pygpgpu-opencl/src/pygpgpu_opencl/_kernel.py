@@ -106,6 +106,12 @@ class _WorkSizeCache:
         self.dims = 0
         self.total = 0
 
+    def changed(self, global_size: Any, local_size: Any) -> bool:
+        try:
+            return bool(global_size != self.key_g or local_size != self.key_l)
+        except (TypeError, ValueError):  # e.g. a numpy array: update() explains what is accepted
+            return True
+
     def update(self, global_size: Any, local_size: Any) -> None:
         k = self.kernel
         dims, g, l = normalize_work_size(global_size, local_size, k.work_group_size, k.device.max_work_item_sizes, k.name)
@@ -154,6 +160,9 @@ class Kernel(OwnedHandle):
         except DriverError:
             self.static_local_mem = 0
         self._local_sizes = [0] * self.num_args
+        # One preallocated cl_mem slot per argument for launch(): no ctypes object per call.
+        self._mem_slots = [c_void_p(0) for _ in range(self.num_args)]
+        self._mem_refs = [ctypes.byref(slot) for slot in self._mem_slots]
         self._last: list[Any] = [_UNSET] * self.num_args
         self._work = _WorkSizeCache(self)
         self._brackets: dict[Any, Callable[..., None]] = {}
@@ -205,6 +214,15 @@ class Kernel(OwnedHandle):
 
     def _prepare(self, spec: ArgSpec, value: Any) -> tuple[str, Any]:
         """Validate one argument of launch(): returns (kind, payload). No driver calls."""
+        cls = value.__class__
+        if cls is Buffer and spec.address in ("global", "constant"):  # the common case first
+            if value._handle is None:
+                value._require()
+            if value.context is not self.context:
+                raise ValueError(f"{self._where(spec)}: the Buffer belongs to another Context than the kernel")
+            return "buffer", value
+        if spec.dtype is not None and cls is spec.dtype.type and spec.is_scalar:
+            return "bytes", value.tobytes()
         if isinstance(value, Buffer):
             if spec.address == "private":
                 raise TypeError(f"{self._where(spec)} is passed by value; got a Buffer")
@@ -256,7 +274,7 @@ class Kernel(OwnedHandle):
         if len(args) != self.num_args:
             raise self._count_error(len(args))
         work = self._work
-        if global_size != work.key_g or local_size != work.key_l:
+        if work.changed(global_size, local_size):
             work.update(global_size, local_size)
         last = self._last
         specs = self.args
@@ -276,7 +294,7 @@ class Kernel(OwnedHandle):
             for i, kind, payload in plan:
                 if kind == "array":
                     arr, readback = payload
-                    contiguous = np.ascontiguousarray(arr)
+                    contiguous = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
                     # Zero-copy where the device shares host memory (read-only arrays are
                     # always copied, so a kernel cannot write into them). Reading a zero-copy
                     # buffer back costs a map/unmap pair, dearer than copying a small array.
@@ -287,7 +305,8 @@ class Kernel(OwnedHandle):
                     temps.append((buf, arr, contiguous, readback))
                     kind, payload = "buffer", buf
                 if kind == "buffer":
-                    status = set_arg(kh, i, _PTR_SIZE, ctypes.byref(c_void_p(payload._handle)))
+                    self._mem_slots[i].value = payload._handle
+                    status = set_arg(kh, i, _PTR_SIZE, self._mem_refs[i])
                 elif kind == "null":
                     status = set_arg(kh, i, _PTR_SIZE, ctypes.byref(_NULL_MEM))
                 elif kind == "local":
@@ -297,7 +316,8 @@ class Kernel(OwnedHandle):
                 if status:
                     self._set_failed(status, i)
                 # Remember the caller's value only when it cannot change under the same identity.
-                last[i] = _UNSET if _mutable(args[i]) else args[i]
+                value = args[i]
+                last[i] = value if value.__class__ in _IMMUTABLE_EXACT or not _mutable(value) else _UNSET
             status = cl.clEnqueueNDRangeKernel(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
             if status:
                 check(status, f"clEnqueueNDRangeKernel({self.name!r}, global={work.key_g}, local={work.key_l})")
@@ -389,7 +409,7 @@ class Kernel(OwnedHandle):
                 raise self._count_error(len(args))
             for setter, value in zip(setters, args):
                 setter(kh, value)
-            if global_size != work.key_g or local_size != work.key_l:
+            if work.changed(global_size, local_size):
                 work.update(global_size, local_size)
             if work.total:
                 status = enqueue(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
@@ -555,6 +575,9 @@ class Kernel(OwnedHandle):
 
 
 _IMMUTABLE = (int, float, bytes, np.generic, Buffer)
+_IMMUTABLE_EXACT = frozenset(
+    [int, float, bytes, Buffer] + [np.dtype(c).type for c in "bBhHiIlLqQefd"]
+)
 
 
 def _mutable(value: Any) -> bool:

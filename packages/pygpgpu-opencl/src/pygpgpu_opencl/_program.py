@@ -250,6 +250,9 @@ class Program(OwnedHandle):
             raise AttributeError(str(exc)) from None
 
     def _release(self, handle: int) -> None:
+        context = self.__dict__.get("context")
+        if context is not None:
+            context._disown(self)
         for k in list(self.__dict__.get("_kernels", {}).values()):
             k._close_because(" (its Program was closed)")
         check(lib().clReleaseProgram(handle), "clReleaseProgram")

@@ -312,8 +312,25 @@ def _atomic(self, b, node):
     if t.bits == 64 and self.prog.dialect.name == "opencl":
         self.prog.features.add("int64_atomics")
     self.prog.note_type(t)
-    fn = self.prog.need_support("atomic_" + op, t, arr.type.space)
+    fn = _prelude_atomic(self, op, t, arr.type.space) or self.prog.need_support("atomic_" + op, t, arr.type.space)
     ptr = ir.Un("&", ir.Load(arr, flat, t), t)
     call = ir.Call(fn, [ptr] + [self.convert(v, t) for v in vals], t)
     call.atomic_root = arr.root
     return call
+
+
+_PRELUDE_TYPE = {"int32": "int", "uint32": "uint", "int64": "long", "uint64": "ulong", "float32": "float"}
+
+
+def _prelude_atomic(self, op, t, space):
+    """The prelude library's atomic (one implementation shared with handwritten-kernel users);
+    None where it has no piece (float64), which then comes from ``_support``."""
+    from .prelude import PRELUDE_NAMES, piece_function
+    pg = _PRELUDE_TYPE.get(t.name)
+    if pg is None:
+        return None
+    piece = f"atomic_{op}{'.local' if space == 'local' else ''}:{pg}"
+    if piece not in PRELUDE_NAMES:
+        return None
+    self.prog.prelude_needed.add(piece)
+    return piece_function(piece)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import inspect as _inspect
-import logging
 import time
 from dataclasses import dataclass
 
@@ -254,7 +253,7 @@ class KernelFunction:
         names = self._param_names
         start = 1 if self._is_method else 0
         if self._is_method:
-            from ._builder import KernelParamSpec
+            from ._entry import KernelParamSpec
             specs.append(KernelParamSpec("self", "self"))
         for i, tok in zip(range(start, len(names)), tokens):
             specs.append(spec_from_token(tok, names[i], self.default_float))

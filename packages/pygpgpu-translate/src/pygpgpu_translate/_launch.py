@@ -70,7 +70,6 @@ class LaunchPlan:
         self.vector_arrays = []
 
     def run(self, values, global_size, local_size):
-        ctx = self.context
         if self.vector_arrays:
             values = list(values)
             for pos in self.vector_arrays:
@@ -86,6 +85,11 @@ class LaunchPlan:
             global_size = tuple(reversed(domain))
         if 0 in global_size:
             return
+        if local_size is not None and len(local_size) != len(global_size):
+            if len(local_size) > len(global_size):
+                raise ValueError(f"kernel {self.t.name!r}: local size {local_size} has more dimensions than the "
+                                 f"work size {global_size}")
+            local_size = tuple(local_size) + (1,) * (len(global_size) - len(local_size))
         buffers = {}
         staged = []
         try:

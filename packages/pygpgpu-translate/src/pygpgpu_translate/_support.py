@@ -19,13 +19,17 @@ def support_function(d, kind: str, t: Scalar, extra: str = "") -> tuple[str, str
     tag = t.name
     name = f"pyg_{kind}_{tag}" + (f"_{extra}" if extra else "")
     q = _q(d)
+    # Integer division by zero (and INT_MIN / -1) traps on CPUs: a kernel must never take the
+    # process down, so both yield a defined value (0 / the wrapped negation) instead.
     if kind == "floordiv":
-        body = (f"{q}{T} {name}({T} a, {T} b) {{ {T} q = a / b; "
-                + ("if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1; " if t.kind == "i" else "")
+        body = (f"{q}{T} {name}({T} a, {T} b) {{ if (b == 0) return 0; "
+                + (f"if (b == -1) return ({T})(0 - a); {T} q = a / b; if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1; "
+                   if t.kind == "i" else f"{T} q = a / b; ")
                 + "return q; }")
     elif kind == "mod":
-        body = (f"{q}{T} {name}({T} a, {T} b) {{ {T} r = a % b; "
-                + ("if (r != 0 && ((r < 0) != (b < 0))) r += b; " if t.kind == "i" else "")
+        body = (f"{q}{T} {name}({T} a, {T} b) {{ "
+                + (f"if (b == 0 || b == -1) return 0; {T} r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; "
+                   if t.kind == "i" else f"if (b == 0) return 0; {T} r = a % b; ")
                 + "return r; }")
     elif kind == "fmod_py":
         fm = d.math_name("fmod", t)

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from pygpgpu_core.cache import DiskCache, cache_key
 
-from . import _ir as ir
 from ._access import access_word, analyze_function
-from ._builder import ProgramBuilder, build_kernel
+from ._builder import ProgramBuilder
+from ._entry import build_kernel
 from ._dialects import dialect_for
 from ._emit import emit_program
 from ._source import function_source

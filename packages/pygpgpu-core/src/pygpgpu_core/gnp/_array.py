@@ -18,6 +18,7 @@ from . import _dlpack
 from ._device import backend_name, resolve_target
 from ._transfer import download, record_transfer, upload
 
+
 __all__ = ["DeviceArray"]
 
 
@@ -30,8 +31,8 @@ class _PoolAllocation:
         self.pool = pool
         self.block = block
 
-    def __del__(self):
-        if not sys.is_finalizing():
+    def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
+        if not _is_finalizing():
             self.pool.release(self.block)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+
 __all__ = [
     "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLOpenCL", "kDLROCM", "kDLCUDAManaged",
     "export_capsule", "import_capsule", "ImportedTensor", "DLPackInfo",
@@ -235,8 +236,8 @@ class ImportedTensor:
         if deleter is not None:
             deleter(self._addr)
 
-    def __del__(self):
-        if not sys.is_finalizing():
+    def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
+        if not _is_finalizing():
             self.release()
 
 

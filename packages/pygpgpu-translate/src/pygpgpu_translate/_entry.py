@@ -1,0 +1,204 @@
+"""The kernel entry point: parameters and hidden arguments, the iteration domain (magic loop,
+np.ndindex/ndenumerate, enumerate, gpu.work_size), the bounds guard, and the C parameter layout
+the launch plan packs."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _ir as ir
+from ._bindings import Domain, ObjectRef, ShapeRef, TupleRef
+from ._builder import FunctionBuilder, ProgramBuilder
+from ._types import BOOL, INT64, VOID, concrete
+
+__all__ = ["KernelParamSpec", "KernelIR", "build_kernel"]
+
+
+@dataclass
+class KernelParamSpec:
+    """One Python-level kernel input: a parameter or a ``self.attr``."""
+    name: str                 # Python name ("x", "self.weights")
+    kind: str                 # "array" | "scalar" | "vector" | "self"
+    type: object = None       # ArrayType / Scalar (weak for Python scalars) / Vector
+
+
+@dataclass
+class KernelIR:
+    function: ir.Function
+    layout: list              # C parameter order: ("buffer", name) ("shape", name, k) ("scalar", name, dtype)
+                              # ("vcomp", name, k, dtype) ("bound", k, dtype)
+    domain: "Domain | None"
+    domain_src: str           # Python source of the host-side domain function ("" without a domain)
+    uses_barrier: bool
+    self_attrs_used: set
+
+
+def _domain_form(fb, s):
+    if not (isinstance(s, ast.For) and isinstance(s.iter, ast.Call)):
+        return None
+    callee = fb.resolve_callee(s.iter.func)
+    if not isinstance(callee, ObjectRef):
+        return None
+    o = callee.obj
+    if o is range:
+        return "range"
+    if o is np.ndindex:
+        return "ndindex"
+    if o is np.ndenumerate:
+        return "ndenumerate"
+    if o is enumerate:
+        return "enumerate"
+    return None
+
+
+def _is_work_size(fb, s):
+    if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+        b = fb.builtin_of(fb.resolve_callee(s.value.func))
+        return b is not None and b.rule == "work_size"
+    return False
+
+
+def _uses_work_items(fb, stmts):
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                b = fb.builtin_of(fb.resolve_callee(node.func))
+                if b is not None and b.rule in ("workitem", "barrier", "local_array"):
+                    return True
+    return False
+
+
+def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> KernelIR:
+    src = prog.source_of(func)
+    fb = FunctionBuilder(prog, src, func, is_kernel=True, kernel_name=src.name)
+    fb.self_obj = self_obj
+    layout = []
+    params = []
+    prologue = []
+    idx = prog.index_type
+    for spec in specs:
+        if spec.kind == "self":
+            fb.params[spec.name] = ObjectRef(self_obj)
+            continue
+        pyname = spec.name
+        c = fb.cname(pyname.replace(".", "_"))
+        t = spec.type
+        prog.note_type(t)
+        if spec.kind == "array":
+            shape = [ir.Var(f"{c}_shape{k}", idx) for k in range(t.ndim)]
+            binding = ir.ArrayRef(pyname, c, shape, t)
+            params.append(ir.Param(c, t, root=pyname))
+            layout.append(("buffer", pyname))
+            for k, sv in enumerate(shape):
+                params.append(ir.Param(sv.name, idx, hidden=True))
+                layout.append(("shape", pyname, k, idx.dtype))
+        elif spec.kind == "scalar":
+            ct = concrete(t, prog.default_float)
+            binding = ir.Var(c, t)
+            params.append(ir.Param(c, ct))
+            layout.append(("scalar", pyname, np.dtype("uint8") if ct.name == "bool" else ct.dtype))
+        elif spec.kind == "vector":
+            comps = []
+            for k in range(t.width):
+                params.append(ir.Param(f"{c}_{k}", t.base, hidden=True))
+                layout.append(("vcomp", pyname, k, t.base.dtype))
+                comps.append(ir.Var(f"{c}_{k}", t.base))
+            binding = ir.Var(c, t)
+            prologue.append(ir.Assign(binding, ir.VecCtor(comps, t), src.tree.lineno))
+            fb.temp_types_extra = getattr(fb, "temp_types_extra", {})
+            fb.temp_types_extra[c] = t
+        else:
+            raise ValueError(spec.kind)
+        if pyname.startswith("self."):
+            fb.self_attrs[pyname[5:]] = binding
+        else:
+            fb.params[pyname] = binding
+    fb.fn_params = params
+    body = fb.body_without_docstring()
+    fb.assigned = fb._scan_assigned(body)
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, ast.Return) and node.value is not None:
+            raise fb.err(node, "kernels cannot return values", "write the result into an output array argument")
+    # the iteration domain
+    ws = [s for s in body if _is_work_size(fb, s)]
+    domain_src = ""
+    argnames = [a.arg for a in src.tree.args.posonlyargs + src.tree.args.args]
+    if ws:
+        call = ws[0].value
+        dims = []
+        for a in call.args:
+            v = fb.expr(a)
+            if isinstance(v, ir.ArrayRef):
+                dims.extend(f"_pyg_dim({ast.unparse(a)}, {k})" for k in range(v.type.ndim))
+            elif isinstance(v, ShapeRef):
+                dims.extend(f"_pyg_dim({ast.unparse(a.value)}, {k})" for k in range(v.array.type.ndim))
+            else:
+                dims.append(f"int({ast.unparse(a)})")
+        if not 1 <= len(dims) <= 3:
+            raise fb.err(call, "gpu.work_size() describes 1 to 3 dimensions")
+        fb.domain = Domain("work_size", len(dims), dims)
+    else:
+        top_loops = [s for s in body if _domain_form(fb, s)]
+        if top_loops and _uses_work_items(fb, body[:body.index(top_loops[0])]):
+            top_loops = []     # a gid-style kernel: its top-level loops are ordinary loops
+        if top_loops:
+            s = top_loops[0]
+            kind = _domain_form(fb, s)
+            it = s.iter
+            if it.keywords:
+                raise fb.err(it, f"{kind}() with keyword arguments is not supported as an iteration domain")
+            after = body[body.index(s) + 1:]
+            if after:
+                raise fb.err(after[0], "statements after the kernel's iteration-domain loop are not supported",
+                             "put the work inside the loop; every loop iteration runs as its own work item")
+            if kind == "range":
+                if not 1 <= len(it.args) <= 3:
+                    raise fb.err(it, "range() takes 1 to 3 arguments")
+                dims = [f"len(range({', '.join(ast.unparse(a) for a in it.args)}))"]
+            elif kind == "ndindex":
+                if len(it.args) == 1:
+                    v = fb.expr(it.args[0])
+                    if isinstance(v, ShapeRef):
+                        nd = v.array.type.ndim
+                    elif isinstance(v, TupleRef):
+                        nd = len(v.items)
+                    else:
+                        raise fb.err(it.args[0], "np.ndindex needs a shape: x.shape or a tuple (h, w)")
+                    dims = [f"_pyg_item({ast.unparse(it.args[0])}, {k})" for k in range(nd)]
+                else:
+                    dims = [f"int({ast.unparse(a)})" for a in it.args]
+            else:
+                if len(it.args) != 1:
+                    raise fb.err(it, f"{kind}() takes one array here")
+                v = fb.expr(it.args[0])
+                if not isinstance(v, ir.ArrayRef):
+                    raise fb.err(it.args[0], f"{kind}() iterates over an array argument")
+                nd = 1 if kind == "enumerate" else v.type.ndim
+                if kind == "enumerate" and v.type.ndim > 1 and not v.type.row_width:
+                    raise fb.err(it, "enumerate() over a multi-dimensional array is not supported",
+                                 "use np.ndenumerate(arr) or np.ndindex(arr.shape)")
+                dims = [f"_pyg_dim({ast.unparse(it.args[0])}, {k})" for k in range(nd)]
+            if len(dims) > 3:
+                raise fb.err(it, "iteration domains have at most 3 dimensions")
+            fb.domain = Domain(kind, len(dims), dims, node=s)
+    if fb.domain is not None:
+        domain_src = (f"def _pyg_domain({', '.join(argnames)}):\n"
+                      f"    return ({', '.join(fb.domain.host_exprs)},)\n")
+        for k in range(fb.domain.ndim):
+            params.append(ir.Param(f"_pyg_n{k}", idx, hidden=True))
+            layout.append(("bound", k, idx.dtype))
+    body_ir = fb.run_passes(body)
+    if fb.domain is not None and fb.domain.kind == "work_size" and not fb.uses_barrier:
+        cond = None
+        for k in range(fb.domain.ndim):
+            gid = ir.Cast(ir.Raw(prog.dialect.work_item("global_id", fb.domain.ndim - 1 - k), INT64), idx)
+            c = ir.Bin(">=", gid, ir.Var(f"_pyg_n{k}", idx), BOOL)
+            cond = c if cond is None else ir.Bin("||", cond, c, BOOL)
+        body_ir = [ir.If(cond, [ir.Return(None, src.tree.lineno)], [], src.tree.lineno)] + body_ir
+    body_ir = list(prog.local_arrays) + prologue + body_ir
+    local_table = fb.locals_table()
+    local_table.update(getattr(fb, "temp_types_extra", {}))
+    fn = ir.Function(src.name, params, VOID, body_ir, local_table, True, src.filename, src.tree.lineno)
+    return KernelIR(fn, layout, fb.domain, domain_src, fb.uses_barrier, set(fb.self_attrs))

@@ -1,0 +1,660 @@
+"""Expression rules of the function builder: names, constants, attributes and swizzles,
+indexing, operators with Python semantics, conversions, and calls (helpers, builtins, vectors)."""
+from __future__ import annotations
+
+import ast
+import math
+import types as _pytypes
+
+import numpy as np
+
+from . import _ir as ir
+from ._builtins import BUILTINS, CAST_TYPES, Builtin, lookup_namespace, lookup_object
+from ._source import KernelTypeError
+from ._types import BOOL, INT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete
+from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
+
+__all__ = ["ExpressionRules"]
+
+
+class ExpressionRules:
+    """Mixed into FunctionBuilder: one ``ex_<Node>`` method per accepted expression."""
+
+    def value(self, node) -> ir.Expr:
+        e = self.expr(node)
+        if isinstance(e, ir.Expr) and not isinstance(e, ir.ArrayRef):
+            return e
+        if isinstance(e, ir.ArrayRef):
+            raise self.err(node, "an array is used where a number is expected", "index it, e.g. x[i]")
+        if isinstance(e, ShapeRef):
+            raise self.err(node, "x.shape is a tuple; use x.shape[k] with a constant k")
+        if isinstance(e, TupleRef):
+            raise self.err(node, "a tuple is used where a number is expected")
+        if isinstance(e, ObjectRef):
+            o = e.obj
+            what = getattr(o, "__name__", type(o).__name__)
+            raise self.err(node, f"{what!r} ({type(o).__name__}) cannot be used as a value in a kernel",
+                           "kernels use numbers, vectors and arrays; module constants must be int/float/bool")
+        raise self.err(node, "this expression has no value")
+
+    def expr(self, node):
+        m = getattr(self, "ex_" + type(node).__name__, None)
+        if m is None:
+            raise self.err(node, f"{type(node).__name__} expressions are not supported in kernels")
+        return m(node)
+
+    def ex_Constant(self, node):
+        v = node.value
+        if isinstance(v, bool):
+            return ir.Const(v, BOOL)
+        if isinstance(v, int):
+            if not -2**63 <= v < 2**64:
+                raise self.err(node, f"integer literal {v} does not fit in 64 bits")
+            return ir.Const(v, Scalar("int32" if -2**31 <= v < 2**31 else ("int64" if v < 2**63 else "uint64"), weak=True))
+        if isinstance(v, float):
+            return ir.Const(v, Scalar("float32", weak=True))
+        raise self.err(node, f"constant {v!r} is not supported in kernels")
+
+    def ex_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def ex_Tuple(self, node):
+        return TupleRef([self.expr(e) for e in node.elts])
+
+    def ex_Attribute(self, node):
+        base = self.expr(node.value)
+        attr = node.attr
+        if isinstance(base, ir.ArrayRef):
+            if attr == "shape":
+                return ShapeRef(base)
+            if attr == "size":
+                out = base.shape[0]
+                for s in base.shape[1:]:
+                    out = ir.Bin("*", out, s, self.prog.index_type)
+                return out
+            if attr == "ndim":
+                return ir.Const(base.type.ndim, Scalar("int32", weak=True))
+            raise self.err(node, f"arrays have no attribute {attr!r} in kernels", "use .shape, .size, .ndim or len()")
+        if isinstance(base, ObjectRef):
+            obj = base.obj
+            if self.is_kernel and obj is self.self_obj and self.self_obj is not None:
+                return self.self_attribute(attr, node)
+            if not hasattr(obj, attr):
+                raise self.err(node, f"{getattr(obj, '__name__', type(obj).__name__)} has no attribute {attr!r}")
+            if isinstance(obj, _pytypes.ModuleType):
+                b = lookup_namespace(obj.__name__, attr)
+                if b is not None:
+                    return ObjectRef(getattr(obj, attr))
+                self.prog.global_refs[(id(obj.__dict__), attr)] = (obj.__dict__, attr, getattr(obj, attr))
+            value = getattr(obj, attr)
+            return self.object_value(value, node, f"{getattr(obj, '__name__', '?')}.{attr}")
+        if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
+            return self.swizzle(base, attr, node)
+        if isinstance(base, ir.Expr) and base.type is UNKNOWN:
+            return ir.Raw("?", UNKNOWN)
+        raise self.err(node, f"attribute {attr!r} is not supported here",
+                       "attributes work on vectors (.x, .xy, .s0), arrays (.shape, .size, .ndim) and self")
+
+    self_obj = None
+
+    def self_attribute(self, attr, node):
+        binding = self.self_attrs.get(attr)
+        if binding is None:
+            raise self.err(node, f"self.{attr} is not usable in a kernel",
+                           "self attributes must be numpy/device arrays, numbers or vectors")
+        return binding
+
+    def swizzle(self, v, attr, node):
+        w = v.type.width
+        idx = []
+        if attr.startswith("s") and len(attr) > 1 and all(c in "0123456789abcdefABCDEF" for c in attr[1:]):
+            idx = [int(c, 16) for c in attr[1:]]
+        elif all(c in "xyzw" for c in attr) or all(c in "rgba" for c in attr):
+            idx = [SWIZZLE_INDEX[c] for c in attr]
+        else:
+            raise self.err(node, f"vectors have no component {attr!r}", "use .x .y .z .w, .s0 ... .sF or swizzles like .xy")
+        if any(i >= w for i in idx):
+            raise self.err(node, f"{v.type} has no component {attr!r}")
+        if len(idx) == 1:
+            return self.comp(v, idx[0])
+        if len(idx) not in VECTOR_WIDTHS:
+            raise self.err(node, f"a swizzle of {len(idx)} components is not a vector width")
+        v = self.materialize(v)
+        return ir.VecCtor([self.comp(v, i) for i in idx], Vector(v.type.base, len(idx)))
+
+    def comp(self, v, k):
+        if isinstance(v, ir.VecCtor):
+            return v.args[k]
+        if not isinstance(v.type, Vector):
+            return v
+        if not isinstance(v, ir.Var):
+            v = self.materialize(v)
+            if isinstance(v, ir.VecCtor):
+                return v.args[k]
+        return ir.Swizzle(v, k, v.type.base)
+
+    def ex_Subscript(self, node):
+        base = self.expr(node.value)
+        if isinstance(base, ShapeRef):
+            k = self.expr(node.slice)
+            if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
+                raise self.err(node.slice, "dynamic shape indexing is not supported: x.shape[k] needs a constant k",
+                               "use x.shape[0], x.shape[1], ... with literal indices")
+            nd = base.array.type.ndim
+            kk = k.value + nd if k.value < 0 else k.value
+            if not 0 <= kk < nd:
+                raise self.err(node.slice, f"shape index {k.value} is out of range for a {nd}-D array")
+            return base.array.shape[kk]
+        if isinstance(base, TupleRef):
+            k = self.expr(node.slice)
+            if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
+                raise self.err(node.slice, "tuples can only be indexed with a constant")
+            return base.items[k.value]
+        if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
+            k = self.expr(node.slice)
+            if not (isinstance(k, ir.Const) and isinstance(k.value, int) and 0 <= k.value < base.type.width):
+                raise self.err(node.slice, "vector components are indexed with a constant", "use v.x, v.s0 or v[0]")
+            return self.comp(base, k.value)
+        if not isinstance(base, ir.ArrayRef):
+            if isinstance(base, ir.Expr) and base.type is UNKNOWN:
+                return ir.Raw("?", UNKNOWN)
+            raise self.err(node, "only arrays, vectors, shapes and tuples can be indexed")
+        idx = self.index_list(node.slice)
+        return self.index_array(base, idx, node)
+
+    def index_list(self, sl):
+        if isinstance(sl, ast.Tuple):
+            items = []
+            for e in sl.elts:
+                v = self.expr(e)
+                items.extend(v.items if isinstance(v, TupleRef) else [v])
+            return items
+        v = self.expr(sl)
+        return list(v.items) if isinstance(v, TupleRef) else [v]
+
+    def flat_index(self, arr, idx, node):
+        it = self.prog.index_type
+        parts = []
+        for k, i in enumerate(idx):
+            if not isinstance(i, ir.Expr) or isinstance(i, ir.ArrayRef):
+                raise self.err(node, "array indices must be integers")
+            if i.type is UNKNOWN:
+                return ir.Raw("?", UNKNOWN)
+            if not isinstance(i.type, Scalar) or not (i.type.is_int or i.type.kind == "b"):
+                raise self.type_err(node, f"array index must be an integer, got {i.type}; convert with int(...)")
+            if isinstance(i, ir.Const) and i.value < 0:        # Python negative index from the end
+                i = ir.Bin("+", arr.shape[k], ir.Const(i.value, it), it)
+            parts.append(self.convert(i, it))
+        flat = parts[0]
+        for k in range(1, len(parts)):
+            flat = ir.Bin("+", ir.Bin("*", flat, arr.shape[k], it), parts[k], it)
+        return flat
+
+    def index_array(self, arr, idx, node):
+        t = arr.type
+        if len(idx) == t.ndim:
+            flat = self.flat_index(arr, idx, node)
+            if flat.type is UNKNOWN:
+                return flat
+            return ir.Load(arr, flat, t.elem)
+        if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS and isinstance(t.elem, Scalar):
+            flat = self.flat_index(arr, idx + [ir.Const(0, self.prog.index_type)], node)
+            if flat.type is UNKNOWN:
+                return flat
+            flat = self.materialize(flat)
+            vt = Vector(t.elem, t.row_width)
+            return ir.VecCtor([ir.Load(arr, self.add(flat, ir.Const(k, self.prog.index_type)) if k else flat, t.elem)
+                               for k in range(t.row_width)], vt)
+        if len(idx) < t.ndim:
+            raise self.err(node, f"a {t.ndim}-D array needs {t.ndim} indices here, got {len(idx)}",
+                           "index every dimension: x[i, j] (rows of width 2, 3, 4, 8 or 16 load as vectors)")
+        raise self.err(node, f"too many indices ({len(idx)}) for a {t.ndim}-D array")
+
+    def subscript_target(self, target):
+        arr = self.expr(target.value)
+        if not isinstance(arr, ir.ArrayRef):
+            if isinstance(arr, ir.Expr) and isinstance(arr.type, Vector):
+                raise self.err(target, "writing a vector component is not supported",
+                               "build a new vector, e.g. v = float4(v.x, 1.0, v.z, v.w)")
+            raise self.err(target, "only arrays can be assigned by index")
+        idx = self.index_list(target.slice)
+        t = arr.type
+        if len(idx) == t.ndim:
+            return arr, self.flat_index(arr, idx, target), 0
+        if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS:
+            flat = self.flat_index(arr, idx + [ir.Const(0, self.prog.index_type)], target)
+            return arr, self.materialize(flat), t.row_width
+        raise self.err(target, f"a {t.ndim}-D array needs {t.ndim} indices, got {len(idx)}")
+
+    def add(self, a, b):
+        return ir.Bin("+", a, b, a.type)
+
+    # ---- conversions -------------------------------------------------------------------------------
+    def convert(self, e: ir.Expr, t):
+        """``e`` as a C value of concrete type ``t`` (casts only when the C types differ)."""
+        if e.type is UNKNOWN or t is UNKNOWN:
+            return e
+        t = concrete(t, self.prog.default_float)
+        src = concrete(e.type, self.prog.default_float)
+        if isinstance(t, Vector):
+            if isinstance(src, Vector):
+                if src == t:
+                    return e
+                if src.width != t.width:
+                    raise KernelTypeError(f"kernel {self.kernel_name!r}, line {self.line}: cannot convert {src} to {t}")
+                v = self.materialize(e)
+                return ir.VecCtor([self.convert(self.comp(v, k), t.base) for k in range(t.width)], t)
+            s = self.materialize(self.convert(e, t.base))
+            return ir.VecCtor([s] * t.width, t)
+        if isinstance(src, Vector):
+            raise KernelTypeError(f"kernel {self.kernel_name!r}, line {self.line}: a {src} vector is used where a "
+                                  f"{t} scalar is expected; pick a component (v.x) or reduce it (funcs.dot)")
+        if src == t and e.type == t:
+            return e
+        if isinstance(e, ir.Const):
+            v = e.value
+            if t.kind == "b":
+                v = bool(v)
+            elif t.is_int:
+                if isinstance(v, float):
+                    v = int(v) if math.isfinite(v) else 0
+                v = int(np.array(int(v)).astype(t.dtype)) if isinstance(v, (int, bool)) and not t.dtype.type(0).dtype.kind == "b" else v
+            else:
+                v = float(v)
+            return ir.Const(v, t)
+        if src == t:
+            return e
+        self.prog.note_type(t)
+        return ir.Cast(e, t)
+
+    def truth(self, e, node):
+        if e.type is UNKNOWN:
+            return e
+        if isinstance(e.type, Vector):
+            raise self.err(node, "a vector has no single truth value", "compare components, e.g. v.x > 0 and v.y > 0")
+        if e.type == BOOL:
+            return e
+        if isinstance(e, ir.Const):
+            return ir.Const(bool(e.value), BOOL)
+        return ir.Bin("!=", e, ir.Const(0, concrete(e.type, self.prog.default_float)), BOOL)
+
+    # ---- operators ---------------------------------------------------------------------------------
+    _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+               ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&"}
+
+    def ex_BinOp(self, node):
+        return self.binop(node.op, self.value(node.left), self.value(node.right), node)
+
+    def binop(self, op, a, b, node):
+        opname = self._BINOPS[type(op)] if not isinstance(op, str) else op
+        if a.type is UNKNOWN or b.type is UNKNOWN:
+            return ir.Raw("?", UNKNOWN)
+        if isinstance(a.type, Vector) or isinstance(b.type, Vector):
+            return self.vector_binop(opname, a, b, node)
+        return self.scalar_binop(opname, a, b, node)
+
+    def vector_binop(self, opname, a, b, node):
+        va = a.type if isinstance(a.type, Vector) else None
+        vb = b.type if isinstance(b.type, Vector) else None
+        if va and vb and va.width != vb.width:
+            raise self.type_err(node, f"operands have different widths: {va} and {vb}")
+        width = (va or vb).width
+        a = self.materialize(a) if va else self.materialize(a)
+        b = self.materialize(b) if vb else self.materialize(b)
+        comps = [self.scalar_binop(opname, self.comp(a, k), self.comp(b, k), node) for k in range(width)]
+        base = comps[0].type.strong() if not comps[0].type.weak else concrete(comps[0].type, self.prog.default_float)
+        if base.kind == "b":
+            raise self.err(node, "vector comparisons are not supported",
+                           "compare components one by one, e.g. a.x < b.x")
+        comps = [self.convert(c, base) for c in comps]
+        return ir.VecCtor(comps, Vector(base, width))
+
+    def const_fold(self, opname, a, b, t):
+        if not (isinstance(a, ir.Const) and isinstance(b, ir.Const)):
+            return None
+        x, y = a.value, b.value
+        try:
+            if opname in ("/", "//", "%") and y == 0:
+                return None
+            r = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y, "/": lambda: x / y,
+                 "//": lambda: x // y, "%": lambda: x % y, "<<": lambda: x << y, ">>": lambda: x >> y,
+                 "|": lambda: x | y, "^": lambda: x ^ y, "&": lambda: x & y}.get(opname)
+            if r is None:
+                return None
+            v = r()
+        except (TypeError, ValueError, OverflowError):
+            return None
+        if isinstance(v, int) and not isinstance(v, bool) and not -2**63 <= v < 2**63:
+            return None
+        if t.weak and t.is_int and isinstance(v, int) and not -2**31 <= v < 2**31:
+            t = Scalar("int64", weak=True)
+        return ir.Const(v, t)
+
+    def scalar_binop(self, opname, a, b, node):
+        df = self.prog.default_float
+        ta, tb = a.type, b.type
+        if opname in ("<<", ">>", "|", "^", "&"):
+            if ta.is_float or tb.is_float:
+                raise self.type_err(node, f"operator {opname} needs integers, got {ta} and {tb}")
+            if ta.kind == "b" and tb.kind == "b" and opname in ("|", "^", "&"):
+                return ir.Bin(opname, a, b, BOOL)
+            t = binary_result(ta, tb, df) if opname not in ("<<", ">>") else (ta if not ta.weak else binary_result(ta, tb, df))
+            f = self.const_fold(opname, a, b, t)
+            if f is not None:
+                return f
+            ct = concrete(t, df)
+            return self.wrap_narrow(ir.Bin(opname, self.convert(a, ct), self.convert(b, ct), t))
+        if opname == "**":
+            return self.power(a, b, node)
+        t = binary_result(ta, tb, df)
+        if opname == "/":
+            if not t.is_float:
+                t = Scalar("float32", weak=True) if (ta.weak and tb.weak) else (
+                    df if max(ta.bits, tb.bits) < 64 or df.bits == 64 else Scalar("float64"))
+            f = self.const_fold(opname, a, b, t)
+            if f is not None and isinstance(f.value, float):
+                return f
+            ct = concrete(t, df)
+            return ir.Bin("/", self.convert(a, ct), self.convert(b, ct), t)
+        f = self.const_fold(opname, a, b, t)
+        if f is not None:
+            return f
+        ct = concrete(t, df)
+        ca, cb = self.convert(a, ct), self.convert(b, ct)
+        if opname == "//":
+            if ct.is_float:
+                return ir.Call(self.prog.need_support("ffloordiv", ct), [ca, cb], t)
+            return ir.Call(self.prog.need_support("floordiv", ct), [ca, cb], t)
+        if opname == "%":
+            if ct.is_float:
+                return ir.Call(self.prog.need_support("fmod_py", ct), [ca, cb], t)
+            return ir.Call(self.prog.need_support("mod", ct), [ca, cb], t)
+        if ct.kind == "b":       # True + True == 2 in Python
+            ct = t = INT32
+            ca, cb = self.convert(a, ct), self.convert(b, ct)
+        return self.wrap_narrow(ir.Bin(opname, ca, cb, t))
+
+    def wrap_narrow(self, e):
+        """C computes char/short arithmetic in int; numpy wraps to the narrow type."""
+        ct = concrete(e.type, self.prog.default_float)
+        if isinstance(ct, Scalar) and ct.is_int and ct.bits < 32:
+            return ir.Cast(e, e.type)
+        return e
+
+    def power(self, a, b, node):
+        df = self.prog.default_float
+        if isinstance(a.type, Vector):
+            return self.vector_binop("**", a, b, node)
+        if isinstance(b, ir.Const) and isinstance(b.value, int) and not isinstance(b.value, bool) and 0 <= b.value <= 8:
+            t = a.type if a.type.kind != "b" else INT32
+            n = b.value
+            if n == 0:
+                return ir.Const(1, Scalar(t.name, weak=t.weak)) if not t.is_float else ir.Const(1.0, t)
+            x = self.materialize(self.convert(a, concrete(t, df)))
+            out = x
+            for _ in range(n - 1):
+                out = ir.Bin("*", out, x, t)
+            return out
+        if isinstance(b, ir.Const) and b.value == 0.5 and not a.type.is_int:
+            return self.call_math("sqrt", [a], node)
+        t = binary_result(a.type, b.type, df)
+        if t.is_int or t.kind == "b":
+            t = INT32 if t.kind == "b" else t
+            ct = concrete(t, df)
+            return ir.Call(self.prog.need_support("ipow", ct), [self.convert(a, ct), self.convert(b, ct)], t)
+        ct = concrete(t, df)
+        return ir.Call(self.prog.dialect.math_name("pow", ct), [self.convert(a, ct), self.convert(b, ct)], t)
+
+    def ex_UnaryOp(self, node):
+        v = self.value(node.operand)
+        if v.type is UNKNOWN:
+            return v
+        if isinstance(node.op, ast.Not):
+            return ir.Un("!", self.truth(v, node), BOOL)
+        if isinstance(v.type, Vector):
+            if isinstance(node.op, ast.UAdd):
+                return v
+            v = self.materialize(v)
+            op = "-" if isinstance(node.op, ast.USub) else "~"
+            return ir.VecCtor([ir.Un(op, self.comp(v, k), v.type.base) for k in range(v.type.width)], v.type)
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.USub):
+            if isinstance(v, ir.Const):
+                return ir.Const(-v.value, v.type if v.type.kind != "b" else INT32)
+            t = v.type if v.type.kind != "b" else INT32
+            return self.wrap_narrow(ir.Un("-", self.convert(v, concrete(t, self.prog.default_float)), t))
+        if v.type.is_float:
+            raise self.type_err(node, f"operator ~ needs an integer, got {v.type}")
+        if v.type.kind == "b":
+            return ir.Un("-", ir.Bin("+", self.convert(v, INT32), ir.Const(1, INT32), INT32), INT32)
+        if isinstance(v, ir.Const):
+            return ir.Const(~v.value, v.type)
+        return ir.Un("~", v, v.type)
+
+    def guarded(self, node):
+        """Evaluate ``node`` collecting the temporaries it needs separately, so a caller can run
+        them only when Python would evaluate the expression (short-circuit, conditional)."""
+        outer = self.pre
+        self.pre = []
+        try:
+            v = self.value(node)
+            return v, self.pre
+        finally:
+            self.pre = outer
+
+    def ex_BoolOp(self, node):
+        op = "&&" if isinstance(node.op, ast.And) else "||"
+        first = self.value(node.values[0])
+        rest = [self.guarded(v) for v in node.values[1:]]
+        if first.type is UNKNOWN or any(v.type is UNKNOWN for v, _ in rest):
+            return ir.Raw("?", UNKNOWN)
+        out = self.truth(first, node)
+        for v, pre in rest:
+            if not pre:
+                out = ir.Bin(op, out, self.truth(v, node), BOOL)
+                continue
+            # the right operand needs statements: run them only when Python would evaluate it
+            r = self.temp(BOOL)
+            self.pre.append(ir.Assign(r, out, self.line))
+            run_right = r if op == "&&" else ir.Un("!", r, BOOL)
+            self.pre.append(ir.If(run_right, pre + [ir.Assign(r, self.truth(v, node), self.line)], [], self.line))
+            out = r
+        return out
+
+    _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+
+    def ex_Compare(self, node):
+        left = self.value(node.left)
+        out = None
+        rights = [self.value(c) for c in node.comparators]
+        if any(v.type is UNKNOWN for v in [left] + rights):
+            return ir.Raw("?", UNKNOWN)
+        for i, (op, right) in enumerate(zip(node.ops, rights)):
+            if i + 1 < len(rights):
+                right = self.materialize(right)      # evaluated once, as in Python
+            if isinstance(left.type, Vector) or isinstance(right.type, Vector):
+                raise self.err(node, "vector comparisons are not supported",
+                               "compare components one by one, e.g. a.x < b.x")
+            t = binary_result(left.type, right.type, self.prog.default_float)
+            ct = concrete(t, self.prog.default_float)
+            c = ir.Bin(self._CMPOPS[type(op)], self.convert(left, ct), self.convert(right, ct), BOOL)
+            out = c if out is None else ir.Bin("&&", out, c, BOOL)
+            left = right
+        return out
+
+    def ex_IfExp(self, node):
+        cond = self.truth(self.value(node.test), node)
+        (a, pre_a), (b, pre_b) = self.guarded(node.body), self.guarded(node.orelse)
+        if a.type is UNKNOWN or b.type is UNKNOWN or cond.type is UNKNOWN:
+            return ir.Raw("?", UNKNOWN)
+        t = self.common_type(a.type, b.type, node)
+        ct = concrete(t, self.prog.default_float)
+        if not pre_a and not pre_b:
+            return ir.Ternary(cond, self.convert(a, ct), self.convert(b, ct), t)
+        r = self.temp(ct)           # a branch needs statements: only the taken one may run
+        self.pre.append(ir.If(cond, pre_a + [ir.Assign(r, self.convert(a, ct), self.line)],
+                              pre_b + [ir.Assign(r, self.convert(b, ct), self.line)], self.line))
+        return r
+
+    def common_type(self, ta, tb, node):
+        if isinstance(ta, Vector) or isinstance(tb, Vector):
+            if ta == tb:
+                return ta
+            if isinstance(ta, Vector) and isinstance(tb, Vector):
+                raise self.type_err(node, f"mixing {ta} and {tb}")
+            return ta if isinstance(ta, Vector) else tb
+        return binary_result(ta, tb, self.prog.default_float) if not (ta == BOOL and tb == BOOL) else BOOL
+
+    # ---- calls ---------------------------------------------------------------------------------------
+    def resolve_callee(self, fnode):
+        if isinstance(fnode, ast.Name):
+            if fnode.id in self.local_types or fnode.id in self.params:
+                return None
+            try:
+                return self.lookup(fnode.id, fnode)
+            except SyntaxError:
+                return None
+        if isinstance(fnode, ast.Attribute):
+            try:
+                base = self.resolve_callee(fnode.value)
+            except SyntaxError:
+                return None
+            if isinstance(base, ObjectRef) and hasattr(base.obj, fnode.attr):
+                if isinstance(base.obj, _pytypes.ModuleType):
+                    return ObjectRef(getattr(base.obj, fnode.attr))
+                if self.self_obj is not None and base.obj is self.self_obj:
+                    return ObjectRef(getattr(base.obj, fnode.attr))
+                if isinstance(base.obj, type):
+                    return ObjectRef(getattr(base.obj, fnode.attr))
+        return None
+
+    def builtin_of(self, callee):
+        if not isinstance(callee, ObjectRef):
+            return None
+        obj = callee.obj
+        if obj in CAST_TYPES if _hashable(obj) else False:
+            return BUILTINS[CAST_TYPES[obj]] if CAST_TYPES[obj] in ("int", "float", "bool") else Builtin(
+                f"np.{CAST_TYPES[obj]}", (1, 1), "cast")
+        return lookup_object(obj)
+
+    def ex_Call(self, node):
+        callee = self.expr(node.func) if not isinstance(node.func, (ast.Name, ast.Attribute)) else None
+        if callee is None:
+            callee = self.resolve_callee(node.func)
+            if callee is None:
+                callee = self.expr(node.func)
+        if not isinstance(callee, ObjectRef):
+            raise self.err(node, "this is not a function a kernel can call",
+                           "call plain Python helper functions, math/np functions or gpu.* builtins")
+        obj = callee.obj
+        b = self.builtin_of(callee)
+        if b is not None:
+            return self.call_builtin(b, node, obj)
+        vi = vector_class_info(obj)
+        if vi:
+            return self.vector_ctor(Vector(Scalar(vi[0]), vi[1]), node)
+        if obj is range or obj in (enumerate, np.ndindex, np.ndenumerate):
+            raise self.err(node, f"{getattr(obj, '__name__', obj)}() is only valid as the iterable of a for loop")
+        if obj is print:
+            raise self.err(node, "print() is not supported in kernels", "write values into an output array and print on the host")
+        from ._kernel import KernelFunction   # a kernel called from a kernel runs as a helper
+        if isinstance(obj, KernelFunction):
+            obj = obj.py_func
+        if isinstance(obj, staticmethod):
+            obj = obj.__func__
+        if isinstance(obj, _pytypes.MethodType):
+            raise self.err(node, "calling methods from a kernel is not supported",
+                           "make it a module-level function or a @staticmethod and pass the attributes it needs")
+        if isinstance(obj, _pytypes.FunctionType):
+            return self.call_helper(obj, node)
+        name = getattr(obj, "__name__", type(obj).__name__)
+        raise self.err(node, f"{name!r} cannot be called from a kernel",
+                       "call plain Python helper functions, math/np functions or gpu.* builtins")
+
+    def call_helper(self, func, node):
+        src = self.prog.source_of(func)
+        fargs = src.tree.args
+        names = [a.arg for a in fargs.posonlyargs + fargs.args]
+        defaults = fargs.defaults
+        bound = {}
+        if len(node.args) > len(names):
+            raise self.err(node, f"{func.__name__}() takes {len(names)} arguments, {len(node.args)} given")
+        for n, a in zip(names, node.args):
+            bound[n] = a
+        for kw in node.keywords:
+            if kw.arg not in names:
+                raise self.err(kw.value, f"{func.__name__}() has no parameter {kw.arg!r}")
+            bound[kw.arg] = kw.value
+        values = []
+        for i, n in enumerate(names):
+            if n in bound:
+                values.append(self.expr(bound[n]))
+            else:
+                di = i - (len(names) - len(defaults))
+                if di < 0:
+                    raise self.err(node, f"{func.__name__}() is missing argument {n!r}")
+                dv = func.__defaults__[di]
+                values.append(self.object_value(dv, node, n))
+        for v, n in zip(values, names):
+            if isinstance(v, ir.Expr) and v.type is UNKNOWN:
+                return ir.Raw("?", UNKNOWN)
+            if isinstance(v, ObjectRef):
+                raise self.err(node, f"argument {n!r} of {func.__name__}() is not a number, vector or array")
+        fn = self.prog.specialize_helper(func, values, node, self)
+        args = []
+        for v in values:
+            if isinstance(v, ir.ArrayRef):
+                if v.type.space == "local" and self.prog.dialect.name == "opencl":
+                    pass
+                args.append(v)
+                args.extend(v.shape)
+            else:
+                args.append(v)
+        # convert scalar args to the helper's parameter types
+        conv = []
+        pi = 0
+        for p in fn.params:
+            a = args[pi]
+            conv.append(self.convert(a, p.type) if isinstance(p.type, (Scalar, Vector)) and not isinstance(a, ir.ArrayRef) else a)
+            pi += 1
+        call = ir.Call(fn.name, conv, fn.ret)
+        call.helper = fn
+        if fn.ret is VOID:
+            return call
+        return call
+
+    def vector_ctor(self, vt: Vector, node):
+        comps = []
+        for a in node.args:
+            v = self.value(a)
+            if v.type is UNKNOWN:
+                return ir.Raw("?", UNKNOWN)
+            if isinstance(v.type, Vector):
+                v = self.materialize(v)
+                comps.extend(self.comp(v, k) for k in range(v.type.width))
+            else:
+                comps.append(v)
+        if len(comps) == 1:
+            s = self.materialize(self.convert(comps[0], vt.base))
+            comps = [s] * vt.width
+        if len(comps) == 0:
+            comps = [ir.Const(0, vt.base)] * vt.width
+        if len(comps) != vt.width:
+            raise self.err(node, f"{vt} needs {vt.width} components, got {len(comps)}",
+                           f"pass {vt.width} numbers, one number to broadcast, or smaller vectors plus numbers")
+        self.prog.note_type(vt)
+        return ir.VecCtor([self.convert(c, vt.base) for c in comps], vt)
+
+    from ._calls import call_builtin, call_math, float_type_of, componentwise  # noqa: E402
+
+
+def _hashable(o):
+    try:
+        hash(o)
+        return True
+    except TypeError:
+        return False
+
+
+# ---- the kernel entry point ------------------------------------------------------------------------------

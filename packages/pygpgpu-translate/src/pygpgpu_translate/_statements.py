@@ -1,0 +1,431 @@
+"""Statement rules of the function builder: assignments and stores (with the join of a local's
+types and int->float conversion), if/while/for, the kernel's iteration-domain loop, returns."""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from . import _ir as ir
+from ._builtins import CAST_TYPES
+from ._types import BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, binary_result, concrete, join
+from ._bindings import NP_TYPES, ObjectRef, TupleRef, vector_class_info
+
+__all__ = ["StatementRules"]
+
+
+class StatementRules:
+    """Mixed into FunctionBuilder: one ``st_<Node>`` method per accepted statement."""
+
+    def stmts(self, body, top=False):
+        out = []
+        outer_pre = self.pre
+        for s in body:
+            self.line = s.lineno
+            self.pre = []
+            res = self.stmt(s, top)
+            out.extend(self.pre)
+            self.pre = []
+            if res is None:
+                continue
+            out.extend(res if isinstance(res, list) else [res])
+        self.pre = outer_pre
+        return out
+
+    def stmt(self, s, top):
+        m = getattr(self, "st_" + type(s).__name__, None)
+        if m is None:
+            raise self.err(s, f"{type(s).__name__} statements are not supported in kernels")
+        return m(s, top)
+
+    def st_Pass(self, s, top):
+        return None
+
+    def st_Expr(self, s, top):
+        if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+            return None
+        if not isinstance(s.value, ast.Call):
+            raise self.err(s, "an expression statement has no effect here", "assign the value or remove the line")
+        e = self.expr(s.value)
+        if e is None:
+            return None
+        if isinstance(e, ir.Expr):
+            return ir.ExprStmt(e, s.lineno)
+        return None
+
+    def st_Break(self, s, top):
+        if self.loop_depth == 0:
+            raise self.err(s, "break outside a loop", "in the magic loop, use 'continue'/'return' to skip one item")
+        self.seen_exit = True
+        return ir.Break(s.lineno)
+
+    def st_Continue(self, s, top):
+        self.seen_exit = True
+        if self.loop_depth == 0:
+            return ir.Return(None, s.lineno)     # continue in the domain loop: this work item is done
+        return ir.Continue(s.lineno)
+
+    loop_depth = 0
+    domain_identity = True
+
+    def st_Return(self, s, top):
+        self.seen_exit = True
+        if self.is_kernel:
+            if s.value is not None:
+                raise self.err(s, "kernels cannot return values",
+                               "write the result into an output array argument")
+            return ir.Return(None, s.lineno)
+        if s.value is None:
+            self.returns.append(VOID)
+            return ir.Return(None, s.lineno)
+        v = self.value(s.value)
+        if isinstance(v.type, ArrayType):
+            raise self.err(s, "helpers cannot return arrays", "write into an array argument instead")
+        self.returns.append(v.type)
+        return ir.Return(v, s.lineno)
+
+    def st_If(self, s, top):
+        cond = self.truth(self.value(s.test), s.test)
+        pre = self.pre
+        self.pre = []
+        saved = self.top_level_of_domain
+        self.top_level_of_domain = False
+        body = self.stmts(s.body)
+        orelse = self.stmts(s.orelse)
+        self.top_level_of_domain = saved
+        self.pre = pre
+        if isinstance(cond, ir.Const):     # compile-time constant condition (e.g. a module flag)
+            return body if cond.value else orelse
+        return ir.If(cond, body, orelse, s.lineno)
+
+    def st_While(self, s, top):
+        saved = self.top_level_of_domain
+        self.top_level_of_domain = False
+        cond_pre_start = len(self.pre)
+        cond = self.truth(self.value(s.test), s.test)
+        if len(self.pre) > cond_pre_start:   # the condition needed temporaries: re-evaluate them each turn
+            setup = self.pre[cond_pre_start:]
+            del self.pre[cond_pre_start:]
+            self.loop_depth += 1
+            body = self.stmts(s.body)
+            self.loop_depth -= 1
+            self.top_level_of_domain = saved
+            brk = ir.If(ir.Un("!", cond, BOOL), [ir.Break(s.lineno)], [], s.lineno)
+            return ir.While(ir.Const(True, BOOL), list(setup) + [brk] + body, s.lineno)
+        self.loop_depth += 1
+        body = self.stmts(s.body)
+        self.loop_depth -= 1
+        self.top_level_of_domain = saved
+        return ir.While(cond, body, s.lineno)
+
+    def st_AnnAssign(self, s, top):
+        return self.assign_to(s.target, s.value, s)
+
+    def st_Assign(self, s, top):
+        return self.assign_to(s.targets[0], s.value, s)
+
+    def assign_to(self, target, value_node, s):
+        if isinstance(target, ast.Tuple):
+            if not isinstance(value_node, ast.Tuple) or len(value_node.elts) != len(target.elts):
+                raise self.err(s, "tuple unpacking needs a tuple of the same length on the right",
+                               "write a, b = x, y or assign one name per statement")
+            vals = [self.value(v) for v in value_node.elts]
+            vals = [self.materialize_for_swap(v) for v in vals]
+            out = []
+            for t, v in zip(target.elts, vals):
+                out.extend(self.store(t, v, s))
+            return out
+        # gpu.local_array(...) and array aliases bind names instead of assigning values
+        if isinstance(target, ast.Name) and isinstance(value_node, ast.Call):
+            callee = self.resolve_callee(value_node.func)
+            b = self.builtin_of(callee)
+            if b is not None and b.rule == "local_array":
+                return self.local_array(target.id, value_node)
+        value = self.expr(value_node)
+        if isinstance(value, ir.ArrayRef):
+            if not isinstance(target, ast.Name):
+                raise self.err(s, "arrays cannot be stored into other arrays", "copy element by element in a loop")
+            prev = self.array_locals.get(target.id)
+            if prev is not None and prev.root != value.root:
+                raise self.err(s, f"{target.id!r} refers to two different arrays",
+                               "use one name per array; an array name cannot be rebound conditionally")
+            self.array_locals[target.id] = value
+            return None
+        if isinstance(value, TupleRef) and isinstance(target, ast.Name):
+            self.tuple_locals[target.id] = value
+            return None
+        if not isinstance(value, ir.Expr):
+            raise self.err(value_node, "this value cannot be stored in a variable",
+                           "kernel variables hold numbers, vectors or arrays")
+        return self.store(target, value, s)
+
+    def materialize_for_swap(self, v):
+        if isinstance(v, ir.Const):
+            return v
+        t = self.temp(v.type)
+        self.pre.append(ir.Assign(t, v, self.line))
+        return ir.Var(t.name, v.type)
+
+    def store(self, target, value: ir.Expr, s):
+        if isinstance(target, ast.Name):
+            name = target.id
+            if name in self.params or name in self.array_locals:
+                b = self.params.get(name) or self.array_locals.get(name)
+                if isinstance(b, ir.ArrayRef):
+                    raise self.err(target, f"cannot assign to array {name!r}", f"write elements: {name}[i] = ...")
+            if name in self.domain_vars:
+                raise self.err(target, f"cannot assign to the loop index {name!r}", "use another variable")
+            if name in self.params:                          # a scalar parameter keeps its declared type
+                pv = self.params[name]
+                if isinstance(pv, ObjectRef):
+                    raise self.err(target, f"cannot assign to {name!r}")
+                if value.type is UNKNOWN:
+                    return []
+                var = ir.Var(pv.name, concrete(pv.type, self.prog.default_float))
+                return [ir.Assign(var, self.convert(value, var.type), s.lineno)]
+            old = self.local_types.get(name, UNKNOWN)
+            vt = value.type
+            if vt is not UNKNOWN:
+                if isinstance(vt, ArrayType):
+                    raise self.err(target, "cannot assign an array here")
+                try:
+                    new = join(old, vt)
+                except JoinConflict as exc:
+                    raise self.type_err(s, f"variable {name!r} is assigned {exc.a} and {exc.b} "
+                                        f"(conflicting types); convert explicitly, e.g. {'float' if isinstance(exc.b, Scalar) and exc.b.is_float else 'int'}(...)") from None
+                if new != old:
+                    self.local_types[name] = new
+                    self.changed = True
+            t = self.local_types.get(name, UNKNOWN)
+            if t is UNKNOWN:
+                return []
+            var = ir.Var(self.cname(name), concrete(t, self.prog.default_float))
+            return [ir.Assign(var, self.convert(value, var.type), s.lineno)]
+        if isinstance(target, ast.Subscript):
+            arr, index, row = self.subscript_target(target)
+            if value.type is UNKNOWN:
+                return []
+            full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
+                    and self.loop_depth == 0 and self.domain_identity)
+            if full:
+                self.domain.covers.add(arr.root)
+            if row:
+                elem = arr.type.elem
+                if not isinstance(value.type, Vector):
+                    value_b = self.convert(value, elem)
+                    comps = [value_b] * row
+                else:
+                    if value.type.width != row:
+                        raise self.type_err(target, f"cannot store a {value.type} into a row of width {row}")
+                    v = self.materialize(value)
+                    comps = [self.convert(self.comp(v, k), elem) for k in range(row)]
+                return [ir.Store(arr, self.add(index, ir.Const(k, self.prog.index_type)) if k else index, c, s.lineno, full)
+                        for k, c in enumerate(comps)]
+            return [ir.Store(arr, index, self.convert(value, arr.type.elem), s.lineno, full)]
+        if isinstance(target, ast.Attribute):
+            raise self.err(target, "writing through a vector component or swizzle is not supported",
+                           "build a new vector instead, e.g. v = float4(v.x, 2.0, v.z, v.w)")
+        raise self.err(target, "cannot assign to this target")
+
+    def st_AugAssign(self, s, top):
+        if isinstance(s.target, ast.Subscript):
+            current = self.expr(ast.Subscript(value=s.target.value, slice=s.target.slice, ctx=ast.Load(),
+                                              lineno=s.lineno, col_offset=s.target.col_offset))
+        else:
+            current = self.value(ast.Name(id=s.target.id, ctx=ast.Load(), lineno=s.lineno, col_offset=s.col_offset)) \
+                if isinstance(s.target, ast.Name) else None
+            if current is None:
+                raise self.err(s, "augmented assignment to this target is not supported")
+        result = self.binop(s.op, current, self.value(s.value), s)
+        saved = self.top_level_of_domain
+        self.top_level_of_domain = False     # a read-modify-write never fully overwrites
+        out = self.store(s.target, result, s)
+        self.top_level_of_domain = saved
+        return out
+
+    def local_array(self, name, call):
+        if not self.is_kernel:
+            raise self.err(call, "gpu.local_array must be declared in the kernel itself",
+                           "declare it in the kernel and pass it to the helper")
+        if len(call.args) < 1:
+            raise self.err(call, "gpu.local_array(shape, dtype) needs a shape")
+        shape_v = self.expr(call.args[0])
+        dims = shape_v.items if isinstance(shape_v, TupleRef) else [shape_v]
+        shape = []
+        for d in dims:
+            if not (isinstance(d, ir.Const) and isinstance(d.value, int) and d.value > 0):
+                raise self.err(call.args[0], "gpu.local_array needs a compile-time shape",
+                               "use an int literal or a module-level int constant")
+            shape.append(d.value)
+        dt_node = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        elem = self.prog.default_float
+        if dt_node is not None:
+            obj = self.expr(dt_node)
+            elem = self.dtype_from_object(obj, dt_node)
+        self.prog.note_type(elem)
+        t = ArrayType(elem, len(shape), space="local", static_shape=tuple(shape))
+        ref = ir.ArrayRef(name, self.cname(name), [ir.Const(n, self.prog.index_type) for n in shape], t)
+        self.array_locals[name] = ref
+        self.prog.local_arrays.append(ir.LocalArrayDecl(ref, int(np.prod(shape)), call.lineno))
+        return None
+
+    def dtype_from_object(self, obj, node):
+        if isinstance(obj, ObjectRef):
+            o = obj.obj
+            if o in CAST_TYPES and CAST_TYPES[o] in NP_TYPES:
+                return Scalar(CAST_TYPES[o])
+            if o is float:
+                return self.prog.default_float
+            if o is int:
+                return INT32
+            vi = vector_class_info(o)
+            if vi:
+                return Vector(Scalar(vi[0]), vi[1])
+            try:
+                return Scalar(np.dtype(o).name)
+            except TypeError:
+                pass
+        raise self.err(node, "expected a numpy dtype such as np.float32")
+
+    # ---- for loops -----------------------------------------------------------------------------------
+    def st_For(self, s, top):
+        if top and self.is_kernel and self.domain is not None and self.domain.node is s:
+            return self.domain_loop(s)
+        it = s.iter
+        callee = self.resolve_callee(it.func) if isinstance(it, ast.Call) else None
+        if not (isinstance(callee, ObjectRef) and callee.obj is range):
+            if isinstance(it, ast.Call) and isinstance(callee, ObjectRef) and callee.obj in (enumerate, np.ndindex, np.ndenumerate):
+                raise self.err(s, f"{callee.obj.__name__}() loops are only supported as the kernel's top-level iteration domain",
+                               "use nested 'for j in range(n)' loops inside the kernel")
+            raise self.err(s, "for loops inside a kernel must iterate over range(...)",
+                           "write for i in range(n): ... (lists and arbitrary iterables are not supported)")
+        if not isinstance(s.target, ast.Name):
+            raise self.err(s.target, "the loop variable of a range loop must be a plain name")
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.err(it, "range() takes 1 to 3 positional arguments")
+        vals = [self.value(a) for a in it.args]
+        if len(vals) == 1:
+            vals = [ir.Const(0, Scalar("int32", weak=True))] + vals
+        if len(vals) == 2:
+            vals.append(ir.Const(1, Scalar("int32", weak=True)))
+        for v, a in zip(vals, it.args):
+            if isinstance(v.type, Scalar) and not (v.type.is_int or v.type.kind == "b"):
+                raise self.type_err(a, f"range() needs integers, got {v.type}")
+        start, stop, step = vals
+        t = start.type
+        for v in (stop, step):
+            if v.type is not UNKNOWN and t is not UNKNOWN:
+                t = binary_result(t, v.type, self.prog.default_float)
+        store = self.store(s.target, ir.Const(0, t if t is not UNKNOWN else INT32), s)
+        if not store:
+            var = None
+        else:
+            var = store[0].target
+        stop = self.materialize(self.convert(stop, var.type) if var else stop)
+        step_c = self.convert(step, var.type) if var else step
+        sign = 0
+        if isinstance(step_c, ir.Const):
+            if step_c.value == 0:
+                raise self.err(it, "range() step must not be zero")
+            sign = 1 if step_c.value > 0 else -1
+        else:
+            step_c = self.materialize(step_c)
+        self.loop_depth += 1
+        saved = self.top_level_of_domain
+        self.top_level_of_domain = False
+        body = self.stmts(s.body)
+        self.top_level_of_domain = saved
+        self.loop_depth -= 1
+        if var is None:
+            return []
+        return ir.For(var, self.convert(start, var.type), stop, step_c, body, s.lineno, sign)
+
+    def domain_loop(self, s):
+        d = self.domain
+        idx = self.prog.index_type
+        gid = [ir.Cast(ir.Raw(self.prog.dialect.work_item("global_id", d.ndim - 1 - k), INT64), idx) for k in range(d.ndim)]
+        bounds = [ir.Var(f"_pyg_n{k}", idx) for k in range(d.ndim)]
+        out = []
+        it = s.iter
+        names = []
+        if d.kind == "range":
+            vals = [self.value(a) for a in it.args]
+            start = vals[0] if len(vals) >= 2 else ir.Const(0, idx)
+            step = vals[2] if len(vals) == 3 else ir.Const(1, idx)
+            if not isinstance(s.target, ast.Name):
+                raise self.err(s.target, "the loop variable must be a plain name")
+            names = [s.target.id]
+            self.bind_index(names[0], idx)
+            value = gid[0]
+            self.domain_identity = (isinstance(start, ir.Const) and start.value == 0
+                                    and isinstance(step, ir.Const) and step.value == 1)
+            if not self.domain_identity:
+                value = self.add(self.convert(start, idx), ir.Bin("*", gid[0], self.convert(step, idx), idx))
+            out.append(ir.Assign(ir.Var(self.cname(names[0]), idx), value, s.lineno))
+        elif d.kind == "ndindex":
+            tgt = s.target
+            if not isinstance(tgt, ast.Tuple) or len(tgt.elts) != d.ndim or not all(isinstance(e, ast.Name) for e in tgt.elts):
+                raise self.err(tgt, f"unpack np.ndindex into {d.ndim} names, e.g. for y, x in np.ndindex(out.shape)")
+            names = [e.id for e in tgt.elts]
+            for k, n in enumerate(names):
+                self.bind_index(n, idx)
+                out.append(ir.Assign(ir.Var(self.cname(n), idx), gid[k], s.lineno))
+        else:   # enumerate / ndenumerate: index names + value snapshot
+            tgt = s.target
+            if not isinstance(tgt, ast.Tuple) or len(tgt.elts) != 2:
+                raise self.err(tgt, f"unpack {d.kind}() as: for index, value in {d.kind}(arr)")
+            arr = self.expr(it.args[0])
+            itarget, vtarget = tgt.elts
+            if d.kind == "enumerate" or d.ndim == 1 and isinstance(itarget, ast.Name):
+                if isinstance(itarget, ast.Name) and d.kind == "enumerate":
+                    names = [itarget.id]
+                elif isinstance(itarget, ast.Tuple):
+                    names = [e.id for e in itarget.elts]
+                else:
+                    names = [itarget.id]
+            elif isinstance(itarget, ast.Tuple) and all(isinstance(e, ast.Name) for e in itarget.elts):
+                names = [e.id for e in itarget.elts]
+            elif isinstance(itarget, ast.Name):
+                names = [f"{itarget.id}_{k}" for k in range(d.ndim)]
+            else:
+                raise self.err(itarget, "the index of ndenumerate must be a name or a tuple of names")
+            if len(names) != d.ndim:
+                raise self.err(itarget, f"ndenumerate over a {d.ndim}-D array yields {d.ndim} indices")
+            for k, n in enumerate(names):
+                self.bind_index(n, idx)
+                out.append(ir.Assign(ir.Var(self.cname(n), idx), gid[k], s.lineno))
+            if isinstance(itarget, ast.Name) and d.kind == "ndenumerate" and d.ndim > 1:
+                self.tuple_locals[itarget.id] = TupleRef([ir.Var(self.cname(n), idx) for n in names])
+            snapshot = self.index_array(arr, [ir.Var(self.cname(n), idx) for n in names], it)
+            self.line = s.lineno
+            out.extend(self.pre)
+            self.pre = []
+            out.extend(self.store(vtarget, snapshot, s))
+        self.domain_vars = names
+        cond = None
+        for k in range(d.ndim):
+            c = ir.Bin("<", ir.Var(self.cname(names[k]), idx) if d.kind != "range" else gid[0], bounds[k], BOOL)
+            if d.kind == "range":
+                c = ir.Bin("<", gid[0], bounds[0], BOOL)
+            cond = c if cond is None else ir.Bin("&&", cond, c, BOOL)
+        saved = self.top_level_of_domain
+        self.top_level_of_domain = True
+        body = self.stmts(s.body)
+        self.top_level_of_domain = saved
+        if d.kind == "range":
+            return [ir.If(cond, out + body, [], s.lineno)]
+        return out + [ir.If(cond, body, [], s.lineno)]
+
+    def bind_index(self, name, idx):
+        self.local_types[name] = idx
+
+    def is_domain_index(self, target):
+        if self.domain is None or self.domain.kind == "work_size" or not self.domain_vars:
+            return False
+        sl = target.slice
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        if len(elts) == 1 and isinstance(elts[0], ast.Name) and elts[0].id in self.tuple_locals:
+            return len(self.domain_vars) > 1
+        return (len(elts) == len(self.domain_vars)
+                and all(isinstance(e, ast.Name) and e.id == v for e, v in zip(elts, self.domain_vars)))
+

@@ -1,0 +1,87 @@
+"""GPU_TABLE spellings executed on an OpenCL device (work-item queries, fences, math) against
+their host meaning, and the CUDA/HIP spellings compiled with NVRTC/hiprtc."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pygpgpu_core import gpu
+from pygpgpu_core.gpu import FENCE_SPELLING, GPU_TABLE
+from test_vec_helpers import opencl_runner, rtc_compile  # noqa: F401 - fixture
+
+WORKITEM = ["get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size", "get_num_groups"]
+MATH1 = ["rsqrt"] + [n for n, s in GPU_TABLE.items() if s.category == "math" and s.arity == (1, 1) and n != "rsqrt"]
+MATH2 = ["native_divide", "native_powr"]
+
+
+def _workitem_body(dialect: str) -> str:
+    lines = []
+    for k, name in enumerate(WORKITEM):
+        for d in (0, 1):
+            e = GPU_TABLE[name].expr(dialect, [], dim=d)
+            lines.append(f"  out[(({k} * 2 + {d}) * H + y) * W + x] = (int)({e});")
+    return "\n".join(lines)
+
+
+def test_workitem_spellings_on_opencl():
+    run = opencl_runner()
+    W, H, LX, LY = 16, 8, 4, 2
+    gx = GPU_TABLE["get_global_id"].expr("opencl", [], dim=0)
+    gy = GPU_TABLE["get_global_id"].expr("opencl", [], dim=1)
+    src = (f"#define W {W}\n#define H {H}\n__kernel void wi(__global int* out) {{\n"
+           f"  int x = {gx}, y = {gy};\n{_workitem_body('opencl')}\n"
+           f"  {GPU_TABLE['barrier'].expr('opencl', [FENCE_SPELLING[gpu.LOCAL | gpu.GLOBAL]])};\n"
+           f"  {GPU_TABLE['mem_fence'].expr('opencl', [FENCE_SPELLING[gpu.GLOBAL]])};\n}}\n")
+    out = np.full(len(WORKITEM) * 2 * H * W, -1, np.int32)
+    run(src, "wi", (W, H), (LX, LY), [out])
+    got = out.reshape(len(WORKITEM), 2, H, W)
+    y, x = np.mgrid[0:H, 0:W]
+    expect = {
+        "get_global_id": (x, y), "get_local_id": (x % LX, y % LY), "get_group_id": (x // LX, y // LY),
+        "get_global_size": (W, H), "get_local_size": (LX, LY), "get_num_groups": (W // LX, H // LY),
+    }
+    for k, name in enumerate(WORKITEM):
+        for d in (0, 1):
+            np.testing.assert_array_equal(got[k, d], np.broadcast_to(expect[name][d], (H, W)), err_msg=f"{name}({d})")
+
+
+def test_workitem_sync_and_math_spellings_compile(rtc_compile):
+    dialect, compile_ = rtc_compile
+    math = "\n".join(f"  f[{k}] = {GPU_TABLE[n].expr(dialect, ['f[40]'])};" for k, n in enumerate(MATH1))
+    math += "\n" + "\n".join(f"  f[{20 + k}] = {GPU_TABLE[n].expr(dialect, ['f[40]', 'f[41]'])};"
+                             for k, n in enumerate(MATH2))
+    dmath = "\n".join(f"  d[{k}] = {GPU_TABLE[n].native['double'].format('d[40]', 'd[41]')};"
+                      for k, n in enumerate(MATH1[1:] + MATH2))
+    shared = GPU_TABLE["local_array"].spelling[dialect].format(ctype="float", name="tile", dims="[64]")
+    src = (f"#define W 16\n#define H 8\nextern \"C\" __global__ void wi(int* out, float* f, double* d) {{\n"
+           f"  {shared}\n  int x = {GPU_TABLE['get_global_id'].expr(dialect, [], dim=0)};\n"
+           f"  int y = {GPU_TABLE['get_global_id'].expr(dialect, [], dim=1)};\n{_workitem_body(dialect)}\n"
+           f"  tile[threadIdx.x] = f[0];\n  {GPU_TABLE['barrier'].expr(dialect, [])};\n"
+           f"  {GPU_TABLE['mem_fence'].expr(dialect, [])};\n  f[50] = tile[0];\n{math}\n{dmath}\n}}\n")
+    assert compile_(src)
+
+
+def test_math_spellings_on_opencl_match_host():
+    run = opencl_runner()
+    x = np.linspace(0.1, 3.0, 64).astype(np.float32)
+    y = np.linspace(0.5, 2.0, 64).astype(np.float32)
+    names = MATH1 + MATH2
+    body = "\n".join(
+        f"  out[{k} * 64 + i] = {GPU_TABLE[n].expr('opencl', ['x[i]', 'y[i]'] if n in MATH2 else ['x[i]'])};"
+        for k, n in enumerate(names)
+    )
+    src = f"__kernel void m(__global const float* x, __global const float* y, __global float* out) {{\n" \
+          f"  int i = get_global_id(0);\n{body}\n}}\n"
+    out = np.zeros(len(names) * 64, np.float32)
+    run(src, "m", (64,), None, [x, y, out])
+    for k, n in enumerate(names):
+        host = getattr(gpu, n)(x, y) if n in MATH2 else getattr(gpu, n)(x)
+        # native_* are hardware approximations: OpenCL only promises an implementation-defined error.
+        rtol = 1e-5 if n == "rsqrt" else 2e-3
+        np.testing.assert_allclose(out[k * 64:(k + 1) * 64], host, rtol=rtol, atol=1e-6, err_msg=n)
+
+
+@pytest.mark.parametrize("name", WORKITEM)
+def test_workitem_dimension_checked(name):
+    with pytest.raises(ValueError, match="0, 1 or 2"):
+        GPU_TABLE[name].expr("opencl", [], dim=3)

@@ -1,0 +1,83 @@
+"""Generated kernels under oclgrind: bounds guards, short-circuit evaluation, vector rows and
+local-memory barriers must produce no invalid access and no data race.
+
+oclgrind exits 0 whatever it finds, so the test reads its log; it is registered through a
+private ICD folder in a subprocess so PoCL is not loaded next to it.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+OCLGRIND_ICD_LIB = Path("/usr/lib/oclgrind/liboclgrind-rt-icd.so")
+HERE = Path(__file__).parent
+
+CASES = ["saxpy", "helpers_square_clamp_weight", "matrix_scale", "ndindex_3d", "ndenumerate_2d", "enumerate_1d",
+         "range_start_stop_step_domain", "range_scalar_bound_partial_write", "work_size_2d_gid",
+         "and_short_circuit", "short_circuit_and_conditional_with_temporaries", "funcs_on_float3_rows",
+         "vector_ops_swizzles_ctor_broadcast", "arrays_of_float4_dtype", "local_memory_barrier_block_sum",
+         "local_2d_array_local_atomics", "floor_div_mod_pow_true_div_bitwise", "histogram_atomic_add"]
+
+SCRIPT = textwrap.dedent('''
+    import sys
+    sys.path.insert(0, {here!r})
+    import numpy as np
+    from pygpgpu_core import mempool
+    mempool.size_class = lambda n: max(int(n), 4)   # exact-size buffers: one element past the end is caught
+    import test_translate_catalogue as cat
+    if sys.argv[1] == "control":
+        from pygpgpu_translate import kernel
+
+        @kernel
+        def off_by_one(x, out):
+            for i in range(out.shape[0]):
+                out[i + 1] = x[i]
+        off_by_one["opencl"](np.ones(10, np.float32), np.zeros(10, np.float32))
+        print("RAN")
+        sys.exit(0)
+    by_name = {{c.name: c for c in cat.CASES}}
+    for name in {cases!r}:
+        c = by_name[name]
+        if c.bracket is None:
+            c.bracket = (None, 16)      # a local size that never divides the domain: guards must hold
+        cat.run_case(c, "opencl")
+        print("OK", name, flush=True)
+''')
+
+
+def _run(tmp_path, mode):
+    vendors = tmp_path / "vendors"
+    vendors.mkdir()
+    (vendors / "oclgrind.icd").write_text(f"{OCLGRIND_ICD_LIB}\n")
+    log = tmp_path / "oclgrind.log"
+    env = dict(os.environ, OCL_ICD_VENDORS=str(vendors), OCLGRIND_LOG=str(log), OCLGRIND_DATA_RACES="1",
+               PYGPGPU_CACHE_DIR=str(tmp_path / "cache"), PYGPGPU_BACKEND="opencl")
+    script = tmp_path / "run_under_oclgrind.py"      # a file: kernels need inspectable source
+    script.write_text(SCRIPT.format(here=str(HERE), cases=CASES))
+    proc = subprocess.run([sys.executable, str(script), mode], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = log.read_text() if log.exists() else ""
+    bad = [ln for ln in text.splitlines() if "Invalid" in ln or "data race" in ln.lower()]
+    return proc.stdout, text, bad
+
+
+needs_oclgrind = pytest.mark.skipif(not OCLGRIND_ICD_LIB.exists(), reason="oclgrind is not installed (apt-get install oclgrind)")
+
+
+@needs_oclgrind
+def test_generated_kernels_are_clean_under_oclgrind(tmp_path):
+    out, text, bad = _run(tmp_path, "cases")
+    assert out.count("OK ") == len(CASES), out
+    assert not bad, text[:4000]
+
+
+@needs_oclgrind
+def test_oclgrind_catches_an_out_of_bounds_store(tmp_path):
+    out, text, bad = _run(tmp_path, "control")       # proves the check above can fail
+    assert "RAN" in out and any("Invalid write" in ln for ln in bad), text[:2000]
