@@ -419,3 +419,12 @@ def test_context_close_frees_everything(cuda_device):
     with pytest.raises(ClosedError):
         ctx.buffer(16)
     assert cuda_device.context().buffer(16).nbytes == 16  # the shared context is unaffected
+
+
+def test_program_from_binary_round_trip(ctx):
+    built = ctx.program(VECADD)
+    again = ctx.program_from_binary(built.binary)
+    a = np.arange(1000, dtype=np.float32)
+    out = np.zeros_like(a)
+    again.kernel("vecadd")[(1024, 128)](a, a, out, np.int32(a.size))
+    np.testing.assert_array_equal(out, 2 * a)

@@ -179,6 +179,14 @@ class CudaContext:
             self._programs[key] = prog
         return prog
 
+    def program_from_binary(self, binary: bytes, *, source: str = "", options: Sequence[str] = (),
+                            name: str = "") -> "CudaProgram":
+        """Load a CUBIN/PTX built earlier for this device (``program.binary``). With ``source``
+        given, an image the driver rejects (another driver or arch) is rebuilt from it."""
+        from ._program import CudaProgram
+
+        return CudaProgram(self, source, tuple(str(o) for o in options), name=name, binary=binary)
+
     def synchronize(self) -> None:
         """Wait for every queued copy and launch of this context."""
         self.queue.synchronize()

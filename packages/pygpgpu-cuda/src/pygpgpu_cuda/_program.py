@@ -52,7 +52,8 @@ def build_binary(source: str, arch: str, options: Sequence[str], name: str, *, u
 class CudaProgram:
     """A CUDA C++ source compiled for one device and loaded as a module."""
 
-    def __init__(self, context: "CudaContext", source: str, options: Sequence[str] = (), *, name: str = ""):
+    def __init__(self, context: "CudaContext", source: str, options: Sequence[str] = (), *, name: str = "",
+                 binary: bytes | None = None):
         if not isinstance(source, str):
             raise TypeError(f"program source must be str, got {type(source).__name__}")
         self.context = context
@@ -62,11 +63,14 @@ class CudaProgram:
         self.handle = c_void_p()
         self._kernels: dict[str, CudaKernel] = {}
         arch = context.device.arch
-        image, self.build_log, self.cache_hit = build_binary(source, arch, self.options, self.name)
+        if binary is not None:  # a CUBIN/PTX stored by the caller (e.g. __cucache__ beside a .cu file)
+            image, self.build_log, self.cache_hit = bytes(binary), "", True
+        else:
+            image, self.build_log, self.cache_hit = build_binary(source, arch, self.options, self.name)
         try:
             self._load(image)
         except DriverError as exc:
-            if not (self.cache_hit and exc.code in _BAD_IMAGE):
+            if not (self.cache_hit and exc.code in _BAD_IMAGE and source):
                 raise
             # A cached image the driver rejects (e.g. written by another driver): rebuild it.
             image, self.build_log, self.cache_hit = build_binary(source, arch, self.options, self.name, use_cache=False)
