@@ -332,3 +332,43 @@ def test_zero_work_items_is_a_no_op(ctx):
     buf = ctx.buffer(0)
     fn(0, None, (buf, buf, buf, 0))
     ctx.synchronize()
+
+
+def test_zero_copy_alignment_rule(ctx):
+    dev = ctx.device
+    raw = pygpgpu_opencl.aligned_empty(257, np.float32, align=4096)
+    shifted = raw[1:]  # 4 bytes past a page boundary: element-aligned only
+    shifted[:] = np.arange(256, dtype=np.float32)
+    default = ctx.buffer_from_host(shifted, zero_copy=True)
+    assert not default.zero_copy  # below CL_DEVICE_MEM_BASE_ADDR_ALIGN: copied, never aliased
+    relaxed = ctx.buffer_from_host(shifted, zero_copy=True, align=4)
+    assert relaxed.zero_copy == dev.host_unified_memory
+    k = ctx.program("__kernel void inc(__global float* x) { x[get_global_id(0)] += 1.0f; }").kernel("inc")
+    k[256](relaxed)
+    relaxed.read(shifted)
+    np.testing.assert_array_equal(shifted, np.arange(256, dtype=np.float32) + 1)
+    default.close()
+    relaxed.close()
+
+
+def test_vector_arguments_by_value(ctx):
+    src = """
+    __kernel void vec(__global float* out, float4 a, float3 b) {
+        out[0] = a.x; out[1] = a.y; out[2] = a.z; out[3] = a.w;
+        out[4] = b.x; out[5] = b.y; out[6] = b.z;
+    }"""
+    k = ctx.program(src).kernel("vec")
+    out = np.zeros(7, np.float32)
+    a = np.array([1, 2, 3, 4], np.float32)
+    b = np.array([5, 6, 7], np.float32)  # float3 occupies 4 floats; the padding is added
+    k[1](out, a, b)
+    np.testing.assert_array_equal(out, np.arange(1, 8, dtype=np.float32))
+    out[:] = 0
+    k[1](out, (ctypes.c_float * 4)(4, 3, 2, 1), (ctypes.c_float * 4)(9, 8, 7, 0))
+    np.testing.assert_array_equal(out, [4, 3, 2, 1, 9, 8, 7])
+    with pytest.raises(TypeError, match="4 x float32"):
+        k[1](out, np.zeros(4, np.float64), b)
+    OUT = ctx.buffer(out.nbytes)
+    fn = k.launcher(["buffer", np.dtype((np.float32, 4)), np.dtype((np.float32, 4))])
+    fn(1, None, (OUT, a[::-1].copy(), np.array([1, 1, 2, 0], np.float32)))
+    np.testing.assert_array_equal(OUT.read(np.empty(7, np.float32)), [4, 3, 2, 1, 1, 1, 2])

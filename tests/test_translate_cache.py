@@ -2,7 +2,6 @@
 nothing, in one process and across processes (the on-disk source cache)."""
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import subprocess
@@ -10,7 +9,6 @@ import sys
 import textwrap
 
 import numpy as np
-import pytest
 
 from pygpgpu_translate import kernel, stats
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import pytest
 
 from pygpgpu_core import funcs, gpu
-from pygpgpu_core.vec_types import float2, float3, float4, int4
+from pygpgpu_core.vec_types import float2, float3, float4, float8, int4
 from pygpgpu_translate import kernel
 
 import test_translate_helpers as th
@@ -34,7 +34,7 @@ class Case:
     rtol: float = 2e-5
     atol: float = 1e-6
     needs_fp64: bool = False
-    compile_only: bool = False
+    compile_only: bool = False               # executed by its own test (order-dependent results)
 
 
 CASES: list[Case] = []
@@ -791,18 +791,16 @@ def run_case(c: Case, backend):
     (c.reference or c.kernel.py_func)(*host)
     for i, (got, want) in enumerate(zip(args, host)):
         if isinstance(got, np.ndarray):
-            if got.dtype.fields is not None:
-                got = got.view(got.dtype[0]).reshape(got.shape + (-1,))
-                want = want.view(want.dtype[0]).reshape(want.shape + (-1,))
+            if got.dtype.fields is not None:      # compare the fields, not padding bytes
+                from numpy.lib.recfunctions import structured_to_unstructured
+                got, want = structured_to_unstructured(got), structured_to_unstructured(want)
             np.testing.assert_allclose(got, want, rtol=c.rtol, atol=c.atol, err_msg=f"{c.name}: argument {i}")
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("c", [c for c in CASES if not c.compile_only], ids=lambda c: c.name)
 def test_execute(c, backend, device):
     if c.needs_fp64 and not device.fp64:
         pytest.skip(f"{device.selector} has no float64 support")
-    if c.compile_only:
-        pytest.skip("order-dependent results; executed by test_float_atomics below")
     run_case(c, backend)
 
 
@@ -915,3 +913,161 @@ def guarded_temporaries(a, out, n):
 
 case("short_circuit_and_conditional_with_temporaries", guarded_temporaries,
      lambda: (f32(40), np.zeros((40, 3), np.float32), 25), rtol=1e-5)
+
+
+# ---- more helpers and vector shapes ----------------------------------------------------------------------
+def scaled_vec(v, s):
+    return float4(v.x * s, v.y * s, v.z, v.w + s)
+
+
+def tile_sum(tile, n):
+    total = 0.0
+    for k in range(n):
+        total += tile[k]
+    return total
+
+
+@kernel
+def vec_helpers(a, out):
+    for i in range(out.shape[0]):
+        w = scaled_vec(a[i], 2.0)
+        out[i] = w + scaled_vec(w, 0.5).zyxw
+
+
+def vec_helpers_ref(a, out):
+    for i in range(out.shape[0]):
+        w = scaled_vec(float4(*a[i]), 2.0)
+        out[i] = np.asarray(w + scaled_vec(w, 0.5).zyxw)
+
+
+case("helpers_returning_vectors", vec_helpers, lambda: (f32(10, 4), np.zeros((10, 4), np.float32)), vec_helpers_ref)
+
+
+@kernel
+def local_to_helper(x, partial):
+    tile = gpu.local_array(TILE, np.float32)
+    lid = gpu.get_local_id(0)
+    tile[lid] = x[gpu.get_global_id(0)]
+    gpu.barrier()
+    if lid == 0:
+        partial[gpu.get_group_id(0)] = tile_sum(tile, TILE)
+
+
+case("local_array_passed_to_helper", local_to_helper, lambda: (f32(64), np.zeros(64 // TILE, np.float32)),
+     block_sum_ref, bracket=(64, TILE), rtol=1e-5, atol=1e-5)
+
+
+@kernel
+def ndenum_tuple_index(a, out):
+    for idx, v in np.ndenumerate(a):
+        out[idx] = v * 3.0
+
+
+case("ndenumerate_tuple_index", ndenum_tuple_index, lambda: (f32(5, 6), np.zeros((5, 6), np.float32)))
+
+
+@kernel
+def float3_padded(a, out):
+    for i, v in enumerate(a):
+        out[i] = float3(v.z, v.y, v.x) * 2.0
+
+
+def float3_padded_ref(a, out):
+    for f_out, f_in in zip("xyz", "zyx"):
+        out[f_out] = a[f_in] * 2
+
+
+def _float3_args():
+    a = np.zeros(7, float3.dtype)
+    for f in "xyz":
+        a[f] = f32(7)
+    return a, np.zeros(7, float3.dtype)
+
+
+case("arrays_of_float3_dtype_16_byte_slots", float3_padded, _float3_args, float3_padded_ref)
+
+
+@kernel
+def image_rows(img, out):
+    for y, x in np.ndindex(out.shape):
+        p = img[y, x]
+        out[y, x] = p.x * 0.25 + p.y * 0.5 + p.z * 0.25 + p.w * 0.0
+
+
+def image_rows_ref(img, out):
+    out[...] = img[..., 0] * 0.25 + img[..., 1] * 0.5 + img[..., 2] * 0.25
+
+
+case("image_hw4_rows_as_vectors", image_rows, lambda: (f32(6, 9, 4), np.zeros((6, 9), np.float32)), image_rows_ref)
+
+
+@kernel
+def wide_vectors(a, out):
+    for i in range(out.shape[0]):
+        v = a[i]
+        out[i] = v * 2.0 + float8(v.s7, v.s6, v.s5, v.s4, v.s3, v.s2, v.s1, v.s0)
+
+
+def wide_ref(a, out):
+    out[...] = a * 2 + a[:, ::-1]
+
+
+case("float8_rows", wide_vectors, lambda: (f32(5, 8), np.zeros((5, 8), np.float32)), wide_ref)
+
+
+@kernel
+def work_size_3d(vol, out):
+    gpu.work_size(vol)
+    x = gpu.get_global_id(0)
+    y = gpu.get_global_id(1)
+    z = gpu.get_global_id(2)
+    out[z, y, x] = vol[z, y, x] + z
+
+
+def work_size_3d_ref(vol, out):
+    out[...] = vol + np.arange(vol.shape[0])[:, None, None]
+
+
+case("work_size_3d", work_size_3d, lambda: (f32(3, 4, 5), np.zeros((3, 4, 5), np.float32)), work_size_3d_ref)
+
+
+@kernel
+def index64(out, base):
+    for i in range(out.shape[0]):
+        out[i] = base + i
+
+
+case("indexing_64_bit_by_large_int", index64, lambda: (np.zeros(6, np.int64), 2**33))
+
+
+@kernel
+def shape_unpack_float_words(a, out):
+    for y, x in np.ndindex(out.shape):
+        h, w = a.shape
+        lo = float("-inf")
+        v = a[y, x]
+        out[y, x] = (v if v > lo else float("nan")) + h * 100 + w * 10 + (1.0 if float("inf") > 1e30 else 0.0)
+
+
+case("shape_tuple_unpacking_and_float_inf", shape_unpack_float_words, lambda: (f32(3, 5), np.zeros((3, 5), np.float32)))
+
+
+@kernel
+def native_all(a, out):
+    for i in range(out.shape[0]):
+        x = abs(a[i]) + 0.5
+        out[i, 0] = gpu.native_rsqrt(x) + gpu.native_recip(x) + gpu.native_exp2(x) + gpu.native_exp10(x * 0.1)
+        out[i, 1] = gpu.native_log(x) + gpu.native_log2(x) + gpu.native_log10(x)
+        out[i, 2] = gpu.native_cos(x) + gpu.native_tan(x * 0.1) + gpu.native_powr(x, 1.5)
+
+
+def native_all_ref(a, out):
+    x = np.abs(a) + 0.5
+    out[:, 0] = 1 / np.sqrt(x) + 1 / x + np.exp2(x) + 10 ** (x * 0.1)
+    out[:, 1] = np.log(x) + np.log2(x) + np.log10(x)
+    out[:, 2] = np.cos(x) + np.tan(x * 0.1) + x ** 1.5
+
+
+case("native_math_all", native_all, lambda: (f32(20), np.zeros((20, 3), np.float32)), native_all_ref, rtol=2e-3, atol=2e-3)
+case("native_math_all_float64", native_all, lambda: (f32(20).astype(np.float64), np.zeros((20, 3))), native_all_ref,
+     rtol=1e-9, atol=1e-9, needs_fp64=True)

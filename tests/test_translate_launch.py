@@ -284,3 +284,44 @@ def test_gid_kernel_top_level_loops_are_ordinary_loops(backend):
     out = np.zeros(32, np.int32)
     gid_with_loop[backend][(8, 4)](out)
     assert out.tolist() == [i * 10 + j for i in range(8) for j in range(4)]
+
+
+def test_build_failure_reports_log_and_generated_source(backend, monkeypatch):
+    from pygpgpu_core.errors import CompileError
+    from pygpgpu_translate import _translate
+
+    @kernel
+    def broken(out):
+        for i in range(out.shape[0]):
+            out[i] = 1.0
+
+    real = _translate.emit_program
+
+    def sabotaged(*a, **kw):        # simulate a dialect bug: the compiler must report it cleanly
+        return real(*a, **kw).replace("out[i] = 1.0f;", "out[i] = undeclared_thing;")
+
+    monkeypatch.setattr(_translate, "emit_program", sabotaged)
+    with pytest.raises(CompileError) as info:
+        broken[backend](np.zeros(4, np.float32))
+    err = info.value
+    assert "undeclared_thing" in err.log and err.source_path
+    with open(err.source_path) as f:
+        assert "undeclared_thing" in f.read()
+    assert "broken" in str(err)
+
+
+@kernel
+def with_defaults(x, out, scale=2.0, offset=1):
+    for i in range(out.shape[0]):
+        out[i] = x[i] * scale + offset
+
+
+def test_keyword_arguments_and_defaults(backend):
+    x = np.arange(6, dtype=np.float32)
+    out = np.zeros_like(x)
+    with_defaults[backend](x, out)
+    np.testing.assert_array_equal(out, x * 2 + 1)
+    with_defaults[backend](x, out=out, offset=5)
+    np.testing.assert_array_equal(out, x * 2 + 5)
+    with pytest.raises(TypeError, match="with_defaults"):
+        with_defaults[backend](x, out, nope=1)

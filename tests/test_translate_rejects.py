@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from pygpgpu_core import funcs
-from pygpgpu_core.vec_types import float4
+from pygpgpu_core import funcs, gpu
+from pygpgpu_core.vec_types import float2, float4
 from pygpgpu_translate import kernel
 
 TABLE = np.zeros(4)
@@ -482,3 +482,147 @@ def test_vector_width_mismatch_is_a_type_error():
             v = float4(1.0) + funcs.cross(float4(1.0), float4(2.0)).xyz
     with pytest.raises(TypeError, match="different widths"):
         widths.inspect(np.zeros(2, np.float32), backend="opencl")
+
+
+# ---- semantic errors: each is a clear SyntaxError or TypeError, never an internal crash -----------------
+def _helper_returns_array(a):
+    return a
+
+
+def _helper_two_args(a, b):
+    return a + b
+
+
+def _helper_mixed_returns(a):
+    if a > 0:
+        return a
+
+
+SEMANTIC = []
+
+
+def semantic(pattern, exc=(SyntaxError, TypeError)):
+    def deco(k):
+        SEMANTIC.append((k, pattern, exc))
+        return k
+    return deco
+
+
+@semantic("can only be indexed|only arrays")
+@kernel
+def s_index_scalar(x, s):
+    for i in range(x.shape[0]):
+        x[i] = s[0]
+
+
+@semantic("len\\(\\) needs an array")
+@kernel
+def s_len_scalar(x, s):
+    for i in range(x.shape[0]):
+        x[i] = len(s)
+
+
+@semantic("an array is used where a number is expected")
+@kernel
+def s_sqrt_array(x, s):
+    for i in range(x.shape[0]):
+        x[i] = math.sqrt(x)
+
+
+@semantic("no attribute 'foo'")
+@kernel
+def s_array_attr(x, s):
+    for i in range(x.shape[0]):
+        x[i] = x.foo
+
+
+@semantic("range\\(\\) needs integers")
+@kernel
+def s_float_range(x, s):
+    for i in range(x.shape[0]):
+        for j in range(s):
+            x[i] = j
+
+
+@semantic("missing argument 'b'")
+@kernel
+def s_helper_arity(x, s):
+    for i in range(x.shape[0]):
+        x[i] = _helper_two_args(x[i])
+
+
+@semantic("cannot return arrays")
+@kernel
+def s_helper_returns_array(x, s):
+    for i in range(x.shape[0]):
+        y = _helper_returns_array(x)
+
+
+@semantic("returns a value on some paths")
+@kernel
+def s_helper_mixed(x, s):
+    for i in range(x.shape[0]):
+        x[i] = _helper_mixed_returns(x[i])
+
+
+@semantic("out of range")
+@kernel
+def s_shape_out_of_range(x, s):
+    for i in range(x.shape[0]):
+        x[i] = x.shape[3]
+
+
+@semantic("too many indices")
+@kernel
+def s_too_many_indices(x, s):
+    for i in range(x.shape[0]):
+        x[i, 0] = 1.0
+
+
+@semantic("vector is used where")
+@kernel
+def s_vector_into_scalar(x, s):
+    for i in range(x.shape[0]):
+        x[i] = float4(1.0)
+
+
+@semantic("assigned float4 and float2")
+@kernel
+def s_vector_join(x, s):
+    for i in range(x.shape[0]):
+        v = float4(1.0)
+        v = float2(1.0, 2.0)
+
+
+@semantic("must be an integer")
+@kernel
+def s_float_index(x, s):
+    for i in range(x.shape[0]):
+        x[i * 0.5] = 1.0
+
+
+@semantic("needs integers")
+@kernel
+def s_float_shift(x, s):
+    for i in range(x.shape[0]):
+        x[i] = s << 2
+
+
+@semantic("cannot assign to array")
+@kernel
+def s_assign_array(x, s):
+    for i in range(x.shape[0]):
+        x = 1.0
+
+
+@semantic("needs a compile-time shape")
+@kernel
+def s_local_dynamic(x, s):
+    t = gpu.local_array(x.shape[0], np.float32)
+    x[gpu.get_global_id(0)] = t[0]
+
+
+@pytest.mark.parametrize("k,pattern,exc", SEMANTIC, ids=[k.__name__ for k, _, _ in SEMANTIC])
+def test_semantic_errors_are_clear(k, pattern, exc):
+    with pytest.raises(exc, match=pattern):
+        k.inspect(np.zeros(4, np.float32), 1.5, backend="opencl")

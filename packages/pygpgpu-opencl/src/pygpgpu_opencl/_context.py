@@ -106,17 +106,21 @@ class Context(OwnedHandle):
         """Uninitialised device memory of ``nbytes`` bytes."""
         return Buffer(self, nbytes)
 
-    def buffer_from_host(self, host: np.ndarray, *, zero_copy: bool = False) -> "Buffer":
+    def buffer_from_host(self, host: np.ndarray, *, zero_copy: bool = False, align: "int | None" = None) -> "Buffer":
         """A buffer holding a copy of ``host``'s bytes.
 
         With ``zero_copy=True`` on a device that shares memory with the host (PoCL, integrated
         GPUs) the buffer uses ``host``'s memory directly (``CL_MEM_USE_HOST_PTR``) when the
-        array is C-contiguous, writable and aligned to the device's base-address alignment
-        (``device.mem_base_addr_align`` bytes; see :func:`pygpgpu_opencl.aligned_empty`).
-        Otherwise it silently copies; ``buffer.zero_copy`` says which happened. Read a
-        zero-copy buffer back with ``buffer.read(host)``: it then only synchronises.
+        array is C-contiguous, writable and aligned; otherwise it silently copies, and
+        ``buffer.zero_copy`` says which happened. The alignment needed is the device's
+        base-address alignment (``device.mem_base_addr_align``, 128 bytes on PoCL:
+        compilers may assume it, and PoCL faults on vector loads from less) unless ``align``
+        lowers it: pass the size of the widest type the kernels read through this buffer
+        (e.g. ``arr.dtype.itemsize``, or 16 for ``float4``). ``aligned_empty()`` makes
+        arrays that always qualify. Read a zero-copy buffer back into ``host`` with
+        ``buffer.read(host)``: it then only synchronises.
         """
-        return Buffer.from_host(self, host, zero_copy=zero_copy)
+        return Buffer.from_host(self, host, zero_copy=zero_copy, align=align)
 
     def program(self, source: str, options: "Sequence[str] | str" = (), *, name: str = "") -> "Program":
         """Build ``source`` for this device (``-cl-std=CL1.2`` unless ``options`` choose another).

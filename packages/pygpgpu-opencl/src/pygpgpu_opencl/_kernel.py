@@ -23,8 +23,9 @@ from . import _constants as C
 from ._args import ADDRESS_NAMES, ArgSpec, describe, scalar_bytes
 from ._buffer import Buffer
 from ._handles import OwnedHandle
-from ._library import info_str, info_uint, info_ulong, info_sizes, lib
-from ._status import check, status_name
+from ._library import info_sizes, info_str, info_uint, info_ulong, lib
+from ._staging import ArrayStaging
+from ._status import check
 
 if TYPE_CHECKING:
     from ._program import Program
@@ -34,10 +35,6 @@ __all__ = ["Kernel", "normalize_work_size"]
 _UNSET = object()
 _PTR_SIZE = ctypes.sizeof(c_void_p)
 _NULL_MEM = c_void_p(0)
-
-# Below this size an array argument that is read back is copied rather than aliased
-# (measured on PoCL: map+unmap ~25 µs, memcpy of 256 KiB about the same).
-_ZERO_COPY_READBACK_MIN = 256 * 1024
 
 _CTYPE_OF = {
     np.dtype(np.int8): ctypes.c_int8,
@@ -131,6 +128,9 @@ class Kernel(OwnedHandle):
 
     ``k.launch(global, local, args)``, ``k[(global, local)](*args)``, ``k[global](*args)``
     and the hot path ``k.launcher(arg_types)(global, local, args)``.
+
+    Argument values are state of the OpenCL kernel object, so one Kernel must not be
+    launched from several threads at once; give each thread its own ``Kernel(program, name)``.
     """
 
     _kind = "Kernel"
@@ -289,30 +289,24 @@ class Kernel(OwnedHandle):
             return
         cl = lib()
         set_arg = cl.clSetKernelArg
-        temps: list[tuple[Buffer, np.ndarray, np.ndarray, bool]] = []
+        staging = None
         try:
             for i, kind, payload in plan:
-                if kind == "array":
-                    arr, readback = payload
-                    contiguous = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
-                    # Zero-copy where the device shares host memory (read-only arrays are
-                    # always copied, so a kernel cannot write into them). Reading a zero-copy
-                    # buffer back costs a map/unmap pair, dearer than copying a small array.
-                    zero_copy = not readback or contiguous.nbytes >= _ZERO_COPY_READBACK_MIN
-                    buf = Buffer.from_host(
-                        self.context, contiguous, zero_copy=zero_copy, align=self._natural_align(specs[i])
-                    )
-                    temps.append((buf, arr, contiguous, readback))
-                    kind, payload = "buffer", buf
                 if kind == "buffer":
                     self._mem_slots[i].value = payload._handle
                     status = set_arg(kh, i, _PTR_SIZE, self._mem_refs[i])
+                elif kind == "bytes":
+                    status = set_arg(kh, i, len(payload), payload)
+                elif kind == "array":
+                    if staging is None:
+                        staging = ArrayStaging(self.context)
+                    arr, readback = payload
+                    self._mem_slots[i].value = staging.add(arr, readback, self._natural_align(specs[i]))
+                    status = set_arg(kh, i, _PTR_SIZE, self._mem_refs[i])
                 elif kind == "null":
                     status = set_arg(kh, i, _PTR_SIZE, ctypes.byref(_NULL_MEM))
-                elif kind == "local":
+                else:  # local
                     status = set_arg(kh, i, payload, None)
-                else:
-                    status = set_arg(kh, i, len(payload), payload)
                 if status:
                     self._set_failed(status, i)
                 # Remember the caller's value only when it cannot change under the same identity.
@@ -321,22 +315,11 @@ class Kernel(OwnedHandle):
             status = cl.clEnqueueNDRangeKernel(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
             if status:
                 check(status, f"clEnqueueNDRangeKernel({self.name!r}, global={work.key_g}, local={work.key_l})")
-            if temps:
-                readbacks = [t for t in temps if t[3]]
-                for buf, _, contiguous, _ in readbacks:
-                    buf._enqueue_read(contiguous)
-                # One wait covers every read-back, and zero-copy inputs, which live in the
-                # caller's arrays, must not be let go while the kernel may still read them.
-                if readbacks or any(t[0].zero_copy for t in temps):
-                    check(cl.clFinish(queue), "clFinish")
-                    for t in temps:
-                        t[0]._host = None  # finished: releasing needs no further wait
-                for _, original, contiguous, _ in readbacks:
-                    if contiguous is not original:
-                        np.copyto(original, contiguous)
+            if staging is not None:
+                staging.finish(queue)
         finally:
-            for buf, *_ in temps:
-                buf.close()
+            if staging is not None:
+                staging.release()
 
     def __call__(self, *args: Any, global_size: Any, local_size: Any = None) -> None:
         """``k(*args, global_size=n, local_size=None)``: keyword form of :meth:`launch`."""

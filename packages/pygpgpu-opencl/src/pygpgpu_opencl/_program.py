@@ -17,12 +17,12 @@ from pygpgpu_core.errors import CompileError, DriverError, GPGPUError
 
 from . import _constants as C
 from ._handles import OwnedHandle
+from ._kernel import Kernel
 from ._library import info_bytes, info_str, lib
 from ._status import check, status_name
 
 if TYPE_CHECKING:
     from ._context import Context
-    from ._kernel import Kernel
 
 __all__ = ["Program", "KernelNotFound", "normalize_options", "DEFAULT_STD"]
 
@@ -221,8 +221,6 @@ class Program(OwnedHandle):
 
     def kernel(self, name: str) -> "Kernel":
         """The kernel ``name`` (one object per name; it remembers its last arguments)."""
-        from ._kernel import Kernel
-
         self._require()
         if not isinstance(name, str):
             raise TypeError(f"a kernel name is a str, got {type(name).__name__}")

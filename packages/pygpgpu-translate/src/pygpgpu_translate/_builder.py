@@ -290,6 +290,8 @@ class FunctionBuilder(StatementRules, ExpressionRules):
                     raise self.type_err(fdef, f"helper {fdef.name}() returns both {exc.a} and {exc.b}; "
                                         "convert one explicitly (e.g. float(...))") from None
         ret = concrete(ret, self.prog.default_float)
+        if ret is not VOID and not _always_returns(body):
+            self.returns.append(VOID)          # falling off the end returns None in Python
         if any(t is VOID for t in self.returns) and ret is not VOID:
             raise self.err(fdef, f"helper {fdef.name}() returns a value on some paths and nothing on others",
                            "return a value on every path")
@@ -321,3 +323,17 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         for t in table.values():
             self.prog.note_type(t)
         return table
+
+
+def _always_returns(body) -> bool:
+    """Whether every path through ``body`` ends in a return (conservative: loops may not run)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ir.Return):
+        return True
+    if isinstance(last, ir.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    if isinstance(last, ir.While) and isinstance(last.cond, ir.Const) and last.cond.value:
+        return True                            # while True: ... exits only through return/break
+    return False

@@ -117,6 +117,8 @@ def call_builtin(self, b, node, obj):
         if isinstance(a, ir.Expr) and isinstance(a.type, Vector):
             return ir.Const(a.type.width, Scalar("int32", weak=True))
         raise self.err(node, "len() needs an array")
+    if rule == "cast" and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        return ir.Const(float(node.args[0].value), Scalar("float32", weak=True))     # float("inf")
     args = [self.value(a) for a in node.args]
     if any(a.type is UNKNOWN for a in args):
         return ir.Raw("?", UNKNOWN)

@@ -206,7 +206,7 @@ class ExpressionRules:
             return ir.VecCtor([ir.Load(arr, self.add(flat, ir.Const(k, self.prog.index_type)) if k else flat, t.elem)
                                for k in range(t.row_width)], vt)
         if len(idx) < t.ndim:
-            raise self.err(node, f"a {t.ndim}-D array needs {t.ndim} indices here, got {len(idx)}",
+            raise self.err(node, f"a {t.ndim}-D array needs {t.ndim} ind{'ex' if t.ndim == 1 else 'ices'} here, got {len(idx)}",
                            "index every dimension: x[i, j] (rows of width 2, 3, 4, 8 or 16 load as vectors)")
         raise self.err(node, f"too many indices ({len(idx)}) for a {t.ndim}-D array")
 
@@ -224,7 +224,8 @@ class ExpressionRules:
         if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS:
             flat = self.flat_index(arr, idx + [ir.Const(0, self.prog.index_type)], target)
             return arr, self.materialize(flat), t.row_width
-        raise self.err(target, f"a {t.ndim}-D array needs {t.ndim} indices, got {len(idx)}")
+        raise self.err(target, f"too many indices for a {t.ndim}-D array: it needs {t.ndim}, got {len(idx)}"
+                       if len(idx) > t.ndim else f"a {t.ndim}-D array needs {t.ndim} indices here, got {len(idx)}")
 
     def add(self, a, b):
         return ir.Bin("+", a, b, a.type)

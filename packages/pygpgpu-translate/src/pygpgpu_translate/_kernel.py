@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pygpgpu_core import registry
-from pygpgpu_core.errors import GPGPUError
+from pygpgpu_core.cache import cache_dir
+from pygpgpu_core.errors import CompileError, GPGPUError
 
 from ._launch import LaunchPlan
 from ._signature import INDEX_LIMIT, arg_token, is_device_array, spec_from_token
@@ -120,16 +121,20 @@ class _Configured:
             pass
         return child
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         if self._device is None:
             self._device = self._kf._resolve_device(self._config.selector)
         if self._bound_self is not None:
             args = (self._bound_self,) + args
+        if kwargs:
+            args = self._kf._bind(args, kwargs)
         return self._kf._launch(self._device, self._config, args)
 
-    def inspect(self, *args, backend=None):
+    def inspect(self, *args, backend=None, **kwargs):
         if self._bound_self is not None:
             args = (self._bound_self,) + args
+        if kwargs:
+            args = self._kf._bind(args, kwargs)
         sel = backend or self._config.selector
         return self._kf._inspect(args, sel)
 
@@ -172,15 +177,27 @@ class KernelFunction:
     def __getitem__(self, item):
         return self._root[item]
 
-    def __call__(self, *args):
-        return self._root(*args)
+    def __call__(self, *args, **kwargs):
+        return self._root(*args, **kwargs)
 
     def __repr__(self):
         return f"<pygpgpu kernel {self.__qualname__}>"
 
-    def inspect(self, *args, backend=None):
+    def inspect(self, *args, backend=None, **kwargs):
         """Translate for ``args`` without running: ``.source``, ``.access``, ``.signature``, ``.work_size``."""
+        if kwargs:
+            args = self._bind(args, kwargs)
         return self._inspect(args, backend or self.backend)
+
+    def _bind(self, args, kwargs):
+        """Keyword arguments and defaults -> the positional tuple the fast path expects."""
+        sig = _inspect.signature(self.py_func)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"kernel {self.__name__}(): {exc}") from None
+        bound.apply_defaults()
+        return tuple(bound.args)
 
     def _scan_self_attrs(self):
         src = function_source(self.py_func)
@@ -207,6 +224,11 @@ class KernelFunction:
             from ._frontend import check_syntax
             check_syntax(function_source(self.py_func))
         names = self._param_names
+        if len(args) < len(names) and self.py_func.__defaults__:
+            try:
+                args = self._bind(args, {})     # parameters with defaults
+            except TypeError:
+                pass
         if len(args) != len(names):
             raise TypeError(f"kernel {self.__name__}() takes {len(names) - (1 if self._is_method else 0)} "
                             f"arguments ({', '.join(n for n in names if n != 'self' or not self._is_method)}), "
@@ -324,7 +346,10 @@ class KernelFunction:
             raise TypeError(f"kernel {self.__name__!r}: float16 arrays are not supported on {device.selector}"
                             f"{' (CUDA/HIP kernels take float32)' if dialect != 'opencl' else ''}; use float32")
         t0 = time.perf_counter()
-        program = device.context().program(t.source, (), name=t.name)
+        try:
+            program = device.context().program(t.source, (), name=t.name)
+        except CompileError as exc:
+            raise _with_source_path(exc, t, dialect) from None
         handle = program.kernel(t.name)
         stats["compiles"] += 1
         if debug_enabled():
@@ -334,6 +359,25 @@ class KernelFunction:
         plan.vector_arrays = [i for i, tok in enumerate(self._flat_tokens(tokens)) if isinstance(tok, tuple) and tok[0] == "av"]
         plan.program = program
         return plan
+
+
+def _with_source_path(exc: CompileError, t, dialect) -> CompileError:
+    """The build failed: keep the generated source on disk and say where (its #line directives
+    already point the log at the Python lines)."""
+    path = exc.source_path
+    if not path:
+        import hashlib
+        ext = {"opencl": ".cl", "cuda": ".cu", "hip": ".hip"}.get(dialect, ".c")
+        target = cache_dir() / "failed" / f"{t.name}-{hashlib.sha256(t.source.encode()).hexdigest()[:12]}{ext}"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(t.source)
+            path = str(target)
+        except OSError:
+            path = None
+    message = str(exc).split("\n", 1)[0]
+    return CompileError(f"kernel {t.name!r}: the generated {dialect} source failed to build: {message}",
+                        exc.log, t.source, path)
 
 
 def _dialect_of(backend) -> str:

@@ -9,7 +9,7 @@ import numpy as np
 from . import _ir as ir
 from ._builtins import CAST_TYPES
 from ._types import BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, binary_result, concrete, join
-from ._bindings import NP_TYPES, ObjectRef, TupleRef, vector_class_info
+from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 
 __all__ = ["StatementRules"]
 
@@ -78,9 +78,10 @@ class StatementRules:
         if s.value is None:
             self.returns.append(VOID)
             return ir.Return(None, s.lineno)
-        v = self.value(s.value)
-        if isinstance(v.type, ArrayType):
+        v = self.expr(s.value)
+        if isinstance(v, ir.ArrayRef):
             raise self.err(s, "helpers cannot return arrays", "write into an array argument instead")
+        v = self.value(s.value) if not isinstance(v, ir.Expr) else v
         self.returns.append(v.type)
         return ir.Return(v, s.lineno)
 
@@ -126,10 +127,19 @@ class StatementRules:
 
     def assign_to(self, target, value_node, s):
         if isinstance(target, ast.Tuple):
-            if not isinstance(value_node, ast.Tuple) or len(value_node.elts) != len(target.elts):
+            if isinstance(value_node, ast.Tuple):
+                vals = [self.value(v) for v in value_node.elts]
+            else:                        # h, w = x.shape  /  a, b = some_tuple
+                whole = self.expr(value_node)
+                if isinstance(whole, ShapeRef):
+                    vals = list(whole.array.shape)
+                elif isinstance(whole, TupleRef):
+                    vals = list(whole.items)
+                else:
+                    vals = None
+            if vals is None or len(vals) != len(target.elts):
                 raise self.err(s, "tuple unpacking needs a tuple of the same length on the right",
-                               "write a, b = x, y or assign one name per statement")
-            vals = [self.value(v) for v in value_node.elts]
+                               "write a, b = x, y, h, w = arr.shape, or assign one name per statement")
             vals = [self.materialize_for_swap(v) for v in vals]
             out = []
             for t, v in zip(target.elts, vals):
@@ -191,8 +201,10 @@ class StatementRules:
                 try:
                     new = join(old, vt)
                 except JoinConflict as exc:
+                    fix = ("convert explicitly, e.g. " + ("float(...)" if exc.b.is_float else "int(...)")
+                           if isinstance(exc.a, Scalar) and isinstance(exc.b, Scalar) else "use one name per type")
                     raise self.type_err(s, f"variable {name!r} is assigned {exc.a} and {exc.b} "
-                                        f"(conflicting types); convert explicitly, e.g. {'float' if isinstance(exc.b, Scalar) and exc.b.is_float else 'int'}(...)") from None
+                                        f"(conflicting types); {fix}") from None
                 if new != old:
                     self.local_types[name] = new
                     self.changed = True
@@ -304,13 +316,13 @@ class StatementRules:
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.err(it, "range() takes 1 to 3 positional arguments")
         vals = [self.value(a) for a in it.args]
+        for v, a in zip(vals, it.args):
+            if isinstance(v.type, Scalar) and not (v.type.is_int or v.type.kind == "b"):
+                raise self.type_err(a, f"range() needs integers, got {v.type}")
         if len(vals) == 1:
             vals = [ir.Const(0, Scalar("int32", weak=True))] + vals
         if len(vals) == 2:
             vals.append(ir.Const(1, Scalar("int32", weak=True)))
-        for v, a in zip(vals, it.args):
-            if isinstance(v.type, Scalar) and not (v.type.is_int or v.type.kind == "b"):
-                raise self.type_err(a, f"range() needs integers, got {v.type}")
         start, stop, step = vals
         t = start.type
         for v in (stop, step):
@@ -346,6 +358,7 @@ class StatementRules:
         gid = [ir.Cast(ir.Raw(self.prog.dialect.work_item("global_id", d.ndim - 1 - k), INT64), idx) for k in range(d.ndim)]
         bounds = [ir.Var(f"_pyg_n{k}", idx) for k in range(d.ndim)]
         out = []
+        guarded = []
         it = s.iter
         names = []
         if d.kind == "range":
@@ -398,9 +411,9 @@ class StatementRules:
                 self.tuple_locals[itarget.id] = TupleRef([ir.Var(self.cname(n), idx) for n in names])
             snapshot = self.index_array(arr, [ir.Var(self.cname(n), idx) for n in names], it)
             self.line = s.lineno
-            out.extend(self.pre)
+            guarded.extend(self.pre)           # the value snapshot is a load: only inside the bounds guard
             self.pre = []
-            out.extend(self.store(vtarget, snapshot, s))
+            guarded.extend(self.store(vtarget, snapshot, s))
         self.domain_vars = names
         cond = None
         for k in range(d.ndim):
@@ -414,7 +427,7 @@ class StatementRules:
         self.top_level_of_domain = saved
         if d.kind == "range":
             return [ir.If(cond, out + body, [], s.lineno)]
-        return out + [ir.If(cond, body, [], s.lineno)]
+        return out + [ir.If(cond, guarded + body, [], s.lineno)]
 
     def bind_index(self, name, idx):
         self.local_types[name] = idx
