@@ -154,7 +154,7 @@ def test_stage_numpy_zero_copy_on_host_unified_devices():
     from pygpgpu_opencl import aligned_empty
 
     device = host_unified_opencl_device()
-    n = 1 << 16
+    n = 1 << 18  # 1 MiB: written arrays this large are aliased (ALIAS_WRITTEN_MIN)
     x = aligned_empty(n, np.float32)
     x[:] = np.arange(n)
     y = aligned_empty(n, np.float32)
@@ -229,3 +229,97 @@ def test_translated_kernel_on_device_arrays_copies_nothing(backend):
         expected = expected * np.float32(0.5) + y_host
     np.testing.assert_allclose(x.get(), expected, rtol=1e-5, atol=1e-6)
     assert gnp.transfer_stats()["d2h"] == 1
+
+
+def _offset_view(n: int, dtype, offset: int) -> np.ndarray:
+    """``n`` elements of ``dtype`` starting ``offset`` bytes past a 4096-byte boundary."""
+    from pygpgpu_opencl import aligned_empty
+
+    dtype = np.dtype(dtype)
+    raw = aligned_empty(n * dtype.itemsize + offset, np.uint8)
+    return raw[offset:offset + n * dtype.itemsize].view(dtype)
+
+
+def test_plain_numpy_arrays_are_used_in_place_on_host_unified_devices():
+    device = host_unified_opencl_device()
+    launch = scale_add_kernel(device)
+    n = gnp.ALIAS_WRITTEN_MIN // 4
+    # np.arange's own memory (usually 16- or 64-byte aligned, not 128) and views 4 bytes off any
+    # wider boundary: float* only needs 4-byte alignment, so all of them are aliased.
+    for x in (np.arange(n, dtype=np.float32), _offset_view(n, np.float32, 4), _offset_view(n, np.float32, 132)):
+        x[:] = np.arange(n)
+        y = np.full(n, 0.5, np.float32)[::-1].copy()
+        gnp.reset_transfer_stats()
+        sx = gnp.stage_numpy(x, device, read=True, write=True)
+        sy = gnp.stage_numpy(y, device, read=True, write=False)
+        assert sx.zero_copy and sy.zero_copy, x.ctypes.data % 128
+        launch(sx.buffer, sy.buffer, 3.0, n)
+        sx.finish()
+        sy.finish()
+        np.testing.assert_array_equal(x, np.arange(n, dtype=np.float32) * 3 + 0.5)
+        assert gnp.transfer_stats()["h2d"] == gnp.transfer_stats()["d2h"] == 0
+
+
+VEC4 = """
+__kernel void bump(__global float4* v, int n) {
+    int i = get_global_id(0);
+    if (i < n) v[i] = v[i] * 2.0f + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+}"""
+
+
+@pytest.mark.parametrize("offset, aliased", [(4, False), (16, True), (0, True)])
+def test_vector_arrays_alias_only_at_their_natural_alignment(offset, aliased):
+    from pygpgpu_core.vec_types import float4
+
+    device = host_unified_opencl_device()
+    kernel = device.context().program(VEC4).kernel("bump")
+    n = gnp.ALIAS_WRITTEN_MIN // 16
+    v = _offset_view(n, float4.dtype, offset)
+    flat = v.view(np.float32).reshape(n, 4)
+    flat[:] = np.arange(4 * n, dtype=np.float32).reshape(n, 4)
+    expected = flat * 2 + np.array([1, 2, 3, 4], np.float32)
+    gnp.reset_transfer_stats()
+    staged = gnp.stage_numpy(v, device, read=True, write=True)
+    assert staged.zero_copy is aliased  # float4* needs 16 bytes: 4 bytes off is copied instead
+    kernel.launch((n,), None, [staged.buffer, np.int32(n)])
+    staged.finish()
+    np.testing.assert_array_equal(flat, expected)
+    s = gnp.transfer_stats()
+    assert (s["h2d"], s["d2h"]) == ((0, 0) if aliased else (1, 1))
+
+
+def test_explicit_alignment_overrides_the_element_type():
+    device = host_unified_opencl_device()
+    launch = scale_add_kernel(device)
+    n = gnp.ALIAS_WRITTEN_MIN // 4
+    x = _offset_view(n, np.float32, 4)
+    x[:] = np.arange(n)
+    y = np.ones(n, np.float32)
+    # A caller whose kernel reads the array as float4* says so: 4 bytes off is then copied.
+    sx = gnp.stage_numpy(x, device, read=True, write=True, align=16)
+    sy = gnp.stage_numpy(y, device, read=True, write=False, align=4)
+    assert not sx.zero_copy and sy.zero_copy
+    launch(sx.buffer, sy.buffer, 2.0, n)
+    sx.finish()
+    sy.finish()
+    np.testing.assert_array_equal(x, np.arange(n, dtype=np.float32) * 2 + 1)
+    assert gnp.natural_alignment(np.dtype(np.float64)) == 8
+    from pygpgpu_core.vec_types import double16, float3
+
+    assert gnp.natural_alignment(float3.dtype) == 16 and gnp.natural_alignment(double16.dtype) == 128
+
+
+def test_small_written_arrays_take_the_pool_and_read_only_ones_alias():
+    device = host_unified_opencl_device()
+    launch = scale_add_kernel(device)
+    n = 1000  # 4 KB: a memcpy each way costs less than the map/unmap an alias needs
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, np.float32)
+    sx = gnp.stage_numpy(x, device, read=True, write=True)
+    sy = gnp.stage_numpy(y, device, read=True, write=False)
+    assert not sx.zero_copy and sy.zero_copy
+    launch(sx.buffer, sy.buffer, 2.0, n)
+    sx.finish()
+    sy.finish()
+    np.testing.assert_array_equal(x, np.arange(n, dtype=np.float32) * 2 + 1)
+    assert gnp.transfer_stats()["h2d"] == gnp.transfer_stats()["d2h"] == 1

@@ -626,3 +626,16 @@ def s_local_dynamic(x, s):
 def test_semantic_errors_are_clear(k, pattern, exc):
     with pytest.raises(exc, match=pattern):
         k.inspect(np.zeros(4, np.float32), 1.5, backend="opencl")
+
+
+def test_kernel_capturing_an_enclosing_variable_is_rejected():
+    scale = 2.0
+
+    @kernel
+    def captures(x):
+        for i in range(x.shape[0]):
+            x[i] = scale
+
+    with pytest.raises(SyntaxError, match="closures are not supported.*scale") as info:
+        captures.inspect(np.zeros(3, np.float32), backend="opencl")
+    assert info.value.lineno == captures.py_func.__code__.co_firstlineno + 1

@@ -196,6 +196,9 @@ class CudaContext:
         """Free every buffer and module of this context and release the primary context."""
         if self.closed:
             return
+        from pygpgpu_core.mempool import release_context
+
+        release_context(self)  # the device-array pool's cached blocks first, while the context lives
         try:
             self.queue.synchronize()
         except Exception:

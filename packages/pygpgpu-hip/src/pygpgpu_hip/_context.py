@@ -98,6 +98,9 @@ class Context:
     def close(self) -> None:
         if self.queue.closed:
             return
+        from pygpgpu_core.mempool import release_context
+
+        release_context(self)  # the device-array pool's cached blocks first, while the context lives
         try:
             self.queue.synchronize()
         finally:

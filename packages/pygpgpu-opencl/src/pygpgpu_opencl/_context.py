@@ -86,6 +86,15 @@ class Context(OwnedHandle):
             q = self.queue._require()
         return q
 
+    def close(self) -> None:
+        """Free the device-array pool's cached blocks, then every buffer, program and kernel, then
+        the context. Calling it again does nothing."""
+        if self._handle is not None:
+            from pygpgpu_core.mempool import release_context
+
+            release_context(self)  # its blocks are buffers of this context: freed while it is alive
+        super().close()
+
     def _release(self, handle: int) -> None:
         queue = getattr(self, "queue", None)
         self._queue_handle = None
@@ -128,6 +137,17 @@ class Context(OwnedHandle):
         The binary is cached on disk; a failing build raises CompileError with the build log.
         """
         return Program(self, source, options, name=name)
+
+    def program_from_binary(self, binary: bytes, *, source: str = "", options: "Sequence[str] | str" = (),
+                            name: str = "") -> "Program":
+        """Load a binary built earlier for this device (``program.binary``) without compiling.
+
+        ``options`` are passed to ``clBuildProgram`` again (PoCL and most drivers expect the
+        original ones). When the driver rejects the binary (another device or driver version, a
+        damaged file) and ``source`` is given, the program is built from ``source`` instead and
+        ``program.from_binary`` is False; without ``source`` a DriverError says so.
+        """
+        return Program(self, source, options, name=name, binary=binary)
 
     def synchronize(self) -> None:
         """Wait for every command enqueued on this context's queue."""

@@ -76,16 +76,24 @@ def _program_cache_key(context: "Context", source: str, options: list[str]) -> s
 class Program(OwnedHandle):
     """A built ``cl_program`` for its context's device.
 
-    ``from_cache`` tells whether the binary came from the disk cache, ``build_seconds`` how
-    long creating and building took, ``build_log`` what the compiler said.
+    ``from_cache`` tells whether the binary came from the disk cache, ``from_binary`` whether it
+    came from the caller (``context.program_from_binary``), ``build_seconds`` how long creating
+    and building took, ``build_log`` what the compiler said. ``binary`` is the device binary.
     """
 
     _kind = "Program"
 
-    def __init__(self, context: "Context", source: str, options: "Sequence[str] | str" = (), *, name: str = ""):
+    def __init__(self, context: "Context", source: str, options: "Sequence[str] | str" = (), *, name: str = "",
+                 binary: "bytes | bytearray | memoryview | None" = None):
         if not isinstance(source, str):
             raise TypeError(f"program source must be a str of OpenCL C, got {type(source).__name__}")
-        if not source.strip():
+        if binary is not None:
+            if not isinstance(binary, (bytes, bytearray, memoryview)):
+                raise TypeError(f"a program binary is bytes (Program.binary), got {type(binary).__name__}")
+            binary = bytes(binary)
+            if not binary:
+                raise ValueError("the program binary is empty; pass the bytes of an earlier Program.binary")
+        elif not source.strip():
             raise ValueError("program source is empty")
         context._require()
         self.context = context
@@ -94,8 +102,44 @@ class Program(OwnedHandle):
         self.options = normalize_options(options)
         self.build_log = ""
         self.from_cache = False
+        self.from_binary = False
+        self.cache_key = ""
+        self._binary_bytes: "bytes | None" = None
         self._kernels: "dict[str, Kernel]" = {}
         start = time.perf_counter()
+        if binary is not None:
+            self._load_given_binary(binary)
+        if self._handle is None:
+            self._build_from_source()
+        self.build_seconds = time.perf_counter() - start
+        context._adopt(self)
+
+    def _load_given_binary(self, binary: bytes) -> None:
+        """``context.program_from_binary``: the caller's binary, or a rebuild from ``source`` when the
+        driver rejects it (built by another driver or device, or damaged)."""
+        try:
+            self._handle = self._create_from_binary(binary)
+            self.build_log = self._build(from_binary=True)
+        except GPGPUError as exc:
+            self._discard_failed_handle()
+            if self.source.strip():
+                return  # the caller gave the source: __init__ rebuilds from it
+            code, status = getattr(exc, "code", -42), getattr(exc, "name", "CL_INVALID_BINARY")
+            raise DriverError(
+                "opencl", "clCreateProgramWithBinary", code, status,
+                f"{self.context.device.name!r} rejected the program binary of {self.name} (built by another "
+                "device or driver, or damaged); pass source= to rebuild it from source",
+            ) from None
+        self.from_binary = True
+        self._binary_bytes = binary
+
+    def _discard_failed_handle(self) -> None:
+        self.close()
+        self._handle = None
+        self._closed_reason = ""
+
+    def _build_from_source(self) -> None:
+        context, source = self.context, self.source
         key = _program_cache_key(context, source, self.options)
         try:
             binary = _CACHE.get(key)
@@ -106,11 +150,10 @@ class Program(OwnedHandle):
                 self._handle = self._create_from_binary(binary)
                 self.build_log = self._build(from_binary=True)
                 self.from_cache = True
+                self._binary_bytes = binary
             except (GPGPUError, OSError):
                 # A binary from an older driver or a damaged entry: never trusted, rebuilt.
-                self.close()
-                self._handle = None
-                self._closed_reason = ""
+                self._discard_failed_handle()
                 try:
                     _CACHE.path(key).unlink(missing_ok=True)
                 except OSError:
@@ -120,13 +163,21 @@ class Program(OwnedHandle):
             self.build_log = self._build(from_binary=False, key=key)
             binary = self._binary()
             if binary:
+                self._binary_bytes = binary
                 try:
                     _CACHE.put(key, binary)
                 except OSError:
                     pass
         self.cache_key = key
-        self.build_seconds = time.perf_counter() - start
-        context._adopt(self)
+
+    @property
+    def binary(self) -> bytes:
+        """The device's program binary (``CL_PROGRAM_BINARIES``); ``context.program_from_binary(b)``
+        loads it again without compiling, in this process or a later one on the same device and driver."""
+        self._require()
+        if self._binary_bytes is None:
+            self._binary_bytes = self._binary()
+        return self._binary_bytes
 
     # --- building -----------------------------------------------------------------------
     def _create_from_source(self) -> int:

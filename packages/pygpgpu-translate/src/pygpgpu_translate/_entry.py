@@ -74,6 +74,10 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     src = prog.source_of(func)
     fb = FunctionBuilder(prog, src, func, is_kernel=True, kernel_name=src.name)
     fb.self_obj = self_obj
+    if func.__code__.co_freevars:
+        raise fb.err(src.tree, f"closures are not supported: kernel {src.name!r} captures "
+                     f"{', '.join(func.__code__.co_freevars)} from an enclosing function",
+                     "pass the values as kernel arguments or make them module-level constants")
     layout = []
     params = []
     prologue = []

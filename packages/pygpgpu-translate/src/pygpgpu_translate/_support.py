@@ -19,18 +19,22 @@ def support_function(d, kind: str, t: Scalar, extra: str = "") -> tuple[str, str
     tag = t.name
     name = f"pyg_{kind}_{tag}" + (f"_{extra}" if extra else "")
     q = _q(d)
-    # Integer division by zero (and INT_MIN / -1) traps on CPUs: a kernel must never take the
-    # process down, so both yield a defined value (0 / the wrapped negation) instead.
-    if kind == "floordiv":
-        body = (f"{q}{T} {name}({T} a, {T} b) {{ if (b == 0) return 0; "
-                + (f"if (b == -1) return ({T})(0 - a); {T} q = a / b; if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1; "
-                   if t.kind == "i" else f"{T} q = a / b; ")
-                + "return q; }")
-    elif kind == "mod":
-        body = (f"{q}{T} {name}({T} a, {T} b) {{ "
-                + (f"if (b == 0 || b == -1) return 0; {T} r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; "
-                   if t.kind == "i" else f"if (b == 0) return 0; {T} r = a % b; ")
-                + "return r; }")
+    # Integer division by zero (and INT_MIN / -1) traps on CPUs, and a guard branch is not enough:
+    # compilers may speculate the division (seen with PoCL). So divide by a divisor that is never
+    # 0 or -1 and select the Python result afterwards: x // 0 and x % 0 give 0 (as numpy does),
+    # x // -1 is the wrapped negation, x % -1 is 0.
+    if kind in ("floordiv", "mod"):
+        U = d.type_name(Scalar(("uint" if t.kind == "i" else "uint") + str(t.bits)))
+        bad = "(b == 0 || b == -1)" if t.kind == "i" else "(b == 0)"
+        head = f"{q}{T} {name}({T} a, {T} b) {{ {T} s = {bad} ? ({T})1 : b; {T} q = a / s; {T} r = a % s; "
+        if t.kind == "i":
+            head += "if (r != 0 && ((r < 0) != (s < 0))) { q -= 1; r += s; } "
+        if kind == "floordiv":
+            tail = (f"return b == 0 ? ({T})0 : (b == -1 ? ({T})(({U})0 - ({U})a) : q); }}" if t.kind == "i"
+                    else f"return b == 0 ? ({T})0 : q; }}")
+        else:
+            tail = f"return {bad} ? ({T})0 : r; }}"
+        body = head + tail
     elif kind == "fmod_py":
         fm = d.math_name("fmod", t)
         body = (f"{q}{T} {name}({T} a, {T} b) {{ {T} r = {fm}(a, b); "

@@ -87,7 +87,10 @@ def _fingerprint(value):
         return "module", value.__name__
     if isinstance(value, (bool, int, float)) or type(value).__module__ == "numpy":
         return "const", f"{type(value).__name__}:{value!r}"
-    return "object", f"{type(value).__module__}.{getattr(type(value), '__qualname__', '?')}"
+    if isinstance(value, type):
+        return "class", f"{value.__module__}.{value.__qualname__}"
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or "?"
+    return "object", f"{type(value).__module__}.{type(value).__qualname__}:{getattr(value, '__module__', '')}.{name}"
 
 
 def _deps(prog: ProgramBuilder) -> list:

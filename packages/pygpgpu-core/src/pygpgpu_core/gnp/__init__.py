@@ -27,7 +27,7 @@ from ._creation import (
 )
 from ._device import resolve_target
 from ._interop import as_device_array, from_dlpack
-from ._staging import StagedArgument, stage_numpy
+from ._staging import ALIAS_WRITTEN_MIN, StagedArgument, natural_alignment, stage_numpy
 from ._transfer import record_transfer, reset_transfer_stats, transfer_stats
 
 ndarray = DeviceArray  # CuPy spelling
@@ -51,6 +51,8 @@ __all__ = [
     "from_dlpack",
     "as_device_array",
     "stage_numpy",
+    "natural_alignment",
+    "ALIAS_WRITTEN_MIN",
     "StagedArgument",
     "transfer_stats",
     "reset_transfer_stats",

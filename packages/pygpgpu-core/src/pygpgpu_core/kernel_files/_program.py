@@ -37,6 +37,9 @@ class FilePrograms:
         self.options = tuple(options)
         self._programs: dict = {}
         self._lock = threading.Lock()
+        self.stats = {"binary_loads": 0, "builds": 0}
+        """How each program was made: loaded from a binary kept in the cache folder without
+        compiling, or built from source (also after a stale or damaged binary)."""
 
     def program(self, device: Any) -> Any:
         key = id(device)
@@ -63,14 +66,20 @@ class FilePrograms:
                         version, *self.options)
         from_binary = _declared(context, "program_from_binary")
         if from_binary is not None:
-            binary = self.cache.load_binary(device, key)
+            binary = self.cache.load_binary(device, key)  # None when missing or failing its checksum
             if binary is not None:
-                try:
-                    return from_binary(binary, source=source, options=self.options, name=str(self.path))
-                except TypeError:
-                    return from_binary(binary)
-                except GPGPUError:
-                    pass  # stale for this driver after all: rebuild from source below
+                program = self._load_binary(from_binary, binary, source)
+                if program is not None:
+                    loaded = _declared(program, "from_binary")
+                    if loaded is None:  # a backend that does not say: did it keep our binary?
+                        current = _binary_of(program)
+                        loaded = current is None or current == binary
+                    if loaded:
+                        self.stats["binary_loads"] += 1
+                        return program
+                    self._store(device, key, program)  # the backend rebuilt it from source
+                    self.stats["builds"] += 1
+                    return program
         try:
             program = context.program(source, self.options, name=str(self.path))
         except CompileError as exc:
@@ -78,9 +87,32 @@ class FilePrograms:
                 f"{self.path.name} failed to build for {device.selector} ({device.name})",
                 exc.log, source, str(self.path),
             ) from None
-        binary = _declared(program, "binary")
-        if callable(binary):
-            binary = binary()
-        if isinstance(binary, (bytes, bytearray)) and binary:
-            self.cache.store_binary(device, key, bytes(binary))
+        self._store(device, key, program)
+        self.stats["builds"] += 1
         return program
+
+    def _load_binary(self, from_binary: Any, binary: bytes, source: str) -> Any:
+        try:
+            return from_binary(binary, source=source, options=self.options, name=str(self.path))
+        except TypeError:
+            try:
+                return from_binary(binary)
+            except GPGPUError:
+                return None
+        except GPGPUError:
+            return None  # stale for this driver after all: rebuilt from source by the caller
+
+    def _store(self, device: Any, key: str, program: Any) -> None:
+        binary = _binary_of(program)
+        if binary:
+            try:
+                self.cache.store_binary(device, key, bytes(binary))
+            except OSError:
+                pass  # a cache that cannot be written only costs a build next time
+
+
+def _binary_of(program: Any) -> "bytes | None":
+    binary = _declared(program, "binary")
+    if callable(binary):
+        binary = binary()
+    return bytes(binary) if isinstance(binary, (bytes, bytearray)) else None
