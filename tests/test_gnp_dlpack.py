@@ -155,14 +155,74 @@ def test_from_dlpack_host_producers_upload(device):
 
 
 def test_dlpack_dtypes(device):
+    # numpy reads host memory only: GPU arrays (and OpenCL device memory) must refuse it with a
+    # BufferError that names g.get(), never hand it a device capsule (numpy 2.x then failed
+    # with a SystemError). Asking for a host copy works everywhere.
+    host_readable = _backend_of(device) not in ("cuda", "hip") and _exportable(device)
     for dt in (np.bool_, np.int8, np.uint64, np.float16, np.float64, np.complex64):
         g = gnp.asarray(np.ones(3, dt), device=device)
-        try:
+        if host_readable:
             back = np.from_dlpack(g)
-        except BufferError:
+        else:
+            with pytest.raises(BufferError, match=r"g\.get\(\)"):
+                np.from_dlpack(g)
             back = np.from_dlpack(g, device="cpu", copy=True)
         assert back.dtype == dt
         np.testing.assert_array_equal(back, np.ones(3, dt))
+        np.testing.assert_array_equal(np.from_dlpack(g, device="cpu", copy=True), np.ones(3, dt))
+
+
+class _GpuLabelled(gnp.DeviceArray):
+    """A host-visible PoCL array that reports itself as CUDA device memory: exercises the export
+    rules GPU arrays follow on a machine without a GPU (the memory is never read as CUDA)."""
+
+    __slots__ = ()
+
+    def _dl_device(self):
+        return _dlpack.kDLCUDA, 0
+
+
+def test_gpu_exports_refuse_host_only_consumers_and_serve_gpu_ones():
+    device = _host_unified_opencl_device()
+    src = gnp.asarray(np.arange(6, dtype=np.float32), device=device)
+    src.buffer.ptr = src._host.ctypes.data           # what a CUDA buffer exports: its address
+    g = _GpuLabelled._wrap(src.shape, src.dtype, device, src.buffer, src, src._host)
+    before = _dlpack.live_exports()
+    with pytest.raises(BufferError, match=r"g\.get\(\)"):
+        np.from_dlpack(g)                          # numpy: dl_device=None, no stream
+    with pytest.raises(BufferError, match=r"g\.get\(\)"):
+        np.from_dlpack(g, copy=True)
+    assert _dlpack.live_exports() == before
+    np.testing.assert_array_equal(np.from_dlpack(g, device="cpu"), np.arange(6, dtype=np.float32))
+    # GPU consumers pass the stream they use (PyTorch, CuPy, JAX) or call it without arguments.
+    for kwargs in ({"stream": 1, "max_version": (1, 0)}, {"stream": None}, {}, {"max_version": (1, 0)}):
+        cap = g.__dlpack__(**kwargs)
+        info, owner = _dlpack.import_capsule(cap)
+        assert (info.device_type, info.device_id) == (_dlpack.kDLCUDA, 0) and info.shape == (6,)
+        assert info.ptr == src._host.ctypes.data
+        owner.release()
+    assert _dlpack.live_exports() == before
+
+
+def test_a_capsule_the_consumer_rejects_is_still_freed():
+    device = _host_unified_opencl_device()
+    g = _GpuLabelled._wrap((4,), np.dtype(np.float32), device, None, None, np.zeros(4, np.float32))
+    before = _dlpack.live_exports()
+
+    class Producer:  # hands numpy a CUDA capsule whatever it asks for
+        def __dlpack_device__(self):
+            return _dlpack.kDLCUDA, 0
+
+        def __dlpack__(self, **kwargs):
+            return _dlpack.export_capsule(g._host.ctypes.data, (_dlpack.kDLCUDA, 0), (4,), g.dtype, g,
+                                          versioned=True)
+
+    # numpy drops the capsule with its own error set; the destructor must still free the export
+    # (what numpy then reports is its business: a SystemError on numpy 2.4).
+    with pytest.raises((BufferError, SystemError)):
+        np.from_dlpack(Producer())
+    gc.collect()
+    assert _dlpack.live_exports() == before
 
 
 def test_as_device_array(device):

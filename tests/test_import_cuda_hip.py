@@ -18,13 +18,24 @@ from pygpgpu_core.errors import CompileError, GPGPUError
 DATA = Path(__file__).parent / "kernel_files"
 
 
+# NVRTC's EDG front end spells offsetof as __INTADDR__ (NVRTC 13.0 has no __builtin_offsetof; 13.5
+# has both, and both ship no <cstddef>); hiprtc is clang, which has __builtin_offsetof.
+OFFSETOF = """
+#ifdef __CUDACC_RTC__
+#define LAYOUT_OFFSETOF(T, m) __INTADDR__(&(((T*)0)->m))
+#else
+#define LAYOUT_OFFSETOF(T, m) __builtin_offsetof(T, m)
+#endif
+"""
+
+
 def layout_asserts(parsed: cdecl.ParsedFile) -> str:
-    lines = []
+    lines = [OFFSETOF]
     for name, s in parsed.structs.items():
         lines.append(f'static_assert(sizeof({name}) == {s.size}, "sizeof {name}");')
         lines.append(f'static_assert(alignof({name}) == {s.align}, "alignof {name}");')
         for f in s.fields:
-            lines.append(f'static_assert(__builtin_offsetof({name}, {f.name}) == {f.offset}, "{name}.{f.name}");')
+            lines.append(f'static_assert(LAYOUT_OFFSETOF({name}, {f.name}) == {f.offset}, "{name}.{f.name}");')
     return "\n".join(lines) + "\n"
 
 
@@ -44,7 +55,7 @@ def test_cuda_struct_layout_matches_nvrtc(nvrtc_compile):
     assert nvrtc_compile(source, "sm_90")[:4] == b"\x7fELF"
     # the check has teeth: a wrong offset does not compile
     with pytest.raises(CompileError, match="Body.mass"):
-        nvrtc_compile(source + 'static_assert(__builtin_offsetof(Body, mass) == 16, "Body.mass");\n', "sm_90")
+        nvrtc_compile(source + 'static_assert(LAYOUT_OFFSETOF(Body, mass) == 16, "Body.mass");\n', "sm_90")
 
 
 def test_cuda_vector_layouts_match_nvrtc(nvrtc_compile):
@@ -66,7 +77,7 @@ def test_hip_file_parses_and_compiles_with_hiprtc(hiprtc_compile):
     code = hiprtc_compile(source, "gfx1030")
     assert code[:4] == b"\x7fELF"
     with pytest.raises(CompileError, match="Body.extra"):
-        hiprtc_compile(source + 'static_assert(__builtin_offsetof(Body, extra) == 16, "Body.extra");\n', "gfx1030")
+        hiprtc_compile(source + 'static_assert(LAYOUT_OFFSETOF(Body, extra) == 16, "Body.extra");\n', "gfx1030")
 
 
 def test_hip_vector_layouts_match_hiprtc(hiprtc_compile):

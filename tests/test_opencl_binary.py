@@ -119,3 +119,24 @@ def test_binary_of_a_closed_program_raises(ctx):
     prog.close()
     with pytest.raises(ClosedError):
         prog.binary
+
+
+def test_truncated_or_damaged_binaries_are_refused_not_crashed_on(ctx):
+    source = _source()
+    good = ctx.program(source, OPTIONS).binary
+    damaged = []
+    for cut in (100, len(good) // 2, len(good) - 1):   # truncated files (a partial write)
+        damaged.append(good[:cut])
+    if good.startswith(b"poclbin\0"):
+        # Size fields PoCL trusts: the kernel count and the program section's lengths. Each of
+        # these aborted or crashed the process before the bounds check.
+        for pos in (20, 80, 100):
+            blob = bytearray(good)
+            blob[pos] ^= 0xFF
+            damaged.append(bytes(blob))
+    for blob in damaged:
+        with pytest.raises(DriverError, match="rejected the program binary"):
+            ctx.program_from_binary(blob, options=OPTIONS)
+        rebuilt = ctx.program_from_binary(blob, source=source, options=OPTIONS)
+        assert not rebuilt.from_binary
+        np.testing.assert_array_equal(_run(rebuilt), _expected())

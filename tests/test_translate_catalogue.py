@@ -1091,3 +1091,56 @@ def scalar_funcs(a, b, out):
 
 
 case("funcs_on_scalars", scalar_funcs, lambda: (f32(30), f32(30), np.zeros((30, 4), np.float32)), rtol=1e-4, atol=1e-5)
+
+
+@kernel
+def normalize_edge_cases(vecs, out, s_out):
+    for i, v in enumerate(vecs):
+        out[i] = funcs.normalize(v)
+        s_out[i] = funcs.normalize(v.x)
+
+
+def _normalize_edge_args():
+    vecs = f32(8, 4)
+    vecs[0] = 0.0
+    vecs[3, 0] = 0.0
+    return vecs, np.full((8, 4), 7.0, np.float32), np.full(8, 7.0, np.float32)
+
+
+case("normalize_zero_vector_unchanged", normalize_edge_cases, _normalize_edge_args,
+     lambda vecs, out, s_out: (out.__setitem__(..., funcs.normalize(vecs)),
+                               s_out.__setitem__(..., [funcs.normalize(x) for x in vecs[:, 0]])))
+
+
+@kernel
+def nan_rules(a, b, out):
+    for i in range(out.shape[0]):
+        x = a[i]
+        y = b[i]
+        out[i, 0] = min(x, y)
+        out[i, 1] = np.minimum(x, y)
+        out[i, 2] = np.fmax(x, y)
+        out[i, 3] = funcs.min(x, y)
+        out[i, 4] = np.sign(x)
+        out[i, 5] = funcs.sign(x)
+
+
+def _nan_args():
+    a = np.array([np.nan, 1.0, np.nan, -2.0, 0.0, 3.0], np.float32)
+    b = np.array([1.0, np.nan, np.nan, 5.0, -0.0, np.nan], np.float32)
+    return a, b, np.zeros((6, 6), np.float32)
+
+
+case("nan_semantics_of_min_max_sign", nan_rules, _nan_args)
+
+
+@kernel
+def local_named_like_helper(x, out):
+    for i in range(out.shape[0]):
+        weight = weight(x[i])
+        square = square(weight)
+        out[i] = square + weight
+
+
+case("locals_named_like_helpers", local_named_like_helper, lambda: (f32(12), np.zeros(12, np.float32)),
+     lambda x, out: out.__setitem__(..., [square(weight(v)) + weight(v) for v in x]))

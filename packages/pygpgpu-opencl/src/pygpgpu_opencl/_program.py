@@ -3,6 +3,8 @@
 The cache key covers everything that changes the binary: source, build options, device
 name/vendor/version, driver and platform versions and this package's version (DESIGN §6).
 A cached binary the driver rejects is deleted and the program is rebuilt from source.
+``Program.binary`` hands the binary out; ``Context.program_from_binary`` loads one back
+(rebuilding from ``source`` when the driver rejects it).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from . import _constants as C
 from ._handles import OwnedHandle
 from ._kernel import Kernel
 from ._library import info_bytes, info_str, lib
+from ._pocl_binary import pocl_binary_problem
 from ._status import check, status_name
 
 if TYPE_CHECKING:
@@ -128,7 +131,7 @@ class Program(OwnedHandle):
             raise DriverError(
                 "opencl", "clCreateProgramWithBinary", code, status,
                 f"{self.context.device.name!r} rejected the program binary of {self.name} (built by another "
-                "device or driver, or damaged); pass source= to rebuild it from source",
+                f"device or driver, or damaged); pass source= to rebuild it from source. Details: {exc}",
             ) from None
         self.from_binary = True
         self._binary_bytes = binary
@@ -190,6 +193,10 @@ class Program(OwnedHandle):
         return int(handle)
 
     def _create_from_binary(self, binary: bytes) -> int:
+        problem = pocl_binary_problem(binary)
+        if problem is not None:  # PoCL would read past the end and crash the process
+            raise DriverError("opencl", "clCreateProgramWithBinary", -42, "CL_INVALID_BINARY",
+                              f"the program binary was not passed to the driver: {problem}")
         device = c_void_p(self.context.device.handle)
         lengths = (c_size_t * 1)(len(binary))
         binaries = (c_char_p * 1)(binary)

@@ -9,6 +9,6 @@ __version__ = "0.1.0"
 
 from ._kernel import Inspection, KernelFunction, kernel
 from ._source import KernelTypeError
-from ._translate import stats
+from ._state import stats
 
 __all__ = ["kernel", "KernelFunction", "Inspection", "KernelTypeError", "stats", "__version__"]

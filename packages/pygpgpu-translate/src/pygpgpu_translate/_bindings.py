@@ -9,7 +9,7 @@ import numpy as np
 from . import _ir as ir
 from ._types import VECTOR_WIDTHS
 
-__all__ = ["C_RESERVED", "SWIZZLE_INDEX", "NP_TYPES", "vector_class_info", "ObjectRef", "ShapeRef", "TupleRef", "Domain"]
+__all__ = ["KernelParamSpec", "C_RESERVED", "SWIZZLE_INDEX", "NP_TYPES", "vector_class_info", "ObjectRef", "ShapeRef", "TupleRef", "Domain"]
 
 C_RESERVED = set("""auto break case char const continue default do double else enum extern float for goto if inline
 int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
@@ -69,8 +69,13 @@ class Domain:
     ndim: int
     host_exprs: list              # Python source strings evaluated on the host (sizes per dim)
     node: object = None           # the For statement (None for work_size)
-    covers: set = field(default_factory=set)     # arrays stored unconditionally at the domain index
+    covers: dict = field(default_factory=dict)   # array -> row width (0: one element) stored unconditionally
+                                                 # at the domain index
 
 
-
-
+@dataclass
+class KernelParamSpec:
+    """One Python-level kernel input: a parameter or a ``self.attr``."""
+    name: str                 # Python name ("x", "self.weights")
+    kind: str                 # "array" | "scalar" | "vector" | "self"
+    type: object = None       # ArrayType / Scalar (weak for Python scalars) / Vector

@@ -62,7 +62,9 @@ class ProgramBuilder:
                 self.features.add("fp16")
 
     def unique_helper_name(self, base: str) -> str:
-        base = "".join(c if c.isalnum() or c == "_" else "_" for c in base)
+        # the pyg_ prefix is reserved (locals named pyg_* are renamed), so a local variable can never
+        # shadow a helper: `weight = weight(x)` stays valid C
+        base = "pyg_" + "".join(c if c.isalnum() or c == "_" else "_" for c in base)
         n = 0
         name = base
         while name in self.helper_names or name in C_RESERVED or name == self.kernel_name:
@@ -252,7 +254,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.prog.local_arrays = [] if self.is_kernel else self.prog.local_arrays
         self.seen_exit = False
         if self.domain:
-            self.domain.covers = set()
+            self.domain.covers = {}
 
     def body_without_docstring(self):
         body = self.src.tree.body

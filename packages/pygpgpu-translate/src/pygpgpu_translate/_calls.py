@@ -160,12 +160,21 @@ def call_builtin(self, b, node, obj):
                 return x
             return _support_call(self, "abs", [x])
         return componentwise(self, f, args, node)
-    if rule in ("min", "max", "funcs_min", "funcs_max"):
+    if rule in ("min", "max", "npmin", "npmax", "fmin", "fmax", "funcs_min", "funcs_max"):
         kind = "min" if "min" in rule else "max"
+        nan_rule = {"npmin": "propagate", "npmax": "propagate", "fmin": "ignore", "fmax": "ignore",
+                    "funcs_min": "ignore", "funcs_max": "ignore"}.get(rule)   # Python min/max: first wins
+
         def f(*xs):
             out = xs[0]
             for x in xs[1:]:
-                out = _support_call(self, kind, [out, x])
+                t = binary_result(out.type, x.type, df)
+                if nan_rule == "ignore" and t.is_float:            # C fmin/fmax: the number wins over NaN
+                    out = call_math(self, "f" + kind, [out, x], node)
+                elif nan_rule == "propagate" and t.is_float:
+                    out = _support_call(self, "nan" + kind, [out, x])
+                else:
+                    out = _support_call(self, kind, [out, x])
             return out
         return componentwise(self, f, args, node)
     if rule in ("clip", "funcs_clamp"):
@@ -176,8 +185,9 @@ def call_builtin(self, b, node, obj):
         t = self.common_type(args[1].type, args[2].type, node)
         ct = concrete(t, df)
         return ir.Ternary(cond, self.convert(args[1], ct), self.convert(args[2], ct), t)
-    if rule in ("sign", "funcs_sign"):
-        return componentwise(self, lambda x: _support_call(self, "sign", [x]), args, node)
+    if rule in ("sign", "funcs_sign"):      # np.sign(NaN) is NaN; OpenCL's (funcs.sign) is 0
+        kind = "sign" if rule == "sign" else "clsign"
+        return componentwise(self, lambda x: _support_call(self, kind if x.type.is_float else "sign", [x]), args, node)
     if rule == "round":
         x = args[0]
         if isinstance(x.type, Vector):
@@ -247,10 +257,14 @@ def _funcs(self, name, args, node):
         return call_math(self, "sqrt", [_dot(self, v, v, node)], node)
     if name == "distance":
         return _funcs(self, "length", [self.binop("-", args[0], args[1], node)], node)
-    if name == "normalize":
+    if name == "normalize":       # a zero vector comes back unchanged, as on the host and in OpenCL
         v = self.materialize(args[0])
+        if not isinstance(v.type, Vector):
+            return _support_call(self, "sign", [self.convert(v, float_type_of(self, v.type))])
         n = self.materialize(_funcs(self, "length", [v], node))
-        return self.binop("/", v, n, node)
+        ct = concrete(n.type, self.prog.default_float)
+        safe = ir.Ternary(ir.Bin("==", n, ir.Const(0.0, ct), BOOL), ir.Const(1.0, ct), n, n.type)
+        return self.binop("/", v, self.materialize(safe), node)
     if name == "cross":
         a, b = self.materialize(args[0]), self.materialize(args[1])
         if not (isinstance(a.type, Vector) and a.type.width in (3, 4) and a.type == b.type):

@@ -9,19 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _ir as ir
-from ._bindings import Domain, ObjectRef, ShapeRef, TupleRef
+from ._bindings import Domain, KernelParamSpec, ObjectRef, ShapeRef, TupleRef
 from ._builder import FunctionBuilder, ProgramBuilder
 from ._types import BOOL, INT64, VOID, concrete
 
 __all__ = ["KernelParamSpec", "KernelIR", "build_kernel"]
-
-
-@dataclass
-class KernelParamSpec:
-    """One Python-level kernel input: a parameter or a ``self.attr``."""
-    name: str                 # Python name ("x", "self.weights")
-    kind: str                 # "array" | "scalar" | "vector" | "self"
-    type: object = None       # ArrayType / Scalar (weak for Python scalars) / Vector
 
 
 @dataclass

@@ -329,6 +329,8 @@ class ExpressionRules:
             return None
         if t.weak and t.is_int and isinstance(v, int) and not -2**31 <= v < 2**31:
             t = Scalar("int64", weak=True)
+        elif not t.weak and t.is_int and isinstance(v, int):
+            v = int(np.array(v & ((1 << t.bits) - 1), dtype=f"uint{t.bits}").astype(t.dtype))   # wrap like numpy
         return ir.Const(v, t)
 
     def scalar_binop(self, opname, a, b, node):
@@ -376,10 +378,20 @@ class ExpressionRules:
         return self.wrap_narrow(ir.Bin(opname, ca, cb, t))
 
     def wrap_narrow(self, e):
-        """C computes char/short arithmetic in int; numpy wraps to the narrow type."""
+        """Integer results wrap like numpy's. C computes char/short in int (cast back), and signed
+        int/long overflow is undefined behaviour that compilers exploit (it once turned a guarded
+        division into a trapping one), so + - * << on them are done in the unsigned type."""
         ct = concrete(e.type, self.prog.default_float)
-        if isinstance(ct, Scalar) and ct.is_int and ct.bits < 32:
+        if not (isinstance(ct, Scalar) and ct.is_int):
+            return e
+        if ct.bits < 32:
             return ir.Cast(e, e.type)
+        if ct.kind == "i" and isinstance(e, (ir.Bin, ir.Un)) and e.op in ("+", "-", "*", "<<"):
+            u = Scalar(f"uint{ct.bits}")
+            if isinstance(e, ir.Un):
+                return ir.Cast(ir.Bin("-", ir.Const(0, u), ir.Cast(e.a, u), u), e.type)
+            b = e.b if e.op == "<<" else ir.Cast(e.b, u)
+            return ir.Cast(ir.Bin(e.op, ir.Cast(e.a, u), b, u), e.type)
         return e
 
     def power(self, a, b, node):

@@ -21,7 +21,7 @@ from pygpgpu_core.errors import CompileError, GPGPUError
 from ._launch import LaunchPlan
 from ._signature import INDEX_LIMIT, arg_token, is_device_array, spec_from_token
 from ._source import function_source
-from ._translate import debug_enabled, log, refs_current, stats, translate
+from ._state import debug_enabled, log, refs_current, stats
 from ._types import Scalar
 
 __all__ = ["kernel", "KernelFunction", "Inspection"]
@@ -275,7 +275,7 @@ class KernelFunction:
         names = self._param_names
         start = 1 if self._is_method else 0
         if self._is_method:
-            from ._entry import KernelParamSpec
+            from ._bindings import KernelParamSpec
             specs.append(KernelParamSpec("self", "self"))
         for i, tok in zip(range(start, len(names)), tokens):
             specs.append(spec_from_token(tok, names[i], self.default_float))
@@ -300,6 +300,7 @@ class KernelFunction:
         key = (dialect, tokens, bits)
         t = self._translations.get(key)
         if t is None or not refs_current(t.refs):
+            from ._translate import translate      # the translator loads on first use
             t = translate(self.py_func, self._specs(tokens), (tokens, bits), dialect, self.default_float, bits,
                           self_obj)
             self._translations[key] = t

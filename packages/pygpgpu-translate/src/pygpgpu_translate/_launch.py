@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from pygpgpu_core.gnp import stage_numpy
-
 from ._signature import base_view, is_device_array
 
 __all__ = ["LaunchPlan"]
@@ -56,16 +54,18 @@ class LaunchPlan:
         for item in layout:
             arg_types.append("buffer" if item[0] == "buffer" else item[-1])
         self.launcher = kernel_handle.launcher(arg_types)
+        from pygpgpu_core.gnp import stage_numpy     # device arrays load with the first plan
+        self.stage_numpy = stage_numpy
         self.kernel_handle = kernel_handle
         self.layout = [(item[0], self.position.get(item[1]) if item[0] != "bound" else item[1], item) for item in layout]
         self.arrays = []                                  # (position, name, reads, writes, covered)
-        covers = set(translation.covers)
+        covers = {name: row for name, row in translation.covers}
         for item in layout:
             if item[0] == "buffer":
                 word = translation.access.get(item[1], "readwrite")
                 reads = word in ("read", "readwrite")
                 writes = word in ("write", "readwrite")
-                self.arrays.append((self.position[item[1]], item[1], reads, writes, item[1] in covers))
+                self.arrays.append((self.position[item[1]], item[1], reads, writes, covers.get(item[1])))
         self.global_from_domain = translation.domain_ndim > 0
         self.vector_arrays = []
 
@@ -107,8 +107,10 @@ class LaunchPlan:
                         a = np.ascontiguousarray(a)
                     if a.nbytes == 0:
                         a = np.zeros(1, a.dtype)
-                    full = covered and domain is not None and a.shape == tuple(domain)
-                    st = stage_numpy(a, self.device, read=reads, write=writes, overwrite=full)
+                    full = covered is not None and domain is not None and (
+                        a.shape == tuple(domain) if not covered
+                        else a.shape[:-1] == tuple(domain) and a.shape[-1] == covered)   # whole rows
+                    st = self.stage_numpy(a, self.device, read=reads, write=writes, overwrite=full)
                     staged.append(st)
                     buf = st.buffer
                 elif is_device_array(a):

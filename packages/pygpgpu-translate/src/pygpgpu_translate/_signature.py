@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._bindings import vector_class_info
-from ._entry import KernelParamSpec
+from ._bindings import KernelParamSpec, vector_class_info
 from ._types import VECTOR_WIDTHS, ArrayType, Scalar, Vector
 
 __all__ = ["base_view", "vector_dtype_info", "arg_token", "spec_from_token", "is_device_array", "vector_value_info", "INDEX_LIMIT"]

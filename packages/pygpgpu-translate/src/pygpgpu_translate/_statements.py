@@ -220,7 +220,7 @@ class StatementRules:
             full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
                     and self.loop_depth == 0 and self.domain_identity)
             if full:
-                self.domain.covers.add(arr.root)
+                self.domain.covers[arr.root] = row
             if row:
                 elem = arr.type.elem
                 if not isinstance(value.type, Vector):

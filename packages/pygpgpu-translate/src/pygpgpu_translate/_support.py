@@ -42,15 +42,22 @@ def support_function(d, kind: str, t: Scalar, extra: str = "") -> tuple[str, str
     elif kind == "ffloordiv":
         fm, fl = d.math_name("fmod", t), d.math_name("floor", t)
         body = f"{q}{T} {name}({T} a, {T} b) {{ return {fl}(a / b); }}"
-    elif kind == "ipow":
-        body = (f"{q}{T} {name}({T} b, {T} e) {{ {T} r = 1; if (e < 0) return (b == 1) ? 1 : ((b == -1) ? ((e & 1) ? -1 : 1) : 0); "
-                f"while (e) {{ if (e & 1) r *= b; b *= b; e >>= 1; }} return r; }}")
+    elif kind == "ipow":      # wrapping multiplication in the unsigned type (signed overflow is UB)
+        U = d.type_name(Scalar(f"uint{t.bits}"))
+        body = (f"{q}{T} {name}({T} b, {T} e) {{ if (e < 0) return (b == 1) ? 1 : ((b == -1) ? ((e & 1) ? -1 : 1) : 0); "
+                f"{U} r = 1, x = ({U})b; while (e) {{ if (e & 1) r *= x; x *= x; e >>= 1; }} return ({T})r; }}")
     elif kind == "abs":
-        body = f"{q}{T} {name}({T} a) {{ return a < 0 ? ({T})(-a) : a; }}"
+        U = d.type_name(Scalar(f"uint{max(t.bits, 32)}"))
+        body = f"{q}{T} {name}({T} a) {{ return a < 0 ? ({T})(({U})0 - ({U})a) : a; }}"
     elif kind == "min":
         body = f"{q}{T} {name}({T} a, {T} b) {{ return b < a ? b : a; }}"
     elif kind == "max":
         body = f"{q}{T} {name}({T} a, {T} b) {{ return b > a ? b : a; }}"
+    elif kind in ("nanmin", "nanmax"):
+        op = "<" if kind == "nanmin" else ">"
+        body = f"{q}{T} {name}({T} a, {T} b) {{ return (a != a || b != b) ? a + b : (b {op} a ? b : a); }}"
+    elif kind == "clsign":
+        body = f"{q}{T} {name}({T} a) {{ return a > 0 ? ({T})1 : (a < 0 ? ({T})-1 : (a == a ? a : ({T})0)); }}"
     elif kind == "sign":
         if t.kind == "f":
             body = f"{q}{T} {name}({T} a) {{ return a > 0 ? ({T})1 : (a < 0 ? ({T})-1 : a); }}"

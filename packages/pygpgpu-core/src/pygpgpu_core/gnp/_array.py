@@ -18,6 +18,8 @@ from . import _dlpack
 from ._device import backend_name, resolve_target
 from ._transfer import download, record_transfer, upload
 
+_NOT_GIVEN: Any = object()  # tells "argument omitted" from an explicit None in __dlpack__
+
 
 __all__ = ["DeviceArray"]
 
@@ -399,11 +401,22 @@ class DeviceArray:
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._dl_device()
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream=_NOT_GIVEN, max_version=None, dl_device=_NOT_GIVEN, copy=None):
         """Export as a DLPack capsule (zero-copy). CUDA/HIP arrays export device pointers; arrays
         in host memory (OpenCL on the CPU, e.g. PoCL) export ``kDLCPU``. OpenCL device memory has
         no pointer other libraries understand: ask for a host copy (``dl_device=(1, 0)``) or use
-        ``g.get()``."""
+        ``g.get()``.
+
+        A consumer that passes ``dl_device`` but no ``stream`` (numpy's ``np.from_dlpack``) knows
+        nothing of device streams, so it can only read host memory: CUDA/HIP arrays then raise
+        BufferError instead of handing it a device capsule it would reject. GPU consumers
+        (PyTorch, CuPy, JAX) pass the stream they will use."""
+        stream_given = stream is not _NOT_GIVEN
+        if not stream_given:
+            stream = None
+        host_only_consumer = dl_device is None and not stream_given
+        if dl_device is _NOT_GIVEN:
+            dl_device = None
         own = self._dl_device()
         if dl_device is not None and tuple(dl_device) != own:
             if tuple(dl_device)[0] == _dlpack.kDLCPU and copy is not False:
@@ -411,6 +424,12 @@ class DeviceArray:
                 return host.__dlpack__(max_version=max_version) if max_version else host.__dlpack__()
             raise BufferError(f"this array lives on {self.device.selector} (DLPack device {own}); it cannot be "
                               f"exported to DLPack device {tuple(dl_device)} without a copy. Use g.get() for host data.")
+        if own[0] in (_dlpack.kDLCUDA, _dlpack.kDLROCM) and host_only_consumer:
+            raise BufferError(
+                f"this array is in GPU memory on {self.device.selector} and the DLPack consumer (such as "
+                "np.from_dlpack) reads host memory only; call g.get() for a numpy copy "
+                "(or np.from_dlpack(g, device='cpu', copy=True))"
+            )
         if copy:
             return self.copy().__dlpack__(stream=stream, max_version=max_version)
         if own[0] == _dlpack.kDLOpenCL:

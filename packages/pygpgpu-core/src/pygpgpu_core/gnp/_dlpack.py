@@ -112,14 +112,25 @@ def _deleter(addr):  # called by the consumer, once, when it is done with the me
         pass
 
 
+def _free_if_unconsumed(capsule) -> None:
+    for name in (_NAME.value, _NAME_VERSIONED.value):
+        if _PyCapsule_IsValid_ptr(capsule, name):
+            _forget_export(_PyCapsule_GetPointer_ptr(capsule, name))
+
+
 @_DESTRUCTOR
 def _capsule_destructor(capsule):  # the capsule died; free only if nobody consumed it
+    # A consumer that rejects a capsule (numpy, for a device it cannot read) drops it with its
+    # own error still set; the first Python-API call below then raises that error here (and
+    # any other call before it would turn it into a SystemError). Catching it clears it, so
+    # try once more: the export is freed either way.
     try:
-        for name in (_NAME.value, _NAME_VERSIONED.value):
-            if _PyCapsule_IsValid_ptr(capsule, name):
-                _forget_export(_PyCapsule_GetPointer_ptr(capsule, name))
-    except Exception:
-        pass
+        _free_if_unconsumed(capsule)
+    except BaseException:
+        try:
+            _free_if_unconsumed(capsule)
+        except BaseException:
+            pass
 
 
 _DELETER_ADDR = ctypes.cast(_deleter, c_void_p).value

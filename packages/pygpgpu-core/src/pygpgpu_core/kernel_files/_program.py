@@ -3,7 +3,9 @@
 The compiled text is the file with its local headers inlined (``cdecl.compile_source``), so
 the backend's own content-keyed cache also sees header edits. A binary is kept beside the
 source when the backend exposes one (``program.binary``) and reloaded through
-``context.program_from_binary(binary)`` when the backend offers that method.
+``context.program_from_binary(binary, source=...)`` when the backend offers that method (all
+three do); a binary the driver rejects is rebuilt from source and replaced.
+``module.__kernel_file__.programs.stats`` counts binary loads and builds.
 """
 from __future__ import annotations
 

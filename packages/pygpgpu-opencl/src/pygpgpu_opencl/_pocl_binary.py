@@ -1,0 +1,62 @@
+"""A bounds check of PoCL program binaries before they reach the driver.
+
+PoCL trusts the size fields of a binary given to ``clCreateProgramWithBinary``: a truncated
+file or a damaged length makes it read past the end and abort or crash the process. The
+layout (format version 9, PoCL 3.x): a 77-byte header (``poclbin\\0``, device hash, version,
+kernel count, flags, build hash), the program's files as ``u64 total`` then records, then one
+record per kernel: ``u64 struct_size, u64 files_size, ...`` with its files in the last
+``files_size`` bytes. A file is ``u32 len, name, u32 len, content``. Binaries of other formats
+and versions pass unchecked.
+"""
+from __future__ import annotations
+
+import struct
+
+__all__ = ["pocl_binary_problem"]
+
+_MAGIC = b"poclbin\0"
+_CHECKED_VERSIONS = {9}
+_HEADER = 77
+
+
+def _files_end_exactly(blob: bytes, start: int, end: int) -> bool:
+    pos = start
+    while pos < end:
+        for _part in ("name", "content"):
+            if pos + 4 > end:
+                return False
+            (n,) = struct.unpack_from("<I", blob, pos)
+            pos += 4 + n
+            if pos > end:
+                return False
+    return pos == end
+
+
+def pocl_binary_problem(blob: bytes) -> "str | None":
+    """Why ``blob`` would crash PoCL (truncated, a length out of bounds), or None when its
+    structure is sound or it is not a PoCL binary of a version checked here."""
+    if not blob.startswith(_MAGIC) or len(blob) < _HEADER:
+        return None if not blob.startswith(_MAGIC) else "it is shorter than a PoCL binary header"
+    version, kernels = struct.unpack_from("<II", blob, 16)
+    if version not in _CHECKED_VERSIONS:
+        return None
+    size = len(blob)
+    pos = _HEADER
+    if pos + 8 > size:
+        return "it ends inside the program section"
+    (total,) = struct.unpack_from("<Q", blob, pos)
+    if pos + 8 + total > size or not _files_end_exactly(blob, pos + 8, pos + 8 + total):
+        return "its program section does not fit the binary (truncated or damaged)"
+    pos += 8 + total
+    for k in range(kernels):
+        if pos + 20 > size:
+            return f"it ends before kernel record {k + 1} of {kernels}"
+        record, files = struct.unpack_from("<QQ", blob, pos)
+        if record < 20 + files or pos + record > size:
+            return f"kernel record {k + 1} of {kernels} does not fit the binary (truncated or damaged)"
+        if not _files_end_exactly(blob, pos + record - files, pos + record):
+            return f"the files of kernel record {k + 1} of {kernels} are damaged"
+        pos += record
+    if pos != size:
+        return f"{size - pos} bytes follow the last of its {kernels} kernel record(s)"
+    return None
