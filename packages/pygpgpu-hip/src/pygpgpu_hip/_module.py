@@ -18,7 +18,7 @@ from pygpgpu_core.errors import DriverError
 
 from ._codeobject import KernelInfo, read_code_object, resolve_kernel_name
 from ._context import Buffer
-from ._handles import OwnedHandle
+from pygpgpu_core.handles import OwnedHandle
 from ._hipapi import api, check
 from ._launch import ArgumentLayout, check_param_sizes, kind_of_value
 from .compiler import build_code_object

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _constants as C
-from ._handles import OwnedHandle
+from pygpgpu_core.handles import OwnedHandle
 from ._library import lib
 from ._status import check
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ._buffer import Buffer
-from ._handles import OwnedHandle, drain_at_exit
+from pygpgpu_core.handles import OwnedHandle, drain_at_exit
 from ._library import lib
 from ._program import Program
 from ._status import check

@@ -22,7 +22,7 @@ from pygpgpu_core.protocols import LocalMemory
 from . import _constants as C
 from ._args import ADDRESS_NAMES, ArgSpec, describe, scalar_bytes
 from ._buffer import Buffer
-from ._handles import OwnedHandle
+from pygpgpu_core.handles import OwnedHandle
 from ._library import info_sizes, info_str, info_uint, info_ulong, lib
 from ._staging import ArrayStaging
 from ._status import check

@@ -18,7 +18,7 @@ from pygpgpu_core.cache import DiskCache, atomic_write, cache_key
 from pygpgpu_core.errors import CompileError, DriverError, GPGPUError
 
 from . import _constants as C
-from ._handles import OwnedHandle
+from pygpgpu_core.handles import OwnedHandle
 from ._kernel import Kernel
 from ._library import info_bytes, info_str, lib
 from ._pocl_binary import pocl_binary_problem

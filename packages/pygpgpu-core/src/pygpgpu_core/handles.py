@@ -1,7 +1,9 @@
-"""Ownership of driver handles: idempotent close, context managers, a shutdown-safe finalizer.
+"""Ownership of driver handles, shared by every backend: idempotent close, context managers,
+a shutdown-safe finalizer.
 
-During interpreter shutdown the driver may already be tearing itself down (PoCL runs its
-own atexit handlers), so finalizers then do nothing and the process exit reclaims memory.
+During interpreter shutdown a driver may already be tearing itself down (PoCL and the HIP
+runtime run their own atexit handlers), so finalizers then do nothing and the process exit
+reclaims memory.
 """
 from __future__ import annotations
 
@@ -44,22 +46,23 @@ def finalizing() -> bool:
 
 
 class OwnedHandle:
-    """Base class of objects that own one OpenCL handle (``_handle``, an int or None).
+    """Base class of objects that own one driver handle (``_handle``, an int or None).
 
     Subclasses implement ``_release(handle)``; ``close()`` calls it once. ``_closed_reason``
     lets a parent say why a child was closed (e.g. its Context was closed).
     """
 
     _handle: "int | None" = None
-    _kind = "OpenCL object"
+    _kind = "driver object"
     _closed_reason = ""
 
-    def _release(self, handle: int) -> None:  # pragma: no cover - every subclass overrides
-        raise NotImplementedError
+    def _release(self, handle: int) -> None:
+        """Give ``handle`` back to the driver; every subclass defines it."""
+        raise TypeError(f"{type(self).__name__} must define _release()")
 
     @property
     def handle(self) -> int:
-        """The raw OpenCL handle (``cl_mem``, ``cl_kernel``...) as an int, for interop."""
+        """The raw driver handle (``cl_mem``, ``hipModule_t``...) as an int, for interop."""
         return self._require()
 
     @property
