@@ -37,7 +37,8 @@ def test_plain_call_uses_the_default_backend():
 def test_bracket_syntax_any_order(backend):
     x, y, out = _xy(1000)
     for k in (saxpy[backend], saxpy[backend][(1024, 64)], saxpy[(1024, 64)][backend], saxpy[backend][1024],
-              saxpy[backend][(None, 32)], saxpy[None][backend], saxpy[f"{backend}:0"], saxpy[backend, (1024, 128)]):
+              saxpy[backend][(None, 32)], saxpy[None][backend], saxpy[f"{backend}:0"], saxpy[backend, (1024, 128)],
+              saxpy[(1024, 128), backend], saxpy[backend, 1024, 64]):
         out[:] = 0
         k(x, y, out, 3.0)
         np.testing.assert_array_equal(out, x * 3 + y)

@@ -25,11 +25,14 @@ def rtc_compile(request):
 
 class _Runner:
     def __init__(self, device):
+        self.device = device
         self.context = device.context()
         self.programs: dict = {}
-        self.device = device
 
     def __call__(self, source: str, name: str, global_size, local_size, args) -> None:
+        if self.context.closed:  # another test closed the shared context: start over on a new one
+            self.context = self.device.context()
+            self.programs.clear()
         prog = self.programs.get(source)
         if prog is None:
             prog = self.programs[source] = self.context.program(source)

@@ -110,9 +110,6 @@ def test_normalize_all_matches_host(backend):
     np.testing.assert_allclose(want, funcs.normalize(vecs), rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="the translator expands funcs.normalize inline as v / length(v), which gives "
-                   "NaN for a zero vector; the host, OpenCL's normalize and the prelude's pg_normalize_<T> return "
-                   "the zero vector unchanged")
 def test_normalize_all_zero_vector_unchanged(backend):
     vecs = np.zeros((4, 4), np.float32)
     vecs[1] = (1, 2, 2, 4)

@@ -51,7 +51,8 @@ def _default_float(value) -> Scalar:
 
 
 def _parse_work(item):
-    """(global, local) from a bracket work size: total, (total, local), ((h, w), (lh, lw)); None = automatic."""
+    """(global, local) from a bracket work size: ``total``, ``(total, local)``, ``((h, w), (lh, lw))``
+    or a 3-tuple total; None = automatic."""
     def dims(v, what):
         if v is None:
             return None
@@ -62,9 +63,7 @@ def _parse_work(item):
         if isinstance(v, tuple) and 1 <= len(v) <= 3 and all(isinstance(x, (int, np.integer)) and x > 0 for x in v):
             return tuple(int(x) for x in v)
         raise ValueError(f"bad {what} work size {v!r}: use an int or a tuple of 1-3 positive ints")
-    if isinstance(item, tuple) and len(item) == 2 and (item[1] is None or isinstance(item[1], (int, np.integer, tuple))) \
-            and not all(isinstance(x, (int, np.integer)) for x in item if x is not None) or (
-            isinstance(item, tuple) and len(item) == 2):
+    if isinstance(item, tuple) and len(item) == 2:     # always (total, per group), as for handwritten kernels
         g, l = item
         g, l = dims(g, "global"), dims(l, "local")
         if g is not None and l is not None and len(g) != len(l):
@@ -83,14 +82,20 @@ class _Config:
 
     def merged(self, item) -> "_Config":
         c = _Config(self.selector, self.global_size, self.local_size)
-        items = item if isinstance(item, tuple) and any(isinstance(x, str) for x in item) else (item,)
-        for it in items:
-            if it is None:
-                continue
-            if isinstance(it, str):
-                c.selector = it
-            else:
-                c.global_size, c.local_size = _parse_work(it)
+        if item is None:
+            return c
+        if isinstance(item, str):
+            c.selector = item
+            return c
+        if isinstance(item, tuple) and any(isinstance(x, str) for x in item):   # k["cuda", (1024, 256)]
+            for x in item:
+                if isinstance(x, str):
+                    c.selector = x
+            rest = tuple(x for x in item if not isinstance(x, str))
+            if not rest:
+                return c
+            item = rest[0] if len(rest) == 1 else rest
+        c.global_size, c.local_size = _parse_work(item)
         return c
 
     def key(self):
