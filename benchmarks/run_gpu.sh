@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The one command for the GPU machine (no package registry there): run the CUDA tests and
-# the CUDA benchmark from this checkout, without installing anything.
+# The one command for the GPU machine (no package registry there): run the whole test suite
+# on CUDA and on NVIDIA's OpenCL, then the CUDA and device-array benchmarks, from this
+# checkout, without installing anything.
 #
-#   OUT=/some/dir bash benchmarks/run_gpu.sh [--quick] [extra pytest args...]
+#   OUT=/some/dir bash benchmarks/run_gpu.sh [--quick] [pytest args, default: tests]
 #
 # Our packages are pure Python: PYTHONPATH points at packages/*/src, and a throw-away folder
 # of .dist-info stubs registers their `pygpgpu.backends` entry points, as an install would.
@@ -39,15 +40,25 @@ EOF
 SRC=$(ls -d "$PWD"/packages/*/src | paste -sd:)
 export PYTHONPATH="$SRC:$STUBS${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
-export PYGPGPU_TEST_BACKENDS=${PYGPGPU_TEST_BACKENDS:-cuda}
+export PYGPGPU_TEST_BACKENDS=${PYGPGPU_TEST_BACKENDS:-cuda,opencl}
+# Test NVIDIA's OpenCL rather than the PoCL that is also installed there.
+NV_OCL=$(ldconfig -p | awk '/libnvidia-opencl\.so\.1/ {print $NF; exit}')
+[ -n "$NV_OCL" ] || NV_OCL=$(find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libnvidia-opencl.so.1' 2>/dev/null | head -n 1)
+if [ -n "$NV_OCL" ]; then
+  ICDS=$(mktemp -d /tmp/pygpgpu-icd.XXXXXX)
+  echo "$NV_OCL" > "$ICDS/nvidia.icd"
+  export OCL_ICD_VENDORS=$ICDS
+fi
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; "$PY" --version; } 2>&1 | tee "$OUT/machine.txt"
 "$PY" -c "import pygpgpu_core.registry as r; print(r.diagnostics())" 2>&1 | tee -a "$OUT/machine.txt"
 
-"$PY" -m pytest tests/test_cuda_*.py -q -ra -s -p no:cacheprovider "$@" 2>&1 | tee "$OUT/cuda_tests.log"
+[ $# -gt 0 ] || set -- tests
+"$PY" -m pytest -q -ra -p no:cacheprovider "$@" 2>&1 | tee "$OUT/tests.log"
 tests_rc=${PIPESTATUS[0]}
 "$PY" benchmarks/bench_cuda.py "$OUT/bench_cuda.json" $QUICK 2>&1 | tee "$OUT/bench_cuda.log"
 bench_rc=${PIPESTATUS[0]}
+"$PY" benchmarks/bench_arrays.py --json "$OUT/bench_arrays.json" $QUICK 2>&1 | tee "$OUT/bench_arrays.log"
 rm -rf "$STUBS"
 echo "tests exit $tests_rc, benchmark exit $bench_rc (outputs in $OUT)"
 exit $(( tests_rc != 0 || bench_rc != 0 ))

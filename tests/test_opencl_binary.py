@@ -125,7 +125,9 @@ def test_truncated_or_damaged_binaries_are_refused_not_crashed_on(ctx):
     source = _source()
     good = ctx.program(source, OPTIONS).binary
     damaged = []
-    for cut in (100, len(good) // 2, len(good) - 1):   # truncated files (a partial write)
+    ptx = b".version" in good[:512] and b".target" in good[:512]
+    # truncated files (a partial write); PTX minus its last byte (a newline or NUL) is still whole
+    for cut in (100, len(good) // 2) + (() if ptx else (len(good) - 1,)):
         damaged.append(good[:cut])
     if good.startswith(b"poclbin\0"):
         # Size fields PoCL trusts: the kernel count and the program section's lengths. Each of

@@ -21,7 +21,7 @@ from . import _constants as C
 from pygpgpu_core.handles import OwnedHandle
 from ._kernel import Kernel
 from ._library import info_bytes, info_str, lib
-from ._pocl_binary import pocl_binary_problem
+from ._binary_check import checked_binary
 from ._status import check, status_name
 
 if TYPE_CHECKING:
@@ -150,7 +150,8 @@ class Program(OwnedHandle):
             binary = None
         if binary is not None:
             try:
-                self._handle = self._create_from_binary(binary)
+                # checksummed by the cache and keyed with this driver's version: safe to hand over
+                self._handle = self._create_from_binary(binary, trusted=True)
                 self.build_log = self._build(from_binary=True)
                 self.from_cache = True
                 self._binary_bytes = binary
@@ -192,9 +193,9 @@ class Program(OwnedHandle):
         check(err.value, "clCreateProgramWithSource")
         return int(handle)
 
-    def _create_from_binary(self, binary: bytes) -> int:
-        problem = pocl_binary_problem(binary)
-        if problem is not None:  # PoCL would read past the end and crash the process
+    def _create_from_binary(self, binary: bytes, *, trusted: bool = False) -> int:
+        binary, problem = checked_binary(binary, trusted=trusted)
+        if problem is not None:  # the driver would read past the end and may crash the process
             raise DriverError("opencl", "clCreateProgramWithBinary", -42, "CL_INVALID_BINARY",
                               f"the program binary was not passed to the driver: {problem}")
         device = c_void_p(self.context.device.handle)

@@ -1,5 +1,10 @@
-"""A bounds check of PoCL program binaries before they reach the driver.
+"""Structure checks of program binaries before they reach the driver.
 
+Drivers trust the binaries given to ``clCreateProgramWithBinary``; a damaged one can crash
+the process instead of failing the call. Two formats are checked: PoCL's and NVIDIA's (PTX
+text). Others pass unchecked, so only bytes that came from ``program.binary`` are safe.
+
+PoCL
 PoCL trusts the size fields of a binary given to ``clCreateProgramWithBinary``: a truncated
 file or a damaged length makes it read past the end and abort or crash the process. The
 layout (format version 9, PoCL 3.x): a 77-byte header (``poclbin\\0``, device hash, version,
@@ -12,7 +17,7 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["pocl_binary_problem"]
+__all__ = ["checked_binary", "pocl_binary_problem", "ptx_binary_problem"]
 
 _MAGIC = b"poclbin\0"
 _CHECKED_VERSIONS = {9}
@@ -33,13 +38,15 @@ def _files_end_exactly(blob: bytes, start: int, end: int) -> bool:
 
 
 def pocl_binary_problem(blob: bytes) -> "str | None":
-    """Why ``blob`` would crash PoCL (truncated, a length out of bounds), or None when its
-    structure is sound or it is not a PoCL binary of a version checked here."""
+    """Why ``blob`` would crash PoCL (truncated, a length out of bounds, a format version this
+    check does not know), or None when its structure is sound or it is not a PoCL binary."""
     if not blob.startswith(_MAGIC) or len(blob) < _HEADER:
         return None if not blob.startswith(_MAGIC) else "it is shorter than a PoCL binary header"
     version, kernels = struct.unpack_from("<II", blob, 16)
     if version not in _CHECKED_VERSIONS:
-        return None
+        # Another PoCL release: its layout is unknown here, and a damaged binary would crash it.
+        return (f"it is a PoCL binary of format version {version}, which cannot be checked here "
+                f"(checked: {sorted(_CHECKED_VERSIONS)}); pass source= so it is rebuilt instead")
     size = len(blob)
     pos = _HEADER
     if pos + 8 > size:
@@ -60,3 +67,32 @@ def pocl_binary_problem(blob: bytes) -> "str | None":
     if pos != size:
         return f"{size - pos} bytes follow the last of its {kernels} kernel record(s)"
     return None
+
+
+def ptx_binary_problem(blob: bytes) -> "str | None":
+    """Why a PTX binary (NVIDIA's OpenCL) is unusable: truncated (unbalanced braces, no entry
+    point) or holding a stray NUL, or None when it looks whole."""
+    text = blob.rstrip(b"\0")
+    if b"\0" in text:
+        return "the PTX text holds a NUL byte before its end"
+    if b".entry" not in text or text.count(b"{") != text.count(b"}"):
+        return "the PTX text is incomplete (a truncated file)"
+    return None
+
+
+def _looks_like_ptx(blob: bytes) -> bool:
+    head = blob[:512]
+    return b".version" in head and b".target" in head
+
+
+def checked_binary(blob: bytes, *, trusted: bool = False) -> "tuple[bytes, str | None]":
+    """``(bytes to hand the driver, problem)``: PTX is made NUL-terminated, since the driver
+    reads it as a C string; ``problem`` says why ``blob`` would crash or confuse the driver.
+    ``trusted`` binaries (from our checksummed cache, written by this driver) skip the checks."""
+    if trusted:
+        return blob, None
+    if blob.startswith(_MAGIC):
+        return blob, pocl_binary_problem(blob)
+    if _looks_like_ptx(blob):
+        return blob.rstrip(b"\0") + b"\0", ptx_binary_problem(blob)
+    return blob, None
