@@ -85,7 +85,7 @@ def hiprtc_compile():
         from pygpgpu_hip import compile_hip
 
         # A real compile: some machines ship libamdhip64 without the headers hiprtc needs.
-        compile_hip('extern "C" __global__ void probe(int* p) { *p = 1; }', "gfx1030")
+        compile_hip('#include <hip/hip_runtime.h>\nextern "C" __global__ void probe(int* p) { *p = 1; }', "gfx1030")
     except Exception as exc:
         _missing("hiprtc", exc)
     return compile_hip

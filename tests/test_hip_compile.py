@@ -210,6 +210,16 @@ def offline(request, monkeypatch):
         _clang.find_compiler(request.param)
     except BackendUnavailable as exc:
         pytest.skip(f"no {request.param} for HIP on this machine: {exc.reason}")
+    from pygpgpu_hip import compile_hip
+
+    try:  # a clang without ROCm's device libraries and headers cannot build HIP at all
+        compile_hip(KERNELS["vecadd"], "gfx90a")
+    except CompileError as exc:
+        if "cannot find ROCm" not in exc.log and "cannot find HIP runtime" not in exc.log:
+            raise
+        if os.environ.get("PYGPGPU_REQUIRE_COMPILERS", "") not in ("", "0"):
+            pytest.fail(f"{request.param} finds no ROCm installation: {exc.log}")
+        pytest.skip(f"{request.param} on this machine finds no ROCm installation")
     return request.param
 
 

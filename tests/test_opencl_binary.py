@@ -142,3 +142,24 @@ def test_truncated_or_damaged_binaries_are_refused_not_crashed_on(ctx):
         rebuilt = ctx.program_from_binary(blob, source=source, options=OPTIONS)
         assert not rebuilt.from_binary
         np.testing.assert_array_equal(_run(rebuilt), _expected())
+
+
+def test_raw_driver_binaries_are_checked_by_format(ctx):
+    """Bytes that did not come from program.binary (no checksum) are checked as far as their
+    format is known: PoCL's own layout, and PTX text from NVIDIA's OpenCL."""
+    from pygpgpu_opencl._binary_check import checked_binary
+
+    raw = ctx.program(_source(), OPTIONS)._binary()
+    if raw.startswith(b"poclbin\0"):
+        version = int.from_bytes(raw[16:20], "little")
+        problem = checked_binary(raw)[1]
+        if version == 9:
+            assert problem is None
+            for cut in (100, len(raw) // 2, len(raw) - 1):
+                assert "truncated" in checked_binary(raw[:cut])[1] or "ends" in checked_binary(raw[:cut])[1]
+        else:
+            assert f"format version {version}" in problem
+    ptx = b"//\n.version 8.0\n.target sm_90\n.entry k(\n)\n{\n ret;\n}\n"
+    data, problem = checked_binary(ptx)
+    assert problem is None and data.endswith(b"}\n\0")
+    assert "incomplete" in checked_binary(ptx[:48])[1]

@@ -75,8 +75,8 @@ def test_a_new_dtype_is_a_new_specialization(backend):
     uses_global_and_helper[backend](x64, out)
     assert stats["translations"] >= n + 1
     np.testing.assert_array_equal(out, (x64 + 1) * 2)
-    a = uses_global_and_helper.inspect(x, x, backend="opencl").signature
-    b = uses_global_and_helper.inspect(x64, x, backend="opencl").signature
+    a = uses_global_and_helper.inspect(x, x, backend=backend).signature
+    b = uses_global_and_helper.inspect(x64, x, backend=backend).signature
     assert a != b
 
 

@@ -15,9 +15,14 @@ and versions pass unchecked.
 """
 from __future__ import annotations
 
+import hashlib
 import struct
 
-__all__ = ["checked_binary", "pocl_binary_problem", "ptx_binary_problem"]
+__all__ = ["seal", "checked_binary", "pocl_binary_problem", "ptx_binary_problem"]
+
+# ``program.binary`` hands out the driver's bytes behind this header and their SHA-256, so a
+# binary we produced loads on any driver version, and a damaged copy is caught before the driver.
+_SEAL = b"PYGPGPU-CLBIN1\0"
 
 _MAGIC = b"poclbin\0"
 _CHECKED_VERSIONS = {9}
@@ -85,12 +90,24 @@ def _looks_like_ptx(blob: bytes) -> bool:
     return b".version" in head and b".target" in head
 
 
+def seal(raw: bytes) -> bytes:
+    """The driver's binary behind our header and checksum (what ``program.binary`` returns)."""
+    return _SEAL + hashlib.sha256(raw).digest() + raw
+
+
 def checked_binary(blob: bytes, *, trusted: bool = False) -> "tuple[bytes, str | None]":
-    """``(bytes to hand the driver, problem)``: PTX is made NUL-terminated, since the driver
-    reads it as a C string; ``problem`` says why ``blob`` would crash or confuse the driver.
-    ``trusted`` binaries (from our checksummed cache, written by this driver) skip the checks."""
+    """``(bytes to hand the driver, problem)``: a sealed binary is unwrapped and its checksum
+    verified; a raw one is checked as far as its format is known (PTX is made NUL-terminated,
+    since the driver reads it as a C string). ``problem`` says why ``blob`` would crash or
+    confuse the driver. ``trusted`` bytes (our checksummed disk cache) skip the checks."""
     if trusted:
         return blob, None
+    if blob.startswith(_SEAL):
+        head = len(_SEAL) + 32
+        raw = blob[head:]
+        if len(blob) < head or hashlib.sha256(raw).digest() != blob[len(_SEAL):head]:
+            return raw, "its checksum does not match (a truncated or damaged copy of program.binary)"
+        return raw, None
     if blob.startswith(_MAGIC):
         return blob, pocl_binary_problem(blob)
     if _looks_like_ptx(blob):

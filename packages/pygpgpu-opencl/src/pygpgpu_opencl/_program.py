@@ -21,7 +21,7 @@ from . import _constants as C
 from pygpgpu_core.handles import OwnedHandle
 from ._kernel import Kernel
 from ._library import info_bytes, info_str, lib
-from ._binary_check import checked_binary
+from ._binary_check import checked_binary, seal
 from ._status import check, status_name
 
 if TYPE_CHECKING:
@@ -108,6 +108,7 @@ class Program(OwnedHandle):
         self.from_binary = False
         self.cache_key = ""
         self._binary_bytes: "bytes | None" = None
+        self._sealed: "bytes | None" = None
         self._kernels: "dict[str, Kernel]" = {}
         start = time.perf_counter()
         if binary is not None:
@@ -134,7 +135,6 @@ class Program(OwnedHandle):
                 f"device or driver, or damaged); pass source= to rebuild it from source. Details: {exc}",
             ) from None
         self.from_binary = True
-        self._binary_bytes = binary
 
     def _discard_failed_handle(self) -> None:
         self.close()
@@ -176,12 +176,15 @@ class Program(OwnedHandle):
 
     @property
     def binary(self) -> bytes:
-        """The device's program binary (``CL_PROGRAM_BINARIES``); ``context.program_from_binary(b)``
-        loads it again without compiling, in this process or a later one on the same device and driver."""
+        """The device's program binary (``CL_PROGRAM_BINARIES``) behind a checksum;
+        ``context.program_from_binary(b)`` loads it again without compiling, in this process or
+        a later one on the same device and driver, and refuses a damaged copy."""
         self._require()
-        if self._binary_bytes is None:
-            self._binary_bytes = self._binary()
-        return self._binary_bytes
+        if self._sealed is None:
+            if self._binary_bytes is None:
+                self._binary_bytes = self._binary()
+            self._sealed = seal(self._binary_bytes)
+        return self._sealed
 
     # --- building -----------------------------------------------------------------------
     def _create_from_source(self) -> int:
