@@ -442,7 +442,7 @@ def main() -> None:
                         dy = pos[j, 1] - pos[i, 1]
                         dz = pos[j, 2] - pos[i, 2]
                         r2 = dx * dx + dy * dy + dz * dz + 1e-3
-                        inv = 1.0 / math.sqrt(r2)
+                        inv = gpu.rsqrt(r2)       # rsqrtf, as the handwritten kernel (1/sqrt is IEEE div + sqrt)
                         sc = pos[j, 3] * inv * inv * inv
                         ax += dx * sc
                         ay += dy * sc

@@ -143,3 +143,49 @@ def test_corrupt_disk_entry_is_retranslated(tmp_path, backend):
     again = _run(tmp_path, backend, 1.0, 2.0, cache)
     assert again["stats"]["translations"] == 1
     assert again["out"] == [v * 2 + 1 for v in range(6)]
+
+
+def _fresh_kernel():
+    """A new KernelFunction around the same Python function: empty in-memory caches, same disk key."""
+    return kernel(uses_global_and_helper.py_func)
+
+
+def test_changed_translator_code_is_a_cache_miss(tmp_path, monkeypatch, backend):
+    from pygpgpu_translate import _translate
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(tmp_path))
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros_like(x)
+    _fresh_kernel()[backend](x, out)
+    n, hits = stats["translations"], stats["source_cache_hits"]
+    _fresh_kernel()[backend](x, out)                     # same translator code: served from disk
+    assert stats["translations"] == n and stats["source_cache_hits"] == hits + 1
+    assert len(_translate.code_fingerprint()) == 32
+    monkeypatch.setattr(_translate, "code_fingerprint", lambda: "an edited translator")
+    out[:] = 0
+    _fresh_kernel()[backend](x, out)                     # edited translator: translated again
+    assert stats["translations"] == n + 1 and stats["source_cache_hits"] == hits + 1
+    np.testing.assert_array_equal(out, (x + 1) * 2)
+
+
+def test_malformed_disk_entry_is_a_miss_not_a_crash(tmp_path, monkeypatch, backend):
+    """Entries with a valid checksum but an older or foreign layout (the 'too many values to
+    unpack' crash) are retranslated."""
+    from pygpgpu_core.cache import DiskCache
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(tmp_path))
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros_like(x)
+    _fresh_kernel()[backend](x, out)
+    keys = [e.stem for e in (tmp_path / "translate").glob("*.json")]
+    assert keys
+    good = json.loads(DiskCache("translate").get(keys[0], ".json"))
+    bad_entries = [b"[1, 2, 3]", b"not json", json.dumps(dict(good, covers=[["x", 0, 1]])).encode(),
+                   json.dumps(dict(good, layout=[["buffer", "x", "extra", 1]])).encode(),
+                   json.dumps({k: v for k, v in good.items() if k != "deps"}).encode()]
+    for bad in bad_entries:
+        for key in keys:
+            DiskCache("translate").put(key, bad, ".json")
+        n = stats["translations"]
+        out[:] = 0
+        _fresh_kernel()[backend](x, out)
+        assert stats["translations"] == n + 1, bad
+        np.testing.assert_array_equal(out, (x + 1) * 2)

@@ -273,11 +273,13 @@ class FunctionBuilder(StatementRules, ExpressionRules):
             c = self.cname(pyname)
             if kind == "array":
                 shape = [ir.Var(f"{c}_shape{k}", self.prog.index_type) for k in range(t.ndim)]
-                ref = ir.ArrayRef(pyname, c, shape, t)
-                self.params[pyname] = ref
-                self.fn_params.append(ir.Param(c, t, root=pyname))
                 for s in shape:
                     self.fn_params.append(ir.Param(s.name, s.type, hidden=True))
+                if t.known_last:
+                    shape[-1] = ir.Const(t.known_last, self.prog.index_type)
+                ref = ir.ArrayRef(pyname, c, shape, t)
+                self.params[pyname] = ref
+                self.fn_params.insert(len(self.fn_params) - t.ndim, ir.Param(c, t, root=pyname))
             else:
                 self.prog.note_type(t)
                 self.params[pyname] = ir.Var(c, t)

@@ -27,6 +27,9 @@ class Dialect:
     supports_fp16 = False
     index_names = {32: "int", 64: "long"}
     atomic_space_kw: dict = {}
+    # The launcher guarantees row-array pointers this alignment (ArrayType.align); telling the
+    # compiler lets a row of 4 floats load as one 128-bit access. OpenCL C has no portable spelling.
+    assume_aligned = ""
 
     # ---- types -------------------------------------------------------------
     def type_name(self, t) -> str:
@@ -124,6 +127,7 @@ class CUDA(Dialect):
                          "uint32": "uint", "int64": "longlong", "uint64": "ulonglong", "float32": "float",
                          "float64": "double"}
     float_suffix = True
+    assume_aligned = "__builtin_assume_aligned"
     index_names = {32: "int", 64: "long long"}
     _what = {"global_id": None, "local_id": "threadIdx", "group_id": "blockIdx", "local_size": "blockDim",
              "num_groups": "gridDim", "global_size": None}

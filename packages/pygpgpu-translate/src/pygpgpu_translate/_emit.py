@@ -181,6 +181,11 @@ class Emitter:
         for name, t in fn.locals.items():
             if isinstance(t, (Scalar, Vector)):
                 self.out.append(f"    {self.tname(t)} {name};")
+        if fn.is_kernel and self.d.assume_aligned:
+            for p in fn.params:
+                if isinstance(p.type, ArrayType) and p.type.align:
+                    ptr = self.param_decl(p, fn)[: -len(p.name)].strip()
+                    self.out.append(f"    {p.name} = ({ptr}){self.d.assume_aligned}({p.name}, {p.type.align});")
         self.stmts(fn.body, 1)
         self.out.append("}")
         self.out.append("")

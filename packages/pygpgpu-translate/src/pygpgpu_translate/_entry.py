@@ -84,11 +84,13 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
         prog.note_type(t)
         if spec.kind == "array":
             shape = [ir.Var(f"{c}_shape{k}", idx) for k in range(t.ndim)]
+            if t.known_last:      # the signature fixes it: a constant stride lets rows load as one vector
+                shape[-1] = ir.Const(t.known_last, idx)
             binding = ir.ArrayRef(pyname, c, shape, t)
             params.append(ir.Param(c, t, root=pyname))
             layout.append(("buffer", pyname))
-            for k, sv in enumerate(shape):
-                params.append(ir.Param(sv.name, idx, hidden=True))
+            for k in range(t.ndim):      # every extent stays a parameter: one launcher layout
+                params.append(ir.Param(f"{c}_shape{k}", idx, hidden=True))
                 layout.append(("shape", pyname, k, idx.dtype))
         elif spec.kind == "scalar":
             ct = concrete(t, prog.default_float)

@@ -54,8 +54,15 @@ class LaunchPlan:
         for item in layout:
             arg_types.append("buffer" if item[0] == "buffer" else item[-1])
         self.launcher = kernel_handle.launcher(arg_types)
-        from pygpgpu_core.gnp import stage_numpy     # device arrays load with the first plan
+        from pygpgpu_core.gnp import DeviceArray, stage_numpy     # device arrays load with the first plan
+        from ._signature import register_device_array_type
+        register_device_array_type(DeviceArray)
+        self.device_array_type = DeviceArray
         self.stage_numpy = stage_numpy
+        from pygpgpu_core import mempool
+        # host-visible pool memory is filled with memcpy after a context synchronize: one per
+        # launch covers every argument (stage_numpy(synced=True)), likewise for reading back
+        self.host_pool = bool(mempool.get_pool(self.context).host_access)
         self.kernel_handle = kernel_handle
         self.layout = [(item[0], self.position.get(item[1]) if item[0] != "bound" else item[1], item) for item in layout]
         self.arrays = []                                  # (position, name, reads, writes, covered)
@@ -68,6 +75,29 @@ class LaunchPlan:
                 self.arrays.append((self.position[item[1]], item[1], reads, writes, covers.get(item[1])))
         self.global_from_domain = translation.domain_ndim > 0
         self.vector_arrays = []
+        # How each C argument is packed, decided once. Python ints and floats go to the launcher
+        # as they are (it converts and range-checks, and skips re-setting an unchanged object);
+        # numpy scalars and vector components are converted here.
+        self.pack = []
+        for kind, pos, item in self.layout:
+            if kind == "buffer":
+                self.pack.append((0, pos, None))
+            elif kind == "shape":
+                self.pack.append((1, pos, item[2]))
+            elif kind == "scalar":
+                self.pack.append((2, pos, item[2].type))
+            elif kind == "vcomp":
+                self.pack.append((3, pos, item))
+            else:
+                self.pack.append((4, item[1], None))
+        self.array_pos = [a[0] for a in self.arrays]
+        self.align = {}                                   # numpy position -> alignment the kernel assumes
+
+    def set_alignment(self, tokens) -> None:
+        """Numpy row arrays the kernel reads as aligned vectors must be staged on that boundary."""
+        for pos, tok in enumerate(tokens):
+            if isinstance(tok, tuple) and tok[0] == "a" and len(tok) > 4 and tok[4]:
+                self.align[pos] = tok[4]
 
     def run(self, values, global_size, local_size):
         if self.vector_arrays:
@@ -91,7 +121,18 @@ class LaunchPlan:
                                  f"work size {global_size}")
             local_size = tuple(local_size) + (1,) * (len(global_size) - len(local_size))
         buffers = {}
+        da, dev = self.device_array_type, self.device
+        for pos in self.array_pos:
+            a = values[pos]
+            if type(a) is not da or a.device is not dev:
+                break
+            buffers[pos] = a.buffer
+        else:      # every array is resident on this device: nothing to stage or release
+            self.launcher(global_size, local_size, self._packed(values, buffers, domain))
+            return
+        buffers = {}
         staged = []
+        synced = False
         try:
             for pos, name, reads, writes, covered in self.arrays:
                 a = values[pos]
@@ -110,7 +151,11 @@ class LaunchPlan:
                     full = covered is not None and domain is not None and (
                         a.shape == tuple(domain) if not covered
                         else a.shape[:-1] == tuple(domain) and a.shape[-1] == covered)   # whole rows
-                    st = self.stage_numpy(a, self.device, read=reads, write=writes, overwrite=full)
+                    if self.host_pool and not synced:
+                        self.context.synchronize()
+                        synced = True
+                    st = self.stage_numpy(a, self.device, read=reads, write=writes, overwrite=full,
+                                          align=self.align.get(pos), synced=synced)
                     staged.append(st)
                     buf = st.buffer
                 elif is_device_array(a):
@@ -121,26 +166,33 @@ class LaunchPlan:
                 else:
                     raise TypeError(f"argument {name!r} of kernel {self.t.name!r} must be an array")
                 buffers[pos] = buf
-            packed = []
-            for kind, pos, item in self.layout:
-                if kind == "buffer":
-                    packed.append(buffers[pos])
-                elif kind == "shape":
-                    packed.append(item[3].type(values[pos].shape[item[2]]))
-                elif kind == "scalar":
-                    packed.append(item[2].type(values[pos]))
-                elif kind == "vcomp":
-                    packed.append(item[3].type(_component(values[pos], item[2])))
-                else:  # bound
-                    packed.append(item[2].type(domain[item[1]]))
-            self.launcher(global_size, local_size, packed)
+            self.launcher(global_size, local_size, self._packed(values, buffers, domain))
             done, staged = staged, []
+            if self.host_pool and done:
+                self.context.synchronize()
             for st in done:
-                st.finish()
+                st.finish(synced=self.host_pool)
         finally:
             for st in staged:      # an error before the launch: release without reading back
                 st._download = False
                 st.finish()
+
+    def _packed(self, values, buffers, domain):
+        packed = []
+        for code, pos, extra in self.pack:
+            if code == 0:
+                packed.append(buffers[pos])
+            elif code == 1:
+                packed.append(values[pos].shape[extra])
+            elif code == 2:
+                v = values[pos]
+                t = type(v)
+                packed.append(v if t is float or t is int or t is bool else extra(v))
+            elif code == 4:
+                packed.append(domain[pos])
+            else:
+                packed.append(extra[3].type(_component(values[pos], extra[2])))
+        return packed
 
     _n_call_params = None
 

@@ -34,6 +34,13 @@ def _row(shape, ndim):
     return 0
 
 
+def _row_align(row, dtype) -> int:
+    """The alignment a row of ``row`` elements may be loaded with as one vector (8 or 16 bytes),
+    0 for none. Numpy arguments are staged with this alignment (stage_numpy's ``align``)."""
+    size = row * dtype.itemsize
+    return size if size in (8, 16) and dtype.kind in "iuf" else 0
+
+
 def vector_dtype_info(dtype):
     """(base dtype, width, slots) for an array-of-vectors dtype (``float4.dtype``), else None."""
     if dtype.fields is None:
@@ -61,6 +68,44 @@ def base_view(a):
     return a.view(base).reshape(a.shape + (slots,))
 
 
+def _int_token(value):
+    return "i" if -2**31 <= value < 2**31 else None
+
+
+def _ndarray_token(value):
+    if value.dtype.fields is not None:
+        return None
+    ndim = value.ndim
+    row = _row(value.shape, ndim)
+    return ("a", value.dtype, ndim, row, _row_align(row, value.dtype) if row else 0)
+
+
+def _device_token(value):
+    shape = value.shape
+    ndim = len(shape)
+    row = _row(shape, ndim)
+    dt = value.dtype
+    return ("d", dt, ndim, row, _row_align(row, dt) if row and value.owns_memory else 0)
+
+
+# Exact type -> token function for the common arguments (warm calls); None falls back to arg_token.
+FAST_TOKENS = {float: lambda v: "f", bool: lambda v: "b", int: _int_token, np.ndarray: _ndarray_token}
+
+
+def register_device_array_type(cls) -> None:
+    """gnp's DeviceArray (its dtype is always a np.dtype) takes the fast path once gnp is loaded."""
+    FAST_TOKENS.setdefault(cls, _device_token)
+
+
+def fast_token(value, name: str):
+    fn = FAST_TOKENS.get(type(value))
+    if fn is not None:
+        tok = fn(value)
+        if tok is not None:
+            return tok
+    return arg_token(value, name)
+
+
 def arg_token(value, name: str):
     """Hashable description of one argument; raises TypeError naming the parameter."""
     t = type(value)
@@ -69,7 +114,8 @@ def arg_token(value, name: str):
             vi = vector_dtype_info(value.dtype)
             if vi is not None:
                 return ("av", vi[0], value.ndim + 1, vi[1], vi[2])
-        return ("a", value.dtype, value.ndim, _row(value.shape, value.ndim))
+        row = _row(value.shape, value.ndim)
+        return ("a", value.dtype, value.ndim, row, _row_align(row, value.dtype) if row else 0)
     if t is float:
         return "f"
     if t is bool:
@@ -87,9 +133,15 @@ def arg_token(value, name: str):
             raise TypeError(f"argument {name!r}: numpy scalars of type {value.dtype} are not supported")
         return ("s", value.dtype)
     if isinstance(value, np.ndarray):
-        return ("a", value.dtype, value.ndim, _row(value.shape, value.ndim))
+        row = _row(value.shape, value.ndim)
+        return ("a", value.dtype, value.ndim, row, _row_align(row, value.dtype) if row else 0)
     if is_device_array(value):
-        return ("d", np.dtype(value.dtype), len(value.shape), _row(value.shape, len(value.shape)))
+        dt = np.dtype(value.dtype)
+        row = _row(value.shape, len(value.shape))
+        # gnp's own memory starts on a driver allocation (>= 256-byte aligned); foreign memory
+        # (a torch slice, say) may start anywhere, so it gets no alignment promise
+        al = _row_align(row, dt) if row and getattr(value, "owns_memory", False) else 0
+        return ("d", dt, len(value.shape), row, al)
     vi = vector_value_info(value)
     if vi:
         return ("v", vi)
@@ -121,7 +173,8 @@ def spec_from_token(token, name: str, default_float: Scalar) -> KernelParamSpec:
         base, ndim, width = token[1], token[2], token[3]
         if ndim - 1 > 3:
             raise ValueError(f"argument {name!r}: arrays must have 1 to 3 dimensions, got {ndim - 1}")
-        return KernelParamSpec(name, "array", ArrayType(Scalar(base.name), ndim, row_width=width))
+        return KernelParamSpec(name, "array", ArrayType(Scalar(base.name), ndim, row_width=width,
+                                                        known_last=token[4]))
     dtype, ndim, row = token[1], token[2], token[3]
     if ndim < 1 or ndim > 3:
         raise ValueError(f"argument {name!r}: arrays must have 1 to 3 dimensions, got {ndim}")
@@ -131,4 +184,5 @@ def spec_from_token(token, name: str, default_float: Scalar) -> KernelParamSpec:
     if dtype.name not in _SUPPORTED:
         raise TypeError(f"argument {name!r}: arrays of {dtype} are not supported; use bool, int8..uint64, "
                         "float16, float32 or float64")
-    return KernelParamSpec(name, "array", ArrayType(Scalar(dtype.name), ndim, row_width=row))
+    return KernelParamSpec(name, "array", ArrayType(Scalar(dtype.name), ndim, row_width=row, known_last=row,
+                                                    align=token[4]))

@@ -79,6 +79,8 @@ class ArrayType:
     space: str = "global"     # "global" | "local"
     row_width: int = 0        # last dim when it is a vector width (2,3,4,8,16): a[i] of a 2-D array is a vector
     static_shape: tuple = ()  # local arrays: compile-time shape
+    known_last: int = 0       # the last dimension's size when the signature fixes it (row arrays): a constant stride
+    align: int = 0            # bytes the pointer is known to be aligned to beyond its element (16 for float rows of 4)
 
     weak = False
 

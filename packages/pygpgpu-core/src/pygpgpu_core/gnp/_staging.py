@@ -46,9 +46,10 @@ class StagedArgument:
     def zero_copy(self) -> bool:
         return self._alias
 
-    def finish(self) -> None:
+    def finish(self, synced: bool = False) -> None:
         """Bring the kernel's writes back into the numpy array (waits for the kernel) and release
-        the device memory. Idempotent."""
+        the device memory. Idempotent. ``synced``: the caller synchronized the context after
+        the launch (one wait for all of a launch's arguments instead of one each)."""
         buf, self.buffer = self.buffer, None
         if buf is None:
             return
@@ -57,7 +58,8 @@ class StagedArgument:
                 if self._alias:
                     buf.read(self.host, 0)  # same memory: waits for the kernel, copies nothing
                 elif self._pool.host_access:
-                    self._pool.context.synchronize()
+                    if not synced:
+                        self._pool.context.synchronize()
                     self.host.reshape(-1).view(np.uint8)[...] = self._block.host[:self.host.nbytes]
                     record_transfer("d2h", self.host.nbytes)
                 else:
@@ -81,13 +83,14 @@ def natural_alignment(dtype: np.dtype) -> int:
 
 
 def stage_numpy(host: np.ndarray, device: Any, *, read: bool = True, write: bool = True,
-                overwrite: bool = False, align: "int | None" = None) -> StagedArgument:
+                overwrite: bool = False, align: "int | None" = None, synced: bool = False) -> StagedArgument:
     """Stage C-contiguous ``host`` for one launch on ``device`` (a Device, Context or selector).
     ``read``/``write``: whether the kernel may read/write it; ``overwrite``: the kernel provably
     writes every element (then nothing is uploaded). ``align``: the alignment of the pointer type
     the kernel reads it through; by default that of ``host``'s own element type (what translated
     kernels declare). A zero-copy alias needs the array to start on that boundary: PoCL faults on
-    wide vector loads from memory aligned less than the pointer type says."""
+    wide vector loads from memory aligned less than the pointer type says. ``synced``: the caller
+    already synchronized the context for this launch (a launcher staging several arrays waits once)."""
     if not isinstance(host, np.ndarray) or not host.flags.c_contiguous:
         raise ValueError("stage_numpy needs a C-contiguous numpy array (copy non-contiguous inputs first)")
     if write and not host.flags.writeable:
@@ -103,7 +106,8 @@ def stage_numpy(host: np.ndarray, device: Any, *, read: bool = True, write: bool
     block = pool.allocate(host.nbytes)
     if (read or (write and not overwrite)) and host.nbytes:
         if pool.host_access:  # host-visible pool memory: copy in directly, no queued command
-            ctx.synchronize()
+            if not synced:
+                ctx.synchronize()
             block.host[:host.nbytes] = host.reshape(-1).view(np.uint8)
             record_transfer("h2d", host.nbytes)
         else:
