@@ -70,3 +70,26 @@ def test_foreign_cuda_arrays_run_zero_copy(lib):
     want = np.concatenate([host[:, :3] * 2, host[:, 3:] + 1], axis=1)
     np.testing.assert_allclose(got, want, rtol=1e-6)
     np.testing.assert_allclose(got_odd, want, rtol=1e-6)
+
+
+def test_foreign_kernel_sources_compile(nvrtc_compile, hiprtc_compile):
+    pos = np.zeros((8, 4), np.float32)
+    nvrtc_compile(scale_rows.inspect(pos, pos, 2.0, backend="cuda").source)
+    hiprtc_compile(scale_rows.inspect(pos, pos, 2.0, backend="hip").source, "gfx1030")
+
+
+def test_foreign_host_memory_is_refused_with_advice(backend):
+    """A DLPack producer over host memory is not device memory: the error says what to do."""
+    class HostDLPack:
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, **kw):
+            return self.a.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    pos = np.zeros((8, 4), np.float32)
+    with pytest.raises(TypeError, match="gnp.asarray"):
+        scale_rows[backend](HostDLPack(pos), pos.copy(), 2.0)

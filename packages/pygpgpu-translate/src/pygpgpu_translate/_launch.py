@@ -59,10 +59,10 @@ class LaunchPlan:
         register_device_array_type(DeviceArray)
         self.device_array_type = DeviceArray
         self.stage_numpy = stage_numpy
-        from pygpgpu_core import mempool
-        # host-visible pool memory is filled with memcpy after a context synchronize: one per
-        # launch covers every argument (stage_numpy(synced=True)), likewise for reading back
-        self.host_pool = bool(mempool.get_pool(self.context).host_access)
+        from pygpgpu_core.gnp._staging import SyncOnce
+        # host-visible pool memory is filled and read with memcpy after a context synchronize:
+        # one wait before the launch and one after cover all of its arguments
+        self.sync_once = SyncOnce
         self.kernel_handle = kernel_handle
         self.layout = [(item[0], self.position.get(item[1]) if item[0] != "bound" else item[1], item) for item in layout]
         self.arrays = []                                  # (position, name, reads, writes, covered)
@@ -90,7 +90,6 @@ class LaunchPlan:
                 self.pack.append((3, pos, item))
             else:
                 self.pack.append((4, item[1], None))
-        self.array_pos = [a[0] for a in self.arrays]
         self.align = {}                                   # numpy position -> alignment the kernel assumes
 
     def set_alignment(self, tokens) -> None:
@@ -105,7 +104,13 @@ class LaunchPlan:
             for pos in self.vector_arrays:
                 if type(values[pos]) is np.ndarray and values[pos].dtype.fields is not None:
                     values[pos] = base_view(values[pos])
-        domain = self.domain_fn(*values[: self._n_call_params]) if self.domain_fn is not None else None
+        domain_fn = self.domain_fn
+        if domain_fn is None:
+            domain = None
+        elif len(values) == self._n_call_params:
+            domain = domain_fn(*values)
+        else:                  # a method kernel: self attributes follow the parameters
+            domain = domain_fn(*values[: self._n_call_params])
         if global_size is None:
             if domain is None:
                 raise ValueError(
@@ -120,19 +125,13 @@ class LaunchPlan:
                 raise ValueError(f"kernel {self.t.name!r}: local size {local_size} has more dimensions than the "
                                  f"work size {global_size}")
             local_size = tuple(local_size) + (1,) * (len(global_size) - len(local_size))
-        buffers = {}
-        da, dev = self.device_array_type, self.device
-        for pos in self.array_pos:
-            a = values[pos]
-            if type(a) is not da or a.device is not dev:
-                break
-            buffers[pos] = a.buffer
-        else:      # every array is resident on this device: nothing to stage or release
-            self.launcher(global_size, local_size, self._packed(values, buffers, domain))
+        packed = self._packed_resident(values, domain)
+        if packed is not None:      # every array is resident on this device: nothing to stage or release
+            self.launcher(global_size, local_size, packed)
             return
         buffers = {}
         staged = []
-        synced = False
+        sync = self.sync_once(self.context)
         try:
             for pos, name, reads, writes, covered in self.arrays:
                 a = values[pos]
@@ -151,11 +150,8 @@ class LaunchPlan:
                     full = covered is not None and domain is not None and (
                         a.shape == tuple(domain) if not covered
                         else a.shape[:-1] == tuple(domain) and a.shape[-1] == covered)   # whole rows
-                    if self.host_pool and not synced:
-                        self.context.synchronize()
-                        synced = True
-                    st = self.stage_numpy(a, self.device, read=reads, write=writes, overwrite=full,
-                                          align=self.align.get(pos), synced=synced)
+                    st = self.stage_numpy(a, self.context, read=reads, write=writes, overwrite=full,
+                                          align=self.align.get(pos), sync=sync)
                     staged.append(st)
                     buf = st.buffer
                 elif is_device_array(a):
@@ -168,14 +164,35 @@ class LaunchPlan:
                 buffers[pos] = buf
             self.launcher(global_size, local_size, self._packed(values, buffers, domain))
             done, staged = staged, []
-            if self.host_pool and done:
-                self.context.synchronize()
+            sync = self.sync_once(self.context)
             for st in done:
-                st.finish(synced=self.host_pool)
+                st.finish(sync)
         finally:
             for st in staged:      # an error before the launch: release without reading back
                 st._download = False
                 st.finish()
+
+    def _packed_resident(self, values, domain):
+        """The launch arguments when every array argument is a gnp array on this device, else None."""
+        da, dev = self.device_array_type, self.device
+        packed = []
+        for code, pos, extra in self.pack:
+            if code == 0:
+                a = values[pos]
+                if type(a) is not da or a.device is not dev:
+                    return None
+                packed.append(a.buffer)
+            elif code == 1:
+                packed.append(values[pos].shape[extra])
+            elif code == 2:
+                v = values[pos]
+                t = type(v)
+                packed.append(v if t is float or t is int or t is bool else extra(v))
+            elif code == 4:
+                packed.append(domain[pos])
+            else:
+                packed.append(extra[3].type(_component(values[pos], extra[2])))
+        return packed
 
     def _packed(self, values, buffers, domain):
         packed = []

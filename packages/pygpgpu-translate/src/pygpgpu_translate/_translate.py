@@ -34,25 +34,27 @@ _code_digest = None
 
 
 def code_fingerprint() -> str:
-    """A digest of this package's .py files (the prelude included), computed once per process.
+    """A digest of this package's .py files (the prelude included) and of pygpgpu_core.funcs
+    (whose table the prelude prints), computed once per process (about 1 ms).
 
     Part of every disk-cache key: the package version alone does not change while the
     translator is developed or patched, and a stale entry would be served silently."""
     global _code_digest
     if _code_digest is None:
+        from pygpgpu_core import funcs
         root = os.path.dirname(os.path.abspath(__file__))
-        h = hashlib.sha256()
+        paths = [funcs.__file__]
         for folder, dirs, files in os.walk(root):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    path = os.path.join(folder, name)
-                    h.update(os.path.relpath(path, root).encode())
-                    try:
-                        with open(path, "rb") as f:
-                            h.update(f.read())
-                    except OSError:      # unreadable (zip import, permissions): still a stable key
-                        h.update(b"?")
+            paths.extend(os.path.join(folder, name) for name in sorted(files) if name.endswith(".py"))
+        h = hashlib.sha256()
+        for path in paths:
+            h.update(os.path.basename(path).encode())
+            try:
+                with open(path, "rb") as f:
+                    h.update(f.read())
+            except (OSError, TypeError):      # unreadable (zip import, permissions): still a stable key
+                h.update(b"?")
         _code_digest = h.hexdigest()[:32]
     return _code_digest
 

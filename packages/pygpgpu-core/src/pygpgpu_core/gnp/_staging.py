@@ -21,12 +21,29 @@ from .. import mempool
 from ._device import resolve_target
 from ._transfer import download, record_transfer, upload
 
-__all__ = ["StagedArgument", "stage_numpy", "natural_alignment", "ALIAS_WRITTEN_MIN"]
+__all__ = ["StagedArgument", "stage_numpy", "natural_alignment", "ALIAS_WRITTEN_MIN", "SyncOnce"]
 
 # A written array that aliases the numpy memory needs a map/unmap pair after the launch to make
 # the kernel's writes current (~80 µs on PoCL here); below this size a pooled block and a memcpy
 # each way cost less (measured: 1 MiB is where the two meet). Read-only arrays alias at any size.
 ALIAS_WRITTEN_MIN = 1 << 20
+
+
+class SyncOnce:
+    """``context.synchronize()`` the first time it is called, nothing after: a launcher staging
+    several arrays passes one as ``sync=`` so the launch waits once, and only if some argument
+    actually needs the wait (aliased and device-copied arguments never call it)."""
+
+    __slots__ = ("context", "done")
+
+    def __init__(self, context):
+        self.context = context
+        self.done = False
+
+    def __call__(self) -> None:
+        if not self.done:
+            self.context.synchronize()
+            self.done = True
 
 
 class StagedArgument:
@@ -46,10 +63,10 @@ class StagedArgument:
     def zero_copy(self) -> bool:
         return self._alias
 
-    def finish(self, synced: bool = False) -> None:
+    def finish(self, sync: "SyncOnce | None" = None) -> None:
         """Bring the kernel's writes back into the numpy array (waits for the kernel) and release
-        the device memory. Idempotent. ``synced``: the caller synchronized the context after
-        the launch (one wait for all of a launch's arguments instead of one each)."""
+        the device memory. Idempotent. ``sync``: shared by a launch's arguments so that reading
+        several back waits for the kernel once (a new SyncOnce after the launch)."""
         buf, self.buffer = self.buffer, None
         if buf is None:
             return
@@ -58,8 +75,10 @@ class StagedArgument:
                 if self._alias:
                     buf.read(self.host, 0)  # same memory: waits for the kernel, copies nothing
                 elif self._pool.host_access:
-                    if not synced:
+                    if sync is None:
                         self._pool.context.synchronize()
+                    else:
+                        sync()
                     self.host.reshape(-1).view(np.uint8)[...] = self._block.host[:self.host.nbytes]
                     record_transfer("d2h", self.host.nbytes)
                 else:
@@ -83,14 +102,15 @@ def natural_alignment(dtype: np.dtype) -> int:
 
 
 def stage_numpy(host: np.ndarray, device: Any, *, read: bool = True, write: bool = True,
-                overwrite: bool = False, align: "int | None" = None, synced: bool = False) -> StagedArgument:
+                overwrite: bool = False, align: "int | None" = None,
+                sync: "SyncOnce | None" = None) -> StagedArgument:
     """Stage C-contiguous ``host`` for one launch on ``device`` (a Device, Context or selector).
     ``read``/``write``: whether the kernel may read/write it; ``overwrite``: the kernel provably
     writes every element (then nothing is uploaded). ``align``: the alignment of the pointer type
     the kernel reads it through; by default that of ``host``'s own element type (what translated
     kernels declare). A zero-copy alias needs the array to start on that boundary: PoCL faults on
-    wide vector loads from memory aligned less than the pointer type says. ``synced``: the caller
-    already synchronized the context for this launch (a launcher staging several arrays waits once)."""
+    wide vector loads from memory aligned less than the pointer type says. ``sync``: one SyncOnce
+    shared by the arguments of a launch, so staging them waits for earlier work once."""
     if not isinstance(host, np.ndarray) or not host.flags.c_contiguous:
         raise ValueError("stage_numpy needs a C-contiguous numpy array (copy non-contiguous inputs first)")
     if write and not host.flags.writeable:
@@ -106,8 +126,10 @@ def stage_numpy(host: np.ndarray, device: Any, *, read: bool = True, write: bool
     block = pool.allocate(host.nbytes)
     if (read or (write and not overwrite)) and host.nbytes:
         if pool.host_access:  # host-visible pool memory: copy in directly, no queued command
-            if not synced:
+            if sync is None:
                 ctx.synchronize()
+            else:
+                sync()
             block.host[:host.nbytes] = host.reshape(-1).view(np.uint8)
             record_transfer("h2d", host.nbytes)
         else:
