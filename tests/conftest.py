@@ -1,7 +1,8 @@
 """Shared fixtures: which backends to run on, and compile-only checks for CUDA and HIP.
 
 ``PYGPGPU_TEST_BACKENDS=cuda,opencl`` selects the backends that execute kernels (default:
-every installed backend that has a device). ``PYGPGPU_REQUIRE_COMPILERS=1`` (set by CI)
+every installed backend that has a device); an entry may be any device selector, e.g.
+``opencl:nvidia`` to test NVIDIA's OpenCL on a machine that also has PoCL. ``PYGPGPU_REQUIRE_COMPILERS=1`` (set by CI)
 turns a missing NVRTC/hiprtc into a failure instead of a skip.
 """
 from __future__ import annotations
@@ -41,11 +42,11 @@ def pytest_report_header(config):
 
 @pytest.fixture(params=RUN_BACKENDS or ["<none>"])
 def backend(request) -> str:
-    """Each backend that executes kernels in this run (``"opencl"``, ``"cuda"``, ...)."""
+    """Each backend (or device selector) that executes kernels in this run (``"opencl"``, ``"cuda"``...)."""
     if request.param == "<none>":
         pytest.skip(f"no backend with a device (status: {registry.diagnostics()})")
     try:
-        registry.backend_devices(request.param)
+        registry.get_device(request.param)
     except GPGPUError as exc:
         pytest.fail(f"PYGPGPU_TEST_BACKENDS asks for {request.param!r} but: {exc}")
     return request.param

@@ -58,7 +58,7 @@ def test_a_resident_array_of_another_context_is_refused(backend):
     y = gnp.zeros(4, np.float32, device=dev)
     k = axpy[backend]
     k(1.0, y, y, 0)
-    others = [d for d in registry.backend_devices(backend) if d is not dev]
+    others = [d for d in registry.backend_devices(dev.backend.name) if d is not dev]
     if not others:
         pytest.skip(f"only one {backend} device here: no second device to put an array on")
     other = gnp.zeros(4, np.float32, device=others[0])
