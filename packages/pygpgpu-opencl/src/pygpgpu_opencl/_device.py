@@ -104,6 +104,16 @@ class Device:
         except DriverError:
             double_config = 0
         self.fp64 = bool(double_config) or "cl_khr_fp64" in self.extensions
+        try:
+            single_config = info_ulong(get, call, handle, C.CL_DEVICE_SINGLE_FP_CONFIG)
+        except DriverError:
+            single_config = 0
+        # OpenCL lets float32 `/` and sqrt be off by ulps (NVIDIA's are); numpy's are exact.
+        # Translated kernels ask for IEEE results where the device can give them.
+        self.exact_math_options: tuple = (
+            ("-cl-fp32-correctly-rounded-divide-sqrt",)
+            if single_config & C.CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT else ()
+        )
         self.fp16 = "cl_khr_fp16" in self.extensions
         nv_cc = None
         if "cl_nv_device_attribute_query" in self.extensions:

@@ -378,7 +378,9 @@ class KernelFunction:
                             f"{' (CUDA/HIP kernels take float32)' if dialect != 'opencl' else ''}; use float32")
         t0 = time.perf_counter()
         try:
-            program = device.context().program(t.source, (), name=t.name)
+            # e.g. OpenCL's correctly rounded float32 division, which Python semantics need
+            options = getattr(device, "exact_math_options", ())
+            program = device.context().program(t.source, options, name=t.name)
         except CompileError as exc:
             raise _with_source_path(exc, t, dialect) from None
         handle = program.kernel(t.name)
