@@ -7,7 +7,6 @@ does ``struct.pack_into`` (one call for all arguments) followed by one ``cuLaunc
 from __future__ import annotations
 
 import ctypes
-import operator
 import struct
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -22,7 +21,7 @@ from ._driver import check
 if TYPE_CHECKING:
     from ._program import CudaKernel
 
-__all__ = ["ArgKind", "normalize_kind", "kind_of_value", "build_launcher", "work_dims"]
+__all__ = ["ArgKind", "normalize_kind", "kind_of_value", "build_launcher"]
 
 _INT_FMT = {1: "b", 2: "h", 4: "i", 8: "q"}
 _NUMPY_FMT = {
@@ -167,18 +166,6 @@ def kind_of_value(value: Any, param_size: "int | None") -> Any:
     )
 
 
-def work_dims(value: Any, what: str) -> tuple[int, ...]:
-    """An int or a sequence of 1..3 non-negative ints, as a tuple."""
-    if isinstance(value, (tuple, list)):
-        dims = tuple(operator.index(v) for v in value)
-    else:
-        try:
-            dims = (operator.index(value),)
-        except TypeError:
-            raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}") from None
-    if not 1 <= len(dims) <= 3 or any(d < 0 for d in dims):
-        raise ValueError(f"{what} must have 1 to 3 non-negative dimensions, got {value!r}")
-    return dims
 
 
 def _explain(kernel: "CudaKernel", kinds: Sequence[ArgKind], args: Any, exc: BaseException) -> BaseException:

@@ -14,7 +14,9 @@ from . import __version__
 from ._cubin import entry_names, is_cubin, resolve_kernel_name
 from ._device import DEFAULT_LOCAL_SIZE
 from ._driver import check, driver_version
-from ._launch import build_launcher, kind_of_value, work_dims
+from pygpgpu_core.worksize import block_geometry, work_dims
+
+from ._launch import build_launcher, kind_of_value
 from ._memory import CudaBuffer
 from ._nvrtc import compile_with_log, nvrtc_version
 
@@ -239,40 +241,11 @@ class CudaKernel:
     def geometry(self, global_size: Any, local_size: Any) -> "tuple[int, ...] | None":
         """``(gx, gy, gz, bx, by, bz)`` for total-work sizes (grid = ceil(global / local)),
         or None when there is no work. Cached per (global, local)."""
-        g = work_dims(global_size, "global_size")
         device = self.context.device
-        if local_size is None:
-            block = [min(d, max(x, 1)) for d, x in zip(DEFAULT_LOCAL_SIZE[len(g)], g)]
-            while np.prod(block) > self.max_threads:
-                i = int(np.argmax(block))
-                block[i] = max(1, block[i] // 2)
-            b = tuple(block)
-        else:
-            b = work_dims(local_size, "local_size")
-            if len(b) != len(g):
-                raise ValueError(f"local_size {local_size!r} must have as many dimensions as global_size {global_size!r}")
-            threads = int(np.prod(b))
-            if threads == 0:
-                raise ValueError(f"local_size {local_size!r} must be positive in every dimension")
-            if threads > self.max_threads:
-                raise ValueError(
-                    f"local_size {b} is {threads} threads a block; kernel {self.name!r} allows at most "
-                    f"{self.max_threads} on {device.name}"
-                )
-            for d, (x, limit) in enumerate(zip(b, device.max_block_dims)):
-                if x > limit:
-                    raise ValueError(f"local_size {b}: dimension {d} exceeds {device.name}'s limit {limit}")
-        if 0 in g:
-            geom = None
-        else:
-            grid = tuple(-(-x // y) for x, y in zip(g, b))
-            for d, (x, limit) in enumerate(zip(grid, device.max_grid_dims)):
-                if x > limit:
-                    raise ValueError(
-                        f"global_size {g} needs {x} blocks in dimension {d}; {device.name} allows {limit}: "
-                        "use a larger local size or a loop inside the kernel"
-                    )
-            geom = (grid + (1, 1, 1))[:3] + (b + (1, 1, 1))[:3]
+        ndim = len(work_dims(global_size, "global_size"))
+        geom = block_geometry(global_size, local_size, default_local=DEFAULT_LOCAL_SIZE[ndim],
+                              max_threads=self.max_threads, max_block_dims=device.max_block_dims,
+                              max_grid_dims=device.max_grid_dims, device_name=device.name, kernel_name=self.name)
         try:
             if len(self._geometry_cache) > 4096:
                 self._geometry_cache.clear()

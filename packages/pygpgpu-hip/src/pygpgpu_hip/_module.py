@@ -7,7 +7,6 @@ thing on every backend. Kernels must guard against the rounded-up tail.
 from __future__ import annotations
 
 import ctypes
-import operator
 import threading
 from ctypes import c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -15,10 +14,11 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from pygpgpu_core.errors import DriverError
+from pygpgpu_core.handles import OwnedHandle
+from pygpgpu_core.worksize import block_geometry, work_dims
 
 from ._codeobject import KernelInfo, read_code_object, resolve_kernel_name
 from ._context import Buffer
-from pygpgpu_core.handles import OwnedHandle
 from ._hipapi import api, check
 from ._launch import ArgumentLayout, check_param_sizes, kind_of_value
 from .compiler import build_code_object
@@ -26,7 +26,11 @@ from .compiler import build_code_object
 if TYPE_CHECKING:
     from ._context import Context
 
-__all__ = ["Program", "Kernel", "work_dims"]
+__all__ = ["Program", "Kernel"]
+
+# HIP limits every AMD GPU shares: 1024 threads a block side, 2**32 - 1 blocks a grid side.
+_MAX_BLOCK_DIMS = (1024, 1024, 1024)
+_MAX_GRID_DIMS = (2**32 - 1,) * 3
 
 # The runtime rejects the image: stale cache entry, or code built for another target.
 _BAD_IMAGE = {200, 209, 218}
@@ -115,18 +119,6 @@ class Program(OwnedHandle):
         return f"<HIP Program {self.name!r} on {self.context.device.selector}>"
 
 
-def work_dims(value: Any, what: str) -> tuple[int, ...]:
-    """An int or a sequence of 1..3 non-negative ints, as a tuple."""
-    if isinstance(value, (tuple, list)):
-        dims = tuple(operator.index(v) for v in value)
-    else:
-        try:
-            dims = (operator.index(value),)
-        except TypeError:
-            raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}") from None
-    if not 1 <= len(dims) <= 3 or any(d < 0 for d in dims):
-        raise ValueError(f"{what} must have 1 to 3 non-negative dimensions, got {value!r}")
-    return dims
 
 
 class Kernel(OwnedHandle):
@@ -164,31 +156,11 @@ class Kernel(OwnedHandle):
             return self._geometry_cache[global_size, local_size]
         except (KeyError, TypeError):
             pass
-        g = work_dims(global_size, "global_size")
         device = self.context.device
-        if local_size is None:
-            block = [min(d, max(x, 1)) for d, x in zip(device.default_local_size(len(g)), g)]
-            while int(np.prod(block)) > self.max_threads:
-                i = int(np.argmax(block))
-                block[i] = max(1, block[i] // 2)
-            b = tuple(block)
-        else:
-            b = work_dims(local_size, "local_size")
-            if len(b) != len(g):
-                raise ValueError(f"local_size {local_size!r} must have as many dimensions as global_size {global_size!r}")
-            threads = int(np.prod(b))
-            if threads == 0:
-                raise ValueError(f"local_size {local_size!r} must be positive in every dimension")
-            if threads > self.max_threads:
-                raise ValueError(f"local_size {b} is {threads} work items a block; kernel {self.name!r} allows at "
-                                 f"most {self.max_threads} on {device.name}")
-        if 0 in g:
-            geom = None
-        else:
-            grid = tuple(-(-x // y) for x, y in zip(g, b))
-            if any(x >= 2**32 for x in grid):
-                raise ValueError(f"global_size {g} needs more than 2**32 blocks; use a larger local size")
-            geom = (grid + (1, 1, 1))[:3] + (b + (1, 1, 1))[:3]
+        ndim = len(work_dims(global_size, "global_size"))
+        geom = block_geometry(global_size, local_size, default_local=device.default_local_size(ndim),
+                              max_threads=self.max_threads, max_block_dims=_MAX_BLOCK_DIMS,
+                              max_grid_dims=_MAX_GRID_DIMS, device_name=device.name, kernel_name=self.name)
         try:
             if len(self._geometry_cache) > 4096:
                 self._geometry_cache.clear()

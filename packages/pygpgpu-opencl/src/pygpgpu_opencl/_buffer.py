@@ -119,6 +119,40 @@ class Buffer(OwnedHandle):
             arr = np.ascontiguousarray(arr)
         return cls(context, arr.nbytes, _host=arr, _flags=C.CL_MEM_COPY_HOST_PTR)
 
+    def view(self, offset: int, nbytes: "int | None" = None) -> "Buffer":
+        """A sub-buffer over ``[offset, offset + nbytes)`` of this one (``clCreateSubBuffer``):
+        kernels see it as a buffer of its own. ``offset`` must be a multiple of the device's
+        ``mem_base_addr_align``; the view keeps this buffer alive and is closed with its context."""
+        handle = self._require()
+        offset = int(offset)
+        nbytes = self.nbytes - offset if nbytes is None else int(nbytes)
+        if offset < 0 or nbytes < 1 or offset + nbytes > self.nbytes:
+            raise ValueError(f"view [{offset}, {offset + nbytes}) is not a non-empty range of this "
+                             f"{self.nbytes}-byte buffer")
+        align = self.context.device.mem_base_addr_align
+        if offset % align:
+            raise ValueError(f"a sub-buffer must start on a multiple of {align} bytes (the device's "
+                             f"CL_DEVICE_MEM_BASE_ADDR_ALIGN), got offset {offset}")
+        cl = lib()
+        if cl.clCreateSubBuffer is None:
+            raise NotImplementedError("this OpenCL library has no clCreateSubBuffer (OpenCL 1.0); "
+                                      "allocate separate buffers instead")
+        region = (ctypes.c_size_t * 2)(offset, nbytes)
+        err = c_int32(0)
+        sub = cl.clCreateSubBuffer(handle, C.CL_MEM_READ_WRITE, C.CL_BUFFER_CREATE_TYPE_REGION,
+                                   region, ctypes.byref(err))
+        check(err.value, "clCreateSubBuffer")
+        view = Buffer.__new__(Buffer)
+        view._handle = int(sub)
+        view.context = self.context
+        view.nbytes = nbytes
+        view.zero_copy = self.zero_copy
+        view._host = None            # the parent owns the host memory; the view only refers to it
+        view._host_ptr = 0
+        view._parent = self          # OpenCL keeps the parent alive too; this keeps the Python side
+        self.context._adopt(view)
+        return view
+
     # --- transfers ----------------------------------------------------------------------
     def _check_range(self, what: str, offset: int, nbytes: int) -> None:
         if offset < 0 or offset + nbytes > self.nbytes:
@@ -196,6 +230,36 @@ class Buffer(OwnedHandle):
             "clEnqueueReadBuffer",
         )
         return host
+
+    def write_async(self, host: np.ndarray, offset: int = 0) -> None:
+        """Queue a copy of ``host`` into the buffer at byte ``offset`` without waiting: keep
+        ``host`` alive and unchanged until ``context.synchronize()``."""
+        handle = self._require()
+        arr = _readable(host, "Buffer.write_async()")
+        offset = int(offset)
+        self._check_range("Buffer.write_async()", offset, arr.nbytes)
+        if arr.nbytes == 0:
+            return
+        check(
+            lib().clEnqueueWriteBuffer(self.context.queue_handle(), handle, 0, offset, arr.nbytes,
+                                       host_address(arr), 0, None, None),
+            "clEnqueueWriteBuffer",
+        )
+
+    def read_async(self, host: np.ndarray, offset: int = 0) -> None:
+        """Queue a copy from byte ``offset`` into ``host`` (writable, C-contiguous) without
+        waiting; its contents are valid after ``context.synchronize()``."""
+        handle = self._require()
+        arr = _writable(host, "Buffer.read_async()")
+        offset = int(offset)
+        self._check_range("Buffer.read_async()", offset, arr.nbytes)
+        if arr.nbytes == 0:
+            return
+        check(
+            lib().clEnqueueReadBuffer(self.context.queue_handle(), handle, 0, offset, arr.nbytes,
+                                      host_address(arr), 0, None, None),
+            "clEnqueueReadBuffer",
+        )
 
     def copy_from(self, src: "Buffer", nbytes: "int | None" = None, *, src_offset: int = 0, dst_offset: int = 0) -> None:
         """Device-to-device copy of ``nbytes`` (default: all of ``src``); ordered on the queue."""

@@ -48,6 +48,9 @@ CL_MEM_READ_WRITE = 1 << 0
 CL_MEM_USE_HOST_PTR = 1 << 3
 CL_MEM_COPY_HOST_PTR = 1 << 5
 
+# cl_buffer_create_type (clCreateSubBuffer)
+CL_BUFFER_CREATE_TYPE_REGION = 0x1220
+
 # cl_map_flags
 CL_MAP_READ = 1 << 0
 CL_MAP_WRITE = 1 << 1

@@ -40,6 +40,7 @@ _SIGNATURES: dict[str, tuple[Any, tuple]] = {
     "clFlush": (cl_int, (handle,)),
     "clCreateBuffer": (handle, (handle, cl_ulong, c_size_t, c_void_p, _P(cl_int))),
     "clReleaseMemObject": (cl_int, (handle,)),
+    "clCreateSubBuffer": (handle, (handle, cl_ulong, cl_uint, c_void_p, _P(cl_int))),
     "clEnqueueWriteBuffer": (cl_int, (handle, handle, cl_uint, c_size_t, c_size_t, c_void_p, cl_uint, c_void_p, c_void_p)),
     "clEnqueueReadBuffer": (cl_int, (handle, handle, cl_uint, c_size_t, c_size_t, c_void_p, cl_uint, c_void_p, c_void_p)),
     "clEnqueueCopyBuffer": (cl_int, (handle, handle, handle, c_size_t, c_size_t, c_size_t, cl_uint, c_void_p, c_void_p)),
@@ -69,7 +70,7 @@ _SIGNATURES: dict[str, tuple[Any, tuple]] = {
         (handle, handle, cl_uint, c_void_p, c_void_p, c_void_p, cl_uint, c_void_p, c_void_p),
     ),
 }
-_OPTIONAL = {"clEnqueueFillBuffer", "clGetKernelArgInfo"}
+_OPTIONAL = {"clEnqueueFillBuffer", "clGetKernelArgInfo", "clCreateSubBuffer"}
 
 
 def _candidates() -> list[str]:

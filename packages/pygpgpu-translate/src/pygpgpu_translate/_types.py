@@ -13,11 +13,15 @@ import numpy as np
 __all__ = [
     "Scalar", "Vector", "ArrayType", "VOID", "UNKNOWN", "BOOL", "INT32", "INT64", "UINT32",
     "FLOAT32", "FLOAT64", "scalar_of", "binary_result", "join", "JoinConflict", "concrete",
-    "VECTOR_WIDTHS", "VECTOR_BASES",
+    "VECTOR_WIDTHS", "VECTOR_BASES", "SHORT_NAMES",
 ]
 
+# numpy dtype name -> the OpenCL-style name the prelude library and the host vector classes use
+# ("long" is always 64-bit). bool and float16 have none: no vectors, no prelude pieces.
+SHORT_NAMES = {"int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort", "int32": "int",
+               "uint32": "uint", "int64": "long", "uint64": "ulong", "float32": "float", "float64": "double"}
 VECTOR_WIDTHS = (2, 3, 4, 8, 16)
-VECTOR_BASES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64")
+VECTOR_BASES = tuple(SHORT_NAMES)
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,11 @@ class Scalar:
     def is_int(self) -> bool:
         return self.kind in "iu"
 
+    @property
+    def short_name(self) -> str | None:
+        """The prelude's name of this type (``int32`` -> ``"int"``); None for bool and float16."""
+        return SHORT_NAMES.get(self.name)
+
     def strong(self) -> "Scalar":
         return replace(self, weak=False) if self.weak else self
 
@@ -59,9 +68,11 @@ class Vector:
 
     @property
     def name(self) -> str:    # OpenCL-style name, also the host class name: float4, int3
-        short = {"int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort", "int32": "int",
-                 "uint32": "uint", "int64": "long", "uint64": "ulong", "float32": "float", "float64": "double"}
-        return f"{short[self.base.name]}{self.width}"
+        return f"{SHORT_NAMES[self.base.name]}{self.width}"
+
+    @property
+    def short_name(self) -> str:
+        return self.name
 
     weak = False
 

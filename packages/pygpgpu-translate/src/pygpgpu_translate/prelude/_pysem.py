@@ -1,8 +1,12 @@
 """Pieces ``pyfloordiv:<T>`` / ``pymod:<T>``: Python's ``//`` and ``%`` where C truncates.
 
-Integer division by zero gives 0 (Python would raise; a kernel cannot), and ``MIN // -1``
-wraps instead of trapping (x86 CPUs running OpenCL would raise SIGFPE). Floats follow
-CPython's ``float_divmod`` exactly, including signed zeros.
+Integer division by zero gives 0 (Python would raise; a kernel cannot; numpy gives 0 too), and
+``MIN // -1`` wraps instead of trapping (x86 CPUs running OpenCL would raise SIGFPE). A guard
+branch around the division is not enough: compilers may speculate the division (seen with
+PoCL), so the C division always runs on a divisor that is never 0 or -1 and the Python result
+is selected afterwards. Floats follow CPython's ``float_divmod`` exactly, including signed
+zeros; a float division by zero gives numpy's results (``x // 0.0`` is ``x / 0.0``, ``x % 0.0``
+is NaN).
 """
 from __future__ import annotations
 
@@ -40,19 +44,17 @@ def pysem_source(dialect: str, op: str, type_name: str) -> str:
     if s in FLOAT_SCALARS:
         return f"{head} {{ {_float_body(dialect, op, s)} }}\n"
     if is_unsigned(s):
-        expr = "a / b" if op == "pyfloordiv" else "a % b"
-        return f"{head} {{ return b == 0 ? ({t})0 : ({t})({expr}); }}\n"
+        expr = "a / d" if op == "pyfloordiv" else "a % d"
+        return f"{head} {{ {t} d = b == 0 ? ({t})1 : b; return b == 0 ? ({t})0 : ({t})({expr}); }}\n"
     u = c_type(dialect, "u" + s)
+    body = (
+        f"{t} d = (b == 0 || b == -1) ? ({t})1 : b; {t} q = ({t})(a / d); {t} r = ({t})(a % d); "
+        f"if (r != 0 && ((r < 0) != (d < 0))) {{ q -= 1; r += d; }} "
+    )
     if op == "pyfloordiv":
-        body = (
-            f"if (b == 0) return 0; if (b == -1) return ({t})(({u})0 - ({u})a); "
-            f"{t} q = ({t})(a / b); if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1; return q;"
-        )
+        body += f"return b == 0 ? ({t})0 : (b == -1 ? ({t})(({u})0 - ({u})a) : q);"
     else:
-        body = (
-            f"if (b == 0 || b == -1) return 0; "
-            f"{t} r = ({t})(a % b); if (r != 0 && ((r < 0) != (b < 0))) r += b; return r;"
-        )
+        body += f"return (b == 0 || b == -1) ? ({t})0 : r;"
     return f"{head} {{ {body} }}\n"
 
 
@@ -67,6 +69,7 @@ def _float_body(dialect: str, op: str, s: str) -> str:
     if op == "pymod":
         return mod + "return m;"
     return (
+        f"if (b == {zero}) return a / b; "
         f"{t} m = {m('fmod')}(a, b); {t} d = (a - m) / b; "
         f"if (m != {zero}) {{ if ((b < {zero}) != (m < {zero})) d -= {one}; }} "
         f"{t} f; if (d != {zero}) {{ f = {m('floor')}(d); if (d - f > {half}) f += {one}; }} "
