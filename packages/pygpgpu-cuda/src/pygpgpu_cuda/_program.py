@@ -14,6 +14,7 @@ from . import __version__
 from ._cubin import entry_names, is_cubin, resolve_kernel_name
 from ._device import DEFAULT_LOCAL_SIZE
 from ._driver import check, driver_version
+from pygpgpu_core.lowlevel import read_back, split_work_bracket
 from pygpgpu_core.worksize import block_geometry, work_dims
 
 from ._launch import build_launcher, kind_of_value
@@ -298,24 +299,14 @@ class CudaKernel:
                 if not (isinstance(kind, str) and kind == "local"):
                     p += 1
             self.launcher(kinds)(global_size, local_size, args)
-            for host, buf in staged:
-                if host.flags.writeable:
-                    if host.flags.c_contiguous:
-                        buf.read(host)
-                    else:
-                        tmp = np.empty_like(host, order="C")
-                        buf.read(tmp)
-                        host[...] = tmp
+            read_back(staged)
         finally:
             for _, buf in staged:
                 buf.close()
 
     def __getitem__(self, config: Any) -> Callable[..., None]:
         """``k[global](*args)``, ``k[(global, local)](*args)`` (global/local: int or tuple)."""
-        if isinstance(config, tuple) and len(config) == 2:
-            global_size, local_size = config
-        else:
-            global_size, local_size = config, None
+        global_size, local_size = split_work_bracket(config, self.name, self.context.device.selector)
 
         def call(*args: Any) -> None:
             self.launch(global_size, local_size, args)

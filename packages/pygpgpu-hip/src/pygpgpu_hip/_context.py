@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from pygpgpu_core.handles import OwnedHandle
+
 from ._hipapi import api, check
 
 if TYPE_CHECKING:

@@ -15,6 +15,7 @@ import numpy as np
 
 from pygpgpu_core.errors import DriverError
 from pygpgpu_core.handles import OwnedHandle
+from pygpgpu_core.lowlevel import read_back, split_work_bracket
 from pygpgpu_core.worksize import block_geometry, work_dims
 
 from ._codeobject import KernelInfo, read_code_object, resolve_kernel_name
@@ -117,8 +118,6 @@ class Program(OwnedHandle):
 
     def __repr__(self) -> str:
         return f"<HIP Program {self.name!r} on {self.context.device.selector}>"
-
-
 
 
 class Kernel(OwnedHandle):
@@ -247,29 +246,14 @@ class Kernel(OwnedHandle):
             self.launcher(kinds)(global_size, local_size, args)
             if staged:
                 context.synchronize()
-                for host, buf in staged:
-                    if host.flags.writeable:
-                        if host.flags.c_contiguous:
-                            buf.read(host)
-                        else:
-                            tmp = np.empty_like(host, order="C")
-                            buf.read(tmp)
-                            host[...] = tmp
+                read_back(staged)
         finally:
             for _, buf in staged:
                 buf.close()
 
     def __getitem__(self, config: Any) -> Callable[..., None]:
         """``k[global](*args)`` or ``k[(global, local)](*args)`` (global/local: int or tuple)."""
-        if isinstance(config, str):
-            raise TypeError(f"kernel {self.name!r} is already bound to {self.context.device.selector}; a bracket "
-                            "here takes the work size, e.g. k[(n, 256)] or k[n]")
-        if isinstance(config, tuple) and len(config) == 2:
-            global_size, local_size = config
-        elif isinstance(config, tuple) and len(config) == 1:
-            global_size, local_size = config[0], None
-        else:
-            global_size, local_size = config, None
+        global_size, local_size = split_work_bracket(config, self.name, self.context.device.selector)
 
         def call(*args: Any) -> None:
             self.launch(global_size, local_size, args)

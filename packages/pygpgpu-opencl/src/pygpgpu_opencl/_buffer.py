@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _constants as C
 from pygpgpu_core.handles import OwnedHandle
+
+from . import _constants as C
 from ._library import lib
 from ._status import check
 

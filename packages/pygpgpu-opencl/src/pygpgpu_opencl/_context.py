@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ._buffer import Buffer
 from pygpgpu_core.handles import OwnedHandle, drain_at_exit
+
+from ._buffer import Buffer
 from ._library import lib
 from ._program import Program
 from ._status import check

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from pygpgpu_core.errors import DriverError
+from pygpgpu_core.handles import OwnedHandle
+from pygpgpu_core.lowlevel import split_work_bracket
 from pygpgpu_core.protocols import LocalMemory
 
 from . import _constants as C
 from ._args import ADDRESS_NAMES, ArgSpec, describe, scalar_bytes
 from ._buffer import Buffer
-from pygpgpu_core.handles import OwnedHandle
 from ._library import info_sizes, info_str, info_uint, info_ulong, lib
 from ._staging import ArrayStaging
 from ._status import check
@@ -331,17 +332,7 @@ class Kernel(OwnedHandle):
             return self._brackets[config]
         except (KeyError, TypeError):  # TypeError: an unhashable config such as a list
             pass
-        if isinstance(config, str):
-            raise TypeError(
-                f"kernel {self.name!r} is already bound to {self.device.selector}; a bracket here takes "
-                "the work size, e.g. k[(n, 256)] or k[n]"
-            )
-        if isinstance(config, tuple) and len(config) == 2:
-            global_size, local_size = config
-        elif isinstance(config, tuple) and len(config) == 1:
-            global_size, local_size = config[0], None
-        else:
-            global_size, local_size = config, None
+        global_size, local_size = split_work_bracket(config, self.name, self.device.selector)
         # Validate now so a bad bracket fails where it is written.
         normalize_work_size(global_size, local_size, self.work_group_size, self.device.max_work_item_sizes, self.name)
         launch_sized = self.launch

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Sequence
 
 from pygpgpu_core.cache import DiskCache, atomic_write, cache_key
 from pygpgpu_core.errors import CompileError, DriverError, GPGPUError
+from pygpgpu_core.handles import OwnedHandle
 
 from . import _constants as C
-from pygpgpu_core.handles import OwnedHandle
 from ._kernel import Kernel
 from ._library import info_bytes, info_str, lib
 from ._binary_check import checked_binary, seal

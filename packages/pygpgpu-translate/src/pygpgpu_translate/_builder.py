@@ -20,6 +20,7 @@ from ._frontend import check_syntax
 from ._source import FunctionSource, KernelTypeError, function_source, syntax_error
 from ._statements import StatementRules
 from ._support import support_function
+from .prelude import piece_function
 from ._types import BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, concrete, join
 
 __all__ = ["ProgramBuilder", "FunctionBuilder", "ObjectRef", "ShapeRef", "TupleRef", "Domain", "vector_class_info"]
@@ -48,6 +49,12 @@ class ProgramBuilder:
         if name not in self.support:
             self.support[name] = text
         return name
+
+    def need_piece(self, family: str, t) -> str:
+        """The C function of prelude piece ``family:<t>`` (``"pymod"``, ``"funcs.abs"``...), emitted once."""
+        piece = f"{family}:{t.short_name}"
+        self.prelude_needed.add(piece)
+        return piece_function(piece)
 
     def note_type(self, t):
         if isinstance(t, Vector):

@@ -9,9 +9,9 @@ import ast
 import math
 
 from . import _ir as ir
-from ._types import BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
+from ._types import BOOL, FLOAT32, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
-__all__ = ["call_builtin", "call_math", "float_type_of", "componentwise"]
+__all__ = ["call_builtin", "call_math", "float_type_of", "componentwise", "prelude_call"]
 
 _ATOMIC_TYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
 
@@ -57,7 +57,10 @@ def call_math(self, name, args, node, fast=False):
     return componentwise(self, scalar, args, node)
 
 
-def _support_call(self, kind, xs, t=None):
+def prelude_call(self, family, xs, t=None):
+    """Call prelude piece ``family:<type>`` (Python semantics C lacks, e.g. ``pymod``) on scalars
+    ``xs`` converted to their common type (or ``t``). bool computes as int32; float16, which has
+    no pieces, computes in float32 (exact for these functions) and converts back."""
     if t is None:
         t = xs[0].type
         for x in xs[1:]:
@@ -65,7 +68,25 @@ def _support_call(self, kind, xs, t=None):
     if t.kind == "b":
         t = INT32
     ct = concrete(t, self.prog.default_float)
-    return ir.Call(self.prog.need_support(kind, ct), [self.convert(x, ct) for x in xs], t)
+    if ct.short_name is None:
+        call = ir.Call(self.prog.need_piece(family, FLOAT32), [self.convert(x, FLOAT32) for x in xs], FLOAT32)
+        return ir.Cast(call, t)
+    return ir.Call(self.prog.need_piece(family, ct), [self.convert(x, ct) for x in xs], t)
+
+
+def _min_max(self, kind, xs, nan_propagates=False):
+    """Python's min/max of two scalars (``b`` only when strictly smaller/larger); with
+    ``nan_propagates`` numpy's minimum/maximum. Integers have no NaN: funcs.min/max agree."""
+    t = binary_result(xs[0].type, xs[1].type, self.prog.default_float)
+    if not t.is_float:
+        return prelude_call(self, f"funcs.{kind}", xs, t)
+    return prelude_call(self, ("np" + kind + "imum") if nan_propagates else ("py" + kind), xs, t)
+
+
+def _sign(self, x, nan_gives_zero=False):
+    """np.sign (NaN stays NaN) or, with ``nan_gives_zero``, OpenCL's sign (funcs.sign); both
+    keep signed zeros, and integers have one meaning."""
+    return prelude_call(self, "funcs.sign" if nan_gives_zero or not x.type.is_float else "npsign", [x])
 
 
 def _index_arg(self, node):
@@ -158,7 +179,7 @@ def call_builtin(self, b, node, obj):
                 return call_math(self, "fabs", [x], node)
             if x.type.kind == "u":
                 return x
-            return _support_call(self, "abs", [x])
+            return prelude_call(self, "funcs.abs", [x])
         return componentwise(self, f, args, node)
     if rule in ("min", "max", "npmin", "npmax", "fmin", "fmax", "funcs_min", "funcs_max"):
         kind = "min" if "min" in rule else "max"
@@ -171,14 +192,12 @@ def call_builtin(self, b, node, obj):
                 t = binary_result(out.type, x.type, df)
                 if nan_rule == "ignore" and t.is_float:            # C fmin/fmax: the number wins over NaN
                     out = call_math(self, "f" + kind, [out, x], node)
-                elif nan_rule == "propagate" and t.is_float:
-                    out = _support_call(self, "nan" + kind, [out, x])
                 else:
-                    out = _support_call(self, kind, [out, x])
+                    out = _min_max(self, kind, [out, x], nan_propagates=nan_rule == "propagate")
             return out
         return componentwise(self, f, args, node)
     if rule in ("clip", "funcs_clamp"):
-        return componentwise(self, lambda x, lo_, hi_: _support_call(self, "min", [_support_call(self, "max", [x, lo_]), hi_]),
+        return componentwise(self, lambda x, lo_, hi_: _min_max(self, "min", [_min_max(self, "max", [x, lo_]), hi_]),
                              args, node)
     if rule == "where":
         cond = self.truth(args[0], node)
@@ -186,8 +205,7 @@ def call_builtin(self, b, node, obj):
         ct = concrete(t, df)
         return ir.Ternary(cond, self.convert(args[1], ct), self.convert(args[2], ct), t)
     if rule in ("sign", "funcs_sign"):      # np.sign(NaN) is NaN; OpenCL's (funcs.sign) is 0
-        kind = "sign" if rule == "sign" else "clsign"
-        return componentwise(self, lambda x: _support_call(self, kind if x.type.is_float else "sign", [x]), args, node)
+        return componentwise(self, lambda x: _sign(self, x, nan_gives_zero=rule == "funcs_sign"), args, node)
     if rule == "round":
         x = args[0]
         if isinstance(x.type, Vector):
@@ -260,7 +278,7 @@ def _funcs(self, name, args, node):
     if name == "normalize":       # a zero vector comes back unchanged, as on the host and in OpenCL
         v = self.materialize(args[0])
         if not isinstance(v.type, Vector):
-            return _support_call(self, "sign", [self.convert(v, float_type_of(self, v.type))])
+            return _sign(self, self.convert(v, float_type_of(self, v.type)))
         n = self.materialize(_funcs(self, "length", [v], node))
         ct = concrete(n.type, self.prog.default_float)
         safe = ir.Ternary(ir.Bin("==", n, ir.Const(0.0, ct), BOOL), ir.Const(1.0, ct), n, n.type)
@@ -291,7 +309,7 @@ def _funcs(self, name, args, node):
             ct = concrete(t, df)
             e0, e1, x = (self.materialize(self.convert(v, ct)) for v in (e0, e1, x))
             r = self.scalar_binop("/", self.scalar_binop("-", x, e0, node), self.scalar_binop("-", e1, e0, node), node)
-            r = _support_call(self, "min", [_support_call(self, "max", [r, ir.Const(0.0, ct)]), ir.Const(1.0, ct)])
+            r = _min_max(self, "min", [_min_max(self, "max", [r, ir.Const(0.0, ct)]), ir.Const(1.0, ct)])
             r = self.materialize(r)
             return self.scalar_binop("*", self.scalar_binop("*", r, r, node),
                                      self.scalar_binop("-", ir.Const(3.0, ct), self.scalar_binop("*", ir.Const(2.0, ct), r, node), node), node)

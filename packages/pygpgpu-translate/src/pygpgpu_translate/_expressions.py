@@ -363,15 +363,9 @@ class ExpressionRules:
         if f is not None:
             return f
         ct = concrete(t, df)
+        if opname in ("//", "%"):
+            return self.prelude_call("pyfloordiv" if opname == "//" else "pymod", [a, b], t)
         ca, cb = self.convert(a, ct), self.convert(b, ct)
-        if opname == "//":
-            if ct.is_float:
-                return ir.Call(self.prog.need_support("ffloordiv", ct), [ca, cb], t)
-            return ir.Call(self.prog.need_support("floordiv", ct), [ca, cb], t)
-        if opname == "%":
-            if ct.is_float:
-                return ir.Call(self.prog.need_support("fmod_py", ct), [ca, cb], t)
-            return ir.Call(self.prog.need_support("mod", ct), [ca, cb], t)
         if ct.kind == "b":       # True + True == 2 in Python
             ct = t = INT32
             ca, cb = self.convert(a, ct), self.convert(b, ct)
@@ -412,9 +406,7 @@ class ExpressionRules:
             return self.call_math("sqrt", [a], node)
         t = binary_result(a.type, b.type, df)
         if t.is_int or t.kind == "b":
-            t = INT32 if t.kind == "b" else t
-            ct = concrete(t, df)
-            return ir.Call(self.prog.need_support("ipow", ct), [self.convert(a, ct), self.convert(b, ct)], t)
+            return self.prelude_call("pypow", [a, b], t)
         ct = concrete(t, df)
         return ir.Call(self.prog.dialect.math_name("pow", ct), [self.convert(a, ct), self.convert(b, ct)], t)
 
@@ -659,7 +651,7 @@ class ExpressionRules:
         self.prog.note_type(vt)
         return ir.VecCtor([self.convert(c, vt.base) for c in comps], vt)
 
-    from ._calls import call_builtin, call_math, float_type_of, componentwise  # noqa: E402
+    from ._calls import call_builtin, call_math, float_type_of, componentwise, prelude_call  # noqa: E402
 
 
 def _hashable(o):

@@ -59,7 +59,12 @@ class LaunchPlan:
         register_device_array_type(DeviceArray)
         self.device_array_type = DeviceArray
         self.stage_numpy = stage_numpy
+        from pygpgpu_core.gnp import _staging
         from pygpgpu_core.gnp._staging import SyncOnce
+        # launches whose numpy arguments are all small share one block per call (None: not yet
+        # probed whether this backend's buffers have views; False: they do not)
+        self.staging = _staging
+        self.small_cache = None
         # host-visible pool memory is filled and read with memcpy after a context synchronize:
         # one wait before the launch and one after cover all of its arguments
         self.sync_once = SyncOnce
@@ -129,6 +134,8 @@ class LaunchPlan:
         if packed is not None:      # every array is resident on this device: nothing to stage or release
             self.launcher(global_size, local_size, packed)
             return
+        if self.small_cache is not False and self._run_small(values, global_size, local_size, domain):
+            return
         buffers = {}
         staged = []
         sync = self.sync_once(self.context)
@@ -136,31 +143,14 @@ class LaunchPlan:
             for pos, name, reads, writes, covered in self.arrays:
                 a = values[pos]
                 if type(a) is np.ndarray:
-                    if writes:
-                        if not a.flags.c_contiguous:
-                            raise ValueError(f"argument {name!r} of kernel {self.t.name!r} is written but not "
-                                             "C-contiguous; pass np.ascontiguousarray(...) and use that array")
-                        if not a.flags.writeable:
-                            raise ValueError(f"argument {name!r} of kernel {self.t.name!r} is written by the kernel "
-                                             "but the array is read-only; pass a writable array")
-                    elif not a.flags.c_contiguous:
-                        a = np.ascontiguousarray(a)
-                    if a.nbytes == 0:
-                        a = np.zeros(1, a.dtype)
-                    full = covered is not None and domain is not None and (
-                        a.shape == tuple(domain) if not covered
-                        else a.shape[:-1] == tuple(domain) and a.shape[-1] == covered)   # whole rows
-                    st = self.stage_numpy(a, self.context, read=reads, write=writes, overwrite=full,
+                    a = self._checked_numpy(a, name, writes)
+                    st = self.stage_numpy(a, self.context, read=reads, write=writes,
+                                          overwrite=self._covers(a, covered, domain),
                                           align=self.align.get(pos), sync=sync)
                     staged.append(st)
                     buf = st.buffer
-                elif is_device_array(a):
-                    if a.device is not self.device:
-                        raise ValueError(f"argument {name!r} of kernel {self.t.name!r} lives on {a.device.selector}, "
-                                         f"but the kernel runs on {self.device.selector}; copy it there first")
-                    buf = a.buffer
                 else:
-                    raise TypeError(f"argument {name!r} of kernel {self.t.name!r} must be an array")
+                    buf = self._device_buffer(a, name)
                 buffers[pos] = buf
             self.launcher(global_size, local_size, self._packed(values, buffers, domain))
             done, staged = staged, []
@@ -171,6 +161,79 @@ class LaunchPlan:
             for st in staged:      # an error before the launch: release without reading back
                 st._download = False
                 st.finish()
+
+    def _run_small(self, values, global_size, local_size, domain) -> bool:
+        """Launch with every numpy argument in one SmallBatch (one upload, one download, one
+        wait); False, having done nothing, when some numpy argument is too large for that."""
+        staging = self.staging
+        cache = self.small_cache
+        if cache is None:
+            cache = self.small_cache = (staging.SmallBatchCache(self.context)
+                                        if staging.batch_supported(self.context) else False)
+            if cache is False:
+                return False
+        limit = staging.SMALL_ARRAY_MAX
+        key, ups, downs, slots = [], [], [], []
+        buffers = {}
+        total = 0
+        for pos, name, reads, writes, covered in self.arrays:
+            a = values[pos]
+            if type(a) is np.ndarray:
+                if a.nbytes > limit:
+                    return False
+                a = self._checked_numpy(a, name, writes, contiguous=False)
+                total += a.nbytes
+                group = staging.access_group(reads, writes, self._covers(a, covered, domain))
+                key.append((a.nbytes, group))
+                ups.append(a if group <= staging.BOTH else None)
+                downs.append(a if staging.BOTH <= group <= staging.DOWNLOAD else None)
+                slots.append(pos)
+            else:
+                buffers[pos] = self._device_buffer(a, name)
+        if not key or total > staging.SMALL_BATCH_MAX:
+            return False
+        batch = cache.take(tuple(key), max(self.align.values(), default=1))
+        try:
+            batch.upload(ups)
+            views = batch.views
+            for i, pos in enumerate(slots):
+                buffers[pos] = views[i]
+            self.launcher(global_size, local_size, self._packed(values, buffers, domain))
+            batch.download(downs)
+        finally:
+            cache.give(batch)
+        return True
+
+    def _checked_numpy(self, a, name, writes, contiguous=True):
+        """``a`` as the kernel may receive it (a 1-element stand-in for an empty array), or a
+        ValueError saying how to fix a written array the launch cannot copy back into."""
+        if writes:
+            if not a.flags.c_contiguous:
+                raise ValueError(f"argument {name!r} of kernel {self.t.name!r} is written but not "
+                                 "C-contiguous; pass np.ascontiguousarray(...) and use that array")
+            if not a.flags.writeable:
+                raise ValueError(f"argument {name!r} of kernel {self.t.name!r} is written by the kernel "
+                                 "but the array is read-only; pass a writable array")
+        elif contiguous and not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a)
+        if a.nbytes == 0:
+            a = np.zeros(1, a.dtype)
+        return a
+
+    @staticmethod
+    def _covers(a, covered, domain):
+        """Whether the kernel provably writes every element of ``a`` (then nothing is uploaded)."""
+        return covered is not None and domain is not None and (
+            a.shape == tuple(domain) if not covered
+            else a.shape[:-1] == tuple(domain) and a.shape[-1] == covered)   # whole rows
+
+    def _device_buffer(self, a, name):
+        if is_device_array(a):
+            if a.device is not self.device:
+                raise ValueError(f"argument {name!r} of kernel {self.t.name!r} lives on {a.device.selector}, "
+                                 f"but the kernel runs on {self.device.selector}; copy it there first")
+            return a.buffer
+        raise TypeError(f"argument {name!r} of kernel {self.t.name!r} must be an array")
 
     def _packed_resident(self, values, domain):
         """The launch arguments when every array argument is a gnp array on this device, else None."""

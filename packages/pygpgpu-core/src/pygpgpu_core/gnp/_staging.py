@@ -10,6 +10,10 @@ found, passes ``staged.buffer`` to the kernel and calls ``staged.finish()`` afte
   writes visible, so written arrays under ``ALIAS_WRITTEN_MIN`` take the pooled path instead.
 * Elsewhere: a pooled device buffer; upload only if the kernel reads the argument or may leave
   some elements unwritten, read back only if it writes. Both copies are counted.
+
+Launches whose numpy arguments are all small (``SMALL_ARRAY_MAX``) take :class:`SmallBatch`
+instead: one device block holds every argument (a sub-buffer view each), one host staging area
+mirrors it, and the whole launch makes at most one upload, one download and one wait.
 """
 from __future__ import annotations
 
@@ -18,10 +22,12 @@ from typing import Any
 import numpy as np
 
 from .. import mempool
+from ..errors import GPGPUError
 from ._device import resolve_target
 from ._transfer import download, record_transfer, upload
 
-__all__ = ["StagedArgument", "stage_numpy", "natural_alignment", "ALIAS_WRITTEN_MIN", "SyncOnce"]
+__all__ = ["StagedArgument", "stage_numpy", "natural_alignment", "ALIAS_WRITTEN_MIN", "SyncOnce",
+           "SmallBatch", "SmallBatchCache", "SMALL_ARRAY_MAX", "UPLOAD", "BOTH", "DOWNLOAD", "UNUSED"]
 
 # A written array that aliases the numpy memory needs a map/unmap pair after the launch to make
 # the kernel's writes current (~80 µs on PoCL here); below this size a pooled block and a memcpy
@@ -153,3 +159,222 @@ def _zero_copy_buffer(ctx: Any, host: np.ndarray, align: int) -> Any:
         return buf
     buf.close()  # the backend copied after all: use the counted path
     return None
+
+
+# -- small-argument batches -----------------------------------------------------------------------
+
+# Each host<->device copy is a driver round trip (~10 us on CUDA); below this size per array the
+# round trips, not the bytes, are the cost, so a launch's small arrays travel together.
+SMALL_ARRAY_MAX = 64 << 10
+SMALL_BATCH_MAX = 1 << 20      # the whole batch: beyond this the per-array paths stream better
+# Host-visible pool memory is filled in place (no queued copy); tests switch this off to run the
+# staging-area path (the one CUDA takes) on PoCL.
+SMALL_BATCH_DIRECT = True
+# Slot alignment inside the batch block: CUDA allocations start on 256 bytes and OpenCL
+# sub-buffers on CL_DEVICE_MEM_BASE_ADDR_ALIGN (128 on PoCL); kernels may assume either.
+_SLOT_ALIGN = 256
+_HOST_ALIGN = 4096
+
+# What a launch does with one argument; the block is laid out in this order so that the upload
+# is one leading range and the download one range right after it.
+UPLOAD, BOTH, DOWNLOAD, UNUSED = 0, 1, 2, 3
+
+
+def access_group(read: bool, write: bool, overwrite: bool) -> int:
+    """UPLOAD (read only), BOTH (written, and read or not provably overwritten), DOWNLOAD
+    (written everywhere, never read) or UNUSED."""
+    if write:
+        return DOWNLOAD if overwrite and not read else BOTH
+    return UPLOAD if read else UNUSED
+
+
+def batch_supported(context: Any) -> bool:
+    """Whether ``context``'s buffers have ``view`` (CUDA, OpenCL 1.1+); others stage per array."""
+    try:
+        probe = mempool.get_pool(context)
+        block = probe.allocate(1)
+    except Exception:  # noqa: BLE001 - any failure here only means "use the per-array path"
+        return False
+    try:
+        buf = block.buffer
+        if not hasattr(buf, "view"):
+            return False
+        try:
+            buf.view(0, 1).close()
+        except (NotImplementedError, GPGPUError, ValueError):
+            return False
+        return True
+    finally:
+        probe.release(block)
+
+
+class SmallBatch:
+    """The device block, host staging area and per-argument views for one layout of small
+    arguments: ``key`` is one ``(nbytes, group)`` per array argument, in argument order.
+
+    Used by one launch at a time (a :class:`SmallBatchCache` hands it out exclusively).
+    ``pending``: queued work may still use the block or the staging area, so the next user
+    waits for the queue first."""
+
+    __slots__ = ("context", "key", "pool", "block", "host", "views", "offsets", "up_end", "down_start",
+                 "down_end", "direct", "pending")
+
+    def __init__(self, context: Any, key: tuple, align: int = 1):
+        self.context = context
+        self.key = key
+        device = getattr(context, "device", None)
+        step = max(_SLOT_ALIGN, int(getattr(device, "mem_base_addr_align", 1) or 1), int(align))
+        order = sorted(range(len(key)), key=lambda i: key[i][1])
+        offsets = [0] * len(key)
+        end = {g: 0 for g in (UPLOAD, BOTH, DOWNLOAD, UNUSED)}
+        at = 0
+        for i in order:
+            nbytes, group = key[i]
+            offsets[i] = at
+            at += -(-max(nbytes, 1) // step) * step
+            end[group] = at
+        for g in (BOTH, DOWNLOAD, UNUSED):     # empty groups end where the previous one does
+            end[g] = max(end[g], end[g - 1])
+        self.offsets = offsets
+        self.up_end = end[BOTH]
+        self.down_start = end[UPLOAD]           # BOTH slots follow the UPLOAD ones
+        self.down_end = end[DOWNLOAD]
+        self.pool = mempool.get_pool(context)
+        self.block = self.pool.allocate(at)
+        self.pending = False
+        self.views = []
+        try:
+            buf = self.block.buffer
+            self.views = [buf.view(offsets[i], max(key[i][0], 1)) for i in range(len(key))]
+            # Host-visible pool memory (PoCL): the host copies into the block itself. Elsewhere a
+            # staging area (page-locked on CUDA) makes each direction one DMA copy.
+            self.direct = SMALL_BATCH_DIRECT and self.pool.host_access and self.block.host is not None
+            if self.direct:
+                self.host = self.block.host
+            elif hasattr(context, "pinned_empty"):
+                self.host = context.pinned_empty(self.block.nbytes, np.uint8)
+            else:
+                raw = np.empty(self.block.nbytes + _HOST_ALIGN, np.uint8)
+                start = (-raw.ctypes.data) % _HOST_ALIGN
+                self.host = raw[start:start + self.block.nbytes]
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def usable(self) -> bool:
+        buf = self.block.buffer if self.block is not None else None
+        return buf is not None and not getattr(buf, "closed", False)
+
+    def upload(self, arrays) -> None:
+        """Copy ``arrays`` (one per argument; None where nothing goes up) into the block with
+        one host->device transfer, queued without waiting where the backend allows."""
+        if self.pending:
+            self.context.synchronize()      # the last launch may still read the block / staging
+            self.pending = False
+        host, offsets = self.host, self.offsets
+        copied = 0
+        for i, a in enumerate(arrays):
+            if a is not None:
+                off = offsets[i]
+                if a.flags.c_contiguous:
+                    host[off:off + a.nbytes] = a.reshape(-1).view(np.uint8)
+                else:
+                    host[off:off + a.nbytes].view(a.dtype).reshape(a.shape)[...] = a
+                copied += a.nbytes
+        self.pending = True
+        n = self.up_end
+        if n:
+            # Counted as one transfer of what crosses: the host's own copies into shared memory
+            # (direct), else the whole staged range, alignment gaps included.
+            if not self.direct:
+                buf = self.block.buffer
+                write = getattr(buf, "write_async", None)
+                if write is None:
+                    buf.write(host[:n], 0)
+                else:
+                    write(host[:n], 0)
+                copied = n
+            record_transfer("h2d", copied)
+
+    def download(self, arrays) -> None:
+        """After the launch: one device->host transfer of the written range, one wait, then the
+        bytes into ``arrays`` (one per argument; None where nothing comes back)."""
+        start, end = self.down_start, self.down_end
+        host = self.host
+        if end > start and not self.direct:
+            buf = self.block.buffer
+            read = getattr(buf, "read_async", None)
+            if read is None:
+                buf.read(host[start:end], start)
+            else:
+                read(host[start:end], start)
+        self.context.synchronize()
+        self.pending = False
+        if end > start:
+            offsets = self.offsets
+            copied = 0
+            for i, a in enumerate(arrays):
+                if a is not None:
+                    off = offsets[i]
+                    a.reshape(-1).view(np.uint8)[...] = host[off:off + a.nbytes]
+                    copied += a.nbytes
+            record_transfer("d2h", copied if self.direct else end - start)
+
+    def close(self) -> None:
+        """Release the views and give the block back to the pool. Idempotent."""
+        views, self.views = self.views, []
+        block, self.block = self.block, None
+        if block is None:
+            return
+        if self.pending and block.buffer is not None and not getattr(block.buffer, "closed", False):
+            try:
+                self.context.synchronize()   # a queued copy may still use the staging area
+            except GPGPUError:
+                pass
+        for v in views:
+            try:
+                v.close()
+            except GPGPUError:
+                pass
+        self.pool.release(block)
+        self.host = None
+
+
+class SmallBatchCache:
+    """A few :class:`SmallBatch` layouts kept for one launch plan; each is lent to one caller at
+    a time (``take``/``give``), so concurrent launches of the plan never share one."""
+
+    __slots__ = ("context", "limit", "_free")
+
+    def __init__(self, context: Any, limit: int = 4):
+        self.context = context
+        self.limit = limit
+        self._free: dict = {}
+
+    def take(self, key: tuple, align: int = 1) -> SmallBatch:
+        batch = self._free.pop(key, None)      # dict.pop is atomic: one caller gets it
+        if batch is not None:
+            if batch.usable:
+                return batch
+            batch.close()
+        return SmallBatch(self.context, key, align)
+
+    def give(self, batch: SmallBatch) -> None:
+        free = self._free
+        if len(free) >= self.limit:
+            try:
+                old = free.pop(next(iter(free)))
+            except (KeyError, StopIteration, RuntimeError):
+                old = None
+            if old is not None:
+                old.close()
+        old = free.pop(batch.key, None)
+        free[batch.key] = batch
+        if old is not None and old is not batch:
+            old.close()
+
+    def close(self) -> None:
+        free, self._free = self._free, {}
+        for batch in free.values():
+            batch.close()

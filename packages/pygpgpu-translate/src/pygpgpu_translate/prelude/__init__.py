@@ -31,9 +31,11 @@ short ushort int uint long ulong float double``; ``long`` is always 64-bit) or a
     a ``__local`` pointer in OpenCL; identical in CUDA/HIP). ops: add sub min max and or xor xchg
     ``cmpxchg(p, cmp, v)`` ``inc(p)`` ``dec(p)``; T: int uint long ulong float (float: no
     and/or/xor). All return the old value; inc/dec are +-1 with wrap-around everywhere.
-``pyfloordiv:<T>`` and ``pymod:<T>``
-    ``pg_pyfloordiv_<T>(a, b)`` / ``pg_pymod_<T>(a, b)``: Python ``//`` and ``%`` for integer and
-    float scalars and vectors (integer division by zero yields 0).
+``pyfloordiv:<T>``, ``pymod:<T>``, ``pypow:<T>``, ``pymin:<T>``, ``pymax:<T>``, ``npminimum:<T>``, ``npmaximum:<T>``, ``npsign:<T>``
+    ``pg_pyfloordiv_<T>(a, b)`` ...: Python's ``//`` and ``%`` (every type; integer division by
+    zero yields 0), integer ``**`` (integer types), builtin ``min``/``max`` and numpy's
+    ``minimum``/``maximum``/``sign`` (float types; for integers ``funcs.*`` means the same), on
+    scalars and vectors (component-wise). The generated kernels call these for Python semantics.
 ``ext:fp64``, ``ext:int64_base_atomics``, ``ext:int64_extended_atomics``
     OpenCL ``#pragma OPENCL EXTENSION`` lines (empty elsewhere); pulled in automatically.
 
@@ -79,7 +81,7 @@ def _all_names() -> frozenset[str]:
         for t in _atomics.atomic_types(op):
             names |= {f"atomic_{op}:{t}", f"atomic_{op}.local:{t}"}
     for op in _pysem.PY_OPS:
-        names |= {f"{op}:{t}" for t in SCALARS + VECTORS}
+        names |= {f"{op}:{t}" for t in _pysem.pysem_types(op)}
     return frozenset(names)
 
 

@@ -1,17 +1,29 @@
-"""Pieces ``pyfloordiv:<T>`` / ``pymod:<T>``: Python's ``//`` and ``%`` where C truncates.
+"""Pieces for Python/numpy semantics where C differs: ``<op>:<T>`` defines ``pg_<op>_<T>``.
 
-Integer division by zero gives 0 (Python would raise; a kernel cannot; numpy gives 0 too), and
+``pyfloordiv`` / ``pymod`` (every type): Python's ``//`` and ``%`` where C truncates. Integer
+division by zero gives 0 (Python would raise; a kernel cannot; numpy gives 0 too), and
 ``MIN // -1`` wraps instead of trapping (x86 CPUs running OpenCL would raise SIGFPE). A guard
 branch around the division is not enough: compilers may speculate the division (seen with
 PoCL), so the C division always runs on a divisor that is never 0 or -1 and the Python result
 is selected afterwards. Floats follow CPython's ``float_divmod`` exactly, including signed
 zeros; a float division by zero gives numpy's results (``x // 0.0`` is ``x / 0.0``, ``x % 0.0``
 is NaN).
+
+``pypow`` (integer types): ``a ** b`` wrapping like numpy (the multiplication runs in the
+unsigned type: signed overflow is undefined in C); a negative exponent gives ``1 // a ** -b``.
+
+``pymin`` / ``pymax`` (float types): Python's builtin ``min(a, b)`` / ``max(a, b)``: ``b`` only
+when it is strictly smaller/larger, so ``min(nan, 1.0)`` is NaN and ``min(1.0, nan)`` is 1.0.
+``npminimum`` / ``npmaximum`` (float types): ``np.minimum`` / ``np.maximum``, NaN if either is.
+``npsign`` (float types): ``np.sign``: NaN stays NaN, signed zeros stay. For integers these
+five mean the same as ``funcs.min`` / ``funcs.max`` / ``funcs.sign``: use those.
 """
 from __future__ import annotations
 
 from ._types import (
     FLOAT_SCALARS,
+    INT_SCALARS,
+    WIDTHS,
     c_type,
     component,
     float_literal,
@@ -23,7 +35,15 @@ from ._types import (
 )
 from ._vec import fp64_deps
 
-PY_OPS = ("pyfloordiv", "pymod")
+PY_OPS = ("pyfloordiv", "pymod", "pypow", "pymin", "pymax", "npminimum", "npmaximum", "npsign")
+_UNARY = ("npsign",)
+
+
+def pysem_types(op: str) -> list[str]:
+    """Every type name ``<op>:<T>`` exists for."""
+    scalars = {"pyfloordiv": INT_SCALARS + FLOAT_SCALARS, "pymod": INT_SCALARS + FLOAT_SCALARS,
+               "pypow": INT_SCALARS}.get(op, FLOAT_SCALARS)
+    return [f"{s}{w}" for s in scalars for w in ("",) + WIDTHS]
 
 
 def pysem_deps(dialect: str, op: str, type_name: str) -> list[str]:
@@ -37,10 +57,13 @@ def pysem_deps(dialect: str, op: str, type_name: str) -> list[str]:
 def pysem_source(dialect: str, op: str, type_name: str) -> str:
     s, w = split_type(type_name)
     t = c_type(dialect, type_name)
-    head = f"{fn_prefix(dialect)} {t} pg_{op}_{type_name}({t} a, {t} b)"
+    args = ("a",) if op in _UNARY else ("a", "b")
+    head = f"{fn_prefix(dialect)} {t} pg_{op}_{type_name}({', '.join(f'{t} {x}' for x in args)})"
     if w > 1:
-        comps = [f"pg_{op}_{s}(a{component(dialect, type_name, i)}, b{component(dialect, type_name, i)})" for i in range(w)]
+        comps = [f"pg_{op}_{s}({', '.join(x + component(dialect, type_name, i) for x in args)})" for i in range(w)]
         return f"{head} {{ return {make_vector(dialect, type_name, comps)}; }}\n"
+    if op == "pypow":
+        return f"{head} {{ {_pow_body(dialect, s)} }}\n"
     if s in FLOAT_SCALARS:
         return f"{head} {{ {_float_body(dialect, op, s)} }}\n"
     if is_unsigned(s):
@@ -58,10 +81,30 @@ def pysem_source(dialect: str, op: str, type_name: str) -> str:
     return f"{head} {{ {body} }}\n"
 
 
+def _pow_body(dialect: str, s: str) -> str:
+    t = c_type(dialect, s)
+    u = c_type(dialect, s if is_unsigned(s) else "u" + s)
+    negative = "" if is_unsigned(s) else (
+        f"if (b < 0) return a == 1 ? ({t})1 : (a == -1 ? ((b & 1) ? ({t})-1 : ({t})1) : ({t})0); ")
+    return (f"{negative}{u} r = 1, x = ({u})a; "
+            f"while (b) {{ if (b & 1) r *= x; x *= x; b >>= 1; }} return ({t})r;")
+
+
+_FLOAT_SIMPLE = {
+    "pymin": "return b < a ? b : a;",
+    "pymax": "return b > a ? b : a;",
+    "npminimum": "return (a != a || b != b) ? a + b : (b < a ? b : a);",
+    "npmaximum": "return (a != a || b != b) ? a + b : (b > a ? b : a);",
+    "npsign": "return a > {zero} ? {one} : (a < {zero} ? -{one} : a);",
+}
+
+
 def _float_body(dialect: str, op: str, s: str) -> str:
     t = c_type(dialect, s)
     m = lambda fn: float_math(dialect, s, fn)  # noqa: E731
     zero, one, half = (float_literal(s, x) for x in ("0.0", "1.0", "0.5"))
+    if op in _FLOAT_SIMPLE:
+        return _FLOAT_SIMPLE[op].format(zero=zero, one=one)
     mod = (
         f"{t} m = {m('fmod')}(a, b); "
         f"if (m != {zero}) {{ if ((b < {zero}) != (m < {zero})) m += b; }} else {{ m = {m('copysign')}({zero}, b); }} "
