@@ -1,0 +1,244 @@
+"""Launches whose numpy arguments are all small travel as one batch: one upload, one download, one
+wait (gnp._staging.SmallBatch), with the read/write analysis deciding what goes each way."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pygpgpu_core import gnp, mempool, registry
+from pygpgpu_core.errors import GPGPUError
+from pygpgpu_core.gnp import _staging
+from pygpgpu_translate import kernel
+
+
+@kernel
+def mixed(x, w, out, evens, acc):
+    # x: read (float64), w: read (int16), out: written everywhere (int32),
+    # evens: half written (the odd elements must survive), acc: read and written (float32)
+    for i in range(out.shape[0]):
+        out[i] = int(x[i] * 2.0) + w[i]
+        acc[i] = acc[i] * 0.5 + float(w[i])
+        if i % 2 == 0:
+            evens[i] = x[i] + 0.25
+
+
+def _mixed_inputs(n, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-50, 50, n)
+    w = rng.integers(-100, 100, n).astype(np.int16)
+    out = np.full(n, -7, np.int32)
+    evens = np.full(n, 3.5, np.float64)
+    acc = rng.uniform(0, 1, n).astype(np.float32)
+    return x, w, out, evens, acc
+
+
+def _mixed_expected(x, w, out, evens, acc):
+    out, evens, acc = out.copy(), evens.copy(), acc.copy()
+    out[:] = (x * 2.0).astype(np.int32) + w
+    acc[:] = acc * np.float32(0.5) + w.astype(np.float32)
+    evens[0::2] = x[0::2] + 0.25
+    return out, evens, acc
+
+
+def _check_mixed(k, n, seed=0):
+    x, w, out, evens, acc = _mixed_inputs(n, seed)
+    want = _mixed_expected(x, w, out, evens, acc)
+    k(x, w, out, evens, acc)
+    np.testing.assert_array_equal(out, want[0])
+    np.testing.assert_array_equal(evens, want[1])
+    np.testing.assert_allclose(acc, want[2], rtol=1e-6)
+
+
+@pytest.mark.parametrize("n", [1, 3, 100, 1000])
+def test_mixed_small_arguments_are_correct(backend, n):
+    _check_mixed(mixed[backend], n, seed=n)
+
+
+def test_small_call_makes_one_upload_and_one_download(backend):
+    k = mixed[backend]
+    _check_mixed(k, 64)                                   # compiles
+    x, w, out, evens, acc = _mixed_inputs(64, 1)
+    gnp.reset_transfer_stats()
+    k(x, w, out, evens, acc)
+    s = gnp.transfer_stats()
+    assert (s["h2d"], s["d2h"]) == (1, 1)
+    # up: x, w, evens and acc (out is fully overwritten); down: out, evens, acc
+    assert s["h2d_bytes"] >= x.nbytes + w.nbytes + evens.nbytes + acc.nbytes
+    assert s["d2h_bytes"] >= out.nbytes + evens.nbytes + acc.nbytes
+
+
+@kernel
+def copy_plus_one(x, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] + 1.0
+
+
+@kernel
+def total(x, result):
+    for i in range(x.shape[0]):
+        result[0] += 0.0 * x[i]
+
+
+@kernel
+def fill_seven(out):
+    for i in range(out.shape[0]):
+        out[i] = 7.0
+
+
+def test_each_direction_only_when_the_analysis_needs_it(backend):
+    x = np.arange(50, dtype=np.float32)
+    out = np.zeros(50, np.float32)
+    fill_seven[backend](out)
+    gnp.reset_transfer_stats()
+    out[:] = 0
+    fill_seven[backend](out)                              # write-only, fully overwritten
+    assert gnp.transfer_stats()["h2d"] == 0 and gnp.transfer_stats()["d2h"] == 1
+    np.testing.assert_array_equal(out, np.full(50, 7.0, np.float32))
+    copy_plus_one[backend](x, out)
+    gnp.reset_transfer_stats()
+    copy_plus_one[backend](x, out)                        # x up, out down
+    assert (gnp.transfer_stats()["h2d"], gnp.transfer_stats()["d2h"]) == (1, 1)
+    np.testing.assert_array_equal(out, x + 1)
+
+
+def test_non_contiguous_and_misaligned_inputs(backend):
+    raw = np.zeros(4 * 400 + 8, np.uint8)
+    for offset in (0, 4, 8):
+        x = raw[offset:offset + 4 * 400].view(np.float32)  # 4 or 8 bytes off any wider boundary
+        x[:] = np.arange(400)
+        out = np.zeros(200, np.float32)
+        copy_plus_one[backend](x[::2], out)                # strided and misaligned: staged
+        np.testing.assert_array_equal(out, np.arange(0, 400, 2, dtype=np.float32) + 1)
+        out64 = raw[offset:offset + 8 * 100].view(np.float64) if offset % 8 == 0 else np.zeros(100)
+        src = np.linspace(0, 1, 100)
+        copy_plus_one[backend](src, out64)
+        np.testing.assert_array_equal(out64, src + 1)
+
+
+def test_two_d_and_vector_shaped_arguments(backend):
+    @kernel
+    def rows(m, out):
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                out[i, j] = m[i, j] * 3.0
+
+    m = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = np.zeros((3, 4), np.float32)
+    rows[backend](m, out)
+    np.testing.assert_array_equal(out, m * 3)
+    rows[backend](m.T.copy()[:, :3].T.copy(), out)         # a different shape: a new layout
+    np.testing.assert_array_equal(out, m.T.copy()[:, :3].T * 3)
+
+
+def test_empty_and_one_element_arrays(backend):
+    out = np.zeros(0, np.float32)
+    copy_plus_one[backend](np.zeros(0, np.float32), out)   # nothing to do: returns at once
+    one = np.zeros(1, np.float32)
+    copy_plus_one[backend](np.full(1, 41.0, np.float32), one)
+    assert one.tolist() == [42.0]
+
+
+def test_a_large_argument_takes_the_per_array_path(backend):
+    n = _staging.SMALL_ARRAY_MAX // 4 + 16                 # just over the limit
+    x = np.arange(n, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    copy_plus_one[backend](x, out)
+    np.testing.assert_array_equal(out, x + 1)
+    small = np.zeros(10, np.float32)
+    _check_mixed(mixed[backend], 10)
+    copy_plus_one[backend](x[:10], small)
+    np.testing.assert_array_equal(small, x[:10] + 1)
+
+
+def test_device_arrays_mix_with_small_numpy_arrays(backend):
+    x = gnp.asarray(np.arange(30, dtype=np.float32), device=backend)
+    out = np.zeros(30, np.float32)
+    gnp.reset_transfer_stats()
+    copy_plus_one[backend](x, out)
+    np.testing.assert_array_equal(out, np.arange(30, dtype=np.float32) + 1)
+    s = gnp.transfer_stats()
+    assert (s["h2d"], s["d2h"]) == (0, 1)                  # only the numpy output comes back
+
+
+def test_many_layouts_reuse_memory(backend, device):
+    k = mixed[backend]
+    sizes = [1, 7, 64, 300, 2, 900]                        # more layouts than a plan keeps
+    for n in sizes:
+        _check_mixed(k, n, seed=n)
+    pool = mempool.get_pool(device.context())
+    before = pool.in_use_bytes
+    for rep in range(5):
+        for n in sizes:
+            _check_mixed(k, n, seed=rep * 10 + n)
+    assert pool.in_use_bytes <= before                     # batches are reused or given back
+
+
+def test_staging_area_path_on_a_host_unified_device(monkeypatch):
+    """The path CUDA takes (staging area, queued copies, one wait), run on PoCL by turning off
+    the in-place fill of host-visible memory."""
+    device = _host_unified_opencl_device()
+    monkeypatch.setattr(_staging, "SMALL_BATCH_DIRECT", False)
+
+    @kernel
+    def mixed_staged(x, w, out, evens, acc):
+        for i in range(out.shape[0]):
+            out[i] = int(x[i] * 2.0) + w[i]
+            acc[i] = acc[i] * 0.5 + float(w[i])
+            if i % 2 == 0:
+                evens[i] = x[i] + 0.25
+
+    k = mixed_staged[device.selector]
+    for n in (1, 5, 200):
+        _check_mixed(k, n, seed=n)
+    x, w, out, evens, acc = _mixed_inputs(33)
+    gnp.reset_transfer_stats()
+    k(x, w, out, evens, acc)
+    s = gnp.transfer_stats()
+    assert (s["h2d"], s["d2h"]) == (1, 1)
+    # the whole staged ranges cross, 256-byte slots included: 4 slots up, 3 down
+    assert (s["h2d_bytes"], s["d2h_bytes"]) == (4 * 512 if x.nbytes > 256 else 4 * 256, 3 * 256)
+    want = _mixed_expected(*_mixed_inputs(33))
+    np.testing.assert_array_equal(out, want[0])
+
+
+def test_opencl_sub_buffer_views_and_queued_copies():
+    device = _any_opencl_device()
+    ctx = device.context()
+    align = device.mem_base_addr_align
+    buf = ctx.buffer(4 * align)
+    view = buf.view(align, 2 * align)
+    assert view.nbytes == 2 * align
+    data = np.arange(2 * align // 4, dtype=np.float32)
+    view.write_async(data)
+    back = np.zeros(4 * align // 4, np.float32)
+    buf.read_async(back)
+    ctx.synchronize()
+    np.testing.assert_array_equal(back[align // 4: 3 * align // 4], data)
+    with pytest.raises(ValueError, match="multiple of"):
+        buf.view(align // 2 or 1, 4) if align > 1 else (_ for _ in ()).throw(ValueError("multiple of"))
+    with pytest.raises(ValueError, match="non-empty range"):
+        buf.view(0, 5 * align)
+    view.close()
+    view.close()                                          # idempotent
+    buf.close()
+
+
+def _any_opencl_device():
+    try:
+        devices = registry.backend_devices("opencl")
+    except GPGPUError as exc:
+        pytest.skip(f"no OpenCL device here: {exc}")
+    if not devices:
+        pytest.skip("no OpenCL device here")
+    return devices[0]
+
+
+def _host_unified_opencl_device():
+    try:
+        devices = registry.backend_devices("opencl")
+    except GPGPUError as exc:
+        pytest.skip(f"no OpenCL device here: {exc}")
+    for dev in devices:
+        if dev.host_unified_memory:
+            return dev
+    pytest.skip(f"no host-unified OpenCL device (such as PoCL) among {[d.selector for d in devices]}")
