@@ -126,8 +126,10 @@ def test_two_d_and_vector_shaped_arguments(backend):
     out = np.zeros((3, 4), np.float32)
     rows[backend](m, out)
     np.testing.assert_array_equal(out, m * 3)
-    rows[backend](m.T.copy()[:, :3].T.copy(), out)         # a different shape: a new layout
-    np.testing.assert_array_equal(out, m.T.copy()[:, :3].T * 3)
+    m2 = np.arange(10, dtype=np.float32).reshape(2, 5).T   # another shape, and a transposed input
+    out2 = np.zeros((5, 2), np.float32)
+    rows[backend](m2, out2)
+    np.testing.assert_array_equal(out2, m2 * 3)
 
 
 def test_empty_and_one_element_arrays(backend):
@@ -195,8 +197,12 @@ def test_staging_area_path_on_a_host_unified_device(monkeypatch):
     k(x, w, out, evens, acc)
     s = gnp.transfer_stats()
     assert (s["h2d"], s["d2h"]) == (1, 1)
-    # the whole staged ranges cross, 256-byte slots included: 4 slots up, 3 down
-    assert (s["h2d_bytes"], s["d2h_bytes"]) == (4 * 512 if x.nbytes > 256 else 4 * 256, 3 * 256)
+    # the whole staged ranges cross, gaps to the 256-byte slot boundaries included
+    def slot(a):
+        return -(-a.nbytes // 256) * 256
+
+    assert s["h2d_bytes"] == slot(x) + slot(w) + slot(evens) + slot(acc)
+    assert s["d2h_bytes"] == slot(evens) + slot(acc) + slot(out)
     want = _mixed_expected(*_mixed_inputs(33))
     np.testing.assert_array_equal(out, want[0])
 
@@ -214,8 +220,9 @@ def test_opencl_sub_buffer_views_and_queued_copies():
     buf.read_async(back)
     ctx.synchronize()
     np.testing.assert_array_equal(back[align // 4: 3 * align // 4], data)
-    with pytest.raises(ValueError, match="multiple of"):
-        buf.view(align // 2 or 1, 4) if align > 1 else (_ for _ in ()).throw(ValueError("multiple of"))
+    if align > 1:
+        with pytest.raises(ValueError, match="multiple of"):
+            buf.view(align // 2, 4)
     with pytest.raises(ValueError, match="non-empty range"):
         buf.view(0, 5 * align)
     view.close()
@@ -242,3 +249,17 @@ def _host_unified_opencl_device():
         if dev.host_unified_memory:
             return dev
     pytest.skip(f"no host-unified OpenCL device (such as PoCL) among {[d.selector for d in devices]}")
+
+
+def test_read_only_numpy_arguments_into_device_outputs(backend):
+    """Nothing comes back, so the call does not wait; reusing the batch right away must still
+    not overwrite inputs a queued launch has yet to read."""
+    outs = [gnp.zeros(40, np.float32, device=backend) for _ in range(6)]
+    srcs = [np.full(40, float(k), np.float32) for k in range(6)]
+    copy_plus_one[backend](srcs[0], outs[0])
+    gnp.reset_transfer_stats()
+    for src, out in zip(srcs, outs):
+        copy_plus_one[backend](src, out)
+    assert gnp.transfer_stats()["h2d"] == 6 and gnp.transfer_stats()["d2h"] == 0
+    for k, out in enumerate(outs):
+        np.testing.assert_array_equal(out.get(), np.full(40, k + 1.0, np.float32))

@@ -56,7 +56,8 @@ def _run(tmp_path, mode):
     (vendors / "oclgrind.icd").write_text(f"{OCLGRIND_ICD_LIB}\n")
     log = tmp_path / "oclgrind.log"
     env = dict(os.environ, OCL_ICD_VENDORS=str(vendors), OCLGRIND_LOG=str(log), OCLGRIND_DATA_RACES="1",
-               PYGPGPU_CACHE_DIR=str(tmp_path / "cache"), PYGPGPU_BACKEND="opencl")
+               PYGPGPU_CACHE_DIR=str(tmp_path / "cache"), PYGPGPU_BACKEND="opencl",
+               PYGPGPU_SMALL_ARRAY_MAX="-1")   # one buffer per array (no shared small-argument block)
     script = tmp_path / "run_under_oclgrind.py"      # a file: kernels need inspectable source
     script.write_text(SCRIPT.format(here=str(HERE), cases=CASES))
     proc = subprocess.run([sys.executable, str(script), mode], env=env,

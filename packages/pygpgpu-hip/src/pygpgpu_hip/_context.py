@@ -174,6 +174,40 @@ class Buffer(OwnedHandle):
                                            host.nbytes, stream), "hipMemcpyDtoHAsync")
             self.context.synchronize()
 
+    def write_async(self, host: np.ndarray, offset: int = 0) -> None:
+        """Queue a copy of ``host`` into the buffer at byte ``offset`` without waiting: keep
+        ``host`` alive and unchanged until ``context.synchronize()``."""
+        host = _host_view(host, False, "Buffer.write_async")
+        self._range(host.nbytes, offset, "Buffer.write_async")
+        if host.nbytes:
+            stream = c_void_p(self.context.stream_handle())
+            check(api().hipMemcpyHtoDAsync(c_void_p(self._require() + offset), c_void_p(host.ctypes.data),
+                                           host.nbytes, stream), "hipMemcpyHtoDAsync")
+
+    def read_async(self, host: np.ndarray, offset: int = 0) -> None:
+        """Queue a copy from byte ``offset`` into ``host``; valid after ``context.synchronize()``."""
+        host = _host_view(host, True, "Buffer.read_async")
+        self._range(host.nbytes, offset, "Buffer.read_async")
+        if host.nbytes:
+            stream = c_void_p(self.context.stream_handle())
+            check(api().hipMemcpyDtoHAsync(c_void_p(host.ctypes.data), c_void_p(self._require() + offset),
+                                           host.nbytes, stream), "hipMemcpyDtoHAsync")
+
+    def view(self, offset: int, nbytes: "int | None" = None) -> "Buffer":
+        """A non-owning buffer over ``[offset, offset + nbytes)`` of this one (keeps it alive)."""
+        base = self._require()
+        offset = int(offset)
+        nbytes = self.nbytes - offset if nbytes is None else int(nbytes)
+        if offset < 0 or nbytes < 0 or offset + nbytes > self.nbytes:
+            raise ValueError(f"view [{offset}, {offset + nbytes}) is outside the {self.nbytes}-byte buffer")
+        view = Buffer.__new__(Buffer)
+        view._handle = base + offset
+        view.context = self.context
+        view.nbytes = nbytes
+        view._parent = self            # the memory is the parent's: only the parent frees it
+        self.context._adopt(view)
+        return view
+
     def copy_from(self, src: "Buffer", nbytes: "int | None" = None) -> None:
         if not isinstance(src, Buffer):
             raise TypeError(f"Buffer.copy_from needs a HIP Buffer, got {type(src).__name__}")
@@ -204,7 +238,12 @@ class Buffer(OwnedHandle):
         else:
             self.write(np.frombuffer(pattern * count, dtype=np.uint8))
 
+    _parent: "Buffer | None" = None
+
     def _release(self, handle: int) -> None:
+        if self._parent is not None:     # a view: nothing of its own to free
+            self._parent = None
+            return
         check(api().hipFree(c_void_p(handle)), "hipFree")
 
     def __repr__(self) -> str:

@@ -19,7 +19,6 @@ from ._expressions import ExpressionRules
 from ._frontend import check_syntax
 from ._source import FunctionSource, KernelTypeError, function_source, syntax_error
 from ._statements import StatementRules
-from ._support import support_function
 from .prelude import piece_function
 from ._types import BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, concrete, join
 
@@ -27,14 +26,14 @@ __all__ = ["ProgramBuilder", "FunctionBuilder", "ObjectRef", "ShapeRef", "TupleR
 
 
 class ProgramBuilder:
-    """Everything one kernel specialization produces: kernel + helpers + support functions."""
+    """Everything one kernel specialization produces: kernel + helpers + the prelude pieces they call."""
 
     def __init__(self, dialect, default_float: Scalar, index_bits: int, kernel_name: str):
         self.dialect = dialect
         self.default_float = default_float
         self.index_type = INT64 if index_bits == 64 else INT32
         self.kernel_name = kernel_name
-        self.support: dict[str, str] = {}
+        self.support: dict[str, str] = {}   # always empty: every helper C function is a prelude piece
         self.helpers: dict = {}              # key -> ir.Function (dependencies first)
         self.helper_names: set[str] = set()
         self.features: set[str] = set()
@@ -43,12 +42,6 @@ class ProgramBuilder:
         self.stack: list = []
         self.local_arrays: list = []
         self.prelude_needed: set[str] = set()
-
-    def need_support(self, kind, t, extra=""):
-        name, text = support_function(self.dialect, kind, t, extra)
-        if name not in self.support:
-            self.support[name] = text
-        return name
 
     def need_piece(self, family: str, t) -> str:
         """The C function of prelude piece ``family:<t>`` (``"pymod"``, ``"funcs.abs"``...), emitted once."""
@@ -65,6 +58,7 @@ class ProgramBuilder:
         if isinstance(t, Scalar):
             if t.name == "float64" and not t.weak:
                 self.features.add("fp64")
+                self.prelude_needed.add("ext:fp64")     # OpenCL's pragma (empty elsewhere)
             if t.name == "float16":
                 self.features.add("fp16")
 

@@ -1,11 +1,16 @@
 """The builtin table: every function a kernel may call that is not a user helper.
 
-One row per builtin: qualified name, arity, type rule (implemented once in the builder),
-C base name (each dialect spells it: ``sqrt`` -> ``sqrtf`` on CUDA for float32), the host
-objects that resolve to it (so ``math.sqrt``, ``np.sqrt`` and ``from math import sqrt``
-all land here) and a docstring. gpu.* and funcs.* rows resolve by name inside the
-``pygpgpu_core.gpu`` / ``pygpgpu_core.funcs`` modules (or any module named ``*.gpu``/``*.funcs``
-of pygpgpu), whose host behaviour lives in pygpgpu-core.
+One row per builtin: qualified name, arity, type rule (implemented once in ``_calls``), a key
+the rule uses (the C base name of math.* rows, each dialect spelling it: ``sqrt`` -> ``sqrtf``
+on CUDA for float32), the host objects that resolve to it (so ``math.sqrt``, ``np.sqrt`` and
+``from math import sqrt`` all land here) and a docstring.
+
+gpu.* and funcs.* rows are not written here: they are generated from ``pygpgpu_core.gpu.GPU_TABLE``
+and ``pygpgpu_core.funcs.FUNCS_TABLE``, which own what those functions are (names, arities,
+docs, host behaviour) and how each dialect spells them (``_dialects`` reads GPU_TABLE's
+templates; funcs.* lower to IR or to prelude pieces). This table adds only what the translator
+needs on top: which type rule applies. They resolve by name inside the ``pygpgpu_core.gpu`` /
+``pygpgpu_core.funcs`` modules (and their re-exports).
 """
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from pygpgpu_core.funcs import FUNCS_TABLE
+from pygpgpu_core.gpu import GPU_TABLE
 
 __all__ = ["Builtin", "BUILTINS", "lookup_object", "lookup_namespace", "GPU_MODULES", "FUNCS_MODULES", "CAST_TYPES"]
 
@@ -96,35 +103,25 @@ for _t in ("bool_", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int6
 for _py, _n in ((builtins.int, "int"), (builtins.float, "float"), (builtins.bool, "bool")):
     _add(_n, 1, "cast", "", f"{_n}(x) with Python semantics (truncation toward zero for int)", [_py])
 
-# ---- gpu.* ------------------------------------------------------------------------------------------
-for _w in ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups"):
-    _add(f"gpu.get_{_w}", (0, 1), "workitem", _w, f"get_{_w}(dim=0) of the calling work item (dims 0-2)")
-_add("gpu.barrier", (0, 1), "barrier", "", "work-group barrier; fence gpu.LOCAL (default), gpu.GLOBAL or both")
-_add("gpu.mem_fence", (0, 1), "mem_fence_both", "", "memory fence without synchronisation")
-_add("gpu.local_array", (1, 2), "local_array", "", "a static local/shared array: local_array(shape, dtype)")
-_add("gpu.work_size", (1, 3), "work_size", "", "host-only: the iteration domain is this array's shape (erased)")
-_add("gpu.rsqrt", 1, "float1", "rsqrt", "1/sqrt(x)")
-for _f in ("sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan"):
-    _add(f"gpu.fast_{_f}", 1, "fast1", _f, f"fast, less accurate {_f} (native_/intrinsic)")
-for _f in ("sqrt", "rsqrt", "recip", "exp", "exp2", "exp10", "log", "log2", "log10", "sin", "cos", "tan"):
-    _add(f"gpu.native_{_f}", 1, "fast1", _f, f"fast, approximate {_f} (native_{_f} / CUDA intrinsic)")
-_add("gpu.native_divide", 2, "fast2", "divide", "fast, approximate x / y")
-_add("gpu.native_powr", 2, "fast2", "powr", "fast, approximate x ** y for x >= 0")
-_add("gpu.fast_divide", 2, "fast2", "divide", "fast, less accurate x / y")
-_add("gpu.fast_pow", 2, "fast2", "pow", "fast, less accurate x ** y (x > 0)")
-ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg", "inc", "dec")
-for _op in ATOMIC_OPS:
-    _n = {"cmpxchg": 4, "inc": 2, "dec": 2}.get(_op, 3)
-    _add(f"gpu.atomic_{_op}", _n, "atomic", _op,
-         f"atomic {_op} on arr[index]; returns the old value (int32/uint32/int64/uint64/float32)")
+# ---- gpu.* and funcs.*: names, arities and docs come from pygpgpu-core's tables --------------------
+# GPU_TABLE / FUNCS_TABLE say what each function is and how every dialect spells it; a row here only
+# adds the translator's type rule (and the key the rule passes on: a GPU_TABLE name for "native", the
+# work-item word, the atomic op).
+def _first_line(doc: str) -> str:
+    return doc.strip().splitlines()[0] if doc.strip() else ""
 
-# ---- funcs.* (vectors and scalars) ------------------------------------------------------------------
-for _n, _a in (("dot", 2), ("cross", 2), ("length", 1), ("distance", 2), ("normalize", 1), ("clamp", 3),
-               ("mix", 3), ("step", 2), ("smoothstep", 3), ("fma", 3), ("sign", 1), ("radians", 1),
-               ("degrees", 1), ("reflect", 2), ("min", 2), ("max", 2), ("abs", 1)):
-    _add(f"funcs.{_n}", _a, f"funcs_{_n}", _n, f"{_n}, component-wise on vectors as in OpenCL C")
-for _n in ("dot", "cross", "length", "distance", "normalize", "clamp", "mix", "step", "smoothstep", "fma"):
-    _add(f"gpu.{_n}", BUILTINS[f"funcs.{_n}"].arity, f"funcs_{_n}", _n, BUILTINS[f"funcs.{_n}"].doc)
+
+_GPU_RULES = {"workitem": "workitem", "atomic": "atomic", "memory": "local_array", "host": "work_size",
+              "math": "native"}
+for _s in GPU_TABLE.values():
+    if _s.category == "sync":
+        _rule, _key = _s.name, ""          # barrier / mem_fence
+    else:
+        _rule = _GPU_RULES[_s.category]
+        _key = {"workitem": _s.name[len("get_"):], "atomic": _s.name[len("atomic_"):], "math": _s.name}.get(_s.category, "")
+    _add(f"gpu.{_s.name}", _s.arity, _rule, _key, _first_line(_s.doc))
+for _f in FUNCS_TABLE.values():
+    _add(f"funcs.{_f.name}", _f.arity, f"funcs_{_f.name}", _f.name, _first_line(_f.doc))
 
 _BY_OBJECT: dict[int, Builtin] = {}
 for _b in BUILTINS.values():

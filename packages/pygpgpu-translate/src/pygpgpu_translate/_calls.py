@@ -9,11 +9,11 @@ import ast
 import math
 
 from . import _ir as ir
+from .prelude import PRELUDE_NAMES
 from ._types import BOOL, FLOAT32, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
 __all__ = ["call_builtin", "call_math", "float_type_of", "componentwise", "prelude_call"]
 
-_ATOMIC_TYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
 
 
 def float_type_of(self, t):
@@ -39,21 +39,31 @@ def componentwise(self, fn, args, node):
     return ir.VecCtor([self.convert(c, base) for c in comps], Vector(base, w))
 
 
-def call_math(self, name, args, node, fast=False):
+def _common_type(self, xs):
+    t = xs[0].type
+    for x in xs[1:]:
+        t = binary_result(t, x.type, self.prog.default_float)
+    return t
+
+
+def call_math(self, name, args, node):
     def scalar(*xs):
-        t = xs[0].type
-        for x in xs[1:]:
-            t = binary_result(t, x.type, self.prog.default_float)
-        ft = float_type_of(self, t)
+        ft = float_type_of(self, _common_type(self, xs))
         ct = concrete(ft, self.prog.default_float)
-        if fast and name == "divide" and ct.name != "float32":
-            return ir.Bin("/", self.convert(xs[0], ct), self.convert(xs[1], ct), ft)
-        if fast and name == "recip" and (ct.name != "float32" or self.prog.dialect.name == "hip"):
-            return ir.Bin("/", ir.Const(1.0, ct), self.convert(xs[0], ct), ft)
-        if fast and name == "powr" and ct.name != "float32":
-            return ir.Call(self.prog.dialect.math_name("pow", ct), [self.convert(x, ct) for x in xs], ft)
-        cname = (self.prog.dialect.fast_math_name(name, ct) if fast else self.prog.dialect.math_name(name, ct))
-        return ir.Call(cname, [self.convert(x, ct) for x in xs], ft)
+        return ir.Call(self.prog.dialect.math_name(name, ct), [self.convert(x, ct) for x in xs], ft)
+    return componentwise(self, scalar, args, node)
+
+
+def _native_math(self, name, args, node):
+    """gpu.rsqrt and gpu.native_*, spelled by GPU_TABLE: its float32 spelling, its precise one for
+    float64; float16 (which the fast hardware functions lack) runs the float32 spelling."""
+    def scalar(*xs):
+        ft = float_type_of(self, _common_type(self, xs))
+        ct = concrete(ft, self.prog.default_float)
+        work = FLOAT32 if ct.bits <= 32 else ct
+        call = ir.Call(self.prog.dialect.gpu_spelling(name, work), [self.convert(x, work) for x in xs],
+                       ft if work == ct else work)
+        return call if work == ct else ir.Cast(call, ft)
     return componentwise(self, scalar, args, node)
 
 
@@ -62,9 +72,7 @@ def prelude_call(self, family, xs, t=None):
     ``xs`` converted to their common type (or ``t``). bool computes as int32; float16, which has
     no pieces, computes in float32 (exact for these functions) and converts back."""
     if t is None:
-        t = xs[0].type
-        for x in xs[1:]:
-            t = binary_result(t, x.type, self.prog.default_float)
+        t = _common_type(self, xs)
     if t.kind == "b":
         t = INT32
     ct = concrete(t, self.prog.default_float)
@@ -77,7 +85,7 @@ def prelude_call(self, family, xs, t=None):
 def _min_max(self, kind, xs, nan_propagates=False):
     """Python's min/max of two scalars (``b`` only when strictly smaller/larger); with
     ``nan_propagates`` numpy's minimum/maximum. Integers have no NaN: funcs.min/max agree."""
-    t = binary_result(xs[0].type, xs[1].type, self.prog.default_float)
+    t = _common_type(self, xs)
     if not t.is_float:
         return prelude_call(self, f"funcs.{kind}", xs, t)
     return prelude_call(self, ("np" + kind + "imum") if nan_propagates else ("py" + kind), xs, t)
@@ -89,10 +97,6 @@ def _sign(self, x, nan_gives_zero=False):
     return prelude_call(self, "funcs.sign" if nan_gives_zero or not x.type.is_float else "npsign", [x])
 
 
-def _index_arg(self, node):
-    return self.index_list(node)
-
-
 def call_builtin(self, b, node, obj):
     rule = b.rule
     lo, hi = b.arity
@@ -102,14 +106,12 @@ def call_builtin(self, b, node, obj):
     if n < lo or (hi is not None and n > hi):
         want = f"{lo}" if lo == hi else (f"{lo} to {hi}" if hi is not None else f"at least {lo}")
         raise self.err(node, f"{b.name}() takes {want} arguments, {n} given")
-    if rule == "work_size":
-        if not (self.is_kernel and getattr(self, "_stmt_level_call", False)):
-            pass
+    if rule == "work_size":      # read by the entry analysis, erased from the body
         return None
     if rule == "local_array":
         raise self.err(node, "gpu.local_array(...) must be assigned to a name: tile = gpu.local_array(256, np.float32)")
-    if rule in ("barrier", "mem_fence", "mem_fence_both"):
-        fence = "both" if rule == "mem_fence_both" else "local"
+    if rule in ("barrier", "mem_fence"):        # defaults as on the host: barrier LOCAL, mem_fence both
+        fence = "both" if rule == "mem_fence" else "local"
         if node.args:
             names = " ".join(x.attr if isinstance(x, ast.Attribute) else getattr(x, "id", "")
                              for x in ast.walk(node.args[0]) if isinstance(x, (ast.Attribute, ast.Name))).upper()
@@ -118,8 +120,6 @@ def call_builtin(self, b, node, obj):
         if rule == "barrier":
             self.uses_barrier = True
             return ir.Raw(self.prog.dialect.barrier(fence), VOID)
-        if fence == "local" and node.args == [] and rule == "mem_fence":
-            fence = "local"
         return ir.Raw(self.prog.dialect.mem_fence(fence), VOID)
     if rule == "workitem":
         d = 0
@@ -149,8 +149,8 @@ def call_builtin(self, b, node, obj):
     df = self.prog.default_float
     if rule == "float1" or rule == "float2":
         return call_math(self, b.cname, args, node)
-    if rule in ("fast1", "fast2"):
-        return call_math(self, b.cname, args, node, fast=True)
+    if rule == "native":
+        return _native_math(self, b.cname, args, node)
     if rule == "pow":
         return self.power(args[0], args[1], node)
     if rule == "float_to_int":
@@ -333,38 +333,21 @@ def _atomic(self, b, node):
     if not isinstance(arr, ir.ArrayRef):
         raise self.err(node.args[0], f"{b.name}() needs an array as its first argument")
     t = arr.type.elem
-    if not isinstance(t, Scalar) or t.name not in _ATOMIC_TYPES:
+    short = t.short_name if isinstance(t, Scalar) else None
+    if f"atomic_add:{short}" not in PRELUDE_NAMES:       # the prelude's atomics say which types exist
         raise self.type_err(node, f"{b.name}() on a {t} array is not supported; atomics work on "
                             "int32, uint32, int64, uint64, float32 and float64 arrays")
-    if t.is_float and op in ("and", "or", "xor"):
+    if f"atomic_{op}:{short}" not in PRELUDE_NAMES:
         raise self.type_err(node, f"{b.name}() needs an integer array, got {t}")
     idx = self.index_list(node.args[1])
     flat = self.flat_index(arr, idx, node)
     vals = [self.value(a) for a in node.args[2:]]
     if flat.type is UNKNOWN or any(v.type is UNKNOWN for v in vals):
         return ir.Raw("?", UNKNOWN)
-    if t.bits == 64 and self.prog.dialect.name == "opencl":
-        self.prog.features.add("int64_atomics")
     self.prog.note_type(t)
-    fn = _prelude_atomic(self, op, t, arr.type.space) or self.prog.need_support("atomic_" + op, t, arr.type.space)
+    local = ".local" if arr.type.space == "local" else ""
+    fn = self.prog.need_piece(f"atomic_{op}{local}", t)     # pragmas for 64-bit types come with it
     ptr = ir.Un("&", ir.Load(arr, flat, t), t)
     call = ir.Call(fn, [ptr] + [self.convert(v, t) for v in vals], t)
     call.atomic_root = arr.root
     return call
-
-
-_PRELUDE_TYPE = {"int32": "int", "uint32": "uint", "int64": "long", "uint64": "ulong", "float32": "float"}
-
-
-def _prelude_atomic(self, op, t, space):
-    """The prelude library's atomic (one implementation shared with handwritten-kernel users);
-    None where it has no piece (float64), which then comes from ``_support``."""
-    from .prelude import PRELUDE_NAMES, piece_function
-    pg = _PRELUDE_TYPE.get(t.name)
-    if pg is None:
-        return None
-    piece = f"atomic_{op}{'.local' if space == 'local' else ''}:{pg}"
-    if piece not in PRELUDE_NAMES:
-        return None
-    self.prog.prelude_needed.add(piece)
-    return piece_function(piece)

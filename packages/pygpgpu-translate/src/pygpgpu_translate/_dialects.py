@@ -2,9 +2,11 @@
 
 The emitter is shared; each dialect only fills in words. A difference that needs more
 than a word (float atomics, Python floor division, vector rows) is lowered in the IR or
-provided as a support function, not printed here.
+calls a prelude piece (``prelude/``), not printed here.
 """
 from __future__ import annotations
+
+from pygpgpu_core.gpu import FENCE_SPELLING, GLOBAL, GPU_TABLE, LOCAL
 
 from . import prelude as _prelude
 from ._types import Scalar, Vector
@@ -12,6 +14,7 @@ from ._types import Scalar, Vector
 __all__ = ["Dialect", "OpenCL", "CUDA", "HIP", "dialect_for", "DIALECTS"]
 
 _DIMS = "xyz"
+_FENCES = {"local": LOCAL, "global": GLOBAL, "both": LOCAL | GLOBAL}
 
 
 class Dialect:
@@ -21,22 +24,17 @@ class Dialect:
     global_ptr = ""            # qualifier on pointer parameters into global memory
     local_ptr = ""             # qualifier on pointers into local/shared memory
     local_decl = ""            # qualifier on a static local/shared array declaration
-    scalar_names: dict = {}
-    vector_base_names: dict = {}
+    own_scalars: dict = {}     # the scalars the prelude has no name for (bool, float16)
     float_suffix = False       # CUDA/HIP spell float32 math as sqrtf, expf, ...
-    supports_fp16 = False
-    index_names = {32: "int", 64: "long"}
-    atomic_space_kw: dict = {}
     # The launcher guarantees row-array pointers this alignment (ArrayType.align); telling the
     # compiler lets a row of 4 floats load as one 128-bit access. OpenCL C has no portable spelling.
     assume_aligned = ""
 
     # ---- types -------------------------------------------------------------
     def type_name(self, t) -> str:
-        if isinstance(t, Scalar):
-            return self.scalar_names[t.name]
-        if isinstance(t, Vector):
-            return _prelude.c_type(self.name, t.name)
+        if isinstance(t, (Scalar, Vector)):
+            short = t.short_name
+            return _prelude.c_type(self.name, short) if short else self.own_scalars[t.name]
         return "void"
 
     def component(self, t: Vector, k: int) -> str:
@@ -48,24 +46,26 @@ class Dialect:
     def vector_ctor(self, t: Vector, args: list[str]) -> str:
         return _prelude.make_vector(self.name, t.name, args)
 
-    # ---- work-item builtins ------------------------------------------------
+    # ---- gpu.* builtins: spelled by pygpgpu_core.gpu.GPU_TABLE -------------
     def work_item(self, what: str, dim: int) -> str:
-        raise NotImplementedError
+        return GPU_TABLE[f"get_{what}"].expr(self.name, [], dim=dim)
 
     def barrier(self, fence: str) -> str:
-        raise NotImplementedError
+        return GPU_TABLE["barrier"].expr(self.name, [FENCE_SPELLING[_FENCES[fence]]])
 
     def mem_fence(self, fence: str) -> str:
-        raise NotImplementedError
+        return GPU_TABLE["mem_fence"].expr(self.name, [FENCE_SPELLING[_FENCES[fence]]])
+
+    def gpu_spelling(self, name: str, t: Scalar) -> str:
+        """Call template (``"native_exp({0})"``) of math builtin ``gpu.<name>`` at float32 or float64."""
+        spec = GPU_TABLE[name]
+        return spec.spelling[self.name] if t.name == "float32" else spec.native["double"]
 
     # ---- math --------------------------------------------------------------
     def math_name(self, name: str, t: Scalar) -> str:
         if self.float_suffix and t.name == "float32":
             return name + "f"
         return name
-
-    def fast_math_name(self, name: str, t: Scalar) -> str:
-        return self.math_name(name, t)
 
     def headers(self, features: set[str]) -> list[str]:
         return []
@@ -77,42 +77,11 @@ class OpenCL(Dialect):
     global_ptr = "__global "
     local_ptr = "__local "
     local_decl = "__local "
-    scalar_names = {"bool": "bool", "int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort",
-                    "int32": "int", "uint32": "uint", "int64": "long", "uint64": "ulong", "float16": "half",
-                    "float32": "float", "float64": "double"}
-    vector_base_names = scalar_names
-    supports_fp16 = True
-    index_names = {32: "int", 64: "long"}
-
-    def work_item(self, what, dim):
-        return f"get_{what}({dim})"
-
-    def barrier(self, fence):
-        return {"local": "barrier(CLK_LOCAL_MEM_FENCE)", "global": "barrier(CLK_GLOBAL_MEM_FENCE)",
-                "both": "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)"}[fence]
-
-    def mem_fence(self, fence):
-        return {"local": "mem_fence(CLK_LOCAL_MEM_FENCE)", "global": "mem_fence(CLK_GLOBAL_MEM_FENCE)",
-                "both": "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)"}[fence]
-
-    def fast_math_name(self, name, t):
-        if t.name == "float32" and name in ("sqrt", "rsqrt", "exp", "exp2", "exp10", "log", "log2", "log10",
-                                             "sin", "cos", "tan", "powr", "divide", "recip"):
-            return "native_" + name
-        if t.name == "float32" and name == "pow":
-            return "native_powr"
-        return name
+    own_scalars = {"bool": "bool", "float16": "half"}
 
     def headers(self, features):
-        out = []
-        if "fp64" in features:
-            out.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
-        if "fp16" in features:
-            out.append("#pragma OPENCL EXTENSION cl_khr_fp16 : enable")
-        if "int64_atomics" in features:
-            out.append("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable")
-            out.append("#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable")
-        return out
+        # fp64 and 64-bit atomics pragmas come with the prelude pieces that need them (ext:*)
+        return ["#pragma OPENCL EXTENSION cl_khr_fp16 : enable"] if "fp16" in features else []
 
 
 class CUDA(Dialect):
@@ -120,42 +89,18 @@ class CUDA(Dialect):
     kernel_prefix = 'extern "C" __global__ void'
     device_fn_prefix = "static __device__ __forceinline__ "
     local_decl = "__shared__ "
-    scalar_names = {"bool": "bool", "int8": "signed char", "uint8": "unsigned char", "int16": "short",
-                    "uint16": "unsigned short", "int32": "int", "uint32": "unsigned int", "int64": "long long",
-                    "uint64": "unsigned long long", "float16": "__half", "float32": "float", "float64": "double"}
-    vector_base_names = {"int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort", "int32": "int",
-                         "uint32": "uint", "int64": "longlong", "uint64": "ulonglong", "float32": "float",
-                         "float64": "double"}
+    own_scalars = {"bool": "bool", "float16": "__half"}
     float_suffix = True
     assume_aligned = "__builtin_assume_aligned"
-    index_names = {32: "int", 64: "long long"}
-    _what = {"global_id": None, "local_id": "threadIdx", "group_id": "blockIdx", "local_size": "blockDim",
-             "num_groups": "gridDim", "global_size": None}
+
+    # GPU_TABLE spells the 32-bit product; kernels may index past 2**32 work items, so widen first
+    _wide = {"global_id": "((long long)blockIdx.{d} * blockDim.{d} + threadIdx.{d})",
+             "global_size": "((long long)gridDim.{d} * blockDim.{d})"}
 
     def work_item(self, what, dim):
-        d = _DIMS[dim]
-        if what == "global_id":
-            return f"((long long)blockIdx.{d} * blockDim.{d} + threadIdx.{d})"
-        if what == "global_size":
-            return f"((long long)gridDim.{d} * blockDim.{d})"
-        return f"{self._what[what]}.{d}"
-
-    def barrier(self, fence):
-        return "__syncthreads()"
-
-    def mem_fence(self, fence):
-        return "__threadfence_block()" if fence == "local" else "__threadfence()"
-
-    def fast_math_name(self, name, t):
-        if t.name == "float32" and name in ("sin", "cos", "tan", "exp", "exp10", "log", "log2", "log10", "pow"):
-            return "__" + name + "f"
-        if t.name == "float32" and name == "divide":
-            return "__fdividef"
-        if t.name == "float32" and name == "powr":
-            return "__powf"
-        if t.name == "float32" and name == "recip":
-            return "__frcp_rn"
-        return self.math_name(name, t)
+        if what in self._wide:
+            return self._wide[what].format(d=_DIMS[dim])
+        return super().work_item(what, dim)
 
 
 class HIP(CUDA):

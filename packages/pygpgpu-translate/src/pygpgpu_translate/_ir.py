@@ -61,7 +61,7 @@ class Cast(Expr):
 
 @dataclass
 class Call(Expr):
-    fn: str            # C function name (builtin spelling, support function, helper)
+    fn: str            # C function name (builtin, prelude piece, helper) or a GPU_TABLE template "f({0})"
     args: list
     type: Any
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .prelude._types import WIDTHS
+
 __all__ = [
     "Scalar", "Vector", "ArrayType", "VOID", "UNKNOWN", "BOOL", "INT32", "INT64", "UINT32",
     "FLOAT32", "FLOAT64", "scalar_of", "binary_result", "join", "JoinConflict", "concrete",
@@ -20,7 +22,7 @@ __all__ = [
 # ("long" is always 64-bit). bool and float16 have none: no vectors, no prelude pieces.
 SHORT_NAMES = {"int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort", "int32": "int",
                "uint32": "uint", "int64": "long", "uint64": "ulong", "float32": "float", "float64": "double"}
-VECTOR_WIDTHS = (2, 3, 4, 8, 16)
+VECTOR_WIDTHS = WIDTHS           # the prelude defines every vector type
 VECTOR_BASES = tuple(SHORT_NAMES)
 
 

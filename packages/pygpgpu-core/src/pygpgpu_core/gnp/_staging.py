@@ -17,6 +17,7 @@ mirrors it, and the whole launch makes at most one upload, one download and one 
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -165,7 +166,19 @@ def _zero_copy_buffer(ctx: Any, host: np.ndarray, align: int) -> Any:
 
 # Each host<->device copy is a driver round trip (~10 us on CUDA); below this size per array the
 # round trips, not the bytes, are the cost, so a launch's small arrays travel together.
-SMALL_ARRAY_MAX = 64 << 10
+# PYGPGPU_SMALL_ARRAY_MAX overrides it (bytes; -1 turns batching off, e.g. to compare).
+def _small_array_max() -> int:
+    env = os.environ.get("PYGPGPU_SMALL_ARRAY_MAX", "").strip()
+    if not env:
+        return 64 << 10
+    try:
+        return int(float(env))
+    except ValueError:
+        raise ValueError(f"PYGPGPU_SMALL_ARRAY_MAX={env!r} is not a byte count; set it to an integer such as "
+                         "65536, or -1 to stage every array separately") from None
+
+
+SMALL_ARRAY_MAX = _small_array_max()
 SMALL_BATCH_MAX = 1 << 20      # the whole batch: beyond this the per-array paths stream better
 # Host-visible pool memory is filled in place (no queued copy); tests switch this off to run the
 # staging-area path (the one CUDA takes) on PoCL.
@@ -301,8 +314,10 @@ class SmallBatch:
         """After the launch: one device->host transfer of the written range, one wait, then the
         bytes into ``arrays`` (one per argument; None where nothing comes back)."""
         start, end = self.down_start, self.down_end
+        if end <= start:
+            return       # nothing written: no wait (``pending`` makes the next user wait instead)
         host = self.host
-        if end > start and not self.direct:
+        if not self.direct:
             buf = self.block.buffer
             read = getattr(buf, "read_async", None)
             if read is None:
@@ -311,15 +326,14 @@ class SmallBatch:
                 read(host[start:end], start)
         self.context.synchronize()
         self.pending = False
-        if end > start:
-            offsets = self.offsets
-            copied = 0
-            for i, a in enumerate(arrays):
-                if a is not None:
-                    off = offsets[i]
-                    a.reshape(-1).view(np.uint8)[...] = host[off:off + a.nbytes]
-                    copied += a.nbytes
-            record_transfer("d2h", copied if self.direct else end - start)
+        offsets = self.offsets
+        copied = 0
+        for i, a in enumerate(arrays):
+            if a is not None:
+                off = offsets[i]
+                a.reshape(-1).view(np.uint8)[...] = host[off:off + a.nbytes]
+                copied += a.nbytes
+        record_transfer("d2h", copied if self.direct else end - start)
 
     def close(self) -> None:
         """Release the views and give the block back to the pool. Idempotent."""

@@ -51,7 +51,6 @@ from pygpgpu_core.funcs import FUNCS_TABLE
 from . import _atomics, _funcs, _pysem, _vec
 from ._types import (
     DIALECTS,
-    SCALARS,
     VECTORS,
     c_type,
     check_dialect,

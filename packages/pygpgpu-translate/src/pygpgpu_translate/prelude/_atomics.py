@@ -3,9 +3,11 @@
 Every helper returns the value the location held *before* the operation. ``inc``/``dec`` are
 add/subtract 1 with ordinary wrap-around (not CUDA's ``atomicInc`` limit semantics);
 ``cmpxchg(p, cmp, v)`` stores ``v`` if ``*p == cmp`` (floats compare bit patterns, on every
-backend). Float add/sub/min/max/inc/dec in OpenCL 1.2 use a compare-exchange loop
-(``atomic_fetch_add_explicit`` is used for add where ``cl_ext_float_atomics`` is enabled);
-64-bit atomics in OpenCL need the ``cl_khr_int64_*_atomics`` pragmas, emitted as pieces.
+backend); float ``min``/``max`` ignore NaN like ``fmin``/``fmax``. Float add/sub/min/max/inc/dec
+in OpenCL 1.2 use a compare-exchange loop (``atomic_fetch_add_explicit`` is used for float add
+where ``cl_ext_float_atomics`` is enabled), and so does every double operation on every backend
+(native double atomics depend on the device generation); 64-bit atomics in OpenCL need the
+``cl_khr_int64_*_atomics`` pragmas, emitted as pieces.
 
 Compare-exchange loops start from a guess instead of a plain load (a plain load racing with
 the atomics is a data race that oclgrind reports); every value they act on comes from a CAS.
@@ -15,13 +17,17 @@ from __future__ import annotations
 from ._types import c_type
 
 ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg", "inc", "dec")
-ATOMIC_TYPES = ("int", "uint", "long", "ulong", "float")
+ATOMIC_TYPES = ("int", "uint", "long", "ulong", "float", "double")
 FLOAT_ATOMIC_OPS = ("add", "sub", "min", "max", "xchg", "cmpxchg", "inc", "dec")
 _INT64_EXTENDED = ("min", "max", "and", "or", "xor")
 
 
 def atomic_types(op: str) -> tuple[str, ...]:
     return ATOMIC_TYPES if op in FLOAT_ATOMIC_OPS else ATOMIC_TYPES[:4]
+
+
+# per float type: (bit-pattern type in OpenCL, its compare-exchange, OpenCL literal suffix)
+_OPENCL_BITS = {"float": ("uint", "atomic_cmpxchg", "f"), "double": ("ulong", "atom_cmpxchg", "")}
 
 
 def function_name(op: str, type_name: str, local: bool = False) -> str:
@@ -35,6 +41,8 @@ def ext_int64(dialect: str, which: str) -> str:
 
 
 def atomic_deps(dialect: str, op: str, type_name: str, local: bool) -> list[str]:
+    if dialect == "opencl" and type_name == "double":
+        return ["ext:fp64", "ext:int64_base_atomics"]
     if dialect == "opencl" and type_name in ("long", "ulong"):
         return ["ext:int64_base_atomics"] + (["ext:int64_extended_atomics"] if op in _INT64_EXTENDED else [])
     return []
@@ -57,8 +65,8 @@ def atomic_source(dialect: str, op: str, type_name: str, local: bool) -> str:
 
 
 def _opencl_body(op: str, type_name: str, space: str) -> str:
-    if type_name == "float":
-        return _opencl_float_body(op, space)
+    if type_name in _OPENCL_BITS:
+        return _opencl_float_body(op, type_name, space)
     fn = "atom_" if type_name in ("long", "ulong") else "atomic_"
     if op in ("inc", "dec"):
         return f"return {fn}{op}(p);"
@@ -67,27 +75,29 @@ def _opencl_body(op: str, type_name: str, space: str) -> str:
     return f"return {fn}{op}(p, v);"
 
 
-def _opencl_float_body(op: str, space: str) -> str:
+def _opencl_float_body(op: str, f: str, space: str) -> str:
+    u_t, cas, sfx = _OPENCL_BITS[f]
+    as_f, as_u = f"as_{f}", f"as_{u_t}"
     if op == "xchg":
-        return "return atomic_xchg(p, v);"
-    u = f"(volatile {space} uint*)p"
+        return "return atomic_xchg(p, v);" if f == "float" else f"return {as_f}(atom_xchg((volatile {space} ulong*)p, {as_u}(v)));"
+    u = f"(volatile {space} {u_t}*)p"
     if op == "cmpxchg":
-        return f"return as_float(atomic_cmpxchg({u}, as_uint(cmp), as_uint(v)));"
+        return f"return {as_f}({cas}({u}, {as_u}(cmp), {as_u}(v)));"
     update = {
-        "add": "as_float(assumed) + v",
-        "sub": "as_float(assumed) - v",
-        "inc": "as_float(assumed) + 1.0f",
-        "dec": "as_float(assumed) - 1.0f",
-        "min": "fmin(as_float(assumed), v)",
-        "max": "fmax(as_float(assumed), v)",
+        "add": f"{as_f}(assumed) + v",
+        "sub": f"{as_f}(assumed) - v",
+        "inc": f"{as_f}(assumed) + 1.0{sfx}",
+        "dec": f"{as_f}(assumed) - 1.0{sfx}",
+        "min": f"fmin({as_f}(assumed), v)",
+        "max": f"fmax({as_f}(assumed), v)",
     }[op]
-    guess = "as_uint(v)" if op in ("min", "max") else "0u"
+    guess = f"{as_u}(v)" if op in ("min", "max") else f"({u_t})0"
     loop = (
-        f"volatile {space} uint* u = {u}; uint assumed = {guess}; "
-        f"for (;;) {{ uint old = atomic_cmpxchg(u, assumed, as_uint({update})); "
-        f"if (old == assumed) return as_float(old); assumed = old; }}"
+        f"volatile {space} {u_t}* u = {u}; {u_t} assumed = {guess}; "
+        f"for (;;) {{ {u_t} old = {cas}(u, assumed, {as_u}({update})); "
+        f"if (old == assumed) return {as_f}(old); assumed = old; }}"
     )
-    if op == "add":
+    if op == "add" and f == "float":
         feature = "__opencl_c_ext_fp32_local_atomic_add" if space == "__local" else "__opencl_c_ext_fp32_global_atomic_add"
         return (
             f"\n#if defined({feature}) && defined(__opencl_c_atomic_order_relaxed)\n"
@@ -100,6 +110,8 @@ def _opencl_float_body(op: str, space: str) -> str:
 def _cuda_body(dialect: str, op: str, type_name: str) -> str:
     if type_name == "float":
         return _cuda_float_body(op)
+    if type_name == "double":
+        return _cuda_double_body(op)
     t = c_type(dialect, type_name)
     if type_name == "long":
         # Two's complement makes the unsigned 64-bit atomics exact for signed values.
@@ -160,4 +172,23 @@ def _cuda_float_body(op: str) -> str:
         "unsigned int* u = (unsigned int*)p; unsigned int assumed = __float_as_uint(v); "
         f"for (;;) {{ unsigned int old = atomicCAS(u, assumed, __float_as_uint({fn}(__uint_as_float(assumed), v))); "
         "if (old == assumed) return __uint_as_float(old); assumed = old; }"
+    )
+
+
+def _cuda_double_body(op: str) -> str:
+    u = "unsigned long long"
+    to_d = "__longlong_as_double((long long)({}))"
+    to_u = "(" + u + ")__double_as_longlong({})"
+    if op == "xchg":
+        return "return " + to_d.format(f"atomicExch(({u}*)p, {to_u.format('v')})") + ";"
+    if op == "cmpxchg":
+        return "return " + to_d.format(f"atomicCAS(({u}*)p, {to_u.format('cmp')}, {to_u.format('v')})") + ";"
+    o = to_d.format("assumed")
+    update = {"add": f"{o} + v", "sub": f"{o} - v", "inc": f"{o} + 1.0", "dec": f"{o} - 1.0",
+              "min": f"fmin({o}, v)", "max": f"fmax({o}, v)"}[op]
+    guess = to_u.format("v") if op in ("min", "max") else "0ull"
+    return (
+        f"{u}* u = ({u}*)p; {u} assumed = {guess}; "
+        f"for (;;) {{ {u} old = atomicCAS(u, assumed, {to_u.format(update)}); "
+        f"if (old == assumed) return {to_d.format('old')}; assumed = old; }}"
     )

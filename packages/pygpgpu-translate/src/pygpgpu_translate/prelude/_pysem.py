@@ -15,7 +15,7 @@ unsigned type: signed overflow is undefined in C); a negative exponent gives ``1
 ``pymin`` / ``pymax`` (float types): Python's builtin ``min(a, b)`` / ``max(a, b)``: ``b`` only
 when it is strictly smaller/larger, so ``min(nan, 1.0)`` is NaN and ``min(1.0, nan)`` is 1.0.
 ``npminimum`` / ``npmaximum`` (float types): ``np.minimum`` / ``np.maximum``, NaN if either is.
-``npsign`` (float types): ``np.sign``: NaN stays NaN, signed zeros stay. For integers these
+``npsign`` (float types): ``np.sign``: NaN stays NaN, both zeros give +0.0. For integers these
 five mean the same as ``funcs.min`` / ``funcs.max`` / ``funcs.sign``: use those.
 """
 from __future__ import annotations
@@ -95,7 +95,7 @@ _FLOAT_SIMPLE = {
     "pymax": "return b > a ? b : a;",
     "npminimum": "return (a != a || b != b) ? a + b : (b < a ? b : a);",
     "npmaximum": "return (a != a || b != b) ? a + b : (b > a ? b : a);",
-    "npsign": "return a > {zero} ? {one} : (a < {zero} ? -{one} : a);",
+    "npsign": "return a > {zero} ? {one} : (a < {zero} ? -{one} : (a == {zero} ? {zero} : a));",
 }
 
 
