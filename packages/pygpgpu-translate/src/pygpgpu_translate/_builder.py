@@ -33,7 +33,6 @@ class ProgramBuilder:
         self.default_float = default_float
         self.index_type = INT64 if index_bits == 64 else INT32
         self.kernel_name = kernel_name
-        self.support: dict[str, str] = {}   # always empty: every helper C function is a prelude piece
         self.helpers: dict = {}              # key -> ir.Function (dependencies first)
         self.helper_names: set[str] = set()
         self.features: set[str] = set()

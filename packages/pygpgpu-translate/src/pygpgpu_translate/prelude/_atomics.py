@@ -108,10 +108,8 @@ def _opencl_float_body(op: str, f: str, space: str) -> str:
 
 
 def _cuda_body(dialect: str, op: str, type_name: str) -> str:
-    if type_name == "float":
-        return _cuda_float_body(op)
-    if type_name == "double":
-        return _cuda_double_body(op)
+    if type_name in _CUDA_BITS:
+        return _cuda_float_body(op, type_name)
     t = c_type(dialect, type_name)
     if type_name == "long":
         # Two's complement makes the unsigned 64-bit atomics exact for signed values.
@@ -154,41 +152,29 @@ def _cuda_int_call(op: str, p: str, v: str, cmp: str, one: str, neg_one: str) ->
     }[op]
 
 
-def _cuda_float_body(op: str) -> str:
-    if op == "add":
-        return "return atomicAdd(p, v);"
-    if op == "sub":
-        return "return atomicAdd(p, -v);"
-    if op == "inc":
-        return "return atomicAdd(p, 1.0f);"
-    if op == "dec":
-        return "return atomicAdd(p, -1.0f);"
-    if op == "xchg":
-        return "return atomicExch(p, v);"
-    if op == "cmpxchg":
-        return "return __uint_as_float(atomicCAS((unsigned int*)p, __float_as_uint(cmp), __float_as_uint(v)));"
-    fn = "fminf" if op == "min" else "fmaxf"
-    return (
-        "unsigned int* u = (unsigned int*)p; unsigned int assumed = __float_as_uint(v); "
-        f"for (;;) {{ unsigned int old = atomicCAS(u, assumed, __float_as_uint({fn}(__uint_as_float(assumed), v))); "
-        "if (old == assumed) return __uint_as_float(old); assumed = old; }"
-    )
+# per float type on CUDA/HIP: (bit-pattern type, float -> bits, bits -> float, literal/math suffix)
+_CUDA_BITS = {
+    "float": ("unsigned int", "__float_as_uint({})", "__uint_as_float({})", "f"),
+    "double": ("unsigned long long", "(unsigned long long)__double_as_longlong({})",
+               "__longlong_as_double((long long)({}))", ""),
+}
 
 
-def _cuda_double_body(op: str) -> str:
-    u = "unsigned long long"
-    to_d = "__longlong_as_double((long long)({}))"
-    to_u = "(" + u + ")__double_as_longlong({})"
+def _cuda_float_body(op: str, f: str) -> str:
+    u, to_u, to_f, sfx = _CUDA_BITS[f]
+    if f == "float" and op in ("add", "sub", "inc", "dec", "xchg"):      # native float atomics
+        arg = {"add": "v", "sub": "-v", "inc": "1.0f", "dec": "-1.0f", "xchg": "v"}[op]
+        return f"return atomic{'Exch' if op == 'xchg' else 'Add'}(p, {arg});"
     if op == "xchg":
-        return "return " + to_d.format(f"atomicExch(({u}*)p, {to_u.format('v')})") + ";"
+        return "return " + to_f.format(f"atomicExch(({u}*)p, {to_u.format('v')})") + ";"
     if op == "cmpxchg":
-        return "return " + to_d.format(f"atomicCAS(({u}*)p, {to_u.format('cmp')}, {to_u.format('v')})") + ";"
-    o = to_d.format("assumed")
-    update = {"add": f"{o} + v", "sub": f"{o} - v", "inc": f"{o} + 1.0", "dec": f"{o} - 1.0",
-              "min": f"fmin({o}, v)", "max": f"fmax({o}, v)"}[op]
-    guess = to_u.format("v") if op in ("min", "max") else "0ull"
+        return "return " + to_f.format(f"atomicCAS(({u}*)p, {to_u.format('cmp')}, {to_u.format('v')})") + ";"
+    o = to_f.format("assumed")
+    update = {"add": f"{o} + v", "sub": f"{o} - v", "inc": f"{o} + 1.0{sfx}", "dec": f"{o} - 1.0{sfx}",
+              "min": f"fmin{sfx}({o}, v)", "max": f"fmax{sfx}({o}, v)"}[op]
+    guess = to_u.format("v") if op in ("min", "max") else f"({u})0"
     return (
         f"{u}* u = ({u}*)p; {u} assumed = {guess}; "
         f"for (;;) {{ {u} old = atomicCAS(u, assumed, {to_u.format(update)}); "
-        f"if (old == assumed) return {to_d.format('old')}; assumed = old; }}"
+        f"if (old == assumed) return {to_f.format('old')}; assumed = old; }}"
     )
