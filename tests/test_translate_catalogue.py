@@ -827,9 +827,10 @@ def test_cuda_source_compiles(c, nvrtc_compile):
     nvrtc_compile(_sources(c, "cuda"))
 
 
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx1030"])  # CDNA (MI200) and RDNA2
 @pytest.mark.parametrize("c", CASES, ids=lambda c: c.name)
-def test_hip_source_compiles(c, hiprtc_compile):
-    hiprtc_compile(_sources(c, "hip"), "gfx1030")
+def test_hip_source_compiles(c, arch, hiprtc_compile):
+    hiprtc_compile(_sources(c, "hip"), arch)
 
 
 def test_catalogue_is_large():
