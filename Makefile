@@ -11,6 +11,7 @@ EDITABLE = $(foreach p,$(PACKAGES),-e packages/pygpgpu-$(p)) -e packages/pygpgpu
 
 $(VENV)/.installed: $(wildcard packages/*/pyproject.toml) scripts/ensure_opencl.sh
 	@bash scripts/ensure_opencl.sh
+	@bash scripts/ensure_venv.sh $(PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "hatchling>=1.27" editables numpy
