@@ -31,6 +31,14 @@ def k_string(x):
         x[i] = len("abc")  # REJECT
 
 
+@rejects("cannot be inside a magic loop")
+@kernel
+def k_barrier_in_magic_loop(x):
+    for i in range(x.shape[0]):
+        if i > 2:
+            gpu.barrier()  # REJECT
+
+
 @rejects("f-strings")
 @kernel
 def k_fstring(x):

@@ -136,6 +136,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.domain: Domain | None = None
         self.domain_vars: list[str] = []
         self.top_level_of_domain = False
+        self.in_domain_body = False      # inside the magic loop's bounds guard
         self.seen_exit = False
         self.uses_barrier = False
         self.fn_params: list[ir.Param] = []

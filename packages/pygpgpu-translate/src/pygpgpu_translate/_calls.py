@@ -118,6 +118,13 @@ def call_builtin(self, b, node, obj):
             has_l, has_g = "LOCAL" in names, "GLOBAL" in names
             fence = "both" if has_l and has_g else ("global" if has_g else "local")
         if rule == "barrier":
+            if self.in_domain_body:
+                # The magic loop's body sits behind the bounds guard: work items past the end
+                # would skip a barrier the others wait at (undefined on every backend).
+                raise self.err(node, "gpu.barrier() cannot be inside a magic loop: work items past the end of "
+                               "the domain skip the loop body and never reach it",
+                               "declare the domain with gpu.work_size(x), take i = gpu.get_global_id(0), and "
+                               "guard only the loads/stores with 'if i < n:', leaving the barrier unconditional")
             self.uses_barrier = True
             return ir.Raw(self.prog.dialect.barrier(fence), VOID)
         return ir.Raw(self.prog.dialect.mem_fence(fence), VOID)
