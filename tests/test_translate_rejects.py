@@ -39,6 +39,18 @@ def k_barrier_in_magic_loop(x):
             gpu.barrier()  # REJECT
 
 
+def sync_then_read(x, i):
+    gpu.barrier()  # REJECT (reached from the magic loop below)
+    return x[i]
+
+
+@rejects("gpu.barrier() cannot be inside a magic loop")
+@kernel
+def k_barrier_in_helper_in_magic_loop(x):
+    for i in range(x.shape[0]):
+        x[i] = sync_then_read(x, i) + 1.0
+
+
 @rejects("f-strings")
 @kernel
 def k_fstring(x):
@@ -450,6 +462,8 @@ def _marker_line(obj):
 def _expected_line(k):
     if k is k_recursion:
         return _marker_line(countdown)
+    if k is k_barrier_in_helper_in_magic_loop:
+        return _marker_line(sync_then_read)
     return _marker_line(k.py_func)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _ir as ir
 from ._bindings import C_RESERVED, NP_TYPES, Domain, ObjectRef, ShapeRef, TupleRef, vector_class_info
+from ._calls import BARRIER_HINT, BARRIER_IN_DOMAIN
 from ._expressions import ExpressionRules
 from ._frontend import check_syntax
 from ._source import FunctionSource, KernelTypeError, function_source, syntax_error
@@ -41,6 +42,9 @@ class ProgramBuilder:
         self.stack: list = []
         self.local_arrays: list = []
         self.prelude_needed: set[str] = set()
+        self.uses_barrier = False            # anywhere in the kernel or a helper it calls
+        self.in_domain_body = False          # building code behind the magic loop's bounds guard
+        self.barrier_helpers: set = set()    # helper keys whose body (or callees) has a barrier
 
     def need_piece(self, family: str, t) -> str:
         """The C function of prelude piece ``family:<t>`` (``"pymod"``, ``"funcs.abs"``...), emitted once."""
@@ -102,14 +106,21 @@ class ProgramBuilder:
                                    "pass numbers, vectors or arrays", caller.kernel_name)
         key = (code, tuple(key_types))
         if key in self.helpers:
+            if key in self.barrier_helpers and self.in_domain_body:
+                raise syntax_error(caller.src, call_node, BARRIER_IN_DOMAIN.format(f"{func.__name__}() calls gpu.barrier(), which"),
+                                   BARRIER_HINT, caller.kernel_name)
             return self.helpers[key]
         src = self.source_of(func)
         self.stack.append(code)
+        had_barrier, self.uses_barrier = self.uses_barrier, False
         try:
             fb = FunctionBuilder(self, src, func, is_kernel=False, kernel_name=caller.kernel_name)
             fn = fb.build_helper(key_types)
         finally:
             self.stack.pop()
+        if self.uses_barrier:
+            self.barrier_helpers.add(key)
+        self.uses_barrier = self.uses_barrier or had_barrier
         self.helpers[key] = fn
         return fn
 
@@ -136,7 +147,6 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.domain: Domain | None = None
         self.domain_vars: list[str] = []
         self.top_level_of_domain = False
-        self.in_domain_body = False      # inside the magic loop's bounds guard
         self.seen_exit = False
         self.uses_barrier = False
         self.fn_params: list[ir.Param] = []

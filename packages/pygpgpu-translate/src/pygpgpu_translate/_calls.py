@@ -12,6 +12,11 @@ from . import _ir as ir
 from .prelude import PRELUDE_NAMES
 from ._types import BOOL, FLOAT32, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
+BARRIER_IN_DOMAIN = ("{} cannot be inside a magic loop: work items past the end of the domain skip the "
+                     "loop body and never reach it")
+BARRIER_HINT = ("declare the domain with gpu.work_size(x), take i = gpu.get_global_id(0), and guard only the "
+                "loads/stores with 'if i < n:', leaving the barrier unconditional")
+
 __all__ = ["call_builtin", "call_math", "float_type_of", "componentwise", "prelude_call"]
 
 
@@ -118,14 +123,11 @@ def call_builtin(self, b, node, obj):
             has_l, has_g = "LOCAL" in names, "GLOBAL" in names
             fence = "both" if has_l and has_g else ("global" if has_g else "local")
         if rule == "barrier":
-            if self.in_domain_body:
+            if self.prog.in_domain_body:
                 # The magic loop's body sits behind the bounds guard: work items past the end
                 # would skip a barrier the others wait at (undefined on every backend).
-                raise self.err(node, "gpu.barrier() cannot be inside a magic loop: work items past the end of "
-                               "the domain skip the loop body and never reach it",
-                               "declare the domain with gpu.work_size(x), take i = gpu.get_global_id(0), and "
-                               "guard only the loads/stores with 'if i < n:', leaving the barrier unconditional")
-            self.uses_barrier = True
+                raise self.err(node, BARRIER_IN_DOMAIN.format("gpu.barrier()"), BARRIER_HINT)
+            self.uses_barrier = self.prog.uses_barrier = True
             return ir.Raw(self.prog.dialect.barrier(fence), VOID)
         return ir.Raw(self.prog.dialect.mem_fence(fence), VOID)
     if rule == "workitem":

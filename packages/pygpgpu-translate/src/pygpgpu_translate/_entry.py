@@ -188,7 +188,8 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             params.append(ir.Param(f"_pyg_n{k}", idx, hidden=True))
             layout.append(("bound", k, idx.dtype))
     body_ir = fb.run_passes(body)
-    if fb.domain is not None and fb.domain.kind == "work_size" and not fb.uses_barrier:
+    # no early return when any barrier (also in a helper) needs every work item of the group
+    if fb.domain is not None and fb.domain.kind == "work_size" and not prog.uses_barrier:
         cond = None
         for k in range(fb.domain.ndim):
             gid = ir.Cast(ir.Raw(prog.dialect.work_item("global_id", fb.domain.ndim - 1 - k), INT64), idx)
@@ -199,4 +200,4 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     local_table = fb.locals_table()
     local_table.update(getattr(fb, "temp_types_extra", {}))
     fn = ir.Function(src.name, params, VOID, body_ir, local_table, True, src.filename, src.tree.lineno)
-    return KernelIR(fn, layout, fb.domain, domain_src, fb.uses_barrier, set(fb.self_attrs))
+    return KernelIR(fn, layout, fb.domain, domain_src, prog.uses_barrier, set(fb.self_attrs))

@@ -422,10 +422,10 @@ class StatementRules:
                 c = ir.Bin("<", gid[0], bounds[0], BOOL)
             cond = c if cond is None else ir.Bin("&&", cond, c, BOOL)
         saved = self.top_level_of_domain
-        self.top_level_of_domain = self.in_domain_body = True
+        self.top_level_of_domain = self.prog.in_domain_body = True
         body = self.stmts(s.body)
         self.top_level_of_domain = saved
-        self.in_domain_body = False
+        self.prog.in_domain_body = False
         if d.kind == "range":
             return [ir.If(cond, out + body, [], s.lineno)]
         return out + [ir.If(cond, guarded + body, [], s.lineno)]
