@@ -7,7 +7,7 @@ import pytest
 
 import pygpgpu.numpy as gnp
 from pygpgpu import kernel
-from tests.conftest import RUN_BACKENDS
+from conftest import RUN_BACKENDS
 
 
 def square(v):
