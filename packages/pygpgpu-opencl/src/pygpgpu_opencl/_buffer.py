@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pygpgpu_core.errors import GPGPUError
 from pygpgpu_core.handles import OwnedHandle
 
 from . import _constants as C
@@ -136,8 +137,8 @@ class Buffer(OwnedHandle):
                              f"CL_DEVICE_MEM_BASE_ADDR_ALIGN), got offset {offset}")
         cl = lib()
         if cl.clCreateSubBuffer is None:
-            raise NotImplementedError("this OpenCL library has no clCreateSubBuffer (OpenCL 1.0); "
-                                      "allocate separate buffers instead")
+            raise GPGPUError("this OpenCL library has no clCreateSubBuffer (OpenCL 1.0); "
+                             "allocate separate buffers instead")
         region = (ctypes.c_size_t * 2)(offset, nbytes)
         err = c_int32(0)
         sub = cl.clCreateSubBuffer(handle, C.CL_MEM_READ_WRITE, C.CL_BUFFER_CREATE_TYPE_REGION,

@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -68,15 +69,18 @@ def _is_buffer(value: Any) -> bool:
     return all(hasattr(value, a) for a in ("context", "nbytes", "read", "write")) and not isinstance(value, np.ndarray)
 
 
-class Converter:
+class Converter(ABC):
+    """Turns one call argument into what the backend's launch takes, for one C parameter."""
+
     def __init__(self, kernel: str, prototype: str, param: Param):
         self.kernel = kernel
         self.prototype = prototype
         self.param = param
         self.where = f"kernel {kernel!r}, parameter {param.name!r} ({param.text})"
 
+    @abstractmethod
     def __call__(self, value: Any, st: CallState) -> Any:
-        raise NotImplementedError
+        """The launch argument for ``value`` (staging arrays through ``st``)."""
 
 
 class _PointerConverter(Converter):
