@@ -223,17 +223,53 @@ def pyopencl_round_trip(x, y):
     return best_ms(run, repeats_for(n))
 
 
+def numba_saxpy():
+    """Numba-CUDA's saxpy, called with numpy arrays (Numba copies them in and back itself)."""
+    from numba import cuda as ncuda
+
+    @ncuda.jit
+    def saxpy(x, y, out, a):
+        i = ncuda.grid(1)
+        if i < out.shape[0]:
+            out[i] = a * x[i] + y[i]
+
+    return lambda x, y, out: saxpy[(x.size + 255) // 256, 256](x, y, out, A)
+
+
+def fresh_arrays_ms(k, x, y, repeats: int) -> float:
+    """@kernel numpy in/out where every call gets arrays it has never seen (so nothing is
+    page-locked yet): the first-call cost of the transfers, without the compile."""
+    best = float("inf")
+    for _ in range(repeats):
+        xs, ys, out = x.copy(), y.copy(), np.empty_like(x)
+        t = time.perf_counter()
+        k(xs, ys, out, A)
+        best = min(best, time.perf_counter() - t)
+    check(out, x, y)
+    return best * 1e3
+
+
 def cuda_section(device) -> list[dict]:
     rows = []
     cupy = None
     if _has("cupy"):
         import cupy
+    nb = guarded("numba", numba_saxpy) if _has("numba") else None
+    k = guarded("@kernel", translated_saxpy)
     for n in SIZES:
         rng = np.random.default_rng(n)
         x = rng.random(n, dtype=np.float32)
         y = rng.random(n, dtype=np.float32)
         row = {"n": n}
         section_common(device, n, x, y, row)
+        if k is not None:
+            row["kernel_numpy_fresh"] = guarded("@kernel fresh arrays",
+                                                lambda: fresh_arrays_ms(k[device.selector], x, y, 3 if QUICK else 8))
+        if nb is not None:
+            out_nb = np.empty(n, np.float32)
+            nb(x, y, out_nb)
+            check(out_nb, x, y)
+            row["numba_numpy_in_out"] = guarded("numba", lambda: best_ms(lambda: nb(x, y, out_nb), repeats_for(n)))
         if cupy is not None:
             def cupy_round_trip():
                 cx, cy = cupy.asarray(x), cupy.asarray(y)
@@ -254,6 +290,58 @@ def cuda_section(device) -> list[dict]:
 
 
 CUDA_TARGETS_MS = {1: 0.050, 1 << 20: 1.0, 16 << 20: 13.0}
+
+
+def small_batch_section(device) -> list[dict]:
+    """Tiny numpy arguments in host-mapped memory (the kernel reads them in place) against the
+    copied batch, for a streaming kernel and for matmul, which reads each element n times: the
+    measurements behind MAPPED_BATCH_MAX."""
+    from pygpgpu_core.gnp import _staging
+    from pygpgpu_translate import kernel
+
+    def kernels():
+        @kernel
+        def saxpy(x, y, out, a):
+            for i in range(out.shape[0]):
+                out[i] = a * x[i] + y[i]
+
+        @kernel
+        def matmul(a, b, c):
+            for i in range(c.shape[0]):
+                for j in range(c.shape[1]):
+                    s = 0.0
+                    for k in range(a.shape[1]):
+                        s += a[i, k] * b[k, j]
+                    c[i, j] = s
+
+        return saxpy[device.selector], matmul[device.selector]
+
+    rng = np.random.default_rng(0)
+    rows, inputs = [], []
+    for name, n in [("saxpy", 1), ("saxpy", 1024), ("matmul", 8), ("matmul", 16), ("matmul", 32)]:
+        if name == "saxpy":
+            args = (rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32), np.empty(n, np.float32), A)
+        else:
+            args = (rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32),
+                    np.empty((n, n), np.float32))
+        rows.append({"case": f"{name} {n}" + (f"x{n}" if name == "matmul" else ""),
+                     "nbytes": sum(a.nbytes for a in args[:3])})
+        inputs.append((name, args))
+    default = _staging.MAPPED_BATCH_MAX
+    try:
+        for label, limit in (("mapped", 1 << 20), ("copied", 0)):
+            _staging.MAPPED_BATCH_MAX = limit
+            fns = dict(zip(("saxpy", "matmul"), kernels()))   # new plans: new batches
+            for row, (name, args) in zip(rows, inputs):
+                run = (lambda fn=fns[name], args=args: fn(*args))
+                run()
+                row[label] = best_ms(run, 20 if QUICK else 300)
+    finally:
+        _staging.MAPPED_BATCH_MAX = default
+    for r in rows:
+        print(f"[small batch] {r['case']} ({r['nbytes']} bytes): mapped {fmt(r.get('mapped'))} ms, "
+              f"copied {fmt(r.get('copied'))} ms", flush=True)
+    return rows
 
 
 def fmt(v) -> str:
@@ -375,6 +463,7 @@ def main() -> int:
         print(f"[cuda] {dev.name} ({dev.selector})")
         rows = cuda_section(dev)
         results["sections"]["cuda"] = rows
+        results["sections"]["cuda_small_batch"] = guarded("small batch", lambda: small_batch_section(dev))
         if WRITE and not QUICK:
             write_section("cuda", "Device arrays: numpy in/out saxpy on CUDA vs CuPy (bench_arrays.py)",
                           cuda_markdown(dev, rows))

@@ -5,6 +5,7 @@
 #
 #   OUT=/some/dir bash benchmarks/run_gpu.sh [--quick] [pytest args, default: tests]
 #   PYGPGPU_TEST_BACKENDS=cuda,opencl:nvidia NOBENCH=1 ...   NVIDIA's OpenCL beside PoCL, tests only
+#   OUT=... bash benchmarks/run_gpu.sh --python script.py [args]   one script in the same set-up
 #
 # Our packages are pure Python: PYTHONPATH points at packages/*/src, and a throw-away folder
 # of .dist-info stubs registers their `pygpgpu.backends` entry points, as an install would.
@@ -53,6 +54,14 @@ fi
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; "$PY" --version; } 2>&1 | tee "$OUT/machine.txt"
 "$PY" -c "import pygpgpu_core.registry as r; print(r.diagnostics())" 2>&1 | tee -a "$OUT/machine.txt"
+
+if [ "${1:-}" = "--python" ]; then
+  shift
+  "$PY" "$@"
+  rc=$?
+  rm -rf "$STUBS"
+  exit $rc
+fi
 
 [ $# -gt 0 ] || set -- tests
 "$PY" -m pytest -q -ra -p no:cacheprovider "$@" 2>&1 | tee "$OUT/tests.log"

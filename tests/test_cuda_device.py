@@ -308,6 +308,47 @@ def test_fill_copy_view_and_foreign_pointer(ctx):
     assert iface["data"][0] == other.ptr and iface["typestr"] == "<i2" and iface["version"] == 3
 
 
+def test_host_mapped_memory_is_used_in_place_by_kernels(ctx):
+    host, buf = ctx.host_mapped(3 * 256)
+    a, b, out = (host[k * 256:k * 256 + 64].view(np.float32) for k in range(3))
+    a[:] = np.arange(16)
+    b[:] = 100
+    out[:] = -1
+    k = ctx.program(VECADD).kernel("vecadd")
+    k.launch(16, 16, [buf.view(0, 64), buf.view(256, 64), buf.view(512, 64), np.int32(16)])
+    ctx.synchronize()
+    np.testing.assert_array_equal(out, np.arange(16) + 100)   # no copy: the kernel wrote here
+    assert not buf.owns_memory
+    buf.close()
+    assert host[0] == 0                                      # the host bytes outlive the buffer
+
+
+def test_arrays_that_come_back_are_page_locked_then_released(ctx):
+    from pygpgpu_core.hostpin import PIN_MIN
+
+    pins = ctx._pin_cache()
+    x = np.arange(PIN_MIN // 4, dtype=np.float32)
+    back = np.empty_like(x)
+    buf = ctx.buffer(x.nbytes)
+    before = len(pins)
+    buf.write(x)                                             # first transfer: pageable
+    assert len(pins) == before
+    x += 1
+    buf.write(x)                                             # second: registered, DMA'd in place
+    assert len(pins) == before + 1
+    buf.read(back)
+    np.testing.assert_array_equal(back, x)
+    x[:] = 7                                                 # same pages, new contents
+    buf.write(x)
+    buf.read(back)                                           # back's second transfer: registered
+    assert (back == 7).all() and len(pins) == before + 2
+    ptr = x.ctypes.data
+    del x
+    buf.read(back)                                           # any lookup lets go of the dead array
+    assert ptr not in {e.ptr for e in pins._pinned.values()} and len(pins) == before + 1
+    assert (back == 7).all()
+
+
 def test_foreign_arrays_share_memory_zero_copy(ctx):
     cupy = pytest.importorskip("cupy", reason="CuPy is not installed here")
     x = cupy.arange(1000, dtype=cupy.float32)

@@ -175,6 +175,24 @@ def test_many_layouts_reuse_memory(backend, device):
     assert pool.in_use_bytes <= before                     # batches are reused or given back
 
 
+def test_tiny_batches_live_in_host_mapped_memory_where_offered(backend, device):
+    """CUDA: batches up to MAPPED_BATCH_MAX are host memory the kernel uses in place (no copy
+    commands), larger ones a pooled device block and a staging area; results agree either way."""
+    ctx = device.context()
+    tiny = _staging.SmallBatch(ctx, ((4, _staging.UPLOAD), (4, _staging.DOWNLOAD)))
+    big = _staging.SmallBatch(ctx, ((_staging.MAPPED_BATCH_MAX, _staging.UPLOAD), (4, _staging.DOWNLOAD)))
+    try:
+        if hasattr(ctx, "host_mapped"):
+            assert tiny.direct and tiny.block is None
+            assert big.block is not None and not big.direct
+        for n in (1, 100, 3000):                           # 1 and 100 fit a mapped batch, 3000 does not
+            _check_mixed(mixed[backend], n, seed=n)
+    finally:
+        tiny.close()
+        big.close()
+        tiny.close()                                       # idempotent
+
+
 def test_staging_area_path_on_a_host_unified_device(monkeypatch):
     """The path CUDA takes (staging area, queued copies, one wait), run on PoCL by turning off
     the in-place fill of host-visible memory."""

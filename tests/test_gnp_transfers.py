@@ -323,3 +323,31 @@ def test_small_written_arrays_take_the_pool_and_read_only_ones_alias():
     sy.finish()
     np.testing.assert_array_equal(x, np.arange(n, dtype=np.float32) * 2 + 1)
     assert gnp.transfer_stats()["h2d"] == gnp.transfer_stats()["d2h"] == 1
+
+
+def test_repeated_large_numpy_calls_see_every_change(backend):
+    """The same 4 MiB numpy arrays through many calls (CUDA page-locks them on their second
+    transfer): every call reads the current host contents and writes back into the same arrays."""
+    from pygpgpu_translate import kernel
+
+    @kernel
+    def saxpy_into(x, y, out, a):
+        for i in range(out.shape[0]):
+            out[i] = a * x[i] + y[i]
+
+    k = saxpy_into[backend]
+    n = 1 << 20
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, np.float32)
+    out = np.zeros(n, np.float32)
+    view = out[: n // 2]                                   # a view keeps the owner registered
+    for step in range(5):
+        x[step] = -step
+        y[-1] = step
+        k(x, y, out, 2.0)
+        np.testing.assert_array_equal(out, 2.0 * x + y)
+        assert view[step] == 2.0 * x[step] + y[step]
+    ys = [np.full(n, v, np.float32) for v in range(3)]      # new arrays each call: never stale
+    for v, yv in enumerate(ys):
+        k(x, yv, out, 1.0)
+        np.testing.assert_array_equal(out, x + v)

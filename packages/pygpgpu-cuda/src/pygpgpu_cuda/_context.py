@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from pygpgpu_core.errors import ClosedError
+from pygpgpu_core.hostpin import PIN_MIN, PinCache
 
 from ._driver import check, driver
-from ._memory import STAGING_THRESHOLD, CudaBuffer, PinnedStaging, is_pinned, pinned_empty
+from ._memory import STAGING_THRESHOLD, CudaBuffer, PinnedStaging, host_mapped, is_pinned, pinned_empty
 
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ class CudaContext:
         self._lock = threading.Lock()
         self._live: "weakref.WeakSet[Any]" = weakref.WeakSet()
         self._staging: "PinnedStaging | None" = None
+        self._pins: "PinCache | None" = None
         self._programs: dict[tuple, "CudaProgram"] = {}
         self.queue = CudaStream(self)
 
@@ -128,6 +130,11 @@ class CudaContext:
         """A numpy array in page-locked host memory: copies to/from it skip the staging step."""
         return pinned_empty(self, shape, dtype)
 
+    def host_mapped(self, nbytes: int) -> "tuple[np.ndarray, CudaBuffer]":
+        """``(host, buffer)``: page-locked host bytes that kernels access in place, no copies
+        (each access crosses the bus: for a launch's tiny arguments, not for working data)."""
+        return host_mapped(self, nbytes)
+
     def memory_info(self) -> tuple[int, int]:
         """``(free, total)`` device memory in bytes."""
         from ctypes import c_size_t
@@ -144,22 +151,46 @@ class CudaContext:
                     self._staging = PinnedStaging(self)
         return self._staging
 
-    def _upload(self, dptr: int, hptr: int, nbytes: int) -> None:
+    def _pin_cache(self) -> PinCache:
+        if self._pins is None:
+            with self._lock:
+                if self._pins is None:
+                    self._pins = PinCache(self._host_register, self._host_unregister)
+        return self._pins
+
+    def _host_register(self, ptr: int, nbytes: int) -> bool:
+        self.make_current()
+        return self.drv.cuMemHostRegister(ptr, nbytes, 0) == 0   # refused: copy as pageable
+
+    def _host_unregister(self, ptr: int) -> None:
+        if not self.closed:
+            self.make_current()
+            self.drv.cuMemHostUnregister(ptr)
+
+    def _copies_directly(self, hptr: int, nbytes: int, host: "np.ndarray | None") -> bool:
+        """Small copies and page-locked memory (ours, another library's, or a numpy array the
+        pin cache registered because it keeps coming back) go straight to the driver; large
+        pageable ones through the staging buffers."""
+        if nbytes >= PIN_MIN and host is not None and self._pin_cache().pinned(host):
+            return True
+        return nbytes < STAGING_THRESHOLD or is_pinned(self, hptr)
+
+    def _upload(self, dptr: int, hptr: int, nbytes: int, host: "np.ndarray | None" = None) -> None:
         if nbytes == 0:
             return
         self.make_current()
-        if nbytes < STAGING_THRESHOLD or is_pinned(self, hptr):
+        if self._copies_directly(hptr, nbytes, host):
             stream = self.queue.handle
             check(self.drv.cuMemcpyHtoDAsync(dptr, hptr, nbytes, stream), "cuMemcpyHtoDAsync")
             check(self.drv.cuStreamSynchronize(stream), "cuStreamSynchronize")
         else:
             self._staging_buffers().upload(dptr, hptr, nbytes)
 
-    def _download(self, hptr: int, dptr: int, nbytes: int) -> None:
+    def _download(self, hptr: int, dptr: int, nbytes: int, host: "np.ndarray | None" = None) -> None:
         if nbytes == 0:
             return
         self.make_current()
-        if nbytes < STAGING_THRESHOLD or is_pinned(self, hptr):
+        if self._copies_directly(hptr, nbytes, host):
             stream = self.queue.handle
             check(self.drv.cuMemcpyDtoHAsync(hptr, dptr, nbytes, stream), "cuMemcpyDtoHAsync")
             check(self.drv.cuStreamSynchronize(stream), "cuStreamSynchronize")
@@ -209,6 +240,8 @@ class CudaContext:
         if self._staging is not None:
             self._staging.close()
             self._staging = None
+        if self._pins is not None:
+            self._pins.clear()
         self.queue.close()
         self.closed = True
         self.drv.cuDevicePrimaryCtxRelease(self.device.ordinal)

@@ -25,7 +25,7 @@ from ._driver import CUdeviceptr, check
 if TYPE_CHECKING:
     from ._context import CudaContext
 
-__all__ = ["CudaBuffer", "PinnedStaging", "pinned_empty", "STAGING_THRESHOLD", "STAGING_CHUNK"]
+__all__ = ["CudaBuffer", "PinnedStaging", "pinned_empty", "host_mapped", "STAGING_THRESHOLD", "STAGING_CHUNK"]
 
 
 def _env_int(name: str, default: int) -> int:
@@ -111,6 +111,17 @@ def pinned_empty(context: "CudaContext", shape: Any, dtype: Any = np.float32) ->
     raw = (ctypes.c_uint8 * max(block.nbytes, 1)).from_address(block.ptr)
     raw._pygpgpu_block = block  # the numpy view keeps the ctypes array, which keeps the block
     return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape)
+
+
+def host_mapped(context: "CudaContext", nbytes: int) -> "tuple[np.ndarray, CudaBuffer]":
+    """Page-locked host memory that kernels read and write in place: ``(host, buffer)``, a
+    uint8 numpy view and a buffer over the same bytes. Every kernel access crosses the bus,
+    so this suits a few KiB touched about once (a launch's tiny arguments), not working data."""
+    host = pinned_empty(context, nbytes, np.uint8)
+    dptr = CUdeviceptr()
+    context.make_current()
+    check(context.drv.cuMemHostGetDevicePointer(byref(dptr), host.ctypes.data, 0), "cuMemHostGetDevicePointer")
+    return host, CudaBuffer(context, nbytes, dptr.value, owner=host)
 
 
 class PinnedStaging:
@@ -268,13 +279,13 @@ class CudaBuffer:
         """Copy ``host`` into the buffer at byte ``offset``; returns when the copy is done."""
         host = _host_array(host, writable=False, what="CudaBuffer.write")
         self._range(host.nbytes, offset, "write")
-        self.context._upload(self.ptr + offset, host.ctypes.data, host.nbytes)
+        self.context._upload(self.ptr + offset, host.ctypes.data, host.nbytes, host)
 
     def read(self, host: np.ndarray, offset: int = 0) -> None:
         """Copy into ``host`` from byte ``offset`` (after all queued work); blocking."""
         host = _host_array(host, writable=True, what="CudaBuffer.read")
         self._range(host.nbytes, offset, "read")
-        self.context._download(host.ctypes.data, self.ptr + offset, host.nbytes)
+        self.context._download(host.ctypes.data, self.ptr + offset, host.nbytes, host)
 
     def write_async(self, host: np.ndarray, offset: int = 0) -> None:
         """Queue a copy from ``host`` (keep it alive and unchanged until ``synchronize()``);

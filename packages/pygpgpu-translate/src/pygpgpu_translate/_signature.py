@@ -90,6 +90,9 @@ def _device_token(value):
 
 # Exact type -> token function for the common arguments (warm calls); None falls back to arg_token.
 FAST_TOKENS = {float: lambda v: "f", bool: lambda v: "b", int: _int_token, np.ndarray: _ndarray_token}
+# numpy scalars (np.float32(2.0) and friends): the token is fixed per type
+for _name in _SUPPORTED:
+    FAST_TOKENS[np.dtype(_name).type] = (lambda tok: lambda v: tok)(("s", np.dtype(_name)))
 
 
 def register_device_array_type(cls) -> None:

@@ -180,6 +180,11 @@ def _small_array_max() -> int:
 
 SMALL_ARRAY_MAX = _small_array_max()
 SMALL_BATCH_MAX = 1 << 20      # the whole batch: beyond this the per-array paths stream better
+# Batches up to this size live in host memory the kernel accesses in place where the backend
+# offers it (CUDA's ``host_mapped``): no copy commands at all, but every kernel access crosses
+# the bus, which only pays while the arguments are a few KiB (measured on the H200, see
+# benchmarks/RESULTS.md).
+MAPPED_BATCH_MAX = 4 << 10
 # Host-visible pool memory is filled in place (no queued copy); tests switch this off to run the
 # staging-area path (the one CUDA takes) on PoCL.
 SMALL_BATCH_DIRECT = True
@@ -229,8 +234,8 @@ class SmallBatch:
     ``pending``: queued work may still use the block or the staging area, so the next user
     waits for the queue first."""
 
-    __slots__ = ("context", "key", "pool", "block", "host", "views", "offsets", "up_end", "down_start",
-                 "down_end", "direct", "pending")
+    __slots__ = ("context", "key", "pool", "block", "buffer", "host", "views", "offsets", "up_end",
+                 "down_start", "down_end", "direct", "pending")
 
     def __init__(self, context: Any, key: tuple, align: int = 1):
         self.context = context
@@ -252,21 +257,28 @@ class SmallBatch:
         self.up_end = end[BOTH]
         self.down_start = end[UPLOAD]           # BOTH slots follow the UPLOAD ones
         self.down_end = end[DOWNLOAD]
-        self.pool = mempool.get_pool(context)
-        self.block = self.pool.allocate(at)
+        self.pool = self.block = self.buffer = self.host = None
         self.pending = False
         self.views = []
-        try:
-            buf = self.block.buffer
-            self.views = [buf.view(offsets[i], max(key[i][0], 1)) for i in range(len(key))]
+        mapped = getattr(context, "host_mapped", None) if SMALL_BATCH_DIRECT and at <= MAPPED_BATCH_MAX else None
+        if mapped is not None:
+            # Host memory the kernel uses in place: the host copies in and out, nothing is queued.
+            self.host, self.buffer = mapped(at)
+            self.direct = True
+        else:
+            self.pool = mempool.get_pool(context)
+            self.block = self.pool.allocate(at)
+            self.buffer = self.block.buffer
             # Host-visible pool memory (PoCL): the host copies into the block itself. Elsewhere a
             # staging area (page-locked on CUDA) makes each direction one DMA copy.
             self.direct = SMALL_BATCH_DIRECT and self.pool.host_access and self.block.host is not None
             if self.direct:
                 self.host = self.block.host
-            elif hasattr(context, "pinned_empty"):
+        try:
+            self.views = [self.buffer.view(offsets[i], max(key[i][0], 1)) for i in range(len(key))]
+            if self.host is None and hasattr(context, "pinned_empty"):
                 self.host = context.pinned_empty(self.block.nbytes, np.uint8)
-            else:
+            elif self.host is None:
                 raw = np.empty(self.block.nbytes + _HOST_ALIGN, np.uint8)
                 start = (-raw.ctypes.data) % _HOST_ALIGN
                 self.host = raw[start:start + self.block.nbytes]
@@ -276,7 +288,7 @@ class SmallBatch:
 
     @property
     def usable(self) -> bool:
-        buf = self.block.buffer if self.block is not None else None
+        buf = self.buffer
         return buf is not None and not getattr(buf, "closed", False)
 
     def upload(self, arrays) -> None:
@@ -301,7 +313,7 @@ class SmallBatch:
             # Counted as one transfer of what crosses: the host's own copies into shared memory
             # (direct), else the whole staged range, alignment gaps included.
             if not self.direct:
-                buf = self.block.buffer
+                buf = self.buffer
                 write = getattr(buf, "write_async", None)
                 if write is None:
                     buf.write(host[:n], 0)
@@ -318,7 +330,7 @@ class SmallBatch:
             return       # nothing written: no wait (``pending`` makes the next user wait instead)
         host = self.host
         if not self.direct:
-            buf = self.block.buffer
+            buf = self.buffer
             read = getattr(buf, "read_async", None)
             if read is None:
                 buf.read(host[start:end], start)
@@ -336,14 +348,15 @@ class SmallBatch:
         record_transfer("d2h", copied if self.direct else end - start)
 
     def close(self) -> None:
-        """Release the views and give the block back to the pool. Idempotent."""
+        """Release the views and the memory (the pool's block back to the pool). Idempotent."""
         views, self.views = self.views, []
         block, self.block = self.block, None
-        if block is None:
+        buf, self.buffer = self.buffer, None
+        if buf is None:
             return
-        if self.pending and block.buffer is not None and not getattr(block.buffer, "closed", False):
+        if self.pending and not getattr(buf, "closed", False):
             try:
-                self.context.synchronize()   # a queued copy may still use the staging area
+                self.context.synchronize()   # queued work may still use the staging area
             except GPGPUError:
                 pass
         for v in views:
@@ -351,7 +364,10 @@ class SmallBatch:
                 v.close()
             except GPGPUError:
                 pass
-        self.pool.release(block)
+        if block is not None:
+            self.pool.release(block)
+        else:
+            buf.close()                      # host-mapped: freed with the host array
         self.host = None
 
 
