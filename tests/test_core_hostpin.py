@@ -3,6 +3,7 @@ register/unregister: which arrays get page-locked, when, and that memory is neve
 registered. The real thing runs in the CUDA tests (tests/test_gnp_transfers.py) on a GPU."""
 from __future__ import annotations
 
+import ctypes
 import gc
 
 import numpy as np
@@ -28,6 +29,9 @@ class FakeDriver:
     def unregister(self, ptr):
         self.calls.append(("unregister", ptr))
         del self.registered[ptr]
+        # what the memory holds at this moment (the arrays here are all ones): freed memory
+        # would hold the allocator's bookkeeping, or fault
+        self.first_value_at_unregister = ctypes.c_float.from_address(ptr).value
 
 
 def _cache(limit=1 << 30, **kw):
@@ -61,16 +65,44 @@ def test_small_foreign_and_oversized_memory_is_never_pinned():
     assert data_owner(foreign) is None and data_owner(huge[5:]) is huge
 
 
-def test_released_when_only_the_cache_holds_the_array():
+def test_kept_allocated_until_unregistered_then_released():
     cache, drv = _cache()
     a, b = _big(), _big()
     cache.pinned(a), cache.pinned(a)
     ptr = a.ctypes.data
+    view = a[5:]
+    del a
+    cache.pinned(b)                                        # a lookup sweeps: the view keeps a alive
+    assert ptr in drv.registered
+    del view
+    assert ptr in drv.registered                           # the cache's reference holds the memory
+    cache.pinned(b)                                        # the next lookup lets go of it (and pins b)
+    assert set(drv.registered) == {b.ctypes.data} and cache.held == b.nbytes
+    assert drv.first_value_at_unregister == 1.0            # unregistered while still allocated
+
+
+def test_a_full_garbage_collection_releases_dead_arrays():
+    cache, drv = _cache()
+    a = _big()
+    cache.pinned(a), cache.pinned(a)
+    assert cache._gc_hook in gc.callbacks
     del a
     gc.collect()
-    assert ptr in drv.registered                           # still ours: memory not freed yet
-    cache.pinned(b)                                        # any lookup sweeps
-    assert ptr not in drv.registered and len(cache) == 0 and cache.held == 0
+    assert drv.registered == {} and cache.held == 0
+    assert cache._gc_hook is None                          # nothing pinned: no hook left behind
+
+
+def test_a_resize_behind_the_cache_re_registers():
+    cache, drv = _cache()
+    b = _big()
+    cache.pinned(b), cache.pinned(b)
+    with pytest.raises(ValueError, match="resize"):
+        b.resize(2 * b.size)                               # the cache's reference: numpy refuses
+    old = b.ctypes.data
+    b.resize(2 * b.size, refcheck=False)                   # forced: the data moves
+    assert not cache.pinned(b)                             # the stale entry goes, seen again
+    assert old not in drv.registered
+    assert cache.pinned(b) and drv.registered == {b.ctypes.data: b.nbytes}
 
 
 def test_least_recently_used_goes_when_room_is_needed():
@@ -85,17 +117,12 @@ def test_least_recently_used_goes_when_room_is_needed():
     assert cache.held == 2 * PIN_MIN
 
 
-def test_a_refused_registration_falls_back_and_a_resize_re_registers():
+def test_a_refused_registration_falls_back():
     a = _big()
     cache, drv = _cache(refuse={a.ctypes.data})
     assert not cache.pinned(a) and not cache.pinned(a)     # e.g. another library pinned it
-    b = _big()
-    cache.pinned(b), cache.pinned(b)
-    old = b.ctypes.data
-    b.resize(2 * b.size, refcheck=False)                   # numpy reallocates behind our back
-    assert not cache.pinned(b)                             # stale entry dropped, seen again
-    assert old not in drv.registered
-    assert cache.pinned(b) and drv.registered == {b.ctypes.data: b.nbytes}
+    assert drv.registered == {} and cache.held == 0 and len(cache) == 0
+    assert not cache.pinned(a) and cache.pinned(a) is False
 
 
 def test_clear_and_the_off_switch(monkeypatch):

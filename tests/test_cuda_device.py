@@ -343,10 +343,12 @@ def test_arrays_that_come_back_are_page_locked_then_released(ctx):
     buf.read(back)                                           # back's second transfer: registered
     assert (back == 7).all() and len(pins) == before + 2
     ptr = x.ctypes.data
-    del x
+    del x                                                    # the cache still holds the memory
     buf.read(back)                                           # any lookup lets go of the dead array
     assert ptr not in {e.ptr for e in pins._pinned.values()} and len(pins) == before + 1
     assert (back == 7).all()
+    with pytest.raises(ValueError, match="resize"):
+        back.resize(2 * back.size)                           # numpy sees the cache's reference
 
 
 def test_foreign_arrays_share_memory_zero_copy(ctx):

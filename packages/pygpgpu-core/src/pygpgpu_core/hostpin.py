@@ -8,20 +8,24 @@ registered while it keeps being used: a loop calling kernels on the same numpy a
 the registration once.
 
 Registered memory must not be freed before it is unregistered, or a later allocation at the
-same address could be read through stale pages. The cache therefore holds a strong reference
-to each registered array's memory owner (an ndarray that owns its data), and lets go
-(unregister first, then drop the reference) once nothing else references the owner: checked
-on every lookup, when room is needed, and at :meth:`PinCache.clear`. Arrays whose memory
-belongs to something else (bytes, mmap, ctypes, another library) are never registered.
+same address could be read through stale pages. The cache therefore holds a strong reference to
+each registered array's memory owner (an ndarray that owns its data), and lets go (unregister
+first, then drop the reference) once nothing else references the owner: checked on every
+lookup, after full garbage collections, when room is needed and at :meth:`PinCache.clear`. A
+dead array thus stays allocated until one of those, within the cache's byte limit. (A weak
+reference is not enough: numpy 2.5 frees an array's memory before running its weak-reference
+callbacks, measured on the GPU machine.) Arrays whose memory belongs to something else (bytes,
+mmap, ctypes, another library) are never registered.
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
 import weakref
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
@@ -29,7 +33,7 @@ __all__ = ["PinCache", "pin_cache_limit", "data_owner", "PIN_MIN"]
 
 # Below this a pageable copy is a few tens of microseconds: not worth pinning memory for.
 PIN_MIN = 1 << 20
-_SEEN_MAX = 64          # arrays seen once, remembered (weakly) to spot the second transfer
+_SEEN_MAX = 64          # arrays seen once, remembered to spot the second transfer
 
 
 def pin_cache_limit(env: str = "PYGPGPU_PIN_CACHE") -> int:
@@ -98,8 +102,9 @@ class PinCache:
         self.limit = pin_cache_limit() if limit is None else int(limit)
         self._lock = threading.Lock()
         self._pinned: "OrderedDict[int, _Pinned]" = OrderedDict()   # id(owner) -> entry, LRU order
-        self._seen: "OrderedDict[int, tuple[Any, int, int]]" = OrderedDict()  # id -> (weakref, ptr, nbytes)
+        self._seen: "OrderedDict[int, tuple[int, int]]" = OrderedDict()  # id(owner) -> (ptr, nbytes)
         self.held = 0
+        self._gc_hook = None
 
     def pinned(self, host: np.ndarray) -> bool:
         """Whether ``host``'s memory is page-locked for the copy about to be made; registers it
@@ -119,36 +124,39 @@ class PinCache:
                     self._pinned.move_to_end(key)
                     return True
                 self._drop(key)               # resized in place (refcheck=False): re-register
-            seen = self._seen.pop(key, None)
-            if seen is None or seen[0]() is not owner or seen[1:] != (ptr, nbytes):
-                self._remember(key, owner, ptr, nbytes)
+            if self._seen.pop(key, None) != (ptr, nbytes):
+                self._seen[key] = (ptr, nbytes)
+                while len(self._seen) > _SEEN_MAX:
+                    self._seen.popitem(last=False)
                 return False
             if not self._make_room(nbytes) or not self._register(ptr, nbytes):
                 return False
             self._pinned[key] = _Pinned(owner, ptr, nbytes)
             self.held += nbytes
+            self._watch_gc()
             return True
+
+    def release_unused(self) -> None:
+        """Unregister the arrays nobody but the cache references any more."""
+        with self._lock:
+            self._release_unused(keep=None)
 
     def clear(self) -> None:
         """Unregister everything (before the context goes away)."""
         with self._lock:
-            for key in list(self._pinned):
-                self._drop(key)
+            while self._pinned:
+                self._drop(next(iter(self._pinned)))
             self._seen.clear()
+            self._unwatch_gc()
 
     def __len__(self) -> int:
         return len(self._pinned)
 
     # -- internals (called with the lock held) ----------------------------------------------
-    def _remember(self, key: int, owner: np.ndarray, ptr: int, nbytes: int) -> None:
-        self._seen[key] = (weakref.ref(owner), ptr, nbytes)
-        while len(self._seen) > _SEEN_MAX:
-            self._seen.popitem(last=False)
-
     def _only_ours(self, entry: _Pinned) -> bool:
         return sys.getrefcount(entry.owner) <= _ONLY_OURS
 
-    def _release_unused(self, keep: int) -> None:
+    def _release_unused(self, keep: "int | None") -> None:
         for key in [k for k, e in self._pinned.items() if k != keep and self._only_ours(e)]:
             self._drop(key)
 
@@ -164,3 +172,36 @@ class PinCache:
             self._unregister(entry.ptr)
         finally:
             entry.owner = None                 # only now may numpy free the memory
+        if not self._pinned:
+            self._unwatch_gc()
+
+    # A full collection is when dropped arrays are likeliest to be garbage: let go of them then
+    # too, so that a program that stops transferring does not keep them until the context closes.
+    def _watch_gc(self) -> None:
+        if self._gc_hook is None:
+            ref = weakref.ref(self)
+
+            def hook(phase: str, info: dict) -> None:
+                cache = ref()
+                if cache is not None and phase == "stop" and info.get("generation") == 2:
+                    cache._release_unused_if_free()
+
+            self._gc_hook = hook
+            gc.callbacks.append(hook)
+
+    def _unwatch_gc(self) -> None:
+        hook, self._gc_hook = self._gc_hook, None
+        if hook is not None:
+            try:
+                gc.callbacks.remove(hook)
+            except ValueError:
+                pass
+
+    def _release_unused_if_free(self, _is_finalizing=sys.is_finalizing) -> None:
+        # The collection may have started inside our own critical section (any allocation can
+        # trigger one): then skip this round rather than wait on ourselves.
+        if not _is_finalizing() and self._lock.acquire(blocking=False):
+            try:
+                self._release_unused(keep=None)
+            finally:
+                self._lock.release()
