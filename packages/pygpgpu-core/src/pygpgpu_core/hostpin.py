@@ -136,11 +136,6 @@ class PinCache:
             self._watch_gc()
             return True
 
-    def release_unused(self) -> None:
-        """Unregister the arrays nobody but the cache references any more."""
-        with self._lock:
-            self._release_unused(keep=None)
-
     def clear(self) -> None:
         """Unregister everything (before the context goes away)."""
         with self._lock:
