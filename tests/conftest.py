@@ -36,6 +36,29 @@ def _selected_backends() -> list[str]:
 RUN_BACKENDS = _selected_backends()
 
 
+def first_device(backend_name: str):
+    """The first device of a backend (for tests of that backend's own features), or skip."""
+    try:
+        devices = registry.backend_devices(backend_name)
+    except GPGPUError as exc:
+        pytest.skip(f"no {backend_name} device here: {exc}")
+    if not devices:
+        pytest.skip(f"no {backend_name} device here")
+    return devices[0]
+
+
+def host_unified_opencl_device():
+    """An OpenCL device sharing host memory (PoCL, integrated GPUs), or skip when none exists."""
+    try:
+        devices = registry.backend_devices("opencl")
+    except GPGPUError as exc:
+        pytest.skip(f"no OpenCL device here: {exc}")
+    for dev in devices:
+        if dev.host_unified_memory:
+            return dev
+    pytest.skip(f"no host-unified OpenCL device (such as PoCL) among {[d.selector for d in devices]}")
+
+
 def pytest_report_header(config):
     return f"pygpgpu execution backends: {RUN_BACKENDS or 'none'}; status: {registry.diagnostics()}"
 

@@ -7,6 +7,7 @@ import pytest
 import pygpgpu_core.gnp as gnp
 from pygpgpu_core import registry
 from pygpgpu_core.errors import GPGPUError
+from conftest import first_device
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
           np.float16, np.float32, np.float64, np.complex64, np.complex128]
@@ -248,22 +249,11 @@ def test_to_same_device_and_forced_copy(device):
     np.testing.assert_array_equal(c.get(), np.arange(5.0))
 
 
-def opencl_device():
-    """The first OpenCL device (private contexts are an OpenCL feature), or skip when none exists."""
-    try:
-        devices = registry.backend_devices("opencl")
-    except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device here: {exc}")
-    if not devices:
-        pytest.skip("no OpenCL device here")
-    return devices[0]
-
-
 def test_to_another_context():
     """A private context is a different memory space: the move goes through the host."""
     from pygpgpu_opencl import Context
 
-    device = opencl_device()
+    device = first_device("opencl")
     with Context(device) as other:
         g = gnp.asarray(np.arange(8, dtype=np.float32), device=device)
         gnp.reset_transfer_stats()

@@ -10,21 +10,11 @@ import pygpgpu_core.gnp as gnp
 from pygpgpu_core import registry
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_core.gnp import _dlpack
+from conftest import first_device, host_unified_opencl_device
 
 
 def _backend_of(device) -> str:
     return device.backend.name
-
-
-def _host_unified_opencl_device():
-    try:
-        devices = registry.backend_devices("opencl")
-    except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device here: {exc}")
-    for dev in devices:
-        if dev.host_unified_memory:
-            return dev
-    pytest.skip(f"no host-unified OpenCL device (such as PoCL) among {[d.selector for d in devices]}")
 
 
 def _exportable(device) -> bool:
@@ -33,7 +23,7 @@ def _exportable(device) -> bool:
 
 
 def test_dlpack_cpu_export_is_zero_copy_on_host_unified_devices():
-    device = _host_unified_opencl_device()
+    device = host_unified_opencl_device()
     before = _dlpack.live_exports()
     host = np.arange(20, dtype=np.float32).reshape(4, 5)
     g = gnp.asarray(host, device=device)
@@ -183,7 +173,7 @@ class _GpuLabelled(gnp.DeviceArray):
 
 
 def test_gpu_exports_refuse_host_only_consumers_and_serve_gpu_ones():
-    device = _host_unified_opencl_device()
+    device = host_unified_opencl_device()
     src = gnp.asarray(np.arange(6, dtype=np.float32), device=device)
     src.buffer.ptr = src._host.ctypes.data           # what a CUDA buffer exports: its address
     g = _GpuLabelled._wrap(src.shape, src.dtype, device, src.buffer, src, src._host)
@@ -205,7 +195,7 @@ def test_gpu_exports_refuse_host_only_consumers_and_serve_gpu_ones():
 
 
 def test_a_capsule_the_consumer_rejects_is_still_freed():
-    device = _host_unified_opencl_device()
+    device = host_unified_opencl_device()
     g = _GpuLabelled._wrap((4,), np.dtype(np.float32), device, None, None, np.zeros(4, np.float32))
     before = _dlpack.live_exports()
 
@@ -250,18 +240,8 @@ def test_cuda_array_interface_only_on_cuda(device):
     assert again.buffer.ptr == g.buffer.ptr
 
 
-def _cuda_device_or_skip():
-    try:
-        devices = registry.backend_devices("cuda")
-    except GPGPUError as exc:
-        pytest.skip(f"no CUDA here: {exc}")
-    if not devices:
-        pytest.skip("no CUDA device here")
-    return devices[0]
-
-
 def test_cuda_foreign_arrays_are_zero_copy():
-    dev = _cuda_device_or_skip()
+    dev = first_device("cuda")
     cases = []  # (name, make source, wrap, pointer of source)
     try:
         import torch

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pygpgpu_core import gnp, mempool, registry
-from pygpgpu_core.errors import GPGPUError
+from pygpgpu_core import gnp, mempool
 from pygpgpu_core.gnp import _staging
 from pygpgpu_translate import kernel
+from conftest import first_device, host_unified_opencl_device
 
 
 @kernel
@@ -196,7 +196,7 @@ def test_tiny_batches_live_in_host_mapped_memory_where_offered(backend, device):
 def test_staging_area_path_on_a_host_unified_device(monkeypatch):
     """The path CUDA takes (staging area, queued copies, one wait), run on PoCL by turning off
     the in-place fill of host-visible memory."""
-    device = _host_unified_opencl_device()
+    device = host_unified_opencl_device()
     monkeypatch.setattr(_staging, "SMALL_BATCH_DIRECT", False)
 
     @kernel
@@ -226,7 +226,7 @@ def test_staging_area_path_on_a_host_unified_device(monkeypatch):
 
 
 def test_opencl_sub_buffer_views_and_queued_copies():
-    device = _any_opencl_device()
+    device = first_device("opencl")
     ctx = device.context()
     align = device.mem_base_addr_align
     buf = ctx.buffer(4 * align)
@@ -246,29 +246,6 @@ def test_opencl_sub_buffer_views_and_queued_copies():
     view.close()
     view.close()                                          # idempotent
     buf.close()
-
-
-def _any_opencl_device():
-    try:
-        devices = registry.backend_devices("opencl")
-    except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device here: {exc}")
-    if not devices:
-        pytest.skip("no OpenCL device here")
-    return devices[0]
-
-
-def _host_unified_opencl_device():
-    try:
-        devices = registry.backend_devices("opencl")
-    except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device here: {exc}")
-    for dev in devices:
-        if dev.host_unified_memory:
-            return dev
-    pytest.skip(f"no host-unified OpenCL device (such as PoCL) among {[d.selector for d in devices]}")
-
-
 def test_read_only_numpy_arguments_into_device_outputs(backend):
     """Nothing comes back, so the call does not wait; reusing the batch right away must still
     not overwrite inputs a queued launch has yet to read."""

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import pygpgpu_core.gnp as gnp
+from conftest import first_device, host_unified_opencl_device
 
 SCALE_ADD = {
     "opencl": """
@@ -135,21 +136,6 @@ def test_stage_numpy_copies_only_what_access_needs(device):
     np.testing.assert_array_equal(out, src)
 
 
-def host_unified_opencl_device():
-    """An OpenCL device sharing host memory (PoCL, integrated GPUs), or skip when none exists."""
-    from pygpgpu_core import registry
-    from pygpgpu_core.errors import GPGPUError
-
-    try:
-        devices = registry.backend_devices("opencl")
-    except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device here: {exc}")
-    for dev in devices:
-        if dev.host_unified_memory:
-            return dev
-    pytest.skip(f"no host-unified OpenCL device (such as PoCL) among {[d.selector for d in devices]}")
-
-
 def test_stage_numpy_zero_copy_on_host_unified_devices():
     from pygpgpu_opencl import aligned_empty
 
@@ -183,25 +169,12 @@ def test_stage_numpy_rejects_bad_arrays(device):
 def test_cross_context_move_counts_one_each_way():
     from pygpgpu_opencl import Context
 
-    device = _any_opencl_device()
+    device = first_device("opencl")
     g = gnp.asarray(np.arange(256, dtype=np.int32), device=device)
     with Context(device) as other:
         gnp.reset_transfer_stats()
         g.to(other)
         assert gnp.transfer_stats() == {"h2d": 1, "d2h": 1, "h2d_bytes": 1024, "d2h_bytes": 1024}
-
-
-def _any_opencl_device():
-    from pygpgpu_core import registry
-    from pygpgpu_core.errors import GPGPUError
-
-    try:
-        devices = registry.backend_devices("opencl")
-    except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device here: {exc}")
-    if not devices:
-        pytest.skip("no OpenCL device here")
-    return devices[0]
 
 
 def test_translated_kernel_on_device_arrays_copies_nothing(backend):

@@ -1,12 +1,12 @@
-"""Conveniences every backend's low-level ``Kernel`` shares: the ``k[(global, local)]``
+"""Conveniences the backends' low-level ``Kernel`` classes share: the ``k[(global, local)]``
 bracket and numpy arrays passed where buffers are (copied in, read back afterwards)."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["split_work_bracket", "read_back"]
+__all__ = ["split_work_bracket", "bracket_call", "read_back", "launch_with_host_arrays"]
 
 
 def split_work_bracket(config: Any, kernel_name: str, selector: str) -> "tuple[Any, Any]":
@@ -19,6 +19,62 @@ def split_work_bracket(config: Any, kernel_name: str, selector: str) -> "tuple[A
     if isinstance(config, tuple) and len(config) == 1:
         return config[0], None
     return config, None
+
+
+def bracket_call(kernel: Any, config: Any) -> Callable[..., None]:
+    """What ``kernel[config]`` returns: a function launching ``kernel`` with that work size."""
+    global_size, local_size = split_work_bracket(config, kernel.name, kernel.context.device.selector)
+
+    def call(*args: Any) -> None:
+        kernel.launch(global_size, local_size, args)
+
+    return call
+
+
+def launch_with_host_arrays(kernel: Any, global_size: Any, local_size: Any, args: Sequence[Any], *,
+                            kind_of_value: Callable[[Any, "int | None"], Any], buffer_type: type,
+                            adapt: "Callable[[Any], Any] | None" = None) -> None:
+    """``Kernel.launch`` of the backends whose launcher takes argument kinds (CUDA, HIP).
+
+    ``adapt(value)`` applies the backend's own conversions and refusals first; then numpy
+    arrays become temporary device buffers (read back after the launch if writable), buffers of
+    ``buffer_type`` must live on the kernel's device, and ``kind_of_value(value, param_size)``
+    names each argument's kind for ``kernel.launcher(kinds)``."""
+    args = list(args)
+    context = kernel.context
+    sizes = kernel.param_sizes
+    staged: "list[tuple[np.ndarray, Any]]" = []
+    kinds = []
+    try:
+        p = 0
+        for i, value in enumerate(args):
+            try:
+                if adapt is not None:
+                    value = adapt(value)
+                if isinstance(value, np.ndarray):
+                    buf = context.buffer_from_host(value)
+                    staged.append((value, buf))
+                    value = buf
+                elif isinstance(value, buffer_type) and value.context.device is not context.device:
+                    raise ValueError(f"it lives on {value.context.device.selector}, the kernel on "
+                                     f"{context.device.selector}")
+                args[i] = value
+                size = sizes[p] if sizes is not None and p < len(sizes) else None
+                kind = kind_of_value(value, size)
+            except (TypeError, ValueError) as exc:
+                if type(exc) not in (TypeError, ValueError):
+                    raise                 # a pygpgpu error (ClosedError, ...) says what it is itself
+                raise type(exc)(f"argument {i} of kernel {kernel.name!r}: {exc}") from None
+            kinds.append(kind)
+            if not (isinstance(kind, str) and kind == "local"):
+                p += 1        # dynamic local memory is not a kernel parameter
+        kernel.launcher(kinds)(global_size, local_size, args)
+        if staged:
+            context.synchronize()
+            read_back(staged)
+    finally:
+        for _, buf in staged:
+            buf.close()
 
 
 def read_back(staged: "Iterable[tuple[np.ndarray, Any]]") -> None:

@@ -14,7 +14,7 @@ from . import __version__
 from ._cubin import entry_names, is_cubin, resolve_kernel_name
 from ._device import DEFAULT_LOCAL_SIZE
 from ._driver import check, driver_version
-from pygpgpu_core.lowlevel import read_back, split_work_bracket
+from pygpgpu_core.lowlevel import bracket_call, launch_with_host_arrays
 from pygpgpu_core.worksize import block_geometry, work_dims
 
 from ._launch import build_launcher, kind_of_value
@@ -160,6 +160,13 @@ class _ForeignPointer:
         self.ptr = ptr
 
 
+def _foreign_pointer(value: Any) -> Any:
+    """torch/CuPy/Numba arrays (``__cuda_array_interface__``) are passed by their device pointer."""
+    if not isinstance(value, (CudaBuffer, np.ndarray)) and hasattr(value, "__cuda_array_interface__"):
+        return _ForeignPointer(int(value.__cuda_array_interface__["data"][0]))
+    return value
+
+
 class CudaKernel:
     """One ``__global__`` function. ``launch`` is the convenient path; ``launcher`` the fast one."""
 
@@ -275,43 +282,12 @@ class CudaKernel:
 
     def launch(self, global_size: Any, local_size: Any, args: Sequence[Any]) -> None:
         """Enqueue one launch. numpy arrays are copied to the device and back (blocking)."""
-        args = list(args)
-        sizes = self.param_sizes
-        staged: list[tuple[np.ndarray, CudaBuffer]] = []
-        kinds = []
-        try:
-            p = 0
-            for i, value in enumerate(args):
-                if isinstance(value, np.ndarray):
-                    buf = self.context.buffer_from_host(value)
-                    staged.append((value, buf))
-                    args[i] = buf
-                    value = buf
-                elif not isinstance(value, CudaBuffer) and hasattr(value, "__cuda_array_interface__"):
-                    value = args[i] = _ForeignPointer(int(value.__cuda_array_interface__["data"][0]))
-                elif isinstance(value, CudaBuffer):
-                    if value.context.device is not self.context.device:
-                        raise ValueError(f"argument {i} of kernel {self.name!r} lives on "
-                                         f"{value.context.device.selector}, the kernel on {self.context.device.selector}")
-                size = sizes[p] if sizes is not None and p < len(sizes) else None
-                kind = kind_of_value(value, size)
-                kinds.append(kind)
-                if not (isinstance(kind, str) and kind == "local"):
-                    p += 1
-            self.launcher(kinds)(global_size, local_size, args)
-            read_back(staged)
-        finally:
-            for _, buf in staged:
-                buf.close()
+        launch_with_host_arrays(self, global_size, local_size, args, kind_of_value=kind_of_value,
+                                buffer_type=CudaBuffer, adapt=_foreign_pointer)
 
     def __getitem__(self, config: Any) -> Callable[..., None]:
         """``k[global](*args)``, ``k[(global, local)](*args)`` (global/local: int or tuple)."""
-        global_size, local_size = split_work_bracket(config, self.name, self.context.device.selector)
-
-        def call(*args: Any) -> None:
-            self.launch(global_size, local_size, args)
-
-        return call
+        return bracket_call(self, config)
 
     def __call__(self, *args: Any, global_size: Any = None, local_size: Any = None) -> None:
         if global_size is None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from pygpgpu_core.errors import DriverError
 from pygpgpu_core.handles import OwnedHandle
-from pygpgpu_core.lowlevel import read_back, split_work_bracket
+from pygpgpu_core.lowlevel import bracket_call, launch_with_host_arrays
 from pygpgpu_core.worksize import block_geometry, work_dims
 
 from ._codeobject import KernelInfo, read_code_object, resolve_kernel_name
@@ -120,6 +120,12 @@ class Program(OwnedHandle):
         return f"<HIP Program {self.name!r} on {self.context.device.selector}>"
 
 
+def _refuse_float16(value: Any) -> Any:
+    if isinstance(value, np.ndarray) and value.dtype == np.float16:
+        raise TypeError("float16 arrays are not supported on HIP; use float32")
+    return value
+
+
 class Kernel(OwnedHandle):
     """One kernel of a Program (a ``hipFunction_t``). ``launch`` is convenient; ``launcher`` fast."""
 
@@ -217,48 +223,12 @@ class Kernel(OwnedHandle):
 
     def launch(self, global_size: Any, local_size: Any, args: Sequence[Any]) -> None:
         """Launch once. numpy arrays are copied to the device and back (blocking)."""
-        args = list(args)
-        sizes = self.param_sizes
-        staged: list[tuple[np.ndarray, Buffer]] = []
-        kinds: list[Any] = []
-        context = self.context
-        try:
-            p = 0
-            for i, value in enumerate(args):
-                if isinstance(value, np.ndarray):
-                    if value.dtype == np.float16:
-                        raise TypeError(f"argument {i} of kernel {self.name!r}: float16 arrays are not supported "
-                                        "on HIP; use float32")
-                    buf = context.buffer_from_host(value)
-                    staged.append((value, buf))
-                    args[i] = value = buf
-                elif isinstance(value, Buffer) and value.context.device is not context.device:
-                    raise ValueError(f"argument {i} of kernel {self.name!r} lives on "
-                                     f"{value.context.device.selector}, the kernel on {context.device.selector}")
-                size = sizes[p] if sizes is not None and p < len(sizes) else None
-                try:
-                    kind = kind_of_value(value, size)
-                except TypeError as exc:
-                    raise TypeError(f"argument {i} of kernel {self.name!r}: {exc}") from None
-                kinds.append(kind)
-                if not (isinstance(kind, str) and kind == "local"):
-                    p += 1
-            self.launcher(kinds)(global_size, local_size, args)
-            if staged:
-                context.synchronize()
-                read_back(staged)
-        finally:
-            for _, buf in staged:
-                buf.close()
+        launch_with_host_arrays(self, global_size, local_size, args, kind_of_value=kind_of_value,
+                                buffer_type=Buffer, adapt=_refuse_float16)
 
     def __getitem__(self, config: Any) -> Callable[..., None]:
         """``k[global](*args)`` or ``k[(global, local)](*args)`` (global/local: int or tuple)."""
-        global_size, local_size = split_work_bracket(config, self.name, self.context.device.selector)
-
-        def call(*args: Any) -> None:
-            self.launch(global_size, local_size, args)
-
-        return call
+        return bracket_call(self, config)
 
     def _release(self, handle: int) -> None:
         pass  # functions belong to their module; hipModuleUnload frees them

@@ -237,31 +237,22 @@ class LaunchPlan:
 
     def _packed_resident(self, values, domain):
         """The launch arguments when every array argument is a gnp array on this device, else None."""
+        return self._packed(values, None, domain)
+
+    def _packed(self, values, buffers, domain):
+        """The launch arguments: array arguments from ``buffers`` (position -> buffer), or with
+        ``buffers`` None from the gnp arrays themselves (None if one is not resident here)."""
         da, dev = self.device_array_type, self.device
         packed = []
         for code, pos, extra in self.pack:
             if code == 0:
+                if buffers is not None:
+                    packed.append(buffers[pos])
+                    continue
                 a = values[pos]
                 if type(a) is not da or a.device is not dev:
                     return None
                 packed.append(a.buffer)
-            elif code == 1:
-                packed.append(values[pos].shape[extra])
-            elif code == 2:
-                v = values[pos]
-                t = type(v)
-                packed.append(v if t is float or t is int or t is bool else extra(v))
-            elif code == 4:
-                packed.append(domain[pos])
-            else:
-                packed.append(extra[3].type(_component(values[pos], extra[2])))
-        return packed
-
-    def _packed(self, values, buffers, domain):
-        packed = []
-        for code, pos, extra in self.pack:
-            if code == 0:
-                packed.append(buffers[pos])
             elif code == 1:
                 packed.append(values[pos].shape[extra])
             elif code == 2:
