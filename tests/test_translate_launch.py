@@ -346,3 +346,49 @@ def test_whole_rows_written_at_the_domain_index_count_as_overwritten(backend):
     np.testing.assert_array_equal(out, vecs * 2)
     assert s["h2d"] == 1 and s["d2h"] == 1            # out is not uploaded: every row is overwritten
     assert rows_out.inspect(vecs, out, backend="opencl").access["out"] == "write"
+
+
+@kernel
+def halves(x, out):
+    n = x.shape[0]
+    half = n // 2
+    for i in range(half):
+        out[i] = x[i] + x[i + half]
+
+
+@kernel
+def framed(img, out):
+    h, w = out.shape
+    for y, x in np.ndindex(h - 2, w - 2):
+        out[y + 1, x + 1] = img[y + 1, x + 1] * 2.0
+
+
+@kernel
+def bound_set_in_a_branch(x, out, flag):
+    n = x.shape[0]
+    if flag:
+        n = 1
+    for i in range(n):
+        out[i] = x[i]
+
+
+def test_domain_sizes_from_local_names(backend):
+    """Plain assignments before the magic loop size it, evaluated on the host like the loop."""
+    x = np.arange(10, dtype=np.float32)
+    out = np.zeros(10, np.float32)
+    halves[backend](x, out)
+    np.testing.assert_array_equal(out[:5], x[:5] + x[5:])
+    assert (out[5:] == 0).all()
+    img = np.arange(20, dtype=np.float32).reshape(4, 5)
+    res = np.zeros_like(img)
+    framed[backend](img, res)
+    want = np.zeros_like(img)
+    want[1:-1, 1:-1] = img[1:-1, 1:-1] * 2
+    np.testing.assert_array_equal(res, want)
+
+
+def test_a_domain_size_set_in_a_branch_is_refused():
+    x = np.zeros(4, np.float32)
+    with pytest.raises(SyntaxError, match="iteration domain depends on 'n'") as info:
+        bound_set_in_a_branch.inspect(x, x.copy(), True)
+    assert "range(x.shape[0])" in str(info.value) and info.value.lineno is not None

@@ -151,6 +151,8 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.uses_barrier = False
         self.fn_params: list[ir.Param] = []
         self.self_attrs: dict[str, object] = {}
+        self.non_negative: set[str] = set()          # C names of variables proven >= 0 here (_signs)
+        self.store_counts: dict[str, int] = {}       # Python name -> assignments in the function
 
     # ---- errors ---------------------------------------------------------------------------------
     def err(self, node, msg, hint=""):
@@ -236,15 +238,16 @@ class FunctionBuilder(StatementRules, ExpressionRules):
 
     # ---- building ---------------------------------------------------------------------------------
     def _scan_assigned(self, body):
-        names = set()
+        counts: dict[str, int] = {}
         for stmt in body:
             for node in ast.walk(stmt):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                    names.add(node.id)
-        return names
+                    counts[node.id] = counts.get(node.id, 0) + 1
+        return counts
 
     def run_passes(self, body):
-        self.assigned = self._scan_assigned(body)
+        self.store_counts = self._scan_assigned(body)
+        self.assigned = set(self.store_counts)
         for _ in range(12):
             self.changed = False
             self.reset_pass()
@@ -286,6 +289,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
                 shape = [ir.Var(f"{c}_shape{k}", self.prog.index_type) for k in range(t.ndim)]
                 for s in shape:
                     self.fn_params.append(ir.Param(s.name, s.type, hidden=True))
+                    self.non_negative.add(s.name)
                 if t.known_last:
                     shape[-1] = ir.Const(t.known_last, self.prog.index_type)
                 ref = ir.ArrayRef(pyname, c, shape, t)

@@ -137,7 +137,7 @@ def call_builtin(self, b, node, obj):
             if not (isinstance(dv, ir.Const) and dv.value in (0, 1, 2)):
                 raise self.err(node.args[0], f"{b.name}() needs a constant dimension 0, 1 or 2")
             d = dv.value
-        return ir.Cast(ir.Raw(self.prog.dialect.work_item(b.cname, d), INT64), self.prog.index_type)
+        return ir.Cast(ir.Raw(self.prog.dialect.work_item(b.cname, d), INT64, True), self.prog.index_type)
     if rule == "atomic":
         return _atomic(self, b, node)
     if rule == "len":

@@ -27,6 +27,32 @@ class KernelIR:
     self_attrs_used: set
 
 
+def _domain_setup(fb, before, exprs, argnames):
+    """The statements before the domain loop that its size needs (``n = x.shape[0]`` for
+    ``for i in range(n)``), as source lines for the host-side domain function: plain assignments
+    to names, taken in order. A size that depends on anything else is a translation error."""
+    def loads(tree):
+        return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+    needed = set().union(*(loads(ast.parse(e, mode="eval")) for e in exprs)) - set(argnames)
+    lines = []
+    for stmt in reversed(before):
+        stored = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if not stored & needed:
+            continue
+        simple = (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                  and all(isinstance(n, ast.Name) for n in ast.walk(stmt.targets[0])
+                          if not isinstance(n, (ast.Tuple, ast.Store))))
+        if not simple:
+            name = sorted(stored & needed)[0]
+            raise fb.err(stmt, f"the kernel's iteration domain depends on {name!r}, which this statement sets",
+                         "compute the loop bound from the arguments with plain assignments "
+                         "(n = x.shape[0]) or write it in the loop: range(x.shape[0])")
+        lines.append(ast.unparse(stmt))
+        needed = (needed - stored) | (loads(stmt.value) - set(argnames))
+    return lines[::-1]
+
+
 def _domain_form(fb, s):
     if not (isinstance(s, ast.For) and isinstance(s.iter, ast.Call)):
         return None
@@ -91,6 +117,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             layout.append(("buffer", pyname))
             for k in range(t.ndim):      # every extent stays a parameter: one launcher layout
                 params.append(ir.Param(f"{c}_shape{k}", idx, hidden=True))
+                fb.non_negative.add(f"{c}_shape{k}")
                 layout.append(("shape", pyname, k, idx.dtype))
         elif spec.kind == "scalar":
             ct = concrete(t, prog.default_float)
@@ -182,8 +209,11 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
                 raise fb.err(it, "iteration domains have at most 3 dimensions")
             fb.domain = Domain(kind, len(dims), dims, node=s)
     if fb.domain is not None:
+        start = ws[0] if ws else fb.domain.node
+        setup = _domain_setup(fb, body[:body.index(start)], fb.domain.host_exprs, argnames)
         domain_src = (f"def _pyg_domain({', '.join(argnames)}):\n"
-                      f"    return ({', '.join(fb.domain.host_exprs)},)\n")
+                      + "".join(f"    {line}\n" for line in setup)
+                      + f"    return ({', '.join(fb.domain.host_exprs)},)\n")
         for k in range(fb.domain.ndim):
             params.append(ir.Param(f"_pyg_n{k}", idx, hidden=True))
             layout.append(("bound", k, idx.dtype))
@@ -192,7 +222,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     if fb.domain is not None and fb.domain.kind == "work_size" and not prog.uses_barrier:
         cond = None
         for k in range(fb.domain.ndim):
-            gid = ir.Cast(ir.Raw(prog.dialect.work_item("global_id", fb.domain.ndim - 1 - k), INT64), idx)
+            gid = ir.Cast(ir.Raw(prog.dialect.work_item("global_id", fb.domain.ndim - 1 - k), INT64, True), idx)
             c = ir.Bin(">=", gid, ir.Var(f"_pyg_n{k}", idx), BOOL)
             cond = c if cond is None else ir.Bin("||", cond, c, BOOL)
         body_ir = [ir.If(cond, [ir.Return(None, src.tree.lineno)], [], src.tree.lineno)] + body_ir

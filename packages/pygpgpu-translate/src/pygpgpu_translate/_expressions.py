@@ -13,6 +13,7 @@ from ._builtins import BUILTINS, CAST_TYPES, Builtin, lookup_namespace, lookup_o
 from ._source import KernelTypeError
 from ._types import BOOL, INT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
+from ._signs import is_non_negative
 
 __all__ = ["ExpressionRules"]
 
@@ -184,6 +185,9 @@ class ExpressionRules:
                 raise self.type_err(node, f"array index must be an integer, got {i.type}; convert with int(...)")
             if isinstance(i, ir.Const) and i.value < 0:        # Python negative index from the end
                 i = ir.Bin("+", arr.shape[k], ir.Const(i.value, it), it)
+            elif i.type.kind == "i" and not is_non_negative(i, self.non_negative):
+                i = self.materialize(self.convert(i, it))     # may be negative: wrap as Python does
+                i = ir.Ternary(ir.Bin("<", i, ir.Const(0, it), BOOL), ir.Bin("+", i, arr.shape[k], it), i, it)
             parts.append(self.convert(i, it))
         flat = parts[0]
         for k in range(1, len(parts)):

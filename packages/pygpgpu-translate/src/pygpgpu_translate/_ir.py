@@ -36,6 +36,7 @@ class Raw(Expr):
     """Dialect-spelled text (work-item builtins, constants) with a known type."""
     text: str
     type: Any
+    non_negative: bool = False   # work-item ids and sizes: indexing with them needs no wrap
 
 
 @dataclass

@@ -3,6 +3,7 @@ types and int->float conversion), if/while/for, the kernel's iteration-domain lo
 from __future__ import annotations
 
 import ast
+import contextlib
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from . import _ir as ir
 from ._builtins import CAST_TYPES
 from ._types import BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, binary_result, concrete, join
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
+from ._signs import is_non_negative, stores_name
 
 __all__ = ["StatementRules"]
 
@@ -212,7 +214,10 @@ class StatementRules:
             if t is UNKNOWN:
                 return []
             var = ir.Var(self.cname(name), concrete(t, self.prog.default_float))
-            return [ir.Assign(var, self.convert(value, var.type), s.lineno)]
+            converted = self.convert(value, var.type)
+            if self.store_counts.get(name) == 1 and is_non_negative(converted, self.non_negative):
+                self.non_negative.add(var.name)      # its only value, e.g. i = gpu.global_id(0)
+            return [ir.Assign(var, converted, s.lineno)]
         if isinstance(target, ast.Subscript):
             arr, index, row = self.subscript_target(target)
             if value.type is UNKNOWN:
@@ -342,20 +347,36 @@ class StatementRules:
             sign = 1 if step_c.value > 0 else -1
         else:
             step_c = self.materialize(step_c)
+        start_c = self.convert(start, var.type) if var else start
+        # an upward count from >= 0 that the body never reassigns indexes without a wrap
+        counts_up = (var is not None and sign > 0 and is_non_negative(start_c, self.non_negative)
+                     and not stores_name(s.body, s.target.id))
         self.loop_depth += 1
         saved = self.top_level_of_domain
         self.top_level_of_domain = False
-        body = self.stmts(s.body)
+        with self.non_negative_names([var.name] if counts_up else []):
+            body = self.stmts(s.body)
         self.top_level_of_domain = saved
         self.loop_depth -= 1
         if var is None:
             return []
-        return ir.For(var, self.convert(start, var.type), stop, step_c, body, s.lineno, sign)
+        return ir.For(var, start_c, stop, step_c, body, s.lineno, sign)
+
+    @contextlib.contextmanager
+    def non_negative_names(self, cnames):
+        """``cnames`` count as proven >= 0 inside the ``with`` block (a loop body)."""
+        added = [n for n in cnames if n not in self.non_negative]
+        self.non_negative.update(added)
+        try:
+            yield
+        finally:
+            self.non_negative.difference_update(added)
 
     def domain_loop(self, s):
         d = self.domain
         idx = self.prog.index_type
-        gid = [ir.Cast(ir.Raw(self.prog.dialect.work_item("global_id", d.ndim - 1 - k), INT64), idx) for k in range(d.ndim)]
+        gid = [ir.Cast(ir.Raw(self.prog.dialect.work_item("global_id", d.ndim - 1 - k), INT64, True), idx)
+               for k in range(d.ndim)]
         bounds = [ir.Var(f"_pyg_n{k}", idx) for k in range(d.ndim)]
         out = []
         guarded = []
@@ -423,7 +444,11 @@ class StatementRules:
             cond = c if cond is None else ir.Bin("&&", cond, c, BOOL)
         saved = self.top_level_of_domain
         self.top_level_of_domain = self.prog.in_domain_body = True
-        body = self.stmts(s.body)
+        counts_up = d.kind != "range" or (is_non_negative(self.convert(start, idx), self.non_negative)
+                                          and isinstance(step, ir.Const) and step.value > 0)
+        proven = [self.cname(n) for n in names if counts_up and not stores_name(s.body, n)]
+        with self.non_negative_names(proven):
+            body = self.stmts(s.body)
         self.top_level_of_domain = saved
         self.prog.in_domain_body = False
         if d.kind == "range":
