@@ -295,6 +295,11 @@ def test_bad_input_errors(device):
         gnp.empty(3, dtype=object, device=device)
     with pytest.raises(TypeError, match="dtype"):
         gnp.asarray(["a", "b"], device=device)
+    from pygpgpu_core.vec_types import float4
+    vecs = np.zeros(3, float4.dtype)
+    with pytest.raises(TypeError, match=r"host.view\(float32\).reshape\(-1, 4\)"):
+        gnp.asarray(vecs, device=device)
+    assert gnp.asarray(vecs.view(np.float32).reshape(-1, 4), device=device).shape == (3, 4)
     with pytest.raises(ValueError, match="negative"):
         gnp.empty((2, -1), device=device)
     with pytest.raises(TypeError, match="shape"):

@@ -62,7 +62,13 @@ def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
 def _check_dtype(dtype: Any) -> np.dtype:
     dt = np.dtype(dtype)
     if dt.hasobject or dt.kind not in "biufc":
-        raise TypeError(f"device arrays hold bool, integer, float and complex data; dtype {dt} is not supported")
+        hint = ""
+        if dt.names and len({dt.fields[n][0] for n in dt.names}) == 1:   # float4.dtype and the like
+            base = dt.fields[dt.names[0]][0]
+            hint = (f"; for vectors use a plain array with one more dimension, e.g. "
+                    f"host.view({base.name}).reshape(-1, {dt.itemsize // base.itemsize}): kernels read its rows "
+                    "as vectors")
+        raise TypeError(f"device arrays hold bool, integer, float and complex data; dtype {dt} is not supported{hint}")
     if dt.byteorder == ">":
         raise TypeError(f"dtype {dt} is big-endian; convert with .astype('{dt.newbyteorder('=').str}') first")
     return dt
