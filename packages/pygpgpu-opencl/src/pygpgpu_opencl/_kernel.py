@@ -11,6 +11,7 @@ with another value.
 from __future__ import annotations
 
 import ctypes
+import threading
 from ctypes import c_int32, c_size_t, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -165,6 +166,9 @@ class Kernel(OwnedHandle):
         self._mem_slots = [c_void_p(0) for _ in range(self.num_args)]
         self._mem_refs = [ctypes.byref(slot) for slot in self._mem_slots]
         self._last: list[Any] = [_UNSET] * self.num_args
+        # clSetKernelArg on one cl_kernel from two threads at once is undefined (PoCL aborts):
+        # setting the arguments and enqueueing is one critical section (enqueue captures them)
+        self._launch_lock = threading.Lock()
         self._work = _WorkSizeCache(self)
         self._brackets: dict[Any, Callable[..., None]] = {}
 
@@ -274,6 +278,19 @@ class Kernel(OwnedHandle):
         args = tuple(args)
         if len(args) != self.num_args:
             raise self._count_error(len(args))
+        staging = None
+        try:
+            with self._launch_lock:
+                staging = self._set_and_enqueue(kh, queue, global_size, local_size, args)
+            if staging is not None:
+                staging.finish(queue)          # outside the lock: other threads may launch meanwhile
+        finally:
+            if staging is not None:
+                staging.release()
+
+    def _set_and_enqueue(self, kh: int, queue: int, global_size: Any, local_size: Any,
+                         args: "tuple[Any, ...]") -> "ArrayStaging | None":
+        """The body of :meth:`launch` under the launch lock; returns the numpy staging, if any."""
         work = self._work
         if work.changed(global_size, local_size):
             work.update(global_size, local_size)
@@ -287,7 +304,7 @@ class Kernel(OwnedHandle):
                 continue
             plan.append((i, *self._prepare(specs[i], value)))
         if work.total == 0:
-            return
+            return None
         cl = lib()
         set_arg = cl.clSetKernelArg
         staging = None
@@ -316,11 +333,11 @@ class Kernel(OwnedHandle):
             status = cl.clEnqueueNDRangeKernel(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
             if status:
                 check(status, f"clEnqueueNDRangeKernel({self.name!r}, global={work.key_g}, local={work.key_l})")
-            if staging is not None:
-                staging.finish(queue)
-        finally:
+        except BaseException:
             if staging is not None:
                 staging.release()
+            raise
+        return staging
 
     def __call__(self, *args: Any, global_size: Any, local_size: Any = None) -> None:
         """``k(*args, global_size=n, local_size=None)``: keyword form of :meth:`launch`."""
@@ -371,6 +388,7 @@ class Kernel(OwnedHandle):
         work = self._work
         enqueue = lib().clEnqueueNDRangeKernel
         name = self.name
+        lock = self._launch_lock
 
         def launch(global_size: Any, local_size: Any, args: Sequence[Any]) -> None:
             kh = self._handle
@@ -378,17 +396,18 @@ class Kernel(OwnedHandle):
                 self._require()
             queue = context._queue_handle
             if queue is None:
-                context.queue_handle()
+                queue = context.queue_handle()
             if len(args) != n:
                 raise self._count_error(len(args))
-            for setter, value in zip(setters, args):
-                setter(kh, value)
-            if work.changed(global_size, local_size):
-                work.update(global_size, local_size)
-            if work.total:
-                status = enqueue(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
-                if status:
-                    check(status, f"clEnqueueNDRangeKernel({name!r}, global={work.key_g}, local={work.key_l})")
+            with lock:
+                for setter, value in zip(setters, args):
+                    setter(kh, value)
+                if work.changed(global_size, local_size):
+                    work.update(global_size, local_size)
+                if work.total:
+                    status = enqueue(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
+                    if status:
+                        check(status, f"clEnqueueNDRangeKernel({name!r}, global={work.key_g}, local={work.key_l})")
 
         return launch
 
