@@ -42,3 +42,23 @@ def test_concurrent_calls_from_threads(backend, device):
     with ThreadPoolExecutor(6) as pool:
         results = list(pool.map(lambda w: _calls(k, device, w), range(6)))
     assert [b for r in results for b in r] == []
+
+
+@kernel
+def add_k(x, out, k):
+    for i in range(out.shape[0]):
+        out[i] = x[i] + k
+
+
+def test_first_calls_from_threads_at_once(backend):
+    """Threads racing to translate and build the same kernel (two signatures) all get results."""
+    k = add_k[backend]
+
+    def call(w):
+        x = np.arange(100, dtype=np.float32 if w % 2 else np.int32)
+        out = np.zeros_like(x)
+        k(x, out, w)
+        return bool(np.array_equal(out, x + w))
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(call, range(16)))
