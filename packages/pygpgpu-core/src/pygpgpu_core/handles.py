@@ -14,7 +14,7 @@ from typing import Any
 
 from pygpgpu_core.errors import ClosedError
 
-__all__ = ["OwnedHandle", "finalizing", "drain_at_exit"]
+__all__ = ["Closeable", "OwnedHandle", "finalizing", "drain_at_exit"]
 
 _exiting = False
 _drain_at_exit: "weakref.WeakSet[Any]" = weakref.WeakSet()
@@ -45,7 +45,31 @@ def finalizing() -> bool:
     return _exiting or sys.is_finalizing()
 
 
-class OwnedHandle:
+class Closeable:
+    """Mixin for objects with an idempotent ``close()``: ``with obj: ...`` closes it, and so does
+    garbage collection, except during interpreter shutdown. Adds no instance attributes."""
+
+    __slots__ = ()
+
+    def close(self) -> None:
+        raise TypeError(f"{type(self).__name__} must define close()")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if finalizing():
+            return
+        try:
+            self.close()
+        except Exception:
+            pass  # a finalizer must never raise; the driver reclaims the rest at exit
+
+
+class OwnedHandle(Closeable):
     """Base class of objects that own one driver handle (``_handle``, an int or None).
 
     Subclasses implement ``_release(handle)``; ``close()`` calls it once. ``_closed_reason``
@@ -91,14 +115,3 @@ class OwnedHandle:
     def __enter__(self):
         self._require()
         return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if finalizing():
-            return
-        try:
-            self.close()
-        except Exception:
-            pass  # a finalizer must never raise; the driver reclaims the rest at exit

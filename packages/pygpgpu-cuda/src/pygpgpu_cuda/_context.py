@@ -1,7 +1,6 @@
 """A device's context (the retained primary context, shared with CuPy/torch/Numba) and its stream."""
 from __future__ import annotations
 
-import sys
 import threading
 import weakref
 from ctypes import byref, c_void_p
@@ -9,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from pygpgpu_core.handles import Closeable
 from pygpgpu_core.errors import ClosedError
 from pygpgpu_core.hostpin import PIN_MIN, PinCache
 
@@ -71,19 +71,21 @@ class CudaStream:
             self.context.drv.cuStreamDestroy(handle)
 
 
-class CudaContext:
+class CudaContext(Closeable):
     """The primary context of one device, retained once, plus one stream.
 
     Every call that needs a current context makes this one current first: CUDA keeps the
     current context per thread, and other libraries in the process may switch it.
     """
 
+    closed = True          # until the primary context is retained: the finalizer then does nothing
+
     def __init__(self, device: "CudaDevice"):
         self.device = device
         self.drv = driver()
-        self.closed = False
         self._handle = c_void_p()
         check(self.drv.cuDevicePrimaryCtxRetain(byref(self._handle), device.ordinal), "cuDevicePrimaryCtxRetain")
+        self.closed = False
         self._lock = threading.Lock()
         self._live: "weakref.WeakSet[Any]" = weakref.WeakSet()
         self._staging: "PinnedStaging | None" = None
@@ -247,18 +249,6 @@ class CudaContext:
         self.drv.cuDevicePrimaryCtxRelease(self.device.ordinal)
         self.device._forget_context(self)
 
-    def __enter__(self) -> "CudaContext":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
-        if not _is_finalizing() and not getattr(self, "closed", True):
-            try:
-                self.close()
-            except Exception:
-                pass
 
     def __repr__(self) -> str:
         return f"<CudaContext {self.device.selector} ({self.device.name}){' closed' if self.closed else ''}>"

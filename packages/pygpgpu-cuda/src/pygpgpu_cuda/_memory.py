@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pygpgpu_core.handles import Closeable
 from pygpgpu_core.errors import ClosedError
 
 from ._driver import CUdeviceptr, check
@@ -207,7 +208,7 @@ def _host_array(host: Any, *, writable: bool, what: str) -> np.ndarray:
     return host
 
 
-class CudaBuffer:
+class CudaBuffer(Closeable):
     """``nbytes`` of device memory. ``ptr`` is the CUdeviceptr as an int (None once closed).
 
     A buffer made by :meth:`CudaContext.buffer_from_pointer` wraps memory owned by someone
@@ -367,18 +368,6 @@ class CudaBuffer:
             self.context.make_current()
             self.context.drv.cuMemFree(ptr)  # an error here (lost context) cannot be acted on
 
-    def __enter__(self) -> "CudaBuffer":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
-        if not _is_finalizing():
-            try:
-                self.close()
-            except Exception:
-                pass
 
     def __int__(self) -> int:
         self._live()

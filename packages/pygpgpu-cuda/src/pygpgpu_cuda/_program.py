@@ -1,13 +1,13 @@
 """Programs (NVRTC-compiled, disk-cached, loaded modules) and their kernels."""
 from __future__ import annotations
 
-import sys
 from ctypes import byref, c_int, c_size_t, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from pygpgpu_core.cache import DiskCache, cache_key
+from pygpgpu_core.handles import Closeable
 from pygpgpu_core.errors import ClosedError, DriverError
 
 from . import __version__
@@ -52,7 +52,7 @@ def build_binary(source: str, arch: str, options: Sequence[str], name: str, *, u
     return image, log, False
 
 
-class CudaProgram:
+class CudaProgram(Closeable):
     """A CUDA C++ source compiled for one device and loaded as a module."""
 
     def __init__(self, context: "CudaContext", source: str, options: Sequence[str] = (), *, name: str = "",
@@ -134,18 +134,6 @@ class CudaProgram:
             self.context.make_current()
             self.context.drv.cuModuleUnload(handle)
 
-    def __enter__(self) -> "CudaProgram":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
-        if not _is_finalizing():
-            try:
-                self.close()
-            except Exception:
-                pass
 
     def __repr__(self) -> str:
         return f"<CudaProgram {self.name!r} {getattr(self, 'binary_kind', '?')} on {self.context.device.selector}>"
