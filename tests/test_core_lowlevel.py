@@ -118,3 +118,17 @@ def test_adapt_runs_first_and_brackets_launch():
     assert split_work_bracket((5,), "k", "x") == (5, None)
     with pytest.raises(TypeError, match="already bound"):
         bracket_call(k, "cuda:0")
+
+
+def test_kernel_symbols_of_cpp_modules():
+    from pygpgpu_core.lowlevel import kernel_symbol
+
+    symbols = ["vecadd", "_Z5saxpyPKfPff", "_Z4fillIfEvPT_i", "_Z4fillIiEvPT_i", "_ZN3ops5scaleEPf"]
+    assert kernel_symbol("vecadd", symbols, "CUDA program 'm'") == "vecadd"
+    assert kernel_symbol("saxpy", symbols, "x") == "_Z5saxpyPKfPff"
+    assert kernel_symbol("ops::scale", symbols, "x") == "_ZN3ops5scaleEPf"
+    with pytest.raises(KeyError, match=r"several instantiations \(_Z4fillIfEvPT_i, _Z4fillIiEvPT_i\)"):
+        kernel_symbol("fill", symbols, "x")
+    with pytest.raises(KeyError, match="no kernel named 'nope' in HIP program 'm'; kernels in it: vecadd"):
+        kernel_symbol("nope", symbols, "HIP program 'm'")
+    assert kernel_symbol("anything", [], "x") == "anything"     # nothing listed: the driver decides

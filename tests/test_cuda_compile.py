@@ -121,7 +121,8 @@ def test_options_reach_nvrtc(nvrtc_compile):
 
 
 def test_mangled_kernel_names_resolve(nvrtc_compile):
-    from pygpgpu_cuda._cubin import entry_names, resolve_kernel_name
+    from pygpgpu_core.lowlevel import resolve_kernel_name
+    from pygpgpu_cuda._cubin import entry_names
 
     src = SAMPLES["saxpy_cpp_linkage"] + r"""
 namespace ops { __global__ void scale(float* x, float s) { x[threadIdx.x] *= s; } }

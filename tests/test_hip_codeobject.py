@@ -49,7 +49,7 @@ def test_kernel_symbols_are_listed(info):
 
 
 def test_parameter_sizes_come_from_the_metadata(info):
-    from pygpgpu_hip._codeobject import resolve_kernel_name
+    from pygpgpu_core.lowlevel import resolve_kernel_name
 
     assert info["plain"].param_sizes == (8, 8, 4)
     mangled = resolve_kernel_name("mangled", list(info))
@@ -59,7 +59,7 @@ def test_parameter_sizes_come_from_the_metadata(info):
 
 
 def test_cpp_names_resolve_to_symbols(info):
-    from pygpgpu_hip._codeobject import resolve_kernel_name
+    from pygpgpu_core.lowlevel import resolve_kernel_name
 
     symbols = list(info)
     assert resolve_kernel_name("plain", symbols) == "plain"
@@ -71,7 +71,7 @@ def test_cpp_names_resolve_to_symbols(info):
 
 
 def test_packed_sizes_match_the_compiled_parameters(info):
-    from pygpgpu_hip._codeobject import resolve_kernel_name
+    from pygpgpu_core.lowlevel import resolve_kernel_name
     from pygpgpu_hip._launch import ArgumentLayout, check_param_sizes
 
     mangled = resolve_kernel_name("mangled", list(info))

@@ -1,12 +1,14 @@
 """Conveniences the backends' low-level ``Kernel`` classes share: the ``k[(global, local)]``
-bracket and numpy arrays passed where buffers are (copied in, read back afterwards)."""
+bracket, numpy arrays passed where buffers are (copied in, read back afterwards), and finding a
+kernel's symbol in a compiled C++ module (CUDA, HIP)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["split_work_bracket", "bracket_call", "read_back", "launch_with_host_arrays"]
+__all__ = ["split_work_bracket", "bracket_call", "read_back", "launch_with_host_arrays", "resolve_kernel_name",
+           "kernel_symbol"]
 
 
 def split_work_bracket(config: Any, kernel_name: str, selector: str) -> "tuple[Any, Any]":
@@ -88,3 +90,34 @@ def read_back(staged: "Iterable[tuple[np.ndarray, Any]]") -> None:
             tmp = np.empty_like(host, order="C")
             buf.read(tmp)
             host[...] = tmp
+
+
+def _mangled_prefix(name: str) -> str:
+    parts = name.split("::")
+    if len(parts) == 1:
+        return f"_Z{len(name)}{name}"
+    return "_ZN" + "".join(f"{len(p)}{p}" for p in parts) + "E"
+
+
+def resolve_kernel_name(name: str, symbols: "list[str]") -> "str | list[str]":
+    """The symbol for a source-level ``name`` (``"vecadd"``, ``"ns::f"``) among a module's
+    ``symbols``, or the list of candidates when none or several match (a template instantiated
+    more than once). C++ names are matched by their Itanium-mangled prefix."""
+    if name in symbols:
+        return name
+    prefix = _mangled_prefix(name)
+    hits = [s for s in symbols if s.startswith(prefix) and not s[len(prefix):len(prefix) + 1].isdigit()]
+    return hits[0] if len(hits) == 1 else hits
+
+
+def kernel_symbol(name: str, symbols: "list[str]", where: str) -> str:
+    """The symbol of kernel ``name``; a KeyError listing what ``where`` (e.g. "CUDA program
+    'x'") defines when there is none, or the instantiations when the name is ambiguous."""
+    if not symbols:
+        return name          # nothing listed (an opaque binary): let the driver look it up
+    symbol = resolve_kernel_name(name, symbols)
+    if isinstance(symbol, list):
+        detail = (f"it matches several instantiations ({', '.join(symbol)}): pass the mangled name"
+                  if symbol else f"kernels in it: {', '.join(symbols) or 'none'}")
+        raise KeyError(f"no kernel named {name!r} in {where}; {detail}")
+    return symbol

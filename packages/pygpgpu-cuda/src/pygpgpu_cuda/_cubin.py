@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import struct
 
-__all__ = ["is_cubin", "entry_names", "resolve_kernel_name"]
+__all__ = ["is_cubin", "entry_names"]
 
 _STT_FUNC = 2
 _STO_CUDA_ENTRY = 0x10
@@ -50,20 +50,3 @@ def entry_names(image: bytes) -> list[str]:
         return [m.decode() for m in _PTX_ENTRY.findall(image)]
     except (struct.error, ValueError, IndexError):
         return []
-
-
-def _mangled_prefix(name: str) -> str:
-    parts = name.split("::")
-    if len(parts) == 1:
-        return f"_Z{len(name)}{name}"
-    return "_ZN" + "".join(f"{len(p)}{p}" for p in parts) + "E"
-
-
-def resolve_kernel_name(name: str, entries: list[str]) -> "str | list[str]":
-    """The entry symbol for a source-level ``name`` (``"vecadd"``, ``"ns::f"``), or the list
-    of candidates when zero or several symbols match (templates with several instantiations)."""
-    if name in entries:
-        return name
-    prefix = _mangled_prefix(name)
-    hits = [e for e in entries if e.startswith(prefix) and not e[len(prefix):len(prefix) + 1].isdigit()]
-    return hits[0] if len(hits) == 1 else hits

@@ -11,10 +11,10 @@ from pygpgpu_core.handles import Closeable
 from pygpgpu_core.errors import ClosedError, DriverError
 
 from . import __version__
-from ._cubin import entry_names, is_cubin, resolve_kernel_name
+from ._cubin import entry_names, is_cubin
 from ._device import DEFAULT_LOCAL_SIZE
 from ._driver import check, driver_version
-from pygpgpu_core.lowlevel import bracket_call, launch_with_host_arrays
+from pygpgpu_core.lowlevel import bracket_call, kernel_symbol, launch_with_host_arrays
 from pygpgpu_core.worksize import block_geometry, work_dims
 
 from ._launch import build_launcher, kind_of_value
@@ -105,12 +105,7 @@ class CudaProgram(Closeable):
             raise ClosedError(f"CUDA program {self.name!r}")
         k = self._kernels.get(name)
         if k is None:
-            symbol = resolve_kernel_name(name, self.entry_points) if self.entry_points else name
-            if isinstance(symbol, list):
-                listing = ", ".join(self.entry_points) or "none"
-                detail = (f"it matches several instantiations ({', '.join(symbol)}): pass the mangled name"
-                          if symbol else f"kernels in it: {listing}")
-                raise KeyError(f"no kernel named {name!r} in CUDA program {self.name!r}; {detail}")
+            symbol = kernel_symbol(name, list(self.entry_points), f"CUDA program {self.name!r}")
             k = CudaKernel(self, name, symbol)
             self._kernels[name] = k
         return k

@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-__all__ = ["KernelInfo", "read_code_object", "resolve_kernel_name", "CodeObjectInfo"]
+__all__ = ["KernelInfo", "read_code_object", "CodeObjectInfo"]
 
 _SHT_SYMTAB, _SHT_NOTE, _SHT_DYNSYM = 2, 7, 11
 _STT_OBJECT, _STT_FUNC = 1, 2
@@ -162,20 +162,3 @@ def read_code_object(image: bytes) -> CodeObjectInfo:
     for name, info in described.items():
         kernels.setdefault(name, info)
     return CodeObjectInfo(kernels)
-
-
-def _mangled_prefix(name: str) -> str:
-    parts = name.split("::")
-    if len(parts) == 1:
-        return f"_Z{len(name)}{name}"
-    return "_ZN" + "".join(f"{len(p)}{p}" for p in parts) + "E"
-
-
-def resolve_kernel_name(name: str, symbols: "list[str]") -> "str | list[str]":
-    """The symbol for a source-level ``name`` ("vecadd", "ns::f"), or the list of candidates
-    when none or several match (a template instantiated more than once)."""
-    if name in symbols:
-        return name
-    prefix = _mangled_prefix(name)
-    hits = [s for s in symbols if s.startswith(prefix) and not s[len(prefix):len(prefix) + 1].isdigit()]
-    return hits[0] if len(hits) == 1 else hits

@@ -15,10 +15,10 @@ import numpy as np
 
 from pygpgpu_core.errors import DriverError
 from pygpgpu_core.handles import OwnedHandle
-from pygpgpu_core.lowlevel import bracket_call, launch_with_host_arrays
+from pygpgpu_core.lowlevel import bracket_call, kernel_symbol, launch_with_host_arrays
 from pygpgpu_core.worksize import block_geometry, work_dims
 
-from ._codeobject import KernelInfo, read_code_object, resolve_kernel_name
+from ._codeobject import KernelInfo, read_code_object
 from ._context import Buffer
 from ._hipapi import api, check
 from ._launch import ArgumentLayout, check_param_sizes, kind_of_value
@@ -92,12 +92,7 @@ class Program(OwnedHandle):
         self._require()
         kernel = self._kernels.get(name)
         if kernel is None or kernel.closed:
-            symbol = resolve_kernel_name(name, list(self.info)) if self.info else name
-            if isinstance(symbol, list):
-                listing = ", ".join(self.info) or "none"
-                detail = (f"it matches several instantiations ({', '.join(symbol)}): pass the mangled name"
-                          if symbol else f"kernels in it: {listing}")
-                raise KeyError(f"no kernel named {name!r} in HIP program {self.name!r}; {detail}")
+            symbol = kernel_symbol(name, list(self.info), f"HIP program {self.name!r}")
             kernel = self._kernels[name] = Kernel(self, name, symbol, self.info.get(symbol))
         return kernel
 
