@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pygpgpu_core import gnp, mempool
+from pygpgpu_core import gnp, gpu, mempool
 from pygpgpu_core.gnp import _staging
 from pygpgpu_translate import kernel
 from conftest import first_device, host_unified_opencl_device
@@ -191,6 +191,63 @@ def test_tiny_batches_live_in_host_mapped_memory_where_offered(backend, device):
         tiny.close()
         big.close()
         tiny.close()                                       # idempotent
+
+
+@kernel
+def stream_add(x, y, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] + y[i] * 2.0
+
+
+@kernel
+def stream_mixed(x, w, out, hist):
+    for i in range(out.shape[0]):
+        s = 0.0
+        for k in range(3):
+            s += w[k]                       # w read three times per work item: not streamed
+        out[i] = x[i] * s + x[(i + 1) % x.shape[0]]   # x also read at a neighbour's index
+        gpu.atomic_add(hist, 0, 1)          # an atomic: stays in device memory
+
+
+def _plan(k):
+    return next(iter(k._plans.values()))
+
+
+def _batch(k, nbytes):
+    """The cached small batch of ``k``'s plan whose first argument has ``nbytes``."""
+    found = [b for b in _plan(k).small_cache._free.values() if b.key[0][0][0] == nbytes]
+    assert len(found) == 1
+    return found[0]
+
+
+def test_streamed_arrays_are_found_by_the_translator(backend):
+    n = 64
+    x, y, out = np.ones(n, np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
+    stream_add[backend](x, y, out)
+    assert set(_plan(stream_add).t.streamed) == {"x", "y", "out"}
+    np.testing.assert_array_equal(out, 3.0)
+    w, hist = np.ones(3, np.float32), np.zeros(1, np.int32)
+    stream_mixed[backend](x, w, out, hist)
+    assert _plan(stream_mixed).t.streamed == ["out"]
+    np.testing.assert_array_equal(out, 4.0)
+    assert hist[0] == n
+
+
+def test_streamed_launches_keep_larger_batches_host_mapped(backend, device):
+    """CUDA: a kernel touching each element once keeps batches up to STREAMED_MAPPED_MAX in
+    host-mapped memory; one that rereads its arrays only up to MAPPED_BATCH_MAX."""
+    n = 4096                                               # 3 x 16 KiB: over MAPPED_BATCH_MAX
+    x, y, out = np.arange(n, dtype=np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
+    stream_add[backend](x, y, out)
+    np.testing.assert_array_equal(out, x + 2)
+    w, hist = np.ones(3, np.float32), np.zeros(1, np.int32)
+    stream_mixed[backend](x, w, out, hist)
+    np.testing.assert_array_equal(out, x * 3 + np.roll(x, -1))
+    streamed, mixed = _batch(stream_add, x.nbytes), _batch(stream_mixed, x.nbytes)
+    assert streamed.key[1] == _staging.STREAMED_MAPPED_MAX and mixed.key[1] is None
+    if hasattr(device.context(), "host_mapped"):
+        assert streamed.block is None and streamed.direct                # host-mapped
+        assert mixed.block is not None                                   # copied to the device
 
 
 def test_staging_area_path_on_a_host_unified_device(monkeypatch):

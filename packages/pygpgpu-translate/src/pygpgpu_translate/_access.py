@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import _ir as ir
 
-__all__ = ["analyze_function", "access_word"]
+__all__ = ["analyze_function", "access_word", "streamed_arrays"]
 
 
 def _walk_expr(e, acc, by_cname):
@@ -82,3 +82,59 @@ def access_word(flags) -> str:
     if not flags:
         return "unused"
     return "readwrite"
+
+
+def streamed_arrays(fn: ir.Function, index: "str | None") -> set:
+    """C pointer names whose every access is one element at the 1-D domain index ``index`` (a C
+    variable name), outside any inner loop: each work item touches its own element about once.
+    Such arrays may stay in host memory the kernel reads over the bus (small launches on CUDA)."""
+    if index is None:
+        return set()
+    seen: set = set()
+    other: set = set()
+
+    def expr(e, depth):
+        if isinstance(e, ir.Load):
+            ok = depth == 0 and isinstance(e.index, ir.Var) and e.index.name == index
+            (seen if ok else other).add(e.array.cname)
+            expr(e.index, depth)
+            return
+        if isinstance(e, ir.ArrayRef):
+            other.add(e.cname)            # passed whole (helper, atomic): anything may happen
+            return
+        if isinstance(e, ir.Un) and isinstance(e.a, ir.Load):
+            other.add(e.a.array.cname)    # an element's address (atomics): keep it in device memory
+        for attr in ("a", "b", "cond", "index"):
+            sub = getattr(e, attr, None)
+            if isinstance(sub, ir.Expr):
+                expr(sub, depth)
+        for sub in getattr(e, "args", ()) or ():
+            if isinstance(sub, ir.Expr):
+                expr(sub, depth)
+
+    def stmts(body, depth):
+        for s in body:
+            if isinstance(s, ir.Store):
+                ok = depth == 0 and isinstance(s.index, ir.Var) and s.index.name == index
+                (seen if ok else other).add(s.array.cname)
+                expr(s.index, depth)
+                expr(s.value, depth)
+            elif isinstance(s, (ir.Assign, ir.ExprStmt)):
+                expr(s.value, depth)
+            elif isinstance(s, ir.Return):
+                if s.value is not None:
+                    expr(s.value, depth)
+            elif isinstance(s, ir.If):
+                expr(s.cond, depth)
+                stmts(s.body, depth)
+                stmts(s.orelse, depth)
+            elif isinstance(s, ir.While):
+                expr(s.cond, depth + 1)
+                stmts(s.body, depth + 1)
+            elif isinstance(s, ir.For):
+                for e in (s.start, s.stop, s.step):
+                    expr(e, depth)
+                stmts(s.body, depth + 1)
+
+    stmts(fn.body, 0)
+    return seen - other

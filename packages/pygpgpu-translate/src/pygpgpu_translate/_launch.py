@@ -71,6 +71,7 @@ class LaunchPlan:
         self.kernel_handle = kernel_handle
         self.layout = [(item[0], self.position.get(item[1]) if item[0] != "bound" else item[1], item) for item in layout]
         self.arrays = []                                  # (position, name, reads, writes, covered)
+        self.streamed = frozenset(translation.streamed)   # arrays each work item touches once
         covers = {name: row for name, row in translation.covers}
         for item in layout:
             if item[0] == "buffer":
@@ -176,11 +177,13 @@ class LaunchPlan:
         key, ups, downs, slots = [], [], [], []
         buffers = {}
         total = 0
+        streamed = True
         for pos, name, reads, writes, covered in self.arrays:
             a = values[pos]
             if type(a) is np.ndarray:
                 if a.nbytes > limit:
                     return False
+                streamed = streamed and name in self.streamed
                 a = self._checked_numpy(a, name, writes, contiguous=False)
                 total += a.nbytes
                 group = staging.access_group(reads, writes, self._covers(a, covered, domain))
@@ -192,7 +195,8 @@ class LaunchPlan:
                 buffers[pos] = self._device_buffer(a, name)
         if not key or total > staging.SMALL_BATCH_MAX:
             return False
-        batch = cache.take(tuple(key), max(self.align.values(), default=1))
+        batch = cache.take(tuple(key), max(self.align.values(), default=1),
+                           staging.STREAMED_MAPPED_MAX if streamed else None)
         try:
             batch.upload(ups)
             views = batch.views

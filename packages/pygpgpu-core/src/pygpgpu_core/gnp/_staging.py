@@ -185,6 +185,10 @@ SMALL_BATCH_MAX = 1 << 20      # the whole batch: beyond this the per-array path
 # the bus, which only pays while the arguments are a few KiB (measured on the H200, see
 # benchmarks/RESULTS.md).
 MAPPED_BATCH_MAX = 4 << 10
+# ... and up to this size when the kernel touches each element about once (the translator's
+# "streamed" arrays: read and written only at the work item's own index), where the bus carries
+# no more than a copy would.
+STREAMED_MAPPED_MAX = SMALL_BATCH_MAX
 # Host-visible pool memory is filled in place (no queued copy); tests switch this off to run the
 # staging-area path (the one CUDA takes) on PoCL.
 SMALL_BATCH_DIRECT = True
@@ -228,7 +232,9 @@ def batch_supported(context: Any) -> bool:
 
 class SmallBatch:
     """The device block, host staging area and per-argument views for one layout of small
-    arguments: ``key`` is one ``(nbytes, group)`` per array argument, in argument order.
+    arguments: ``key`` is one ``(nbytes, group)`` per array argument, in argument order;
+    ``mapped_max``: the largest batch kept in host-mapped memory (None: MAPPED_BATCH_MAX).
+    ``self.key`` is ``(key, mapped_max)``, what a :class:`SmallBatchCache` files it under.
 
     Used by one launch at a time (a :class:`SmallBatchCache` hands it out exclusively).
     ``pending``: queued work may still use the block or the staging area, so the next user
@@ -237,9 +243,9 @@ class SmallBatch:
     __slots__ = ("context", "key", "pool", "block", "buffer", "host", "views", "offsets", "up_end",
                  "down_start", "down_end", "direct", "pending")
 
-    def __init__(self, context: Any, key: tuple, align: int = 1):
+    def __init__(self, context: Any, key: tuple, align: int = 1, mapped_max: "int | None" = None):
         self.context = context
-        self.key = key
+        self.key = (key, mapped_max)
         device = getattr(context, "device", None)
         step = max(_SLOT_ALIGN, int(getattr(device, "mem_base_addr_align", 1) or 1), int(align))
         order = sorted(range(len(key)), key=lambda i: key[i][1])
@@ -260,7 +266,8 @@ class SmallBatch:
         self.pool = self.block = self.buffer = self.host = None
         self.pending = False
         self.views = []
-        mapped = getattr(context, "host_mapped", None) if SMALL_BATCH_DIRECT and at <= MAPPED_BATCH_MAX else None
+        limit = MAPPED_BATCH_MAX if mapped_max is None else mapped_max
+        mapped = getattr(context, "host_mapped", None) if SMALL_BATCH_DIRECT and at <= limit else None
         if mapped is not None:
             # Host memory the kernel uses in place: the host copies in and out, nothing is queued.
             self.host, self.buffer = mapped(at)
@@ -382,13 +389,13 @@ class SmallBatchCache:
         self.limit = limit
         self._free: dict = {}
 
-    def take(self, key: tuple, align: int = 1) -> SmallBatch:
-        batch = self._free.pop(key, None)      # dict.pop is atomic: one caller gets it
+    def take(self, key: tuple, align: int = 1, mapped_max: "int | None" = None) -> SmallBatch:
+        batch = self._free.pop((key, mapped_max), None)      # dict.pop is atomic: one caller gets it
         if batch is not None:
             if batch.usable:
                 return batch
             batch.close()
-        return SmallBatch(self.context, key, align)
+        return SmallBatch(self.context, key, align, mapped_max)
 
     def give(self, batch: SmallBatch) -> None:
         free = self._free
