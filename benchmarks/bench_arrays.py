@@ -447,7 +447,7 @@ def cuda_markdown(device, rows, small) -> str:
     if over:
         lines += ["", "With arrays it has never seen (the first call of a program, or new arrays each call) the "
                   "copies are pageable and the targets are not all met: " + ", ".join(
-                      f"n={r['n']:,}: {fmt(r['kernel_numpy_fresh'])} ms against ≤ {fmt(CUDA_TARGETS_MS[r['n']])}"
+                      f"n={r['n']:,}: {r['kernel_numpy_fresh']:.4g} ms against ≤ {CUDA_TARGETS_MS[r['n']]:g}"
                       for r in over) + "."]
     if small:
         lines += [
