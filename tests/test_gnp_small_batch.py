@@ -209,6 +209,18 @@ def stream_mixed(x, w, out, hist):
         gpu.atomic_add(hist, 0, 1)          # an atomic: stays in device memory
 
 
+@kernel
+def stream_grid(img, out):
+    for y, x in np.ndindex(out.shape):
+        out[y, x] = img[y, x] * 2.0 + img[y, 0]    # img also read at column 0: not streamed
+
+
+@kernel
+def stream_grid_own(img, out):
+    for y, x in np.ndindex(out.shape):
+        out[y, x] = img[y, x] * 2.0
+
+
 def _plan(k):
     return next(iter(k._plans.values()))
 
@@ -231,6 +243,14 @@ def test_streamed_arrays_are_found_by_the_translator(backend):
     assert _plan(stream_mixed).t.streamed == ["out"]
     np.testing.assert_array_equal(out, 4.0)
     assert hist[0] == n
+    img = np.arange(12, dtype=np.float32).reshape(3, 4)
+    res = np.zeros_like(img)
+    stream_grid[backend](img, res)
+    np.testing.assert_array_equal(res, img * 2 + img[:, :1])
+    assert _plan(stream_grid).t.streamed == ["out"]
+    stream_grid_own[backend](img, res)
+    np.testing.assert_array_equal(res, img * 2)
+    assert _plan(stream_grid_own).t.streamed == ["img", "out"]
 
 
 def test_streamed_launches_keep_larger_batches_host_mapped(backend, device):

@@ -84,18 +84,30 @@ def access_word(flags) -> str:
     return "readwrite"
 
 
-def streamed_arrays(fn: ir.Function, index: "str | None") -> set:
-    """C pointer names whose every access is one element at the 1-D domain index ``index`` (a C
-    variable name), outside any inner loop: each work item touches its own element about once.
-    Such arrays may stay in host memory the kernel reads over the bus (small launches on CUDA)."""
-    if index is None:
+def _at_own_index(array: ir.ArrayRef, flat: ir.Expr, names: tuple) -> bool:
+    """Whether ``flat`` is exactly the element of ``array`` at the domain indices ``names``."""
+    if len(array.shape) != len(names):
+        return False
+    it = flat.type
+    want = ir.Var(names[0], it)
+    for k in range(1, len(names)):
+        want = ir.Bin("+", ir.Bin("*", want, array.shape[k], it), ir.Var(names[k], it), it)
+    return flat == want
+
+
+def streamed_arrays(fn: ir.Function, index: "tuple | None") -> set:
+    """C pointer names whose every access is the work item's own element (``x[i]``, ``img[y, x]``
+    at the domain indices ``index``, C names), outside any inner loop: each work item touches its
+    own element about once. Such arrays may stay in host memory the kernel reads over the bus
+    (small launches on CUDA)."""
+    if not index:
         return set()
     seen: set = set()
     other: set = set()
 
     def expr(e, depth):
         if isinstance(e, ir.Load):
-            ok = depth == 0 and isinstance(e.index, ir.Var) and e.index.name == index
+            ok = depth == 0 and _at_own_index(e.array, e.index, index)
             (seen if ok else other).add(e.array.cname)
             expr(e.index, depth)
             return
@@ -115,7 +127,7 @@ def streamed_arrays(fn: ir.Function, index: "str | None") -> set:
     def stmts(body, depth):
         for s in body:
             if isinstance(s, ir.Store):
-                ok = depth == 0 and isinstance(s.index, ir.Var) and s.index.name == index
+                ok = depth == 0 and _at_own_index(s.array, s.index, index)
                 (seen if ok else other).add(s.array.cname)
                 expr(s.index, depth)
                 expr(s.value, depth)

@@ -25,7 +25,7 @@ class KernelIR:
     domain_src: str           # Python source of the host-side domain function ("" without a domain)
     uses_barrier: bool
     self_attrs_used: set
-    domain_index: "str | None" = None   # C name of a 1-D domain's index when it is the work-item id
+    domain_index: "tuple | None" = None  # C names of the domain's indices when they are the work-item ids
 
 
 def _domain_setup(fb, before, exprs, argnames):
@@ -232,7 +232,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     local_table.update(getattr(fb, "temp_types_extra", {}))
     fn = ir.Function(src.name, params, VOID, body_ir, local_table, True, src.filename, src.tree.lineno)
     index = None
-    if fb.domain is not None and fb.domain.ndim == 1 and len(fb.domain_vars) == 1 and (
-            fb.domain.kind == "enumerate" or fb.domain.kind == "range" and fb.domain_identity):
-        index = fb.cname(fb.domain_vars[0])
+    if fb.domain is not None and len(fb.domain_vars) == fb.domain.ndim and (
+            fb.domain.kind != "range" or fb.domain_identity):
+        index = tuple(fb.cname(n) for n in fb.domain_vars)
     return KernelIR(fn, layout, fb.domain, domain_src, prog.uses_barrier, set(fb.self_attrs), index)
