@@ -132,3 +132,21 @@ def test_kernel_symbols_of_cpp_modules():
     with pytest.raises(KeyError, match="no kernel named 'nope' in HIP program 'm'; kernels in it: vecadd"):
         kernel_symbol("nope", symbols, "HIP program 'm'")
     assert kernel_symbol("anything", [], "x") == "anything"     # nothing listed: the driver decides
+
+
+def test_kernels_as_program_attributes():
+    from pygpgpu_core.lowlevel import kernel_attribute
+
+    class Program:
+        def kernel(self, name):
+            if name != "vecadd":
+                raise KeyError(f"no kernel named {name!r}")
+            return "the vecadd kernel"
+
+    p = Program()
+    assert kernel_attribute(p, "vecadd", True) == "the vecadd kernel"
+    with pytest.raises(AttributeError, match="no kernel named 'other'"):
+        kernel_attribute(p, "other", True)
+    for name, ready in (("_private", True), ("vecadd", False)):
+        with pytest.raises(AttributeError):
+            kernel_attribute(p, name, ready)

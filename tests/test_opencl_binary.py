@@ -6,20 +6,14 @@ import uuid
 import numpy as np
 import pytest
 
-import pygpgpu_opencl
-from pygpgpu_core.errors import BackendUnavailable, ClosedError, DriverError
+from pygpgpu_core.errors import ClosedError, DriverError
 from pygpgpu_opencl import Context
+from conftest import first_device
 
 
 @pytest.fixture(scope="module")
 def ctx() -> Context:
-    try:
-        devices = pygpgpu_opencl.backend.devices()
-    except BackendUnavailable as exc:
-        pytest.skip(f"no OpenCL runtime on this machine: {exc}")
-    if not devices:
-        pytest.skip("the OpenCL runtime lists no device")
-    context = Context(devices[0])
+    context = Context(first_device("opencl"))     # a private context: closed after the module
     yield context
     context.close()
 

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 __all__ = ["split_work_bracket", "bracket_call", "read_back", "launch_with_host_arrays", "resolve_kernel_name",
-           "kernel_symbol"]
+           "kernel_symbol", "kernel_attribute"]
 
 
 def split_work_bracket(config: Any, kernel_name: str, selector: str) -> "tuple[Any, Any]":
@@ -121,3 +121,14 @@ def kernel_symbol(name: str, symbols: "list[str]", where: str) -> str:
                   if symbol else f"kernels in it: {', '.join(symbols) or 'none'}")
         raise KeyError(f"no kernel named {name!r} in {where}; {detail}")
     return symbol
+
+
+def kernel_attribute(program: Any, name: str, ready: bool) -> Any:
+    """``program.<name>`` as ``program.kernel(name)``, for a program's ``__getattr__`` (only
+    reached for names that are not attributes); ``ready``: built far enough to look kernels up."""
+    if name.startswith("_") or not ready:
+        raise AttributeError(name)
+    try:
+        return program.kernel(name)
+    except LookupError as exc:
+        raise AttributeError(str(exc)) from None

@@ -14,7 +14,7 @@ from . import __version__
 from ._cubin import entry_names, is_cubin
 from ._device import DEFAULT_LOCAL_SIZE
 from ._driver import check, driver_version
-from pygpgpu_core.lowlevel import bracket_call, kernel_symbol, launch_with_host_arrays
+from pygpgpu_core.lowlevel import bracket_call, kernel_attribute, kernel_symbol, launch_with_host_arrays
 from pygpgpu_core.worksize import block_geometry, work_dims
 
 from ._launch import build_launcher, kind_of_value
@@ -111,13 +111,7 @@ class CudaProgram(Closeable):
         return k
 
     def __getattr__(self, name: str) -> "CudaKernel":
-        # Only reached for names that are not attributes: ``program.vecadd`` is a kernel.
-        if name.startswith("_") or "entry_points" not in self.__dict__:
-            raise AttributeError(name)
-        try:
-            return self.kernel(name)
-        except KeyError as exc:
-            raise AttributeError(str(exc)) from None
+        return kernel_attribute(self, name, "entry_points" in self.__dict__)   # ``program.vecadd``
 
     def close(self) -> None:
         """Unload the module (idempotent). Launchers of its kernels then raise ClosedError."""

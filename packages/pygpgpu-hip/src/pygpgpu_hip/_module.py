@@ -15,7 +15,7 @@ import numpy as np
 
 from pygpgpu_core.errors import DriverError
 from pygpgpu_core.handles import OwnedHandle
-from pygpgpu_core.lowlevel import bracket_call, kernel_symbol, launch_with_host_arrays
+from pygpgpu_core.lowlevel import bracket_call, kernel_attribute, kernel_symbol, launch_with_host_arrays
 from pygpgpu_core.worksize import block_geometry, work_dims
 
 from ._codeobject import KernelInfo, read_code_object
@@ -97,13 +97,7 @@ class Program(OwnedHandle):
         return kernel
 
     def __getattr__(self, name: str) -> "Kernel":
-        # Only reached for names that are not attributes: ``program.vecadd`` is a kernel.
-        if name.startswith("_") or "info" not in self.__dict__:
-            raise AttributeError(name)
-        try:
-            return self.kernel(name)
-        except KeyError as exc:
-            raise AttributeError(str(exc)) from None
+        return kernel_attribute(self, name, "info" in self.__dict__)   # ``program.vecadd``
 
     def _release(self, handle: int) -> None:
         for kernel in self._kernels.values():

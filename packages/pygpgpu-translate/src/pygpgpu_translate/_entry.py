@@ -143,7 +143,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             fb.params[pyname] = binding
     fb.fn_params = params
     body = fb.body_without_docstring()
-    fb.assigned = fb._scan_assigned(body)
+    fb.assigned = set(fb._scan_assigned(body))
     for node in ast.walk(ast.Module(body=body, type_ignores=[])):
         if isinstance(node, ast.Return) and node.value is not None:
             raise fb.err(node, "kernels cannot return values", "write the result into an output array argument")
