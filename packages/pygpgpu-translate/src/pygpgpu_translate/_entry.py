@@ -11,6 +11,7 @@ import numpy as np
 from . import _ir as ir
 from ._bindings import Domain, KernelParamSpec, ObjectRef, ShapeRef, TupleRef
 from ._builder import FunctionBuilder, ProgramBuilder
+from ._source import parse
 from ._types import BOOL, INT64, VOID, concrete
 
 __all__ = ["KernelParamSpec", "KernelIR", "build_kernel"]
@@ -35,7 +36,7 @@ def _domain_setup(fb, before, exprs, argnames):
     def loads(tree):
         return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
-    needed = set().union(*(loads(ast.parse(e, mode="eval")) for e in exprs)) - set(argnames)
+    needed = set().union(*(loads(parse(e, mode="eval")) for e in exprs)) - set(argnames)
     lines = []
     for stmt in reversed(before):
         stored = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

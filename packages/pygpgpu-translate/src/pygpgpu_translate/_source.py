@@ -6,11 +6,12 @@ import ast
 import hashlib
 import inspect
 import textwrap
+import threading
 from dataclasses import dataclass
 
 from pygpgpu_core.errors import GPGPUError
 
-__all__ = ["FunctionSource", "function_source", "syntax_error", "KernelTypeError"]
+__all__ = ["FunctionSource", "function_source", "parse", "syntax_error", "KernelTypeError"]
 
 
 class KernelTypeError(GPGPUError, TypeError):
@@ -33,6 +34,16 @@ class FunctionSource:
 
 
 _cache: dict = {}
+# CPython's AST builder keeps a process-wide recursion counter (3.11, gh-106905): two threads
+# parsing at once can raise "SystemError: AST constructor recursion depth mismatch". Kernels
+# first called from several threads at once parse their sources here, one at a time.
+_parse_lock = threading.Lock()
+
+
+def parse(text: str, mode: str = "exec") -> ast.AST:
+    """``ast.parse`` that is safe to call from several threads."""
+    with _parse_lock:
+        return ast.parse(text, mode=mode)
 
 
 def function_source(func) -> FunctionSource:
@@ -53,7 +64,7 @@ def function_source(func) -> FunctionSource:
     dedented = textwrap.dedent(text)
     first = next((ln for ln in lines if ln.strip()), "")
     indent = len(first) - len(first.lstrip())
-    tree = ast.parse(dedented)
+    tree = parse(dedented)
     fdef = tree.body[0]
     if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise GPGPUError(f"{func!r} is not defined by a def statement; lambdas cannot be kernels or helpers")
