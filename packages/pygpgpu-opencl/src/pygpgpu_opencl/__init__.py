@@ -21,14 +21,14 @@ from ._kernel import Kernel
 from ._program import KernelNotFound, Program
 from ._status import STATUS_NAMES, check, status_name
 
-__version__ = "0.1.0"
+from pygpgpu_core._version import __version__
 
 backend = OpenCLBackend()
 """The ``opencl`` backend (``pygpgpu.backends`` entry point)."""
 
 
 def devices() -> list[Device]:
-    """Every OpenCL device, numbered flat across platforms (``opencl:0``, ``opencl:1``...)."""
+    """Every OpenCL device, numbered flat across platforms, GPUs first and CPUs last (``opencl:0``...)."""
     return backend.devices()
 
 

@@ -1,4 +1,4 @@
-"""OpenCL platforms and devices, numbered flat across platforms, and the backend object."""
+"""OpenCL platforms and devices, numbered flat across platforms (GPUs first), and the backend object."""
 from __future__ import annotations
 
 import ctypes
@@ -7,6 +7,7 @@ import threading
 from ctypes import c_uint32, c_void_p
 from typing import TYPE_CHECKING
 
+from pygpgpu_core.device_order import order_devices
 from pygpgpu_core.errors import BackendUnavailable, DriverError
 
 from . import _constants as C
@@ -187,7 +188,8 @@ class OpenCLBackend:
         return list(self._platforms or ())
 
     def devices(self) -> list[Device]:
-        """Every device of every platform, in platform order (``opencl:0``, ``opencl:1``...)."""
+        """Every device of every platform (``opencl:0``, ``opencl:1``...): GPUs, then other
+        accelerators, then CPUs, each kind in platform and enumeration order."""
         if self._devices is not None:
             return list(self._devices)
         with self._lock:
@@ -221,6 +223,11 @@ class OpenCLBackend:
             check(cl.clGetDeviceIDs(platform.handle, C.CL_DEVICE_TYPE_ALL, n.value, handles, None), "clGetDeviceIDs")
             for h in handles:
                 devices.append(Device(self, len(devices), platform, int(h)))
+        # GPUs and accelerators first, CPUs (PoCL) last, each kind in platform order; the
+        # numbering follows, so opencl:0 is the GPU on a machine that has one
+        devices = order_devices(devices)
+        for i, device in enumerate(devices):
+            device.index = i
         return platforms, devices
 
     def version(self) -> str:

@@ -1,0 +1,205 @@
+"""Device selection (issue 20): the order of devices within a backend, ``PYGPGPU_BACKEND`` as a
+full selector, translation errors before device errors, and why PoCL did not start.
+
+Cases that depend on environment variables read at enumeration (``POCL_DEVICES``,
+``PYGPGPU_BACKEND``, cache directories) run in a subprocess, so this process's registry and
+device list stay as they are.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from pygpgpu_core import registry
+from pygpgpu_core.device_order import ACCELERATOR, CPU, GPU, order_devices, type_rank
+from pygpgpu_core.errors import GPGPUError
+from pygpgpu_translate import kernel
+
+
+def _run(code: str, where, **env: str | None) -> subprocess.CompletedProcess:
+    """Run ``code`` as a script file in ``where`` (kernels need a .py file for their source) in a
+    fresh interpreter; ``env`` adds variables (None removes one). PYGPGPU_BACKEND is unset unless given."""
+    script = where / f"script_{len(list(where.glob('script_*.py')))}.py"
+    script.write_text(textwrap.dedent(code))
+    full = dict(os.environ)
+    full.pop("PYGPGPU_BACKEND", None)
+    for k, v in env.items():
+        if v is None:
+            full.pop(k, None)
+        else:
+            full[k] = v
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=full, timeout=300,
+                          check=False, cwd=str(where))
+
+
+def _json_out(proc: subprocess.CompletedProcess):
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _opencl_devices():
+    try:
+        return registry.backend_devices("opencl")
+    except GPGPUError as exc:
+        pytest.skip(f"no OpenCL device here: {exc}")
+
+
+def _pocl_devices():
+    """Skip unless PoCL's CPU driver is what runs OpenCL here (POCL_DEVICES then shapes the list)."""
+    devices = _opencl_devices()
+    if not any("portable computing language" in d.platform.name.lower() for d in devices):
+        pytest.skip("PoCL is not installed here")
+    return devices
+
+
+# ---- the ordering rule, on fake devices -----------------------------------------------------------
+
+class FakeDevice:
+    def __init__(self, name, is_gpu=False, is_cpu=False):
+        self.name, self.is_gpu, self.is_cpu = name, is_gpu, is_cpu
+
+    def __repr__(self):
+        return self.name
+
+
+class Untyped:
+    """A device of a backend that does not say what it is (every CUDA and HIP device)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def test_gpus_first_then_accelerators_then_cpus():
+    cpu0, cpu1 = FakeDevice("cpu0", is_cpu=True), FakeDevice("cpu1", is_cpu=True)
+    gpu0, gpu1 = FakeDevice("gpu0", is_gpu=True), FakeDevice("gpu1", is_gpu=True)
+    fpga = FakeDevice("fpga")
+    assert [type_rank(d) for d in (gpu0, fpga, cpu0)] == [GPU, ACCELERATOR, CPU]
+    # PoCL's platform enumerated before the GPU's (as on the GPU machine): the GPU still comes first
+    assert order_devices([cpu0, gpu0]) == [gpu0, cpu0]
+    assert order_devices([cpu0, fpga, gpu0, cpu1, gpu1]) == [gpu0, gpu1, fpga, cpu0, cpu1]
+
+
+def test_order_keeps_driver_order_within_a_kind_and_is_stable():
+    devices = [FakeDevice(f"cpu{i}", is_cpu=True) for i in range(3)] + [FakeDevice(f"gpu{i}", is_gpu=True) for i in range(3)]
+    first = order_devices(devices)
+    assert [d.name for d in first] == ["gpu0", "gpu1", "gpu2", "cpu0", "cpu1", "cpu2"]
+    assert order_devices(first) == first                     # ordering an ordered list changes nothing
+    assert order_devices(list(devices)) == first             # same input, same order, every time
+
+
+def test_devices_that_do_not_say_their_type_keep_their_order():
+    devices = [Untyped("a"), Untyped("b"), Untyped("c")]
+    assert order_devices(devices) == devices
+    # a GPU and CPU flag on one device (never seen, but legal in OpenCL's bit field): the GPU wins
+    both = FakeDevice("apu", is_gpu=True, is_cpu=True)
+    assert order_devices([FakeDevice("cpu", is_cpu=True), both])[0] is both
+
+
+# ---- the ordering rule in the OpenCL backend ------------------------------------------------------
+
+_LIST_DEVICES = """
+    import json
+    from pygpgpu_core import registry
+    devs = registry.backend_devices("opencl")
+    print(json.dumps({"devices": [[d.selector, d.index, d.is_cpu, d.name, d.platform.name] for d in devs],
+                      "available": registry.available_devices(),
+                      "first": registry.get_device("opencl").selector,
+                      "second": registry.get_device("opencl:1").selector}))
+"""
+
+
+def test_two_pocl_cpu_devices_are_numbered_in_enumeration_order_every_run(tmp_path):
+    _pocl_devices()
+    runs = [_json_out(_run(_LIST_DEVICES, tmp_path, POCL_DEVICES="pthread pthread")) for _ in range(2)]
+    assert runs[0] == runs[1]                       # the same numbering in every run
+    got = runs[0]
+    pocl = [d for d in got["devices"] if "portable computing language" in d[4].lower()]
+    assert len(pocl) == 2 and all(d[2] for d in pocl)
+    assert [d[1] for d in got["devices"]] == list(range(len(got["devices"])))   # index == position
+    assert [d[0] for d in got["devices"]] == [f"opencl:{i}" for i in range(len(got["devices"]))]
+    assert [s for s in got["available"] if s.startswith("opencl:")] == [d[0] for d in got["devices"]]
+    assert (got["first"], got["second"]) == ("opencl:0", "opencl:1")
+
+
+def test_opencl_numbers_a_gpu_before_a_cpu_enumerated_earlier(tmp_path):
+    """Two PoCL devices where the second says it is a GPU (its type word is replaced at
+    enumeration): it becomes opencl:0, and k["opencl"] runs a real kernel on it."""
+    _pocl_devices()
+    code = """
+        import json
+        import numpy as np
+        import pygpgpu_opencl._device as D
+        from pygpgpu_opencl import _constants as C
+        from pygpgpu_core import registry
+        from pygpgpu_translate import kernel
+
+        enumerated = []
+        original_init = D.Device.__init__
+
+        def init(self, backend, index, platform, handle):
+            original_init(self, backend, index, platform, handle)
+            enumerated.append(handle)
+            if len(enumerated) == 2:
+                self.type = C.CL_DEVICE_TYPE_GPU
+
+        D.Device.__init__ = init
+
+        @kernel
+        def add1(a, out):
+            for i in range(out.shape[0]):
+                out[i] = a[i] + 1
+
+        a = np.arange(64, dtype=np.float32)
+        out = np.zeros_like(a)
+        k = add1["opencl"]
+        k(a, out)
+        devs = registry.backend_devices("opencl")
+        print(json.dumps({
+            "first_handle_is_second_enumerated": devs[0].handle == enumerated[1],
+            "second_handle_is_first_enumerated": devs[1].handle == enumerated[0],
+            "selectors": [d.selector for d in devs[:2]],
+            "first_is_gpu": devs[0].is_gpu,
+            "get_device": registry.get_device("opencl").handle == enumerated[1],
+            "kernel_device": k._device.handle == enumerated[1],
+            "result_ok": bool(np.array_equal(out, a + 1)),
+        }))
+    """
+    got = _json_out(_run(code, tmp_path, POCL_DEVICES="pthread pthread"))
+    assert got == {"first_handle_is_second_enumerated": True, "second_handle_is_first_enumerated": True,
+                   "selectors": ["opencl:0", "opencl:1"], "first_is_gpu": True, "get_device": True,
+                   "kernel_device": True, "result_ok": True}
+
+
+def test_opencl_devices_here_follow_the_order_rule():
+    devices = _opencl_devices()
+    ranks = [type_rank(d) for d in devices]
+    assert ranks == sorted(ranks)
+    assert [d.index for d in devices] == list(range(len(devices)))
+    assert registry.get_device("opencl") is devices[0]
+
+
+@kernel
+def _add1(a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i] + 1
+
+
+def test_k_opencl_runs_on_the_gpu_when_one_exists():
+    """On the GPU machine (PoCL and NVIDIA's OpenCL both installed) k["opencl"] is the H200."""
+    devices = _opencl_devices()
+    gpus = [d for d in devices if d.is_gpu]
+    if not gpus:
+        pytest.skip(f"no OpenCL GPU here ({[d.name for d in devices]}); the GPU machine runs this test")
+    assert registry.get_device("opencl").is_gpu
+    assert registry.get_device("opencl") is gpus[0]
+    a = np.arange(1000, dtype=np.float32)
+    out = np.zeros_like(a)
+    k = _add1["opencl"]
+    k(a, out)
+    np.testing.assert_array_equal(out, a + 1)
+    assert k._device is gpus[0]
