@@ -21,13 +21,16 @@ from ._frontend import check_syntax
 from ._source import FunctionSource, KernelTypeError, function_source, syntax_error
 from ._statements import StatementRules
 from .prelude import piece_function
-from ._types import BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, concrete, join
+from ._types import (BOOL, INT32, INT64, TYPE_LATTICE_HEIGHT, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector,
+                     concrete, join)
 
 __all__ = ["ProgramBuilder", "FunctionBuilder", "ObjectRef", "ShapeRef", "TupleRef", "Domain", "vector_class_info"]
 
 
 class ProgramBuilder:
     """Everything one kernel specialization produces: kernel + helpers + the prelude pieces they call."""
+
+    bounds = None      # a _bounds.BoundsChecks in the bounds-checked debug mode: every subscript is checked
 
     def __init__(self, dialect, default_float: Scalar, index_bits: int, kernel_name: str):
         self.dialect = dialect
@@ -140,7 +143,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.array_locals: dict[str, ir.ArrayRef] = {}
         self.tuple_locals: dict[str, TupleRef] = {}
         self.final = False
-        self.changed = False
+        self.changed: set[str] = set()               # locals whose type this pass widened
         self.pre: list = []
         self.ntemp = 0
         self.returns: list = []
@@ -246,17 +249,36 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         return counts
 
     def run_passes(self, body):
+        """Re-run the body until no local's type changes (a fixed point), then build the IR.
+
+        Each pass that changes something moves at least one local one step up the type lattice
+        (joins only widen), so ``TYPE_LATTICE_HEIGHT`` passes per local always suffice; a chain of
+        loop-carried assignments needs one pass per link. Past that bound, or when the last pass
+        still changes a type, the types are not trustworthy and no code is emitted."""
         self.store_counts = self._scan_assigned(body)
         self.assigned = set(self.store_counts)
-        for _ in range(12):
-            self.changed = False
+        limit = TYPE_LATTICE_HEIGHT * max(1, len(self.assigned)) + 1
+        for _ in range(limit):
+            self.changed = set()
             self.reset_pass()
             self.stmts(body, top=True)
             if not self.changed:
                 break
+        else:
+            raise self._unconverged(limit)
         self.final = True
         self.reset_pass()
-        return self.stmts(body, top=True)
+        out = self.stmts(body, top=True)
+        if self.changed:
+            raise self._unconverged(limit)
+        return out
+
+    def _unconverged(self, passes):
+        names = ", ".join(sorted(self.changed))
+        return self.type_err(self.src.tree, f"type inference did not settle after {passes} pass{'es' if passes != 1 else ''} over "
+                             f"{self.src.name}() (still changing: {names}); no code was generated from these types. "
+                             "Give those variables one type each, e.g. x = float(0) or x = int(...) at their first "
+                             "assignment, and please report this kernel: it is a translator bug")
 
     def reset_pass(self):
         self.pre = []

@@ -11,6 +11,7 @@ from . import _ir as ir
 from ._builtins import CAST_TYPES
 from ._types import BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, binary_result, concrete, join
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
+from ._bounds import BoundsChecks
 from ._signs import is_non_negative, stores_name
 
 __all__ = ["StatementRules"]
@@ -209,7 +210,7 @@ class StatementRules:
                                         f"(conflicting types); {fix}") from None
                 if new != old:
                     self.local_types[name] = new
-                    self.changed = True
+                    self.changed.add(name)
             t = self.local_types.get(name, UNKNOWN)
             if t is UNKNOWN:
                 return []
@@ -219,7 +220,7 @@ class StatementRules:
                 self.non_negative.add(var.name)      # its only value, e.g. i = gpu.global_id(0)
             return [ir.Assign(var, converted, s.lineno)]
         if isinstance(target, ast.Subscript):
-            arr, index, row = self.subscript_target(target)
+            arr, index, ok, row = self.subscript_target(target)
             if value.type is UNKNOWN:
                 return []
             full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
@@ -236,9 +237,9 @@ class StatementRules:
                         raise self.type_err(target, f"cannot store a {value.type} into a row of width {row}")
                     v = self.materialize(value)
                     comps = [self.convert(self.comp(v, k), elem) for k in range(row)]
-                return [ir.Store(arr, self.add(index, ir.Const(k, self.prog.index_type)) if k else index, c, s.lineno, full)
-                        for k, c in enumerate(comps)]
-            return [ir.Store(arr, index, self.convert(value, arr.type.elem), s.lineno, full)]
+                return BoundsChecks.stores(ok, [ir.Store(arr, self.add(index, ir.Const(k, self.prog.index_type)) if k else index,
+                                                         c, s.lineno, full) for k, c in enumerate(comps)], s.lineno)
+            return BoundsChecks.stores(ok, [ir.Store(arr, index, self.convert(value, arr.type.elem), s.lineno, full)], s.lineno)
         if isinstance(target, ast.Attribute):
             raise self.err(target, "writing through a vector component or swizzle is not supported",
                            "build a new vector instead, e.g. v = float4(v.x, 2.0, v.z, v.w)")

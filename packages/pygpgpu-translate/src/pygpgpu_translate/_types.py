@@ -15,7 +15,7 @@ from .prelude._types import WIDTHS
 __all__ = [
     "Scalar", "Vector", "ArrayType", "VOID", "UNKNOWN", "BOOL", "INT32", "INT64", "UINT32",
     "FLOAT32", "FLOAT64", "scalar_of", "binary_result", "join", "JoinConflict", "concrete",
-    "VECTOR_WIDTHS", "VECTOR_BASES", "SHORT_NAMES",
+    "VECTOR_WIDTHS", "VECTOR_BASES", "SHORT_NAMES", "TYPE_LATTICE_HEIGHT",
 ]
 
 # numpy dtype name -> the OpenCL-style name the prelude library and the host vector classes use
@@ -124,6 +124,12 @@ UINT32 = Scalar("uint32")
 INT64 = Scalar("int64")
 FLOAT32 = Scalar("float32")
 FLOAT64 = Scalar("float64")
+
+
+# The longest chain of distinct types one local can move through as assignments widen it:
+# unknown, then any of the 12 strong scalars and 4 weak ones (int32, int64, uint64, float32);
+# vectors only join with themselves. Bounds the passes of type inference (_builder.run_passes).
+TYPE_LATTICE_HEIGHT = 1 + 12 + 4
 
 
 def scalar_of(dtype) -> Scalar:
