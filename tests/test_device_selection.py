@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -203,3 +204,109 @@ def test_k_opencl_runs_on_the_gpu_when_one_exists():
     k(a, out)
     np.testing.assert_array_equal(out, a + 1)
     assert k._device is gpus[0]
+
+
+# ---- PYGPGPU_BACKEND takes any selector the bracket takes -----------------------------------------
+
+DIST = os.path.join(os.path.dirname(__file__), "registry_dist")
+
+
+@pytest.fixture
+def acme(monkeypatch):
+    """The test-only plug-in backend 'acme' (three devices: Rocket 9000, Anvil, Rocket 9000), with
+    the warning about its broken sibling plug-in silenced."""
+    monkeypatch.syspath_prepend(DIST)
+    registry.reset_registry()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield monkeypatch
+    registry.reset_registry()
+
+
+@pytest.mark.parametrize("value, name, index", [
+    ("acme", "Acme Rocket 9000", 0),
+    ("acme:1", "Acme Anvil", 1),
+    ("acme:anvil", "Acme Anvil", 1),
+    ("ACME:rocket:1", "Acme Rocket 9000", 2),
+    ("anvil", "Acme Anvil", 1),            # a name part alone: every backend is searched
+])
+def test_env_selector_picks_the_device(acme, value, name, index):
+    acme.setenv("PYGPGPU_BACKEND", value)
+    dev = registry.get_device()
+    assert (dev.name, dev.index) == (name, index)
+    assert registry.default_backend_name() == "acme"
+    assert registry.get_device("acme:0").index == 0          # an explicit selector still wins
+
+
+@pytest.mark.parametrize("value, error, detail", [
+    ("acme:7", "DeviceNotFound", "index 7 is out of range"),
+    ("acme:nonesuch", "DeviceNotFound", "nothing matches 'nonesuch'"),
+    ("vulkan", "DeviceNotFound", "'vulkan' is neither an installed backend"),
+    ("nodevice", "BackendUnavailable", "reports no device"),
+    ("acme::", "ValueError", "malformed device selector"),
+    ("acme:1:2", "ValueError", "cannot be followed"),
+])
+def test_bad_env_selector_names_the_variable_and_lists_devices(acme, value, error, detail):
+    acme.setenv("PYGPGPU_BACKEND", value)
+    with pytest.raises((GPGPUError, ValueError)) as info:
+        registry.get_device()
+    text = str(info.value)
+    assert type(info.value).__name__ == error, text
+    assert f"environment variable PYGPGPU_BACKEND={value!r}" in text and detail in text
+    if error != "ValueError":
+        assert "Available devices: " in text and "acme:0, acme:1, acme:2" in text
+    assert "'opencl:nvidia'" in text       # says what the variable accepts
+    if not value.startswith(("acme:", "nodevice")) or error == "ValueError":
+        # no backend named: finding the backend means finding the device, with the same error
+        with pytest.raises(type(info.value)) as again:
+            registry.default_backend_name()
+        assert str(again.value) == text
+
+
+_KERNEL_ON_DEFAULT = """
+    import json
+    import numpy as np
+    from pygpgpu_core import registry
+    from pygpgpu_translate import kernel
+
+    @kernel
+    def add1(a, out):
+        for i in range(out.shape[0]):
+            out[i] = a[i] + 1
+
+    a = np.arange(50, dtype=np.float32)
+    out = np.zeros_like(a)
+    result = {}
+    try:
+        add1(a, out)
+        result["device"] = add1._root._device.selector
+        result["ok"] = bool(np.array_equal(out, a + 1))
+        out[:] = 0
+        add1["opencl:0"](a, out)                 # an explicit selector overrides the variable
+        result["explicit_ok"] = bool(np.array_equal(out, a + 1))
+        result["backend"] = registry.default_backend_name()
+    except Exception as exc:
+        result["error"] = [type(exc).__name__, str(exc)]
+    print(json.dumps(result))
+"""
+
+
+@pytest.mark.parametrize("value, selector", [
+    ("opencl:1", "opencl:1"),
+    ("ocl:pthread:1", "opencl:1"),           # alias, name part, n-th match
+    ("OpenCL:0", "opencl:0"),
+    ("pthread:1", "opencl:1"),               # a name part with no backend
+])
+def test_env_selector_chooses_the_device_kernels_run_on(tmp_path, value, selector):
+    _pocl_devices()
+    got = _json_out(_run(_KERNEL_ON_DEFAULT, tmp_path, POCL_DEVICES="pthread pthread", PYGPGPU_BACKEND=value))
+    assert got == {"device": selector, "ok": True, "explicit_ok": True, "backend": "opencl"}
+
+
+def test_bad_env_selector_stops_a_kernel_call_naming_the_variable(tmp_path):
+    _pocl_devices()
+    got = _json_out(_run(_KERNEL_ON_DEFAULT, tmp_path, POCL_DEVICES="pthread pthread", PYGPGPU_BACKEND="opencl:2"))
+    kind, text = got["error"]
+    assert kind == "DeviceNotFound"
+    assert "environment variable PYGPGPU_BACKEND='opencl:2'" in text and "index 2 is out of range" in text
+    assert "opencl:0, opencl:1" in text

@@ -37,6 +37,7 @@ class DeviceNotFound(GPGPUError, LookupError):
     def __init__(self, selector: str, available: Sequence[str], detail: str = ""):
         self.selector = selector
         self.available = list(available)
+        self.detail = detail
         listing = ", ".join(self.available) if self.available else "none"
         extra = f" ({detail})" if detail else ""
         super().__init__(

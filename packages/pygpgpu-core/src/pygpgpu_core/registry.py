@@ -67,6 +67,13 @@ def backend_names() -> list[str]:
     return [n for n in PROBE_ORDER if n in names] + sorted(names - set(PROBE_ORDER))
 
 
+def install_hint(backend: str) -> str:
+    """How to add a built-in backend: its pip extra, installed from the wheels of this repository
+    (the name ``pygpgpu`` on the public index is an unrelated project, so never from there)."""
+    return (f"add the pip extra 'pygpgpu[{backend}]' from the wheels built in the PyGPGPU repository: "
+            f"pip install --no-index --find-links dist 'pygpgpu[{backend}]' (see the README's Install section)")
+
+
 def _record_failure(name: str, reason: str, *, warn: bool = True) -> None:
     _failures[name] = reason
     if warn and name not in _warned:
@@ -83,11 +90,10 @@ def get_backend(name: str) -> Any:
         eps = _scan()
         if name not in eps:
             known = ", ".join(backend_names()) or "none"
-            hint = {
-                "opencl": "pip install 'pygpgpu[opencl]'",
-                "cuda": "pip install 'pygpgpu[cuda]'",
-                "hip": "pip install 'pygpgpu[hip]'",
-            }.get(name, "install a package that registers it in the 'pygpgpu.backends' entry-point group")
+            if name in PROBE_ORDER:
+                hint = install_hint(name)
+            else:
+                hint = "install a package that registers it in the 'pygpgpu.backends' entry-point group"
             raise BackendUnavailable(name, f"no such backend is installed (installed: {known}); {hint}")
         if name in _failures:
             raise BackendUnavailable(name, _failures[name])
@@ -143,15 +149,85 @@ def diagnostics() -> dict[str, str]:
     return out
 
 
+ENV_VAR = "PYGPGPU_BACKEND"
+_ENV_SYNTAX = (
+    f"Set {ENV_VAR} to what k[...] takes: a backend ('opencl', 'cuda', 'hip' or an alias), 'backend:index' "
+    "('opencl:1'), 'backend:name-part' ('opencl:nvidia') or a name part ('geforce'); or unset it"
+)
+
+
+def _env_value() -> str:
+    return os.environ.get(ENV_VAR, "").strip()
+
+
+def _env_selector(value: str) -> Selector:
+    try:
+        return parse_selector(value, set(backend_names()))
+    except ValueError as exc:
+        raise ValueError(f"environment variable {ENV_VAR}={value!r} is not a device selector: {exc}. "
+                         f"{_ENV_SYNTAX}.") from None
+
+
+def _env_error(value: str, exc: GPGPUError) -> GPGPUError:
+    """``exc`` as raised for ``$PYGPGPU_BACKEND``: the same type (handlers keep working), with a
+    message that names the variable, its value and what is available."""
+    available = available_devices()
+    if isinstance(exc, BackendUnavailable):
+        cause = exc.reason
+        err: GPGPUError = BackendUnavailable(exc.backend, exc.reason)
+    elif isinstance(exc, DeviceNotFound):
+        cause = exc.detail or "no device matches it"
+        err = DeviceNotFound(value, available, exc.detail)
+    else:
+        cause = str(exc)
+        err = GPGPUError()
+    message = (f"environment variable {ENV_VAR}={value!r} selects no usable device: {cause}. "
+               f"Available devices: {', '.join(available) or 'none'}. {_ENV_SYNTAX}.")
+    err.args = (message,)
+    return err
+
+
+def _env_device(value: str) -> Any:
+    """The device ``$PYGPGPU_BACKEND`` selects; errors name the variable."""
+    sel = _env_selector(value)
+    try:
+        if sel.backend is None and sel.match is None:
+            # an index alone counts in the first backend with a device, as k["1"] does without the variable
+            return _pick(sel, backend_devices(_probe_backend_name()), value)
+        return select_device(sel)
+    except GPGPUError as exc:
+        raise _env_error(value, exc) from None
+
+
+def _backend_of(device: Any) -> str:
+    return canonical_backend(device.selector.split(":", 1)[0])
+
+
 def default_backend_name() -> str:
-    """``$PYGPGPU_BACKEND`` if set, else the first of cuda -> hip -> opencl (then others) with a device."""
-    forced = os.environ.get("PYGPGPU_BACKEND", "").strip()
-    if forced:
-        return canonical_backend(forced)
+    """The backend of ``$PYGPGPU_BACKEND`` if set (any selector, e.g. ``opencl:nvidia``), else the
+    first of cuda -> hip -> opencl (then others) with a device."""
+    value = _env_value()
+    if value:
+        sel = _env_selector(value)
+        if sel.backend is not None:
+            # named: no probing, so k.inspect() on a compile-only machine still gets that dialect
+            return sel.backend
+        return _backend_of(_env_device(value))
+    return _probe_backend_name()
+
+
+def _probe_backend_name() -> str:
+    """The first of cuda -> hip -> opencl (then others) with a device; ``$PYGPGPU_BACKEND`` aside."""
     for name in backend_names():
         if _try_devices(name):
             return name
-    reasons = "; ".join(f"{n}: {r}" for n, r in diagnostics().items()) or "no backend package is installed"
+    if not backend_names():
+        raise DeviceNotFound(
+            "<default>", [], "no backend package is installed: pygpgpu alone has none. Add one as a pip extra, "
+            "'pygpgpu[opencl]' (OpenCL; PoCL runs it on the CPU), 'pygpgpu[cuda]' or 'pygpgpu[hip]': "
+            f"{install_hint('opencl')}"
+        )
+    reasons = "; ".join(f"{n}: {r}" for n, r in diagnostics().items())
     raise DeviceNotFound(
         "<default>", [], f"no backend has a device ({reasons}). Install a GPU driver, or PoCL for the CPU: "
         "apt-get install pocl-opencl-icd ocl-icd-libopencl1"
@@ -180,9 +256,13 @@ def _pick(sel: Selector, devices: Sequence[Any], original: str) -> Any:
 
 
 def select_device(selector: "str | Selector | None" = None) -> Any:
-    """Resolve a selector to a Device. ``None`` means the default backend's first device."""
+    """Resolve a selector to a Device. ``None`` means the device ``$PYGPGPU_BACKEND`` selects, or
+    else the first device of the first backend (cuda -> hip -> opencl) that has one."""
     if selector is None:
-        return backend_devices(default_backend_name())[0]
+        value = _env_value()
+        if value:
+            return _env_device(value)
+        return backend_devices(_probe_backend_name())[0]
     sel = selector if isinstance(selector, Selector) else parse_selector(selector, set(backend_names()))
     original = str(selector)
     if sel.backend is not None:
