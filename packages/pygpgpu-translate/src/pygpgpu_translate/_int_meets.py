@@ -1,0 +1,86 @@
+"""Which integer scalar parameters the kernel converts to a narrower integer type.
+
+A Python int argument is weak: ``int8_data[i] + c`` computes in int8 and ``out_int32[i] = c``
+stores an int32, as in numpy. numpy raises OverflowError when the Python int does not fit that
+type (``2**31`` meeting int32 data, ``300`` meeting int8); the kernel would silently wrap it. This
+analysis lists, per scalar parameter, the integer types it is converted to, so the launch can
+range-check the Python int on the host (``_launch_checks.int_range_checks``).
+
+Conversions of the parameter itself and of locals that copy it (``k = c``) are found; a value
+computed from it (``c + 1``) is not.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _ir as ir
+from ._types import Scalar
+
+__all__ = ["int_meets"]
+
+
+def _fits(inner: Scalar, outer: Scalar) -> bool:
+    """Whether every value of ``inner`` is a value of ``outer``."""
+    a, b = np.iinfo(inner.dtype), np.iinfo(outer.dtype)
+    return b.min <= a.min and a.max <= b.max
+
+
+def _is_int(t) -> bool:
+    return isinstance(t, Scalar) and t.is_int
+
+
+def _exprs(e):
+    yield e
+    for attr in ("a", "b", "cond", "index"):
+        sub = getattr(e, attr, None)
+        if isinstance(sub, ir.Expr):
+            yield from _exprs(sub)
+    for sub in getattr(e, "args", ()) or ():
+        if isinstance(sub, ir.Expr):
+            yield from _exprs(sub)
+
+
+def _stmt_exprs(body):
+    for s in body:
+        for attr in ("value", "index", "cond", "start", "stop", "step"):
+            e = getattr(s, attr, None)
+            if isinstance(e, ir.Expr):
+                yield s, e
+        for attr in ("body", "orelse"):
+            yield from _stmt_exprs(getattr(s, attr, None) or ())
+
+
+def int_meets(fn: ir.Function, layout: list) -> list:
+    """``[python name, dtype name]`` for each narrower integer type a scalar parameter (or a local
+    copy of it) is converted to in the kernel body."""
+    if len(fn.params) != len(layout):
+        return []
+    params = {}                                   # C name -> (Python name, C type)
+    for p, item in zip(fn.params, layout):
+        if item[0] == "scalar" and _is_int(p.type):
+            params[p.name] = (item[1], p.type)
+    if not params:
+        return []
+    sources = {c: {c} for c in params}            # C name -> the parameters its value is a copy of
+    changed = True
+    while changed:
+        changed = False
+        for s, e in _stmt_exprs(fn.body):
+            if not isinstance(s, ir.Assign) or e is not s.value:
+                continue
+            v = e.a if isinstance(e, ir.Cast) and _is_int(e.type) and _is_int(e.a.type) else e
+            if isinstance(v, ir.Var) and v.name in sources and (v is e or all(
+                    _fits(params[c][1], e.type) for c in sources[v.name])):
+                have = sources.setdefault(s.target.name, set())
+                if not sources[v.name] <= have:
+                    have |= sources[v.name]
+                    changed = True
+    found = set()
+    for _s, top in _stmt_exprs(fn.body):
+        for e in _exprs(top):
+            if isinstance(e, ir.Cast) and _is_int(e.type) and isinstance(e.a, ir.Var) and e.a.name in sources:
+                for c in sources[e.a.name]:
+                    pyname, ptype = params[c]
+                    if not _fits(ptype, e.type.strong()):
+                        found.add((pyname, e.type.name))
+    return sorted([n, t] for n, t in found)

@@ -1,0 +1,161 @@
+"""Checks a launch makes on the host before anything runs, so that no call gives a silently wrong
+result: which part of the domain a launch reaches, the extents of arrays every work item indexes,
+Python ints that do not fit the type they meet, the group size a kernel's local arrays imply, and
+work sizes that need 64-bit work-item ids.
+
+Everything here is decided once per launch plan; what a warm call pays is a few integer compares.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+__all__ = [
+    "NARROW_MAX_WORK",
+    "ExtentCheck",
+    "WideIndexNeeded",
+    "automatic_local_size",
+    "check_int_ranges",
+    "int_range_checks",
+    "needs_wide_ids",
+    "reached",
+]
+
+# Work sizes (per dimension) above this get 64-bit work-item ids: rounding a size up to whole
+# work groups (at most 65536 items here) must still leave every id below 2**31.
+NARROW_MAX_WORK = 2**31 - 2**16
+
+
+class WideIndexNeeded(Exception):
+    """Raised by a 32-bit plan whose domain turned out too large for 32-bit ids (before anything
+    runs); the kernel builds the 64-bit plan and launches that instead."""
+
+
+def needs_wide_ids(global_size) -> bool:
+    """Whether a (bracket) work size needs 64-bit work-item ids."""
+    return global_size is not None and max(global_size) > NARROW_MAX_WORK
+
+
+def reached(domain, global_size, local_size) -> tuple:
+    """How many indices of each domain dimension (C order: ``domain[0]`` is the outermost) a
+    launch of ``global_size`` work items reaches: the work size is rounded up to whole groups
+    when ``local_size`` is given (OpenCL and CUDA both launch whole groups), and dimensions the
+    work size does not have reach one index."""
+    nd = len(domain)
+    out = []
+    for k in range(nd):
+        d = nd - 1 - k                       # domain dim k is work dimension nd-1-k
+        if d < len(global_size):
+            g = global_size[d]
+            if local_size is not None and d < len(local_size) and local_size[d]:
+                g = -(-g // local_size[d]) * local_size[d]
+        else:
+            g = 1
+        out.append(min(domain[k], g))
+    return tuple(out)
+
+
+def _shape_text(shape) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+class ExtentCheck:
+    """Arrays every work item indexes at its own domain index (``out[i] = x[i]``): their extents
+    must cover the part of the domain the launch reaches, or the kernel would read past their end
+    (garbage) or write past it (heap corruption). Python would raise IndexError; the launch
+    raises ValueError naming the arrays, their shapes and the kernel line, before anything runs."""
+
+    __slots__ = ("checks", "filename", "kernel")
+
+    def __init__(self, extents, position, kernel: str, filename: str):
+        self.checks = tuple((position[name], name, line) for name, line in extents if name in position)
+        self.kernel = kernel
+        self.filename = filename
+
+    def __call__(self, values, reach) -> None:
+        for pos, _name, _line in self.checks:
+            shape = values[pos].shape
+            for k, n in enumerate(reach):
+                if shape[k] < n:
+                    self._fail(values, reach)
+
+    def _fail(self, values, reach):
+        short = []
+        listing = []
+        for pos, name, line in self.checks:
+            shape = tuple(values[pos].shape)
+            listing.append(f"{name} {_shape_text(shape)}")
+            if any(shape[k] < n for k, n in enumerate(reach)):
+                short.append((name, shape, line))
+        name, shape, line = short[0]
+        where = f"{os.path.basename(self.filename)}:{line}" if self.filename else f"line {line}"
+        names = ", ".join(repr(s[0]) for s in short)
+        raise ValueError(
+            f"kernel {self.kernel!r} ({where}): every work item indexes {names} at its own index, but the launch "
+            f"covers indices {_shape_text(reach)} and {name!r} has shape {_shape_text(shape)} (array shapes: "
+            f"{', '.join(listing)}). The kernel would read or write past the end of {names}; pass arrays at "
+            f"least as large as the loop's domain, or guard the access (if i < x.shape[0]: ...)")
+
+
+def int_range_checks(meets, position, tokens) -> tuple:
+    """``(position, name, lo, hi, types)`` for each Python-int argument the kernel converts to a
+    narrower integer type (``int8_data[i] + c``, ``out_int32[i] = c``): numpy raises OverflowError
+    when such a value does not fit that type, and so does the launch. ``meets`` lists
+    ``[name, dtype name]`` from the translation; ``tokens`` are the call's argument tokens aligned
+    with ``position`` (Python ints are "i", "l" and "L"; numpy scalars are converted as numpy
+    converts them and are not checked)."""
+    ranges: dict = {}
+    for name, dtype in meets:
+        pos = position.get(name)
+        if pos is None or pos >= len(tokens) or tokens[pos] not in ("i", "l", "L"):
+            continue
+        info = np.iinfo(np.dtype(dtype))
+        lo, hi, types = ranges.get(name, (None, None, []))
+        lo = int(info.min) if lo is None else max(lo, int(info.min))
+        hi = int(info.max) if hi is None else min(hi, int(info.max))
+        ranges[name] = (lo, hi, types + [np.dtype(dtype).name])
+    return tuple((position[name], name, lo, hi, tuple(types)) for name, (lo, hi, types) in ranges.items())
+
+
+def check_int_ranges(checks, values, kernel: str) -> None:
+    for pos, name, lo, hi, types in checks:
+        v = values[pos]
+        if not lo <= v <= hi:
+            bad = [t for t in types if not np.iinfo(t).min <= v <= np.iinfo(t).max]
+            raise OverflowError(
+                f"argument {name!r} of kernel {kernel!r}: Python integer {v} out of bounds for {bad[0]} (the kernel "
+                f"uses it with {' and '.join(sorted(set(types)))} values, where numpy raises the same error); pass a "
+                f"value in {lo}..{hi}, or use wider arrays")
+
+
+def automatic_local_size(t, max_group: int | None):
+    """The group size a launch without an explicit local size must use, from what the kernel
+    assumes: None when it declares no local arrays and no barriers (the runtime picks), a tuple
+    in work-dimension order (the reversed shape of its local arrays), or a string saying why an
+    explicit local size is needed (raised as ValueError when such a launch happens).
+
+    A kernel that sizes ``gpu.local_array(256, ...)`` and synchronizes assumes groups of 256;
+    a runtime free to pick (PoCL picked 4096) would silently break it."""
+    shapes = {tuple(s) for s in (t.local_shapes or ())}
+    name = t.name
+    ask = f"give one: {name}[(total, local)](...)"
+    if not shapes:
+        if t.uses_barrier:
+            return (f"kernel {name!r} synchronizes with gpu.barrier() but declares no gpu.local_array, so the group "
+                    f"size it assumes is unknown and it needs an explicit local size; {ask}")
+        return None
+    if len(shapes) > 1:
+        listed = ", ".join(_shape_text(s) for s in sorted(shapes))
+        return (f"kernel {name!r} declares local arrays of different shapes ({listed}), so the group size it "
+                f"assumes is unknown and it needs an explicit local size; {ask}")
+    shape = next(iter(shapes))
+    local = tuple(reversed(shape))
+    group = 1
+    for n in local:
+        group *= n
+    if max_group is not None and group > max_group:
+        return (f"kernel {name!r} declares gpu.local_array{_shape_text(shape)}, which implies groups of {group} work "
+                f"items, but it can run at most {max_group} per group on this device; {ask} with a local size that "
+                "fits, and size the local array to match")
+    return local
