@@ -310,3 +310,91 @@ def test_bad_env_selector_stops_a_kernel_call_naming_the_variable(tmp_path):
     assert kind == "DeviceNotFound"
     assert "environment variable PYGPGPU_BACKEND='opencl:2'" in text and "index 2 is out of range" in text
     assert "opencl:0, opencl:1" in text
+
+
+# ---- translation errors that do not depend on the device come first --------------------------------
+
+_BAD_SYNTAX = """
+    import json
+    import numpy as np
+    from pygpgpu_translate import kernel
+
+    def helper(x):
+        return [x, 1][0]                                  # HELPER-LINE
+
+    class Tools:
+        @staticmethod
+        def clamp(x):
+            try:                                          # STATIC-LINE
+                return x
+            except ValueError:
+                return 0
+
+    @kernel
+    def bad_kernel(a, out):
+        for i in range(out.shape[0]):
+            out[i] = {"k": a[i]}["k"]                     # KERNEL-LINE
+
+    @kernel
+    def bad_helper(a, out):
+        for i in range(out.shape[0]):
+            out[i] = helper(a[i])
+
+    @kernel
+    def bad_static(a, out):
+        for i in range(out.shape[0]):
+            out[i] = Tools.clamp(a[i])
+
+    @kernel
+    def good(a, out):
+        for i in range(out.shape[0]):
+            out[i] = a[i] + 1
+
+    a = np.arange(8, dtype=np.float32)
+    out = np.zeros_like(a)
+    lines = open(__file__).read().splitlines()
+    marks = {m: 1 + next(n for n, text in enumerate(lines) if text.rstrip().endswith(m))
+             for m in ("HELPER-LINE", "STATIC-LINE", "KERNEL-LINE")}
+    result = {}
+    for name, k, mark in (("kernel", bad_kernel, "KERNEL-LINE"), ("helper", bad_helper, "HELPER-LINE"),
+                          ("static", bad_static, "STATIC-LINE"), ("good", good, None)):
+        for attempt in range(2):                          # the second call takes the cached path
+            try:
+                k(a, out)
+                result[f"{name}{attempt}"] = "ran"
+            except Exception as exc:
+                same_line = isinstance(exc, SyntaxError) and exc.lineno == marks.get(mark)
+                result[f"{name}{attempt}"] = [type(exc).__name__, same_line, getattr(exc, "filename", None) == __file__,
+                                              str(exc)[:400]]
+    print(json.dumps(result))
+"""
+
+
+def _check_syntax_first(got, device_error):
+    for name in ("kernel", "helper", "static"):
+        for attempt in (0, 1):
+            kind, same_line, same_file, text = got[f"{name}{attempt}"]
+            assert (kind, same_line, same_file) == ("SyntaxError", True, True), (name, text)
+    for attempt in (0, 1):            # a kernel without syntax problems gets the device error, unchanged
+        kind, _line, _file, text = got[f"good{attempt}"]
+        assert kind == device_error, text
+    return got["good0"][3]
+
+
+def test_syntax_error_comes_before_a_bad_pygpgpu_backend(tmp_path):
+    got = _json_out(_run(_BAD_SYNTAX, tmp_path, PYGPGPU_BACKEND="vulkan"))
+    text = _check_syntax_first(got, "DeviceNotFound")
+    assert "PYGPGPU_BACKEND='vulkan'" in text
+
+
+def test_syntax_error_comes_before_a_malformed_pygpgpu_backend(tmp_path):
+    got = _json_out(_run(_BAD_SYNTAX, tmp_path, PYGPGPU_BACKEND="opencl::"))
+    assert "PYGPGPU_BACKEND='opencl::'" in _check_syntax_first(got, "ValueError")
+
+
+def test_syntax_error_comes_before_no_device_at_all(tmp_path):
+    empty = tmp_path / "no-icds"
+    empty.mkdir()
+    got = _json_out(_run(_BAD_SYNTAX, tmp_path, OCL_ICD_VENDORS=str(empty), PYGPGPU_CUDA_LIB="/nonexistent/libcuda.so.1",
+                         PYGPGPU_HIP_LIB="/nonexistent/libamdhip64.so"))
+    assert "no backend has a device" in _check_syntax_first(got, "DeviceNotFound")

@@ -173,6 +173,7 @@ class KernelFunction:
         self._translations: dict = {}
         self._root = _Configured(self, _Config(backend))
         self._devices: dict = {}
+        self._syntax_checked = False     # the device-independent syntax gate passed (_check_syntax_once)
 
     # ---- decorator plumbing -----------------------------------------------------------------------
     def __get__(self, obj, objtype=None):
@@ -220,9 +221,23 @@ class KernelFunction:
             return self._devices[selector]
         except KeyError:
             pass
-        dev = registry.select_device(selector)
-        self._devices[selector] = dev
-        return dev
+        try:
+            dev = registry.select_device(selector)
+        except (GPGPUError, ValueError) as exc:
+            error = exc
+        else:
+            self._devices[selector] = dev
+            return dev
+        # No device (a bad PYGPGPU_BACKEND, no driver): unsupported syntax, which does not depend on
+        # the device, is reported first, at the user's line and without the device traceback.
+        self._check_syntax_once()
+        raise error
+
+    def _check_syntax_once(self):
+        if not self._syntax_checked:
+            from ._precheck import check_syntax_deep
+            check_syntax_deep(self.py_func)
+            self._syntax_checked = True
 
     # ---- signature --------------------------------------------------------------------------------
     def _call_values(self, args):
