@@ -1,13 +1,14 @@
 # Two commands do all the set-up on a fresh machine with only python3:
 #   make demo   - create .venv, install every package, run saxpy on the best device
 #   make test   - the same set-up plus test tools, then run the whole suite
+#   make wheels - wheels and sdists of the six packages in dist/ (README, Install: how to install them)
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PACKAGES = core translate opencl cuda hip
 EDITABLE = $(foreach p,$(PACKAGES),-e packages/pygpgpu-$(p)) -e packages/pygpgpu
 
-.PHONY: demo test setup test-setup clean
+.PHONY: demo test setup test-setup clean wheels
 
 $(VENV)/.installed: $(wildcard packages/*/pyproject.toml) scripts/ensure_opencl.sh
 	@bash scripts/ensure_opencl.sh
@@ -28,6 +29,19 @@ test-setup: $(VENV)/.test-installed
 
 demo: setup
 	$(PY) examples/demo.py
+
+$(VENV)/.build-tools:
+	@bash scripts/ensure_venv.sh $(PYTHON)
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q "hatchling>=1.27"
+	@touch $@
+
+# hatchling from the venv (no build isolation, so no index is needed once it is installed).
+wheels: $(VENV)/.build-tools
+	rm -rf dist
+	for p in $(PACKAGES:%=pygpgpu-%) pygpgpu; do \
+	  (cd packages/$$p && $(abspath $(PY)) -m hatchling build -d $(CURDIR)/dist) || exit 1; \
+	done
 
 test: test-setup
 	$(PY) -m pytest tests -q -ra $(PYTEST_ARGS)

@@ -25,11 +25,14 @@ done
 
 STUBS=$(mktemp -d /tmp/pygpgpu-dists.XXXXXX)
 "$PY" - "$STUBS" <<'EOF'
-import pathlib, sys, tomllib
+import pathlib, re, sys, tomllib
 stubs = pathlib.Path(sys.argv[1])
+# Every package's version is dynamic: written once in pygpgpu-core's _version.py.
+version_file = pathlib.Path("packages/pygpgpu-core/src/pygpgpu_core/_version.py").read_text()
+shared_version = re.search(r'^__version__ = "([^"]+)"', version_file, re.M).group(1)
 for pyproject in sorted(pathlib.Path("packages").glob("*/pyproject.toml")):
     project = tomllib.loads(pyproject.read_text())["project"]
-    name, version = project["name"].replace("-", "_"), project["version"]
+    name, version = project["name"].replace("-", "_"), project.get("version", shared_version)
     info = stubs / f"{name}-{version}.dist-info"
     info.mkdir(parents=True, exist_ok=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n")

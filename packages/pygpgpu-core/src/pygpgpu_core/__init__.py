@@ -24,7 +24,7 @@ from .registry import (
 )
 from .selector import Selector, canonical_backend, parse_selector
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "GPGPUError",

@@ -11,9 +11,10 @@ import os
 import tempfile
 from pathlib import Path
 
+from ._version import __version__ as PACKAGE_VERSION
+
 __all__ = ["cache_dir", "cache_key", "DiskCache", "atomic_write", "PACKAGE_VERSION"]
 
-PACKAGE_VERSION = "0.1.0"
 _MAGIC = b"PYGPGPU1"
 
 

@@ -70,8 +70,8 @@ def backend_names() -> list[str]:
 def install_hint(backend: str) -> str:
     """How to add a built-in backend: its pip extra, installed from the wheels of this repository
     (the name ``pygpgpu`` on the public index is an unrelated project, so never from there)."""
-    return (f"add the pip extra 'pygpgpu[{backend}]' from the wheels built in the PyGPGPU repository: "
-            f"pip install --no-index --find-links dist 'pygpgpu[{backend}]' (see the README's Install section)")
+    return (f"add the pip extra 'pygpgpu[{backend}]' from the wheels built in the PyGPGPU repository "
+            f"(README, Install): pip install --no-index --find-links dist 'pygpgpu[{backend}]'")
 
 
 def _record_failure(name: str, reason: str, *, warn: bool = True) -> None:
@@ -223,9 +223,9 @@ def _probe_backend_name() -> str:
             return name
     if not backend_names():
         raise DeviceNotFound(
-            "<default>", [], "no backend package is installed: pygpgpu alone has none. Add one as a pip extra, "
-            "'pygpgpu[opencl]' (OpenCL; PoCL runs it on the CPU), 'pygpgpu[cuda]' or 'pygpgpu[hip]': "
-            f"{install_hint('opencl')}"
+            "<default>", [], "no backend package is installed (pygpgpu alone has none): the extras are "
+            "'pygpgpu[opencl]' (OpenCL; PoCL runs it on the CPU), 'pygpgpu[cuda]' and 'pygpgpu[hip]'; for "
+            f"example, {install_hint('opencl')}"
         )
     reasons = "; ".join(f"{n}: {r}" for n, r in diagnostics().items())
     raise DeviceNotFound(

@@ -10,6 +10,7 @@ import ctypes
 import glob
 import os
 import re
+import sys
 import threading
 from ctypes import POINTER, c_char_p, c_int, c_size_t, c_void_p
 from types import SimpleNamespace
@@ -20,10 +21,20 @@ from pygpgpu_core.errors import BackendUnavailable, CompileError, DriverError
 __all__ = ["nvrtc", "nvrtc_version", "compile_cuda", "compile_with_log", "supported_archs", "parse_arch", "check_nvrtc", "LIB_ENV"]
 
 LIB_ENV = "PYGPGPU_NVRTC_LIB"
-INSTALL_HINT = (
-    "pip install nvidia-cuda-nvrtc (for CUDA 13 drivers) or nvidia-cuda-nvrtc-cu12 (for CUDA 12 drivers), "
-    "e.g. pip install 'pygpgpu[cuda]'"
-)
+# Where NVIDIA publishes nvidia-cuda-nvrtc wheels; the [cuda] extras carry the same marker.
+NVRTC_WHEEL_PLATFORMS = {("linux", "x86_64"), ("linux", "aarch64"), ("win32", "AMD64")}
+
+
+def _install_hint() -> str:
+    import platform  # only on this error path: it costs milliseconds at import
+
+    machine = platform.machine()
+    if (sys.platform, machine) not in NVRTC_WHEEL_PLATFORMS:
+        return (f"NVIDIA publishes no nvidia-cuda-nvrtc wheel for {sys.platform}/{machine}, so pip could not "
+                f"install one: install NVRTC with the CUDA Toolkit and set {LIB_ENV} to its libnvrtc")
+    return ("pip install nvidia-cuda-nvrtc (for CUDA 13 drivers) or nvidia-cuda-nvrtc-cu12 (for CUDA 12 "
+            f"drivers), or set {LIB_ENV} to a libnvrtc")
+
 
 _PROTOTYPES: dict[str, tuple] = {
     "nvrtcVersion": (POINTER(c_int), POINTER(c_int)),
@@ -55,7 +66,7 @@ def _locate() -> str:
     try:
         return load_nvidia_dynamic_lib("nvrtc").abs_path
     except Exception as exc:  # DynamicLibNotFoundError and friends
-        raise BackendUnavailable("cuda", f"NVRTC (libnvrtc) was not found ({exc}). {INSTALL_HINT}") from None
+        raise BackendUnavailable("cuda", f"NVRTC (libnvrtc) was not found ({exc}). {_install_hint()}") from None
 
 
 def _preload_builtins(path: str) -> None:
@@ -83,12 +94,12 @@ def nvrtc() -> SimpleNamespace:
             try:
                 lib = ctypes.CDLL(path)
             except OSError as exc:
-                raise BackendUnavailable("cuda", f"NVRTC at {path!r} could not be loaded ({exc}). {INSTALL_HINT}") from None
+                raise BackendUnavailable("cuda", f"NVRTC at {path!r} could not be loaded ({exc}). {_install_hint()}") from None
             ns = SimpleNamespace(path=path)
             for name, argtypes in _PROTOTYPES.items():
                 fn = getattr(lib, name, None)
                 if fn is None:
-                    raise BackendUnavailable("cuda", f"{path} has no {name}: this NVRTC is too old. {INSTALL_HINT}")
+                    raise BackendUnavailable("cuda", f"{path} has no {name}: this NVRTC is too old. {_install_hint()}")
                 fn.restype = c_int
                 fn.argtypes = argtypes
                 setattr(ns, name, fn)

@@ -5,7 +5,7 @@ enumerated, and hiprtc (or the offline clang) when something is compiled.
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from pygpgpu_core._version import __version__
 
 from .compiler import (  # noqa: E402
     UnsupportedTarget,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from pygpgpu_core._version import __version__
 
 # public name -> (module, attribute); attribute None means the module itself
 _EXPORTS: dict[str, tuple[str, str | None]] = {
