@@ -11,6 +11,7 @@ import numpy as np
 from . import _ir as ir
 from ._bindings import Domain, KernelParamSpec, ObjectRef, ShapeRef, TupleRef
 from ._builder import FunctionBuilder, ProgramBuilder
+from ._domain import DomainDim, plan_of, render
 from ._source import parse
 from ._types import BOOL, INT64, VOID, concrete
 
@@ -23,7 +24,7 @@ class KernelIR:
     layout: list              # C parameter order: ("buffer", name) ("shape", name, k) ("scalar", name, dtype)
                               # ("vcomp", name, k, dtype) ("bound", k, dtype)
     domain: "Domain | None"
-    domain_src: str           # Python source of the host-side domain function ("" without a domain)
+    domain_plan: "dict | None"  # the host-side domain function as data (see _domain); None without a domain
     uses_barrier: bool
     self_attrs_used: set
     domain_index: "tuple | None" = None  # C names of the domain's indices when they are the work-item ids
@@ -31,8 +32,8 @@ class KernelIR:
 
 def _domain_setup(fb, before, exprs, argnames):
     """The statements before the domain loop that its size needs (``n = x.shape[0]`` for
-    ``for i in range(n)``), as source lines for the host-side domain function: plain assignments
-    to names, taken in order. A size that depends on anything else is a translation error."""
+    ``for i in range(n)``), for the host-side domain function: plain assignments to names,
+    taken in order. A size that depends on anything else is a translation error."""
     def loads(tree):
         return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
@@ -50,7 +51,7 @@ def _domain_setup(fb, before, exprs, argnames):
             raise fb.err(stmt, f"the kernel's iteration domain depends on {name!r}, which this statement sets",
                          "compute the loop bound from the arguments with plain assignments "
                          "(n = x.shape[0]) or write it in the loop: range(x.shape[0])")
-        lines.append(ast.unparse(stmt))
+        lines.append(stmt)
         needed = (needed - stored) | (loads(stmt.value) - set(argnames))
     return lines[::-1]
 
@@ -150,7 +151,8 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             raise fb.err(node, "kernels cannot return values", "write the result into an output array argument")
     # the iteration domain
     ws = [s for s in body if _is_work_size(fb, s)]
-    domain_src = ""
+    domain_plan = None
+    dims = []
     argnames = [a.arg for a in src.tree.args.posonlyargs + src.tree.args.args]
     if ws:
         call = ws[0].value
@@ -158,14 +160,14 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
         for a in call.args:
             v = fb.expr(a)
             if isinstance(v, ir.ArrayRef):
-                dims.extend(f"_pyg_dim({ast.unparse(a)}, {k})" for k in range(v.type.ndim))
+                dims.extend(DomainDim("dim", [a], k) for k in range(v.type.ndim))
             elif isinstance(v, ShapeRef):
-                dims.extend(f"_pyg_dim({ast.unparse(a.value)}, {k})" for k in range(v.array.type.ndim))
+                dims.extend(DomainDim("dim", [a.value], k) for k in range(v.array.type.ndim))
             else:
-                dims.append(f"int({ast.unparse(a)})")
+                dims.append(DomainDim("int", [a]))
         if not 1 <= len(dims) <= 3:
             raise fb.err(call, "gpu.work_size() describes 1 to 3 dimensions")
-        fb.domain = Domain("work_size", len(dims), dims)
+        fb.domain = Domain("work_size", len(dims), [render(d) for d in dims])
     else:
         top_loops = [s for s in body if _domain_form(fb, s)]
         if top_loops and _uses_work_items(fb, body[:body.index(top_loops[0])]):
@@ -183,7 +185,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             if kind == "range":
                 if not 1 <= len(it.args) <= 3:
                     raise fb.err(it, "range() takes 1 to 3 arguments")
-                dims = [f"len(range({', '.join(ast.unparse(a) for a in it.args)}))"]
+                dims = [DomainDim("range", it.args)]
             elif kind == "ndindex":
                 if len(it.args) == 1:
                     v = fb.expr(it.args[0])
@@ -193,9 +195,9 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
                         nd = len(v.items)
                     else:
                         raise fb.err(it.args[0], "np.ndindex needs a shape: x.shape or a tuple (h, w)")
-                    dims = [f"_pyg_item({ast.unparse(it.args[0])}, {k})" for k in range(nd)]
+                    dims = [DomainDim("item", [it.args[0]], k) for k in range(nd)]
                 else:
-                    dims = [f"int({ast.unparse(a)})" for a in it.args]
+                    dims = [DomainDim("int", [a]) for a in it.args]
             else:
                 if len(it.args) != 1:
                     raise fb.err(it, f"{kind}() takes one array here")
@@ -206,16 +208,14 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
                 if kind == "enumerate" and v.type.ndim > 1 and not v.type.row_width:
                     raise fb.err(it, "enumerate() over a multi-dimensional array is not supported",
                                  "use np.ndenumerate(arr) or np.ndindex(arr.shape)")
-                dims = [f"_pyg_dim({ast.unparse(it.args[0])}, {k})" for k in range(nd)]
+                dims = [DomainDim("dim", [it.args[0]], k) for k in range(nd)]
             if len(dims) > 3:
                 raise fb.err(it, "iteration domains have at most 3 dimensions")
-            fb.domain = Domain(kind, len(dims), dims, node=s)
+            fb.domain = Domain(kind, len(dims), [render(d) for d in dims], node=s)
     if fb.domain is not None:
         start = ws[0] if ws else fb.domain.node
         setup = _domain_setup(fb, body[:body.index(start)], fb.domain.host_exprs, argnames)
-        domain_src = (f"def _pyg_domain({', '.join(argnames)}):\n"
-                      + "".join(f"    {line}\n" for line in setup)
-                      + f"    return ({', '.join(fb.domain.host_exprs)},)\n")
+        domain_plan = plan_of(src, setup, dims)
         for k in range(fb.domain.ndim):
             params.append(ir.Param(f"_pyg_n{k}", idx, hidden=True))
             layout.append(("bound", k, idx.dtype))
@@ -236,4 +236,4 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     if fb.domain is not None and len(fb.domain_vars) == fb.domain.ndim and (
             fb.domain.kind != "range" or fb.domain_identity):
         index = tuple(fb.cname(n) for n in fb.domain_vars)
-    return KernelIR(fn, layout, fb.domain, domain_src, prog.uses_barrier, set(fb.self_attrs), index)
+    return KernelIR(fn, layout, fb.domain, domain_plan, prog.uses_barrier, set(fb.self_attrs), index)

@@ -8,37 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._domain import build_function as compile_domain
 from ._signature import base_view, is_device_array
 
 __all__ = ["LaunchPlan"]
-
-_HOST_HELPERS = {}
-
-
-def _pyg_dim(x, k):
-    return int(x.shape[k])
-
-
-def _pyg_item(shape, k):
-    return int(tuple(shape)[k])
-
-
-def _pyg_len(x):
-    shape = getattr(x, "shape", None)
-    if shape is not None and not isinstance(x, np.ndarray):
-        return int(shape[0])
-    return len(x)
-
-
-def compile_domain(domain_src: str, func):
-    if not domain_src:
-        return None
-    g = dict(getattr(func, "__globals__", {}))
-    g.update(_pyg_dim=_pyg_dim, _pyg_item=_pyg_item, len=_pyg_len)
-    ns: dict = {}
-    exec(compile(domain_src, f"<pygpgpu domain of {func.__qualname__}>", "exec"), g, ns)
-    return ns["_pyg_domain"]
-
 
 class LaunchPlan:
     def __init__(self, translation, kernel_handle, device, param_names, func):
@@ -48,7 +21,7 @@ class LaunchPlan:
         self.zero_copy = bool(getattr(device, "host_unified_memory", False))
         self.param_names = param_names                    # Python names in call order (incl. "self.x")
         self.position = {n: i for i, n in enumerate(param_names)}
-        self.domain_fn = compile_domain(translation.domain_src, func)
+        self.domain_fn = compile_domain(translation.domain_plan, func)   # from the kernel's own source
         layout = translation.layout
         arg_types = []
         for item in layout:
