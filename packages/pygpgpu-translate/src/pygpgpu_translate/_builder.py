@@ -137,6 +137,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.kernel_name = kernel_name
         self.globals = getattr(func, "__globals__", {})
         self.local_types: dict[str, object] = {}     # Python local name -> joined type
+        self.literal_locals: set[str] = set()        # locals first bound to a bare Python number
         self.cnames: dict[str, str] = {}             # Python local name -> C name
         self.temp_types: dict[str, object] = {}
         self.params: dict[str, object] = {}          # Python param name -> binding

@@ -9,7 +9,8 @@ import numpy as np
 
 from . import _ir as ir
 from ._builtins import CAST_TYPES
-from ._types import BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, binary_result, concrete, join
+from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, binary_result, concrete,
+                     join, literal_default, wider_int)
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._signs import is_non_negative, stores_name
@@ -201,13 +202,22 @@ class StatementRules:
             if vt is not UNKNOWN:
                 if isinstance(vt, ArrayType):
                     raise self.err(target, "cannot assign an array here")
+                if vt.weak and (old is UNKNOWN or name in self.literal_locals):
+                    # first bound to a bare Python number (acc = 0): a concrete type from the start, so
+                    # acc += img[y, x] over uint8 data counts past 255 instead of adopting uint8; a later
+                    # bare number (acc = 2**40) widens it instead of being squeezed into it
+                    vt = literal_default(vt, self.prog.default_float, self.prog.index_type)
+                    self.literal_locals.add(name)
                 try:
                     new = join(old, vt)
                 except JoinConflict as exc:
-                    fix = ("convert explicitly, e.g. " + ("float(...)" if exc.b.is_float else "int(...)")
-                           if isinstance(exc.a, Scalar) and isinstance(exc.b, Scalar) else "use one name per type")
-                    raise self.type_err(s, f"variable {name!r} is assigned {exc.a} and {exc.b} "
-                                        f"(conflicting types); {fix}") from None
+                    # acc = 0, later acc = u32[i]: int64 holds both (the 0 was never meant as int32 only)
+                    new = wider_int(exc.a, exc.b) if name in self.literal_locals else None
+                    if new is None:
+                        fix = ("convert explicitly, e.g. " + ("float(...)" if exc.b.is_float else "int(...)")
+                               if isinstance(exc.a, Scalar) and isinstance(exc.b, Scalar) else "use one name per type")
+                        raise self.type_err(s, f"variable {name!r} is assigned {exc.a} and {exc.b} "
+                                            f"(conflicting types); {fix}") from None
                 if new != old:
                     self.local_types[name] = new
                     self.changed.add(name)

@@ -2,7 +2,8 @@
 
 One rule set for every backend (DESIGN §3). Python scalars and literals are *weak*: they
 adopt the other operand's type. A weak float alone is the kernel's default float; a weak
-int alone is int32 (int64 when the value needs it).
+int alone is int32 (int64 when the value needs it). A *local* first bound to a weak value
+(``acc = 0``) is concrete from the start (``literal_default``): weakness is for operands.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ __all__ = [
     "Scalar", "Vector", "ArrayType", "VOID", "UNKNOWN", "BOOL", "INT32", "INT64", "UINT32",
     "FLOAT32", "FLOAT64", "scalar_of", "binary_result", "join", "JoinConflict", "concrete",
     "VECTOR_WIDTHS", "VECTOR_BASES", "SHORT_NAMES", "TYPE_LATTICE_HEIGHT",
+    "literal_default", "wider_int",
 ]
 
 # numpy dtype name -> the OpenCL-style name the prelude library and the host vector classes use
@@ -143,6 +145,26 @@ def concrete(t, default_float: Scalar):
             return default_float if t.name == "float32" else Scalar(t.name)
         return Scalar(t.name)
     return t
+
+
+def literal_default(t: Scalar, default_float: Scalar, index_type: Scalar) -> Scalar:
+    """The concrete type of a local first bound to a bare Python number (``acc = 0``): an int
+    literal is int32 (the index type, int64, under 64-bit indexing; int64/uint64 when the value
+    needs it), a float literal the kernel's default float. Later assignments widen it by ``join``."""
+    if t.kind == "f":
+        return default_float
+    if t.name == "int32":
+        return index_type
+    return t.strong()
+
+
+def wider_int(a, b):
+    """The smallest signed int type holding every value of ints ``a`` and ``b`` (int32 and
+    uint32 -> int64), or None when there is none (a uint64 and a signed int)."""
+    if not (isinstance(a, Scalar) and isinstance(b, Scalar) and a.is_int and b.is_int):
+        return None
+    p = np.promote_types(a.dtype, b.dtype)
+    return Scalar(p.name) if p.kind in "iu" else None
 
 
 def _promote_strong(a: Scalar, b: Scalar) -> Scalar:
