@@ -155,7 +155,7 @@ def test_magnitudes_subnormal_to_huge(backend, device, dt, seed):
 def test_weak_literals_keep_the_array_precision(backend, device, dt):
     _skip_without_fp64(device, dt)
     a, _ = _near_multiples(dt, 5)
-    sa, sb = _specials(dt)
+    sa, _ = _specials(dt)
     a = np.concatenate([a, sa, np.array([2.5, -2.5, 0.75, -0.75, 7.0, -7.0, 0.3, 3.0], dt)])
     out = np.zeros((len(a), 7), dt)
     float_divmod_literals[backend](a, out)
