@@ -398,3 +398,75 @@ def test_syntax_error_comes_before_no_device_at_all(tmp_path):
     got = _json_out(_run(_BAD_SYNTAX, tmp_path, OCL_ICD_VENDORS=str(empty), PYGPGPU_CUDA_LIB="/nonexistent/libcuda.so.1",
                          PYGPGPU_HIP_LIB="/nonexistent/libamdhip64.so"))
     assert "no backend has a device" in _check_syntax_first(got, "DeviceNotFound")
+
+
+# ---- "no OpenCL devices" when PoCL is installed says why PoCL did not start ------------------------
+
+_OPENCL_STATUS = """
+    import json
+    import warnings
+    warnings.simplefilter("ignore")
+    from pygpgpu_core import registry
+    from pygpgpu_core.errors import GPGPUError
+    out = {"diagnostics": registry.diagnostics()["opencl"], "available": registry.available_devices()}
+    for key, selector in (("get_device", "opencl"), ("default", None)):
+        try:
+            registry.get_device(selector)
+            out[key] = None
+        except GPGPUError as exc:
+            out[key] = [type(exc).__name__, str(exc)]
+    print(json.dumps(out))
+"""
+
+
+def _pocl_only_env(tmp_path, icd_library=None) -> dict:
+    """Environment where OpenCL sees PoCL alone (a vendors directory with only its ICD file) and
+    CUDA and HIP see nothing, so the default-device error is about PoCL on any machine."""
+    _pocl_devices()
+    from pygpgpu_opencl._diagnose import registered_icds
+    _where, icds = registered_icds()
+    pocl = [lib for path, lib in icds.items() if "pocl" in (path + lib).lower()]
+    if not pocl:
+        pytest.skip("PoCL runs here but its ICD file was not found")
+    vendors = tmp_path / "vendors"
+    vendors.mkdir()
+    (vendors / "pocl.icd").write_text((icd_library or pocl[0]) + "\n")
+    return {"OCL_ICD_VENDORS": str(vendors), "PYGPGPU_CUDA_LIB": "/nonexistent/libcuda.so.1",
+            "PYGPGPU_HIP_LIB": "/nonexistent/libamdhip64.so", "POCL_CACHE_DIR": None, "XDG_CACHE_HOME": None,
+            "POCL_DEVICES": None}
+
+
+@pytest.mark.parametrize("variable, cache_dir", [
+    ("POCL_CACHE_DIR", "{blocker}/pocl"),
+    ("XDG_CACHE_HOME", "{blocker}/pocl/kcache"),
+    ("HOME", "{blocker}/.cache/pocl/kcache"),
+])
+def test_pocl_without_a_writable_cache_dir_is_reported_as_failing_to_start(tmp_path, variable, cache_dir):
+    # a path below a regular file cannot be created, even by root (chmod would not stop root)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = _pocl_only_env(tmp_path)
+    env[variable] = f"{blocker}/pocl" if variable == "POCL_CACHE_DIR" else str(blocker)
+    got = _json_out(_run(_OPENCL_STATUS, tmp_path, **env))
+    assert not [d for d in got["available"] if d.startswith("opencl:")]
+    text = got["diagnostics"]
+    assert "PoCL is installed" in text and "failed to start" in text, text
+    assert f"kernel cache directory {cache_dir.format(blocker=blocker)} (taken from {variable})" in text, text
+    assert f"{blocker} is a file, not a directory" in text and "set POCL_CACHE_DIR to a writable directory" in text
+    assert "apt-get install pocl" not in text
+    assert got["get_device"] == ["BackendUnavailable", f"backend 'opencl' is unavailable: {text}"]
+    kind, default = got["default"]
+    assert kind == "DeviceNotFound" and "failed to start" in default and "apt-get install pocl" not in default
+
+
+def test_pocl_icd_naming_a_missing_library_is_reported(tmp_path):
+    env = _pocl_only_env(tmp_path, icd_library="/nonexistent/libpocl.so.2")
+    got = _json_out(_run(_OPENCL_STATUS, tmp_path, **env))
+    text = got["diagnostics"]
+    assert "PoCL is installed" in text and "no platform came up" in text, text
+    assert "/nonexistent/libpocl.so.2, does not exist" in text and "apt-get install pocl" not in text
+
+
+def test_pocl_that_starts_is_not_diagnosed(tmp_path):
+    got = _json_out(_run(_OPENCL_STATUS, tmp_path, **_pocl_only_env(tmp_path)))
+    assert got["diagnostics"].startswith("ok (") and got["get_device"] is None and got["default"] is None

@@ -228,10 +228,11 @@ def _probe_backend_name() -> str:
             f"example, {install_hint('opencl')}"
         )
     reasons = "; ".join(f"{n}: {r}" for n, r in diagnostics().items())
-    raise DeviceNotFound(
-        "<default>", [], f"no backend has a device ({reasons}). Install a GPU driver, or PoCL for the CPU: "
-        "apt-get install pocl-opencl-icd ocl-icd-libopencl1"
-    )
+    # a backend that already spoke about PoCL (PoCL failed to start, or how to install it) is not
+    # contradicted with a generic "install PoCL"
+    advice = "" if "pocl" in reasons.lower() else (
+        ". Install a GPU driver, or PoCL for the CPU: apt-get install pocl-opencl-icd ocl-icd-libopencl1")
+    raise DeviceNotFound("<default>", [], f"no backend has a device ({reasons}){advice}")
 
 
 def _matches(device: Any, text: str) -> bool:

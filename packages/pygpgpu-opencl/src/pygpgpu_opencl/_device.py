@@ -11,6 +11,7 @@ from pygpgpu_core.device_order import order_devices
 from pygpgpu_core.errors import BackendUnavailable, DriverError
 
 from . import _constants as C
+from ._diagnose import no_device_reason, no_platform_reason
 from ._library import info_sizes, info_str, info_uint, info_ulong, lib
 from ._status import check
 
@@ -202,12 +203,7 @@ class OpenCLBackend:
         count = c_uint32(0)
         status = cl.clGetPlatformIDs(0, None, ctypes.byref(count))
         if status == -1001 or (status == 0 and count.value == 0):  # CL_PLATFORM_NOT_FOUND_KHR
-            raise BackendUnavailable(
-                "opencl",
-                f"{cl.path} loaded but no OpenCL platform (driver) is registered in /etc/OpenCL/vendors "
-                "(or OCL_ICD_VENDORS); install one, e.g. `apt-get install pocl-opencl-icd` for the CPU "
-                "or your GPU vendor's OpenCL driver",
-            )
+            raise BackendUnavailable("opencl", no_platform_reason(cl.path))
         check(status, "clGetPlatformIDs")
         ids = (c_void_p * count.value)()
         check(cl.clGetPlatformIDs(count.value, ids, None), "clGetPlatformIDs")
@@ -223,6 +219,8 @@ class OpenCLBackend:
             check(cl.clGetDeviceIDs(platform.handle, C.CL_DEVICE_TYPE_ALL, n.value, handles, None), "clGetDeviceIDs")
             for h in handles:
                 devices.append(Device(self, len(devices), platform, int(h)))
+        if not devices:     # e.g. PoCL that failed to start: say why, not "install a driver"
+            raise BackendUnavailable("opencl", no_device_reason(platforms))
         # GPUs and accelerators first, CPUs (PoCL) last, each kind in platform order; the
         # numbering follows, so opencl:0 is the GPU on a machine that has one
         devices = order_devices(devices)
