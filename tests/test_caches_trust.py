@@ -3,11 +3,20 @@ entries cost at most a rebuild."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import stat
+import warnings
+from pathlib import Path
 
 import numpy as np
+import pytest
 
-from pygpgpu_core.cache import DiskCache
+from pygpgpu_core.cache import CacheWarning, DiskCache
 from pygpgpu_translate import kernel, stats
+
+
+DATA = Path(__file__).parent / "kernel_files"
 
 
 @kernel
@@ -100,3 +109,121 @@ def test_domains_rebuilt_from_disk_match(tmp_path, monkeypatch, backend):
         kernel(grid.py_func)[backend](img, out)
         np.testing.assert_array_equal(out, img + 1)
         assert stats["source_cache_hits"] == hits + attempt
+
+
+# ---- item 2: unsafe cache folders are refused -------------------------------------------------
+def _cache_warnings(record):
+    return [str(w.message) for w in record if issubclass(w.category, CacheWarning)]
+
+
+def _tamper_c_source(cache_root):
+    """Make every stored translation compute x * 3 instead of x * 2 (a planted entry)."""
+    for key in _entries(cache_root):
+        doc = _load(key)
+        assert "2.0f" in doc["source"]
+        doc["source"] = doc["source"].replace("2.0f", "3.0f")
+        _store(key, doc)
+
+
+def test_a_group_or_world_writable_cache_folder_is_not_used(tmp_path, monkeypatch, backend):
+    shared = tmp_path / "shared"
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(shared))
+    _run_half(backend)                            # a private folder: entries are written
+    _tamper_c_source(shared)                      # as someone else could in a shared folder
+    os.chmod(shared, 0o1777)                      # the issue's shared /tmp-style folder
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        _run_half(backend)                        # correct: the planted entry is never read
+        _run_half(backend)
+    messages = _cache_warnings(record)
+    assert len(messages) == 1, messages
+    assert str(shared) in messages[0] and "others may write" in messages[0] and "chmod 700" in messages[0]
+
+
+def test_a_cache_folder_of_another_user_is_not_used(tmp_path, monkeypatch, backend):
+    if os.geteuid() == 0:
+        theirs = tmp_path / "theirs"
+        theirs.mkdir(mode=0o755)
+        os.chown(theirs, 65534, 65534)            # nobody
+    else:
+        theirs = Path("/")                        # root's: never ours
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(theirs))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        _run_half(backend)
+    messages = _cache_warnings(record)
+    assert len(messages) == 1 and "belongs to user id" in messages[0], messages
+    assert not (theirs / "translate").exists() or theirs == Path("/")
+
+
+def test_folders_the_library_creates_are_private_at_every_level(tmp_path, monkeypatch, backend):
+    monkeypatch.delenv("PYGPGPU_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x" / "y"))
+    _run_half(backend)
+    for folder in (tmp_path / "x", tmp_path / "x" / "y", tmp_path / "x" / "y" / "pygpgpu",
+                   tmp_path / "x" / "y" / "pygpgpu" / "translate"):
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700, folder
+
+
+def test_an_unsafe_clcache_folder_is_not_used(tmp_path, monkeypatch):
+    from pygpgpu_core import kernel_files as kf
+
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(tmp_path / "user-cache"))
+    src = tmp_path / "proj" / "vecadd.cl"
+    src.parent.mkdir()
+    shutil.copy(DATA / "vecadd.cl", src)
+    beside = src.parent / "__clcache__"
+    beside.mkdir()
+    os.chmod(beside, 0o777)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        m = kf.load(src)
+        _run_vecadd(m)
+    assert any(str(beside) in w for w in _cache_warnings(record))
+    assert list(beside.iterdir()) == []           # nothing read or written there
+    assert list((tmp_path / "user-cache" / "kernel_files").glob("*/__clcache__/vecadd_cl.meta.json"))
+
+
+# ---- item 3: an unusable cache never breaks a call ----------------------------------------------
+def _run_vecadd(module):
+    a = np.arange(300, dtype=np.float32)
+    out = np.zeros_like(a)
+    module.vecadd[(300, 64)](a, a, out, len(a))
+    np.testing.assert_array_equal(out, 2 * a)
+
+
+@pytest.mark.parametrize("setting", ["cache-dir-is-a-file", "home-is-a-file", "xdg-unusable"])
+def test_an_unusable_cache_warns_once_and_every_call_works(tmp_path, monkeypatch, backend, setting):
+    from pygpgpu_core import kernel_files as kf
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.delenv("PYGPGPU_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    if setting == "cache-dir-is-a-file":
+        monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(blocker))
+    elif setting == "home-is-a-file":
+        monkeypatch.setenv("HOME", str(blocker))
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "sub"))
+    src = tmp_path / "vecadd.cl"
+    shutil.copy(DATA / "vecadd.cl", src)
+    (tmp_path / "__clcache__").write_text("a file where the folder beside the source would go")
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            _run_half(backend)
+            _run_vecadd(kf.load(src))
+    messages = _cache_warnings(record)
+    assert len(messages) == 1, messages
+    assert "running without the disk cache" in messages[0]
+
+
+def test_a_relative_xdg_cache_home_is_ignored(tmp_path, monkeypatch, backend):
+    monkeypatch.delenv("PYGPGPU_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    _run_half(backend)
+    assert (tmp_path / "home" / ".cache" / "pygpgpu" / "translate").is_dir()
+    assert not (tmp_path / "relative").exists()

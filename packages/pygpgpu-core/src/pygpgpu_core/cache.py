@@ -2,7 +2,11 @@
 
 Entries are plain files named by a hash of everything that affects their content (the
 caller builds that key). Writes are atomic (temp file + rename); an entry that fails its
-integrity check is deleted and reported as a miss, never trusted. No pickle.
+integrity check is deleted and reported as a miss, never trusted. No pickle, no code.
+
+Where it lives and when a folder is trusted: :mod:`pygpgpu_core._cachedir`. A folder that is
+unsafe (not yours, or writable by group or others) or unusable (cannot be created or written)
+is skipped after one :class:`CacheWarning`; every call still works, without the disk cache.
 """
 from __future__ import annotations
 
@@ -11,22 +15,52 @@ import os
 import tempfile
 from pathlib import Path
 
+from ._cachedir import CacheWarning, checked_folder, default_location, make_private_dirs, unsafe_reason, warn_once
 from ._version import __version__ as PACKAGE_VERSION
 
-__all__ = ["cache_dir", "cache_key", "DiskCache", "atomic_write", "PACKAGE_VERSION"]
+__all__ = ["cache_dir", "cache_root", "cache_key", "DiskCache", "atomic_write", "PACKAGE_VERSION", "CacheWarning",
+           "CacheUnavailable"]
 
 _MAGIC = b"PYGPGPU1"
 
 
+class CacheUnavailable(OSError):
+    """The disk cache is not in use (an unsafe or unusable folder; a CacheWarning said why)."""
+
+
+_FIX = {
+    "PYGPGPU_CACHE_DIR": "Point PYGPGPU_CACHE_DIR at a folder of your own.",
+    "XDG_CACHE_HOME": "Point XDG_CACHE_HOME (or PYGPGPU_CACHE_DIR) at a folder of your own.",
+}
+_folders: dict = {}        # folder -> False once found unusable or unsafe in this process
+
+
+def _usable(folder: Path, origin: str = "") -> bool:
+    """Created (once) and safe: ownership and mode are checked again on every use (one stat),
+    so a folder opened up to others after the first check is not trusted either."""
+    key = str(folder)
+    if _folders.get(key) is False:
+        return False
+    fix = _FIX.get(origin, "Set PYGPGPU_CACHE_DIR to a folder of your own.")
+    if key in _folders and unsafe_reason(folder) is None:
+        return True
+    ok = _folders[key] = checked_folder(folder, "the cache folder", fix)
+    return ok
+
+
+def cache_root() -> "Path | None":
+    """The cache folder for this platform and environment (see ``_cachedir``), created 0700;
+    None, after one CacheWarning, when it is unsafe or cannot be created."""
+    path, origin = default_location()
+    return path if _usable(path, origin) else None
+
+
 def cache_dir() -> Path:
-    """``$PYGPGPU_CACHE_DIR`` or ``$XDG_CACHE_HOME/pygpgpu`` (default ``~/.cache/pygpgpu``), mode 0700."""
-    env = os.environ.get("PYGPGPU_CACHE_DIR")
-    if env:
-        path = Path(env)
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        path = Path(base) / "pygpgpu"
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """The cache folder (:func:`cache_root`); raises CacheUnavailable (an OSError) when the
+    disk cache is not in use."""
+    path = cache_root()
+    if path is None:
+        raise CacheUnavailable(f"the disk cache is not in use ({default_location()[0]} is unsafe or unusable)")
     return path
 
 
@@ -44,7 +78,8 @@ def cache_key(*parts: "str | bytes | int | float | None") -> str:
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so readers see either the old file or the whole new one."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        make_private_dirs(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -67,13 +102,28 @@ class DiskCache:
 
     @property
     def folder(self) -> Path:
-        return (self._root or cache_dir()) / self.namespace
+        """The namespace's folder; raises CacheUnavailable when it is unsafe or unusable."""
+        folder = self.usable_folder()
+        if folder is None:
+            raise CacheUnavailable(f"the {self.namespace} cache folder is not in use (see the CacheWarning)")
+        return folder
+
+    def usable_folder(self) -> "Path | None":
+        """The namespace's folder (created 0700, owned by you, not writable by others) or None."""
+        root = self._root if self._root is not None else cache_root()
+        if root is None:
+            return None
+        folder = Path(root) / self.namespace
+        return folder if _usable(folder) else None
 
     def path(self, key: str, suffix: str = ".bin") -> Path:
         return self.folder / f"{key}{suffix}"
 
     def get(self, key: str, suffix: str = ".bin") -> "bytes | None":
-        path = self.path(key, suffix)
+        folder = self.usable_folder()
+        if folder is None:
+            return None
+        path = folder / f"{key}{suffix}"
         try:
             blob = path.read_bytes()
         except OSError:
@@ -90,7 +140,12 @@ class DiskCache:
         return None
 
     def put(self, key: str, payload: bytes, suffix: str = ".bin") -> None:
+        folder = self.usable_folder()
+        if folder is None:
+            return
         try:
-            atomic_write(self.path(key, suffix), _MAGIC + hashlib.sha256(payload).digest() + payload)
-        except OSError:
-            pass  # an unwritable cache only costs a rebuild next time
+            atomic_write(folder / f"{key}{suffix}", _MAGIC + hashlib.sha256(payload).digest() + payload)
+        except OSError as exc:   # an unwritable cache only costs a rebuild next time
+            warn_once(("write", str(folder)), f"pygpgpu: cannot write to the cache folder {folder} "
+                      f"({exc.strerror or exc}); entries are not kept, so kernels are rebuilt in each process. "
+                      "Make the folder writable or set PYGPGPU_CACHE_DIR to a folder of your own.")

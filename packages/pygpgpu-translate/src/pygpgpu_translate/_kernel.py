@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pygpgpu_core import registry
-from pygpgpu_core.cache import cache_dir
+from pygpgpu_core.cache import atomic_write, cache_dir
 from pygpgpu_core.errors import CompileError, GPGPUError
 
 from ._launch import LaunchPlan
@@ -441,10 +441,9 @@ def _with_source_path(exc: CompileError, t, dialect) -> CompileError:
     if not path:
         import hashlib
         ext = {"opencl": ".cl", "cuda": ".cu", "hip": ".hip"}.get(dialect, ".c")
-        target = cache_dir() / "failed" / f"{t.name}-{hashlib.sha256(t.source.encode()).hexdigest()[:12]}{ext}"
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(t.source)
+        try:      # an unusable cache folder (CacheUnavailable is an OSError): no path to show
+            target = cache_dir() / "failed" / f"{t.name}-{hashlib.sha256(t.source.encode()).hexdigest()[:12]}{ext}"
+            atomic_write(target, t.source.encode())
             path = str(target)
         except OSError:
             path = None

@@ -9,7 +9,9 @@ Two kinds of entries, both written atomically:
   and options; older binaries of the same file and device are removed when a new one lands.
 
 When the folder beside the source cannot be written, the same layout goes under the user
-cache (``cache_dir()/kernel_files/<hash of the folder>/``).
+cache (``cache_root()/kernel_files/<hash of the folder>/``). A cache folder that is not yours or
+that group or others may write to is never used (one CacheWarning); when no folder is usable the
+file is parsed and built in memory (``folder`` is None).
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ import os
 import re
 from pathlib import Path
 
-from ..cache import PACKAGE_VERSION, DiskCache, atomic_write, cache_dir
+from .._cachedir import make_private_dirs, unsafe_reason, warn_once
+from ..cache import PACKAGE_VERSION, DiskCache, atomic_write, cache_root
 from ..cdecl import ParsedFile
 
 __all__ = ["SourceCache", "file_stamp"]
@@ -33,10 +36,20 @@ def file_stamp(path: str) -> "list[int] | None":
     return [st.st_mtime_ns, st.st_size]
 
 
-def _writable_folder(folder: Path) -> bool:
+def _usable_beside(folder: Path) -> bool:
+    """Whether the cache folder beside a kernel file can be used: created (0700) or existing,
+    writable, yours and not writable by others. Read-only installs fall back silently; a
+    folder that exists but is unsafe is reported once."""
     try:
-        folder.mkdir(exist_ok=True)
+        make_private_dirs(folder)
     except OSError:
+        return False
+    reason = unsafe_reason(folder)
+    if reason is not None:
+        warn_once(("unsafe", str(folder)),
+                  f"pygpgpu: the kernel-file cache {folder} is not used because {reason}: cached programs "
+                  f"are code that runs in this process. The per-user cache is used instead. To fix: "
+                  f"chown $USER {folder} && chmod 700 {folder}, or delete it")
         return False
     return os.access(folder, os.W_OK | os.X_OK)
 
@@ -46,12 +59,15 @@ class SourceCache:
         self.source = source
         self.stem = source.stem
         beside = source.parent / folder_name
-        if _writable_folder(beside):
+        self.folder: "Path | None" = None       # None: no usable folder, nothing is cached
+        if _usable_beside(beside):
             self.folder = beside
         else:
-            digest = hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
-            self.folder = cache_dir() / "kernel_files" / digest / folder_name
-            self.folder.mkdir(parents=True, exist_ok=True)
+            root = cache_root()
+            if root is not None:
+                digest = hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
+                fallback = DiskCache(folder_name, root=root / "kernel_files" / digest)
+                self.folder = fallback.usable_folder()
 
     # ---- parsed metadata -------------------------------------------------------------------
     @property
@@ -59,6 +75,8 @@ class SourceCache:
         return self.folder / f"{self.stem}{self.source.suffix.replace('.', '_')}.meta.json"
 
     def load_meta(self) -> "ParsedFile | None":
+        if self.folder is None:
+            return None
         try:
             doc = json.loads(self.meta_path.read_text(encoding="utf-8"))
             if doc.get("package") != PACKAGE_VERSION or doc.get("source") != str(self.source):
@@ -71,7 +89,7 @@ class SourceCache:
             return None  # missing, stale or corrupt: reparse
 
     def store_meta(self, parsed: ParsedFile, stamps: "dict[str, list[int] | None]") -> None:
-        if any(s is None for s in stamps.values()):
+        if self.folder is None or any(s is None for s in stamps.values()):
             return
         doc = {"package": PACKAGE_VERSION, "source": str(self.source), "stamps": stamps, "parsed": parsed.to_json()}
         try:
@@ -92,9 +110,13 @@ class SourceCache:
         return f"{self.stem}{self.source.suffix.replace('.', '_')}.{self.device_slug(device)}-{key[:20]}"
 
     def load_binary(self, device, key: str) -> "bytes | None":
+        if self.folder is None:
+            return None
         return self._binaries().get(self.binary_name(device, key))
 
     def store_binary(self, device, key: str, binary: bytes) -> None:
+        if self.folder is None:
+            return
         name = self.binary_name(device, key)
         self._binaries().put(name, binary)
         prefix = name.rsplit("-", 1)[0] + "-"

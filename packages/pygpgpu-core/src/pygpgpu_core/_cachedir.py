@@ -1,0 +1,122 @@
+"""Where the per-user cache lives, and whether a cache folder may be trusted.
+
+Location (platformdirs conventions, without the dependency): ``$PYGPGPU_CACHE_DIR`` when set;
+else ``$XDG_CACHE_HOME/pygpgpu`` (an absolute ``XDG_CACHE_HOME`` only, as the XDG spec says) or
+``~/.cache/pygpgpu`` on Linux and other Unix systems, ``~/Library/Caches/pygpgpu`` on macOS,
+``%LOCALAPPDATA%\\pygpgpu\\Cache`` on Windows.
+
+Trust rule (as pip and ccache apply it): cached programs are code the process runs, so a
+folder is used only when it belongs to the current user and neither group nor others may
+write to it. Folders the library creates are made 0700 at every level. A folder that is
+unsafe or cannot be created costs the disk cache, never a call: one :class:`CacheWarning`
+says why and how to fix it, and kernels are built in memory.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+__all__ = ["CacheWarning", "default_location", "unsafe_reason", "make_private_dirs", "checked_folder",
+           "warn_once"]
+
+
+class CacheWarning(UserWarning):
+    """The disk cache cannot be used (unsafe or unusable folder); PyGPGPU runs without it."""
+
+
+_warned: set = set()
+_lock = threading.Lock()
+
+
+def warn_once(key, message: str) -> None:
+    """One CacheWarning per ``key`` and process, attributed to the caller's own code."""
+    with _lock:
+        if key in _warned:
+            return
+        _warned.add(key)
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(("pygpgpu", "importlib")):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, CacheWarning, stacklevel=level)
+
+
+def default_location() -> "tuple[Path, str]":
+    """``(folder, where the choice came from)`` for this platform and environment."""
+    env = os.environ.get("PYGPGPU_CACHE_DIR")
+    if env:
+        return Path(env).expanduser(), "PYGPGPU_CACHE_DIR"
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Local")
+        return Path(base) / "pygpgpu" / "Cache", "LOCALAPPDATA"
+    if sys.platform == "darwin":
+        return Path(os.path.expanduser("~")) / "Library" / "Caches" / "pygpgpu", "the home folder"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "pygpgpu", "XDG_CACHE_HOME"
+    return Path(os.path.expanduser("~")) / ".cache" / "pygpgpu", "the home folder"
+
+
+def unsafe_reason(path: Path) -> "str | None":
+    """Why ``path`` (an existing folder) must not hold a cache, or None when it may."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    if not stat.S_ISDIR(st.st_mode):
+        return "it is not a folder"
+    if os.name != "posix":
+        return None               # Windows: the per-user profile folder's ACLs protect it
+    uid = os.geteuid()
+    if st.st_uid != uid:
+        return f"it belongs to user id {st.st_uid}, not to the current user ({uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        who = " and ".join(w for w, bit in (("group", stat.S_IWGRP), ("others", stat.S_IWOTH)) if st.st_mode & bit)
+        return f"{who} may write to it (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def make_private_dirs(path: Path) -> None:
+    """Create ``path`` and any missing parents with mode 0700 (``mkdir -p`` would give them
+    the umask's default); raises OSError when it cannot."""
+    missing = []
+    p = Path(path)
+    while not p.exists():
+        missing.append(p)
+        if p.parent == p:
+            break
+        p = p.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+            continue
+        os.chmod(folder, 0o700)        # the umask may have removed bits; never added others'
+    if not Path(path).is_dir():
+        raise NotADirectoryError(f"{path} is not a folder")
+
+
+def checked_folder(path: Path, what: str, fix: str) -> bool:
+    """Make ``path`` (0700) or check the existing one; False, after one warning, when it cannot
+    be used. ``what`` names the folder in the warning, ``fix`` says how to repair it."""
+    try:
+        make_private_dirs(path)
+    except OSError as exc:
+        warn_once(("unusable", str(path)),
+                  f"pygpgpu: {what} {path} cannot be used ({exc.strerror or exc}); running without the "
+                  f"disk cache (kernels are rebuilt in each process). {fix}")
+        return False
+    reason = unsafe_reason(path)
+    if reason is not None:
+        warn_once(("unsafe", str(path)),
+                  f"pygpgpu: {what} {path} is not used because {reason}: cached programs are code that "
+                  f"runs in this process, so the folder must belong to you and be writable only by you. "
+                  f"Running without the disk cache. To fix: chown $USER {path} && chmod 700 {path}, "
+                  f"or {fix[0].lower() + fix[1:]}")
+        return False
+    return True
