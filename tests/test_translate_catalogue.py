@@ -7,6 +7,7 @@ function run on the host (or numpy); every kernel's CUDA and HIP source is also 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -802,12 +803,70 @@ def pytest_generate_tests(metafunc):
     # at collection time, so cases appended below the tests (or by other modules) are included
     if metafunc.function.__name__ == "test_execute":
         metafunc.parametrize("c", [c for c in CASES if not c.compile_only], ids=lambda c: c.name)
+    elif metafunc.function.__name__ == "test_execute_ragged_groups":
+        metafunc.parametrize("c", _ragged_cases(), ids=lambda c: c.name)
 
 
 def test_execute(c, backend, device):
     if c.needs_fp64 and not device.fp64:
         pytest.skip(f"{device.selector} has no float64 support")
     run_case(c, backend)
+
+
+# Ragged groups: the same cases with a local size that divides no extent of the arguments, so the
+# launch rounds the domain up (OpenCL) or launches whole blocks past it (CUDA/HIP) and the extra
+# work items must be stopped by the kernel's own bounds guard. PoCL otherwise launches exactly
+# the domain, which leaves every guard unexercised without oclgrind. test_translate_guards.py
+# checks with sentinel-filled, larger-than-domain outputs that nothing past the domain is written.
+RAGGED_CAP = {1: 64, 2: 16, 3: 8}          # per-dimension ceiling: groups stay within every device's limit
+
+
+def domain_ndim(k, args) -> int:
+    """Dimensions of the kernel's iteration domain (0: none; the launch needs a bracket work size)."""
+    return sum(1 for item in k.inspect(*args, backend="opencl").layout if item[0] == "bound")
+
+
+def ragged_local_size(args, ndim) -> tuple:
+    """Per dimension a size (the largest first) that divides no array extent and no integer argument:
+    a domain built from those is never a whole number of groups (range(a, b, step) counts are not
+    among the candidates, so those cases are ragged with high probability, not certainty)."""
+    extents = set()
+    for a in args:
+        if isinstance(a, np.ndarray):
+            extents.update(a.shape)
+        elif isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            extents.add(abs(int(a)))
+    extents = {e for e in extents if e > 1}
+    sizes = [n for n in range(RAGGED_CAP[ndim], 1, -1) if all(e % n for e in extents)]
+    assert len(sizes) >= ndim, f"no ragged local size for extents {sorted(extents)}"
+    return tuple(sizes[:ndim])
+
+
+def _ragged_cases():
+    return [c for c in CASES if not c.compile_only and c.bracket is None]
+
+
+def test_execute_ragged_groups(c, backend, device):
+    if c.needs_fp64 and not device.fp64:
+        pytest.skip(f"{device.selector} has no float64 support")
+    args = c.make_args()
+    ndim = domain_ndim(c.kernel, args)
+    assert ndim, f"{c.name}: a case without a bracket must have an iteration domain"
+    ragged = dataclasses.replace(c, bracket=(None, ragged_local_size(args, ndim)), make_args=lambda: args)
+    run_case(ragged, backend)
+
+
+def test_ragged_groups_cover_every_domain_shape():
+    """The ragged run reaches 1-, 2- and 3-D domains of each kind (range, ndindex, ndenumerate,
+    enumerate, work_size), so every guard the translator emits runs with items past the domain."""
+    kinds = set()
+    for c in _ragged_cases():
+        args = c.make_args()
+        rule = c.kernel.inspect(*args, backend="opencl").work_size
+        kinds.add((rule.split(" domain")[0], domain_ndim(c.kernel, args)))
+    for want in [("range", 1), ("ndindex", 2), ("ndindex", 3), ("ndenumerate", 2), ("enumerate", 1),
+                 ("work_size", 2), ("work_size", 3)]:
+        assert want in kinds, f"no catalogue case with a {want[1]}-D {want[0]} domain: {sorted(kinds)}"
 
 
 def test_float_atomics(backend):
