@@ -10,6 +10,7 @@ import math
 
 from . import _ir as ir
 from .prelude import PRELUDE_NAMES
+from ._bounds import BoundsChecks
 from ._types import BOOL, FLOAT32, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
 BARRIER_IN_DOMAIN = ("{} cannot be inside a magic loop: work items past the end of the domain skip the "
@@ -349,7 +350,7 @@ def _atomic(self, b, node):
     if f"atomic_{op}:{short}" not in PRELUDE_NAMES:
         raise self.type_err(node, f"{b.name}() needs an integer array, got {t}")
     idx = self.index_list(node.args[1])
-    flat = self.flat_index(arr, idx, node)
+    flat, ok = self.checked_index(arr, idx, node, "atomic")
     vals = [self.value(a) for a in node.args[2:]]
     if flat.type is UNKNOWN or any(v.type is UNKNOWN for v in vals):
         return ir.Raw("?", UNKNOWN)
@@ -359,4 +360,4 @@ def _atomic(self, b, node):
     ptr = ir.Un("&", ir.Load(arr, flat, t), t)
     call = ir.Call(fn, [ptr] + [self.convert(v, t) for v in vals], t)
     call.atomic_root = arr.root
-    return call
+    return BoundsChecks.load(ok, call)

@@ -13,6 +13,7 @@ from ._builtins import BUILTINS, CAST_TYPES, Builtin, lookup_namespace, lookup_o
 from ._source import KernelTypeError
 from ._types import BOOL, INT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
+from ._bounds import BoundsChecks
 from ._signs import is_non_negative
 
 __all__ = ["ExpressionRules"]
@@ -174,13 +175,18 @@ class ExpressionRules:
         return list(v.items) if isinstance(v, TupleRef) else [v]
 
     def flat_index(self, arr, idx, node):
+        return self.checked_index(arr, idx, node)[0]
+
+    def checked_index(self, arr, idx, node, kind="read"):
+        """``(flat index, ok)``: ``ok`` is the debug mode's condition that every index is inside
+        its dimension (``_bounds``; the access must be skipped when false), None without debug."""
         it = self.prog.index_type
         parts = []
         for k, i in enumerate(idx):
             if not isinstance(i, ir.Expr) or isinstance(i, ir.ArrayRef):
                 raise self.err(node, "array indices must be integers")
             if i.type is UNKNOWN:
-                return ir.Raw("?", UNKNOWN)
+                return ir.Raw("?", UNKNOWN), None
             if not isinstance(i.type, Scalar) or not (i.type.is_int or i.type.kind == "b"):
                 raise self.type_err(node, f"array index must be an integer, got {i.type}; convert with int(...)")
             if isinstance(i, ir.Const) and i.value < 0:        # Python negative index from the end
@@ -189,25 +195,30 @@ class ExpressionRules:
                 i = self.materialize(self.convert(i, it))     # may be negative: wrap as Python does
                 i = ir.Ternary(ir.Bin("<", i, ir.Const(0, it), BOOL), ir.Bin("+", i, arr.shape[k], it), i, it)
             parts.append(self.convert(i, it))
+        ok = None
+        if self.prog.bounds is not None:
+            parts, ok = self.prog.bounds.check(self, arr, parts, node, kind)
         flat = parts[0]
         for k in range(1, len(parts)):
             flat = ir.Bin("+", ir.Bin("*", flat, arr.shape[k], it), parts[k], it)
-        return flat
+        return flat, ok
 
     def index_array(self, arr, idx, node):
         t = arr.type
         if len(idx) == t.ndim:
-            flat = self.flat_index(arr, idx, node)
+            flat, ok = self.checked_index(arr, idx, node)
             if flat.type is UNKNOWN:
                 return flat
-            return ir.Load(arr, flat, t.elem)
+            return BoundsChecks.load(ok, ir.Load(arr, flat, t.elem))
         if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS and isinstance(t.elem, Scalar):
-            flat = self.flat_index(arr, idx + [ir.Const(0, self.prog.index_type)], node)
+            flat, ok = self.checked_index(arr, idx + [ir.Const(0, self.prog.index_type)], node)
             if flat.type is UNKNOWN:
                 return flat
             flat = self.materialize(flat)
+            ok = self.materialize(ok) if ok is not None else None
             vt = Vector(t.elem, t.row_width)
-            return ir.VecCtor([ir.Load(arr, self.add(flat, ir.Const(k, self.prog.index_type)) if k else flat, t.elem)
+            return ir.VecCtor([BoundsChecks.load(ok, ir.Load(arr, self.add(flat, ir.Const(k, self.prog.index_type))
+                                                             if k else flat, t.elem))
                                for k in range(t.row_width)], vt)
         if len(idx) < t.ndim:
             raise self.err(node, f"a {t.ndim}-D array needs {t.ndim} ind{'ex' if t.ndim == 1 else 'ices'} here, got {len(idx)}",
@@ -224,10 +235,10 @@ class ExpressionRules:
         idx = self.index_list(target.slice)
         t = arr.type
         if len(idx) == t.ndim:
-            return arr, self.flat_index(arr, idx, target), 0
+            return (arr, *self.checked_index(arr, idx, target, "write"), 0)
         if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS:
-            flat = self.flat_index(arr, idx + [ir.Const(0, self.prog.index_type)], target)
-            return arr, self.materialize(flat), t.row_width
+            flat, ok = self.checked_index(arr, idx + [ir.Const(0, self.prog.index_type)], target, "write")
+            return arr, self.materialize(flat), ok, t.row_width
         raise self.err(target, f"too many indices for a {t.ndim}-D array: it needs {t.ndim}, got {len(idx)}"
                        if len(idx) > t.ndim else f"a {t.ndim}-D array needs {t.ndim} indices here, got {len(idx)}")
 

@@ -18,6 +18,7 @@ from pygpgpu_core import registry
 from pygpgpu_core.cache import atomic_write, cache_dir
 from pygpgpu_core.errors import CompileError, GPGPUError
 
+from ._bounds_host import CheckedLaunchPlan, bounds_check_default
 from ._launch import LaunchPlan
 from ._signature import INDEX_LIMIT, FAST_TOKENS, arg_token, is_device_array, spec_from_token
 from ._source import function_source
@@ -150,13 +151,15 @@ class _Configured:
 class KernelFunction:
     """A Python function compiled for the GPU on first call, per argument types and device."""
 
-    def __init__(self, func, backend=None, default_float=None):
+    def __init__(self, func, backend=None, default_float=None, debug=False):
         self._static = isinstance(func, staticmethod)
         if self._static:
             func = func.__func__
         self.py_func = func
         self.backend = backend
         self.default_float = _default_float(default_float)
+        # the bounds-checked debug mode (_bounds, _bounds_host): fixed when the kernel is defined
+        self.debug = bool(debug) or bounds_check_default()
         self.__name__ = func.__name__
         self.__qualname__ = getattr(func, "__qualname__", func.__name__)
         self.__doc__ = func.__doc__
@@ -318,12 +321,12 @@ class KernelFunction:
 
     # ---- translation ------------------------------------------------------------------------------
     def _translation(self, dialect, tokens, bits, self_obj):
-        key = (dialect, tokens, bits)
+        key = (dialect, tokens, bits, self.debug)
         t = self._translations.get(key)
         if t is None or not refs_current(t.refs):
             from ._translate import translate      # the translator loads on first use
             t = translate(self.py_func, self._specs(tokens), (tokens, bits), dialect, self.default_float, bits,
-                          self_obj)
+                          self_obj, bounds_check=self.debug)
             self._translations[key] = t
         return t
 
@@ -376,7 +379,7 @@ class KernelFunction:
         plan.run(values, config.global_size, config.local_size)
 
     def _forget(self, tokens, bits):
-        for key in [k for k in self._translations if k[1:] == (tokens, bits)]:
+        for key in [k for k in self._translations if k[1:3] == (tokens, bits)]:
             del self._translations[key]
         for key in [k for k in self._plans if k[1:] == (tokens, bits)]:
             del self._plans[key]
@@ -402,7 +405,8 @@ class KernelFunction:
         stats["compiles"] += 1
         if debug_enabled():
             log.warning("pygpgpu: built %s on %s in %.1f ms", t.name, device.selector, (time.perf_counter() - t0) * 1e3)
-        plan = LaunchPlan(t, handle, device, self._all_names(), self.py_func)
+        plan = (CheckedLaunchPlan if t.bounds_sites is not None else LaunchPlan)(
+            t, handle, device, self._all_names(), self.py_func)
         plan._n_call_params = len(self._param_names)
         plan.set_alignment(self._flat_tokens(tokens) if dialect != "opencl" else ())
         plan.vector_arrays = [i for i, tok in enumerate(self._flat_tokens(tokens)) if isinstance(tok, tuple) and tok[0] == "av"]
@@ -468,8 +472,12 @@ def _dialect_of(backend) -> str:
         return "opencl"
 
 
-def kernel(func=None, *, backend=None, default_float=None):
-    """Decorate a Python function to run on the GPU: ``@kernel`` or ``@kernel(backend="cuda")``."""
+def kernel(func=None, *, backend=None, default_float=None, debug=False):
+    """Decorate a Python function to run on the GPU: ``@kernel`` or ``@kernel(backend="cuda")``.
+
+    ``debug=True`` (or the environment variable ``PYGPGPU_BOUNDS_CHECK=1`` when the kernel is
+    defined) checks every array subscript on the device and raises IndexError, naming the array,
+    index, shape and Python line, for the first one out of bounds."""
     if func is None:
-        return lambda f: KernelFunction(f, backend=backend, default_float=default_float)
-    return KernelFunction(func, backend=backend, default_float=default_float)
+        return lambda f: KernelFunction(f, backend=backend, default_float=default_float, debug=debug)
+    return KernelFunction(func, backend=backend, default_float=default_float, debug=debug)

@@ -25,7 +25,7 @@ class LaunchPlan:
         layout = translation.layout
         arg_types = []
         for item in layout:
-            arg_types.append("buffer" if item[0] == "buffer" else item[-1])
+            arg_types.append("buffer" if item[0] in ("buffer", "errbuf") else item[-1])
         self.launcher = kernel_handle.launcher(arg_types)
         from pygpgpu_core.gnp import DeviceArray, stage_numpy     # device arrays load with the first plan
         from ._signature import register_device_array_type
@@ -67,6 +67,8 @@ class LaunchPlan:
                 self.pack.append((2, pos, item[2].type))
             elif kind == "vcomp":
                 self.pack.append((3, pos, item))
+            elif kind == "errbuf":
+                self.pack.append((5, None, None))
             else:
                 self.pack.append((4, item[1], None))
         self.align = {}                                   # numpy position -> alignment the kernel assumes
@@ -238,11 +240,14 @@ class LaunchPlan:
                 packed.append(v if t is float or t is int or t is bool else extra(v))
             elif code == 4:
                 packed.append(domain[pos])
+            elif code == 5:
+                packed.append(self.error_buffer)     # the debug mode's error buffer (_bounds_host)
             else:
                 packed.append(extra[3].type(_component(values[pos], extra[2])))
         return packed
 
     _n_call_params = None
+    error_buffer = None
 
 
 def _component(v, k):
