@@ -16,9 +16,11 @@ def saxpy(x, y, out, alpha):
 def main() -> None:
     devices = pygpgpu.available_devices()
     if not devices:
+        status = {name: b["status"] for name, b in pygpgpu.diagnostics()["backends"].items()}
         raise SystemExit(
-            "No GPU or OpenCL device found. Backend status: "
-            f"{pygpgpu.diagnostics()}\nFor OpenCL on the CPU: apt-get install pocl-opencl-icd ocl-icd-libopencl1"
+            f"No GPU or OpenCL device found. Backend status: {status}\n"
+            "For OpenCL on the CPU: apt-get install pocl-opencl-icd ocl-icd-libopencl1 "
+            "(`python -m pygpgpu info` shows the full report)"
         )
     device = pygpgpu.get_device()
     print(f"devices: {devices}")

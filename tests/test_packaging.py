@@ -12,9 +12,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
-import pytest
-
 import pygpgpu_core
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = sorted(p.parent for p in (ROOT / "packages").glob("*/pyproject.toml"))
@@ -122,7 +121,6 @@ def test_a_wheel_builds_from_an_unpacked_sdist(dist, tmp_path):
 
 def test_cuda_extras_pull_nvrtc_only_where_nvidia_ships_wheels():
     from packaging.requirements import Requirement
-
     from pygpgpu_cuda._nvrtc import NVRTC_WHEEL_PLATFORMS
 
     extras = _pyproject(ROOT / "packages/pygpgpu")["project"]["optional-dependencies"]

@@ -24,7 +24,7 @@ from .registry import (
 )
 from .selector import Selector, canonical_backend, parse_selector
 
-from ._version import __version__
+from ._version import __version__ as __version__  # re-exported
 
 __all__ = [
     "GPGPUError",

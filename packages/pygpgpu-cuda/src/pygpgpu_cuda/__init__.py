@@ -5,7 +5,7 @@ Importing this package loads no vendor library: libcuda is opened by the first
 """
 from __future__ import annotations
 
-from pygpgpu_core._version import __version__
+from pygpgpu_core._version import __version__ as __version__  # re-exported
 
 from ._backend import CudaBackend, backend
 from ._context import CudaContext, CudaStream

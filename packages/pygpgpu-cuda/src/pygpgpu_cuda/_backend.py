@@ -80,6 +80,19 @@ class CudaBackend:
         n = nvrtc_version()
         return f"CUDA driver {d[0]}.{d[1]}; NVRTC {n[0]}.{n[1]}"
 
+    def describe(self) -> dict:
+        """Driver and NVRTC libraries and versions, for ``pygpgpu info`` (loads them; never raises)."""
+        from pygpgpu_core.libinfo import library_path, probe
+
+        from ._nvrtc import nvrtc
+
+        return {
+            "driver_library": probe(lambda: library_path(driver().path)),
+            "driver_cuda_version": probe(lambda: "%d.%d" % driver_version()),
+            "nvrtc_library": probe(lambda: library_path(nvrtc().path)),
+            "nvrtc_version": probe(lambda: "%d.%d" % nvrtc_version()),
+        }
+
     def __repr__(self) -> str:
         if self._devices is None:
             return "<CudaBackend (not probed)>"

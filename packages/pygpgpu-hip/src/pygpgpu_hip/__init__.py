@@ -5,7 +5,7 @@ enumerated, and hiprtc (or the offline clang) when something is compiled.
 """
 from __future__ import annotations
 
-from pygpgpu_core._version import __version__
+from pygpgpu_core._version import __version__ as __version__  # re-exported
 
 from .compiler import (  # noqa: E402
     UnsupportedTarget,

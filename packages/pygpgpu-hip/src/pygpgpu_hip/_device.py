@@ -146,6 +146,21 @@ class HipBackend:
             parts.append(f"no compiler ({exc})")
         return ", ".join(parts)
 
+    def describe(self) -> dict:
+        """Runtime library and versions and the compiler, for ``pygpgpu info`` (never raises)."""
+        from pygpgpu_core.libinfo import library_path, probe
+
+        from ._library import hip_library
+        from .compiler import compiler_identity, hiprtc_version
+
+        return {
+            "runtime_library": probe(lambda: library_path(hip_library())),
+            "runtime_version": probe(lambda: format_version(runtime_version())),
+            "driver_version": probe(lambda: str(driver_version())),
+            "hiprtc_version": probe(lambda: "%d.%d" % hiprtc_version()),
+            "compiler": probe(compiler_identity),
+        }
+
     def __repr__(self) -> str:
         return "<pygpgpu HIP backend>"
 

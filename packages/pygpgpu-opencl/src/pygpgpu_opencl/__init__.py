@@ -21,7 +21,7 @@ from ._kernel import Kernel
 from ._program import KernelNotFound, Program
 from ._status import STATUS_NAMES, check, status_name
 
-from pygpgpu_core._version import __version__
+from pygpgpu_core._version import __version__ as __version__  # re-exported
 
 backend = OpenCLBackend()
 """The ``opencl`` backend (``pygpgpu.backends`` entry point)."""

@@ -235,6 +235,12 @@ class OpenCLBackend:
         parts += [f"{d.name}: driver {d.driver_version}" for d in devices]
         return "; ".join(parts)
 
+    def describe(self) -> dict:
+        """The loader, ICD files and platforms, for ``pygpgpu info`` (loads libOpenCL; never raises)."""
+        from ._describe import describe
+
+        return describe(self)
+
     def __repr__(self) -> str:
         state = "not loaded" if self._devices is None else f"{len(self._devices)} device(s)"
         return f"<pygpgpu OpenCL backend ({state})>"

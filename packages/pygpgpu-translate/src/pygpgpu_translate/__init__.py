@@ -5,7 +5,7 @@ see the project README and DESIGN.md §2-§7.
 """
 from __future__ import annotations
 
-from pygpgpu_core._version import __version__
+from pygpgpu_core._version import __version__ as __version__  # re-exported
 
 from ._kernel import Inspection, KernelFunction, kernel
 from ._source import KernelTypeError

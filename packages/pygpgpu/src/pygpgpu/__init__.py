@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from pygpgpu_core._version import __version__
+from pygpgpu_core._version import __version__ as __version__  # re-exported
 
 # public name -> (module, attribute); attribute None means the module itself
 _EXPORTS: dict[str, tuple[str, str | None]] = {
@@ -27,7 +27,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     # devices
     "available_devices": ("pygpgpu_core.registry", "available_devices"),
     "get_device": ("pygpgpu_core.registry", "get_device"),
-    "diagnostics": ("pygpgpu_core.registry", "diagnostics"),
+    "diagnostics": ("pygpgpu._info", "diagnostics"),   # what `pygpgpu info --json` prints
     # low-level API types (protocols every backend implements)
     "Device": ("pygpgpu_core.protocols", "Device"),
     "Context": ("pygpgpu_core.protocols", "Context"),

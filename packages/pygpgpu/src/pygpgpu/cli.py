@@ -1,0 +1,221 @@
+"""The ``pygpgpu`` command (also ``python -m pygpgpu``).
+
+    pygpgpu [info] [--json]     versions, backends, devices, cache, PYGPGPU_* settings
+    pygpgpu devices             one line per device
+    pygpgpu cache info|clear    size of the on-disk cache / empty it
+    pygpgpu inspect FILE.py:KERNEL --backend cuda --types "float32[:], float32[:], float32"
+                                print the source generated for those argument types
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from typing import Any, Sequence
+
+__all__ = ["main", "parse_types"]
+
+_VECTOR_BASES = {"char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16", "int": "int32",
+                 "uint": "uint32", "long": "int64", "ulong": "uint64", "float": "float32", "double": "float64"}
+_VECTOR_WIDTHS = (2, 3, 4, 8, 16)
+
+
+def _split_top_level(text: str) -> list[str]:
+    """``"float32[:, :], int32"`` -> ``["float32[:, :]", "int32"]`` (commas inside [] stay)."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    return [p.strip() for p in parts]
+
+
+def _vector(name: str) -> "tuple[str, int] | None":
+    for base, dtype in _VECTOR_BASES.items():
+        for width in _VECTOR_WIDTHS:
+            if name == f"{base}{width}":
+                return dtype, width
+    return None
+
+
+def _example_value(spec: str) -> Any:
+    """A value of the type ``spec`` names: ``float32[:, :]`` a 2-D float32 array, ``float4[:]`` an
+    (n, 4) float32 array (a row per vector), ``int32`` a numpy scalar, ``float`` / ``int`` /
+    ``bool`` a Python number (weak, as a literal would be)."""
+    import numpy as np
+
+    if spec in ("float", "int", "bool"):
+        return {"float": 1.0, "int": 1, "bool": True}[spec]
+    name, _, dims = spec.partition("[")
+    name = name.strip()
+    vector = _vector(name)
+    if vector is None:
+        try:
+            dtype = np.dtype(name)
+        except TypeError:
+            raise ValueError(f"unknown type {name!r} in {spec!r}: use a numpy dtype name (float32, int64, "
+                             "uint8...), a vector type (float4, int2...), or float / int / bool") from None
+        if dtype.kind not in "biuf":
+            raise ValueError(f"type {name!r} in {spec!r} is not a number type a kernel can take")
+    if not dims:
+        if vector is not None:
+            return np.zeros(vector[1], dtype=vector[0])   # one vector value
+        return dtype.type(1)
+    if not dims.endswith("]") or set(dims[:-1].replace(" ", "")) - {":", ","}:
+        raise ValueError(f"array type {spec!r}: write the dimensions as [:], [:, :] or [:, :, :]")
+    ndim = dims.count(":")
+    if not 1 <= ndim <= 3:
+        raise ValueError(f"array type {spec!r}: kernels take arrays of 1 to 3 dimensions")
+    if vector is not None:
+        return np.zeros((5,) * ndim + (vector[1],), dtype=vector[0])
+    return np.zeros((5,) * ndim, dtype=dtype)   # 5: no vector width, so no row specialization
+
+
+def parse_types(text: str) -> list[Any]:
+    """Example arguments for the comma-separated types of ``pygpgpu inspect --types``."""
+    specs = _split_top_level(text)
+    if any(not s for s in specs):
+        raise ValueError(f"--types {text!r}: empty entry; separate the types with commas")
+    return [_example_value(s) for s in specs]
+
+
+def _load_kernel(target: str) -> Any:
+    """``path/to/file.py:name`` (``name`` may be dotted: ``Class.method``) -> the kernel object."""
+    import importlib.util
+    import os
+
+    from pygpgpu_translate import KernelFunction
+
+    path, sep, name = target.rpartition(":")
+    if not sep or not path or not name:
+        raise ValueError(f"{target!r}: write FILE.py:KERNEL, e.g. examples/01_saxpy.py:saxpy")
+    if not os.path.isfile(path):
+        raise ValueError(f"{path!r} is not a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    module_name = "_pygpgpu_inspect_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"{path!r} cannot be imported as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module          # inspect.getsource finds the file through it
+    sys.path.insert(0, folder)                 # the file's own imports, as `python FILE.py` would
+    with contextlib.redirect_stdout(sys.stderr):  # its prints must not mix with the source we print
+        spec.loader.exec_module(module)        # runs module level code; `if __name__ == "__main__"` does not
+    obj: Any = module
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"{path} has no {name!r}")
+        obj = getattr(obj, part)
+    if not isinstance(obj, KernelFunction):
+        raise ValueError(f"{name!r} in {path} is not an @kernel function (its type is {type(obj).__name__})")
+    return obj
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from ._info import diagnostics, format_report
+
+    info = diagnostics()
+    print(json.dumps(info, indent=2) if args.json else format_report(info))
+    return 0
+
+
+def _cmd_devices(args: argparse.Namespace) -> int:
+    from pygpgpu_core import registry
+
+    from ._info import device_facts, device_summary
+
+    rows = [device_facts(registry.get_device(s)) for s in registry.available_devices()]
+    for row in rows:
+        print(device_summary(row))
+    if not rows:
+        reasons = "; ".join(f"{n}: {r}" for n, r in registry.diagnostics().items()) or "no backend is installed"
+        print(f"no devices ({reasons})", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_cache(args: argparse.Namespace) -> int:
+    from ._cachetool import cache_stats, clear_cache
+    from ._info import human_size
+
+    if args.action == "clear":
+        before = clear_cache()
+        print(f"removed {before['files']} files ({human_size(before['size_bytes'])}) from {before['directory']}")
+        return 0
+    stats = cache_stats()
+    if args.json:
+        print(json.dumps(stats, indent=2))
+        return 0
+    print(f"{stats['directory']}: {human_size(stats['size_bytes'])} in {stats['files']} files")
+    for part, size in stats["by_folder"].items():
+        print(f"  {part:<14} {human_size(size)}")
+    return 0
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    kernel = _load_kernel(args.target)
+    values = parse_types(args.types)
+    expected = len(kernel._param_names)
+    if len(values) != expected:
+        raise ValueError(f"{kernel.__name__} takes {expected} arguments ({', '.join(kernel._param_names)}); "
+                         f"--types gives {len(values)}")
+    if args.backend is not None:
+        from pygpgpu_core import registry
+        from pygpgpu_core.selector import canonical_backend
+
+        known = {"opencl", "cuda", "hip", *registry.backend_names()}
+        if canonical_backend(args.backend.split(":")[0]) not in known:
+            raise ValueError(f"--backend {args.backend!r} names no backend; use one of {', '.join(sorted(known))} "
+                             "(aliases ocl, cu, rocm, amd)")
+    result = kernel.inspect(*values, backend=args.backend)
+    print(result.source)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    from pygpgpu_core._version import __version__
+
+    parser = argparse.ArgumentParser(prog="pygpgpu", description="PyGPGPU: installation report, devices, "
+                                     "cache and generated sources. Without a command: info.")
+    parser.add_argument("--version", action="version", version=f"pygpgpu {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    info = sub.add_parser("info", help="versions, backends with libraries and devices, cache, PYGPGPU_* settings")
+    info.add_argument("--json", action="store_true", help="print the report as JSON")
+    info.set_defaults(func=_cmd_info)
+    devices = sub.add_parser("devices", help="one line per device")
+    devices.set_defaults(func=_cmd_devices)
+    cache = sub.add_parser("cache", help="the on-disk cache of generated sources and binaries")
+    cache.add_argument("action", choices=("info", "clear"), nargs="?", default="info")
+    cache.add_argument("--json", action="store_true", help="cache info as JSON")
+    cache.set_defaults(func=_cmd_cache)
+    inspect = sub.add_parser("inspect", help="print the source generated for a kernel and argument types")
+    inspect.add_argument("target", metavar="FILE.py:KERNEL")
+    inspect.add_argument("--types", required=True,
+                         help='argument types, e.g. "float32[:], float32[:], float32" ([:, :] for 2-D, '
+                              "float4[:] for vector rows, float/int for Python numbers)")
+    inspect.add_argument("--backend", default=None,
+                         help="backend or device whose dialect to print (opencl, cuda, hip; no device needed)")
+    inspect.set_defaults(func=_cmd_inspect)
+    return parser
+
+
+def main(argv: "Sequence[str] | None" = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+        argv.insert(0, "info")      # the default command, with its options (pygpgpu --json)
+    args = _parser().parse_args(argv)
+    from pygpgpu_core.errors import GPGPUError
+
+    try:
+        return args.func(args)
+    except (GPGPUError, ValueError, SyntaxError, TypeError) as exc:
+        print(f"pygpgpu {args.command}: error: {exc}", file=sys.stderr)
+        return 2
