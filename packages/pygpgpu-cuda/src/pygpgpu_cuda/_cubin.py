@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 import struct
 
-__all__ = ["is_cubin", "entry_names"]
+from pygpgpu_core.binary_check import EM_CUDA, elf_problem, fatbin_problem, ptx_problem
+
+__all__ = ["is_cubin", "entry_names", "image_problem"]
 
 _STT_FUNC = 2
 _STO_CUDA_ENTRY = 0x10
@@ -40,6 +42,20 @@ def _cubin_entries(image: bytes) -> list[str]:
                 end = image.index(b"\0", start)
                 names.append(image[start:end].decode())
     return names
+
+
+def image_problem(image: bytes) -> "str | None":
+    """Why ``cuModuleLoadData`` must not see ``image`` (a truncated or damaged CUBIN, fat binary
+    or PTX text, or something else), or None when its structure is sound. PTX must also end
+    with a NUL byte: the driver reads it as a C string."""
+    if image[:4] == b"\x7fELF":
+        return elf_problem(image, EM_CUDA)
+    if image[:4] == b"\x50\xed\x55\xba":
+        return fatbin_problem(image)
+    problem = ptx_problem(image)
+    if problem is None and not image.endswith(b"\0"):
+        return "the PTX text does not end with a NUL byte"
+    return problem
 
 
 def entry_names(image: bytes) -> list[str]:

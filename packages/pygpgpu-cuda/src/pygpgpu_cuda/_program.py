@@ -11,7 +11,7 @@ from pygpgpu_core.handles import Closeable
 from pygpgpu_core.errors import ClosedError, DriverError
 
 from . import __version__
-from ._cubin import entry_names, is_cubin
+from ._cubin import entry_names, image_problem, is_cubin
 from ._device import DEFAULT_LOCAL_SIZE
 from ._driver import check, driver_version
 from pygpgpu_core.lowlevel import bracket_call, kernel_attribute, kernel_symbol, launch_with_host_arrays
@@ -85,6 +85,10 @@ class CudaProgram(Closeable):
 
     def _load(self, image: bytes) -> None:
         ctx = self.context
+        problem = image_problem(image)      # checksums say nothing about structure: check it always
+        if problem is not None:              # the driver would read past the end and may crash
+            raise DriverError("cuda", "cuModuleLoadData", 200, "CUDA_ERROR_INVALID_IMAGE",
+                              f"the module image of {self.name!r} was not passed to the driver: {problem}")
         ctx.make_current()
         status = ctx.drv.cuModuleLoadData(byref(self.handle), image)
         if status:

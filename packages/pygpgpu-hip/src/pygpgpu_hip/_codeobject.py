@@ -12,7 +12,9 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-__all__ = ["KernelInfo", "read_code_object", "CodeObjectInfo"]
+from pygpgpu_core.binary_check import EM_AMDGPU, elf_problem, offload_bundle_problem
+
+__all__ = ["KernelInfo", "read_code_object", "CodeObjectInfo", "code_object_problem"]
 
 _SHT_SYMTAB, _SHT_NOTE, _SHT_DYNSYM = 2, 7, 11
 _STT_OBJECT, _STT_FUNC = 1, 2
@@ -130,6 +132,16 @@ def _metadata(image: bytes, sections: list[tuple]) -> "dict | None":
                 return value if isinstance(value, dict) else None
             pos = desc_start + ((descsz + 3) & ~3)
     return None
+
+
+def code_object_problem(image: bytes) -> "str | None":
+    """Why ``hipModuleLoadData`` must not see ``image`` (a truncated or damaged AMDGPU ELF or
+    offload bundle, or something else), or None when its structure is sound."""
+    if image[:4] == b"\x7fELF":
+        return elf_problem(image, EM_AMDGPU)
+    if image.startswith(b"__CLANG_OFFLOAD_BUNDLE__"):
+        return offload_bundle_problem(image)
+    return "it is neither an AMDGPU code object (ELF) nor a clang offload bundle"
 
 
 def read_code_object(image: bytes) -> CodeObjectInfo:

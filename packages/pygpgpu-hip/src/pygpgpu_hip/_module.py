@@ -18,7 +18,7 @@ from pygpgpu_core.handles import OwnedHandle
 from pygpgpu_core.lowlevel import bracket_call, kernel_attribute, kernel_symbol, launch_with_host_arrays
 from pygpgpu_core.worksize import block_geometry, work_dims
 
-from ._codeobject import KernelInfo, read_code_object
+from ._codeobject import KernelInfo, code_object_problem, read_code_object
 from ._context import Buffer
 from ._hipapi import api, check
 from ._launch import ArgumentLayout, check_param_sizes, kind_of_value
@@ -70,6 +70,10 @@ class Program(OwnedHandle):
         context._adopt(self)
 
     def _load(self, code: bytes) -> int:
+        problem = code_object_problem(code)  # checksums say nothing about structure: check it always
+        if problem is not None:              # the runtime would read past the end and may crash
+            raise DriverError("hip", "hipModuleLoadData", 200, "hipErrorInvalidImage",
+                              f"the code object of {self.name!r} was not passed to the runtime: {problem}")
         self.context.activate()
         module = c_void_p()
         image = ctypes.create_string_buffer(code, len(code))

@@ -1,8 +1,10 @@
 """Structure checks of program binaries before they reach the driver.
 
 Drivers trust the binaries given to ``clCreateProgramWithBinary``; a damaged one can crash
-the process instead of failing the call. Two formats are checked: PoCL's and NVIDIA's (PTX
-text). Others pass unchecked, so only bytes that came from ``program.binary`` are safe.
+the process instead of failing the call. Every binary is checked, whatever its checksum says
+(the disk cache's and ``program.binary``'s checksums only prove the bytes are the ones stored):
+PoCL's format, NVIDIA's (PTX text) and ELF files (Intel, AMD) structurally; other formats pass
+to the driver unchecked.
 
 PoCL
 PoCL trusts the size fields of a binary given to ``clCreateProgramWithBinary``: a truncated
@@ -17,6 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import struct
+
+from pygpgpu_core.binary_check import elf_problem
 
 __all__ = ["seal", "checked_binary", "pocl_binary_problem", "ptx_binary_problem"]
 
@@ -95,21 +99,23 @@ def seal(raw: bytes) -> bytes:
     return _SEAL + hashlib.sha256(raw).digest() + raw
 
 
-def checked_binary(blob: bytes, *, trusted: bool = False) -> "tuple[bytes, str | None]":
+def checked_binary(blob: bytes) -> "tuple[bytes, str | None]":
     """``(bytes to hand the driver, problem)``: a sealed binary is unwrapped and its checksum
-    verified; a raw one is checked as far as its format is known (PTX is made NUL-terminated,
-    since the driver reads it as a C string). ``problem`` says why ``blob`` would crash or
-    confuse the driver. ``trusted`` bytes (our checksummed disk cache) skip the checks."""
-    if trusted:
-        return blob, None
+    verified; then the driver's bytes are checked as far as their format is known (PTX is made
+    NUL-terminated, since the driver reads it as a C string). ``problem`` says why ``blob``
+    would crash or confuse the driver."""
     if blob.startswith(_SEAL):
         head = len(_SEAL) + 32
         raw = blob[head:]
         if len(blob) < head or hashlib.sha256(raw).digest() != blob[len(_SEAL):head]:
             return raw, "its checksum does not match (a truncated or damaged copy of program.binary)"
-        return raw, None
+        blob = raw
+    if not blob:
+        return blob, "it is empty"
     if blob.startswith(_MAGIC):
         return blob, pocl_binary_problem(blob)
     if _looks_like_ptx(blob):
         return blob.rstrip(b"\0") + b"\0", ptx_binary_problem(blob)
+    if blob.startswith(b"\x7fELF"):
+        return blob, elf_problem(blob)
     return blob, None

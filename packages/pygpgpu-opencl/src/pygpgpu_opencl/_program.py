@@ -150,8 +150,8 @@ class Program(OwnedHandle):
             binary = None
         if binary is not None:
             try:
-                # checksummed by the cache and keyed with this driver's version: safe to hand over
-                self._handle = self._create_from_binary(binary, trusted=True)
+                # keyed with this driver's version; checked for structure like any other binary
+                self._handle = self._create_from_binary(binary)
                 self.build_log = self._build(from_binary=True)
                 self.from_cache = True
                 self._binary_bytes = binary
@@ -196,8 +196,8 @@ class Program(OwnedHandle):
         check(err.value, "clCreateProgramWithSource")
         return int(handle)
 
-    def _create_from_binary(self, binary: bytes, *, trusted: bool = False) -> int:
-        binary, problem = checked_binary(binary, trusted=trusted)
+    def _create_from_binary(self, binary: bytes) -> int:
+        binary, problem = checked_binary(binary)
         if problem is not None:  # the driver would read past the end and may crash the process
             raise DriverError("opencl", "clCreateProgramWithBinary", -42, "CL_INVALID_BINARY",
                               f"the program binary was not passed to the driver: {problem}")
