@@ -2,8 +2,11 @@
 
 Two kinds of entries, both written atomically:
 
-- ``<stem>.meta.json``: the parsed declarations plus the mtime and size of the file and of
-  every local header it includes. Any of those changing invalidates it (like ``.pyc``).
+- ``<stem>.meta.json``: the parsed declarations plus the mtime, size and SHA-256 of the file
+  and of every local header it includes. The content decides: a changed mtime or size is a
+  miss without reading the file, and when both match the content hash must match too (an
+  edit that keeps size and mtime, e.g. ``int*`` for ``float*`` within the clock's resolution
+  or by a tool that restores mtimes, is still seen).
 - ``<stem>.<device>-<key>.bin``: a compiled program for one device, checksummed, keyed by
   a hash of the compiled text (headers inlined), device name/arch, driver/compiler version
   and options; older binaries of the same file and device are removed when a new one lands.
@@ -25,15 +28,33 @@ from .._cachedir import make_private_dirs, unsafe_reason, warn_once
 from ..cache import PACKAGE_VERSION, DiskCache, atomic_write, cache_root
 from ..cdecl import ParsedFile
 
-__all__ = ["SourceCache", "file_stamp"]
+__all__ = ["SourceCache", "file_stamp", "stamp_matches"]
 
 
-def file_stamp(path: str) -> "list[int] | None":
+def file_stamp(path: str) -> "list | None":
+    """``[mtime_ns, size, sha256 hex]`` of a file, or None when it cannot be read."""
+    try:
+        st = os.stat(path)
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size, digest]
+
+
+def stamp_matches(path: str, stamp) -> bool:
+    """Whether ``path`` still has the content ``stamp`` recorded: mtime and size first (no
+    read when they differ), then the content hash."""
+    if not (isinstance(stamp, list) and len(stamp) == 3):
+        return False             # an older layout without a content hash: parse again
     try:
         st = os.stat(path)
     except OSError:
-        return None
-    return [st.st_mtime_ns, st.st_size]
+        return False
+    if [st.st_mtime_ns, st.st_size] != stamp[:2]:
+        return False
+    current = file_stamp(path)
+    return current is not None and current[2] == stamp[2]
 
 
 def _usable_beside(folder: Path) -> bool:
@@ -82,13 +103,13 @@ class SourceCache:
             if doc.get("package") != PACKAGE_VERSION or doc.get("source") != str(self.source):
                 return None
             for path, stamp in doc["stamps"].items():
-                if file_stamp(path) != stamp:
+                if not stamp_matches(path, stamp):
                     return None
             return ParsedFile.from_json(doc["parsed"])
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing, stale or corrupt: reparse
 
-    def store_meta(self, parsed: ParsedFile, stamps: "dict[str, list[int] | None]") -> None:
+    def store_meta(self, parsed: ParsedFile, stamps: "dict[str, list | None]") -> None:
         if self.folder is None or any(s is None for s in stamps.values()):
             return
         doc = {"package": PACKAGE_VERSION, "source": str(self.source), "stamps": stamps, "parsed": parsed.to_json()}
