@@ -17,14 +17,16 @@ import os
 import stat
 import sys
 import threading
-import warnings
 from pathlib import Path
+
+from .errors import PyGPGPUWarning
+from .logs import warn
 
 __all__ = ["CacheWarning", "default_location", "unsafe_reason", "make_private_dirs", "checked_folder",
            "warn_once"]
 
 
-class CacheWarning(UserWarning):
+class CacheWarning(PyGPGPUWarning):
     """The disk cache cannot be used (unsafe or unusable folder); PyGPGPU runs without it."""
 
 
@@ -38,10 +40,7 @@ def warn_once(key, message: str) -> None:
         if key in _warned:
             return
         _warned.add(key)
-    level, frame = 2, sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(("pygpgpu", "importlib")):
-        level, frame = level + 1, frame.f_back
-    warnings.warn(message, CacheWarning, stacklevel=level)
+    warn(message, CacheWarning)
 
 
 def default_location() -> "tuple[Path, str]":

@@ -15,6 +15,7 @@ __all__ = [
     "DriverError",
     "ContextLost",
     "ClosedError",
+    "PyGPGPUWarning",
 ]
 
 
@@ -84,3 +85,8 @@ class ClosedError(GPGPUError, ValueError):
 
     def __init__(self, what: str):
         super().__init__(f"{what} is closed; create a new one instead of reusing a closed object")
+
+
+class PyGPGPUWarning(UserWarning):
+    """Base category of every warning PyGPGPU issues, attributed to the user's line
+    (``warnings.filterwarnings("error", category=pygpgpu.PyGPGPUWarning)`` turns them into errors)."""

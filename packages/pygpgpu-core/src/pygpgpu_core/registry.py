@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import threading
-import warnings
 from typing import Any, Sequence
 
-from .errors import BackendUnavailable, DeviceNotFound, GPGPUError
+from . import logs
+from .errors import BackendUnavailable, DeviceNotFound, GPGPUError, PyGPGPUWarning
 from .selector import Selector, canonical_backend, parse_selector
 
 __all__ = [
@@ -74,11 +74,15 @@ def install_hint(backend: str) -> str:
             f"(README, Install): pip install --no-index --find-links dist 'pygpgpu[{backend}]'")
 
 
+class BackendWarning(PyGPGPUWarning, RuntimeWarning):
+    """An installed backend plug-in is broken: it failed to load or to list its devices."""
+
+
 def _record_failure(name: str, reason: str, *, warn: bool = True) -> None:
     _failures[name] = reason
     if warn and name not in _warned:
         _warned.add(name)
-        warnings.warn(f"pygpgpu backend {name!r} is unavailable: {reason}", RuntimeWarning, stacklevel=4)
+        logs.warn(f"pygpgpu backend {name!r} is unavailable: {reason}", BackendWarning)
 
 
 def get_backend(name: str) -> Any:

@@ -1,6 +1,7 @@
 """Programs (NVRTC-compiled, disk-cached, loaded modules) and their kernels."""
 from __future__ import annotations
 
+import time
 from ctypes import byref, c_int, c_size_t, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -8,6 +9,7 @@ import numpy as np
 
 from pygpgpu_core.cache import DiskCache, cache_key
 from pygpgpu_core.handles import Closeable
+from pygpgpu_core.logs import get_logger, log_build
 from pygpgpu_core.errors import ClosedError, DriverError
 
 from . import __version__
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["CudaProgram", "CudaKernel", "build_binary"]
 
 _CACHE = DiskCache("cuda")
+logger = get_logger("cuda")
 _BAD_IMAGE = {200, 209, 218, 222}  # invalid image / no binary for GPU / PTX too new
 _FUNC_MAX_THREADS, _FUNC_SHARED_STATIC, _FUNC_NUM_REGS, _FUNC_MAX_DYNAMIC_SHARED = 0, 1, 4, 8
 
@@ -46,8 +49,12 @@ def build_binary(source: str, arch: str, options: Sequence[str], name: str, *, u
     if use_cache:
         image = _CACHE.get(key, ".cubin")
         if image is not None:
+            logger.debug("binary cache hit: %s for %s (key %s)", name, arch, key)
             return image, "", True
+    logger.debug("binary cache miss: compiling %s for %s with NVRTC (key %s)", name, arch, key)
+    started = time.perf_counter()
     image, log = compile_with_log(source, arch, options, name=name or "kernel.cu")
+    log_build(logger, name or "kernel.cu", arch, time.perf_counter() - started, key)
     _CACHE.put(key, image, ".cubin")
     return image, log, False
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from typing import Sequence
 
 from pygpgpu_core.cache import DiskCache, cache_key
 from pygpgpu_core.errors import BackendUnavailable
+from pygpgpu_core.logs import get_logger, log_build
 
 from . import _archs, _clang, _hiprtc
 from ._archs import UnsupportedTarget
@@ -145,6 +147,7 @@ def compile_hip(source: str, arch: str = "gfx1030", options: "Sequence[str] | st
 
 
 _cache = DiskCache("hip")
+logger = get_logger("hip")
 
 
 def build_code_object(source: str, arch: str, options: "Sequence[str] | str" = (), *, name: str = "kernel.hip",
@@ -162,8 +165,12 @@ def build_code_object(source: str, arch: str, options: "Sequence[str] | str" = (
     if use_cache:
         code = _cache.get(key, ".hsaco")
         if code is not None:
+            logger.debug("binary cache hit: %s for %s (key %s)", name, arch, key)
             return code, "", True
+    logger.debug("binary cache miss: compiling %s for %s with %s (key %s)", name, arch, kind, key)
+    started = time.perf_counter()
     code, log = compile_with_log(source, arch, opts, name=name)
+    log_build(logger, name, arch, time.perf_counter() - started, key)
     _cache.put(key, code, ".hsaco")
     return code, log, False
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Sequence
 from pygpgpu_core.cache import DiskCache, atomic_write, cache_key
 from pygpgpu_core.errors import CompileError, DriverError, GPGPUError
 from pygpgpu_core.handles import OwnedHandle
+from pygpgpu_core.logs import get_logger, log_build
 
 from . import _constants as C
 from ._kernel import Kernel
@@ -31,6 +32,7 @@ __all__ = ["Program", "KernelNotFound", "normalize_options", "DEFAULT_STD"]
 
 DEFAULT_STD = "-cl-std=CL1.2"
 _CACHE = DiskCache("opencl")
+log = get_logger("opencl")
 
 
 class KernelNotFound(GPGPUError, LookupError):
@@ -155,16 +157,21 @@ class Program(OwnedHandle):
                 self.build_log = self._build(from_binary=True)
                 self.from_cache = True
                 self._binary_bytes = binary
-            except (GPGPUError, OSError):
+                log.debug("binary cache hit: %s for %s (key %s)", self.name, context.device.selector, key)
+            except (GPGPUError, OSError) as exc:
                 # A binary from an older driver or a damaged entry: never trusted, rebuilt.
+                log.debug("binary cache entry %s refused (%s): rebuilding %s", key, exc, self.name)
                 self._discard_failed_handle()
                 try:
                     _CACHE.path(key).unlink(missing_ok=True)
                 except OSError:
                     pass
         if self._handle is None:
+            log.debug("binary cache miss: building %s for %s (key %s)", self.name, context.device.selector, key)
+            started = time.perf_counter()
             self._handle = self._create_from_source()
             self.build_log = self._build(from_binary=False, key=key)
+            log_build(log, self.name, context.device.selector, time.perf_counter() - started, key)
             binary = self._binary()
             if binary:
                 self._binary_bytes = binary

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect as _inspect
+import logging
 import time
 from dataclasses import dataclass
 
@@ -17,12 +18,13 @@ import numpy as np
 from pygpgpu_core import registry
 from pygpgpu_core.cache import atomic_write, cache_dir
 from pygpgpu_core.errors import CompileError, GPGPUError
+from pygpgpu_core.logs import logged_launcher
 
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
 from ._launch import LaunchPlan
 from ._signature import INDEX_LIMIT, FAST_TOKENS, arg_token, is_device_array, spec_from_token
 from ._source import function_source
-from ._state import debug_enabled, log, refs_current, stats
+from ._state import log, refs_current, stats
 from ._types import Scalar
 
 __all__ = ["kernel", "KernelFunction", "Inspection"]
@@ -403,14 +405,17 @@ class KernelFunction:
             raise _with_source_path(exc, t, dialect) from None
         handle = program.kernel(t.name)
         stats["compiles"] += 1
-        if debug_enabled():
-            log.warning("pygpgpu: built %s on %s in %.1f ms", t.name, device.selector, (time.perf_counter() - t0) * 1e3)
+        debug = log.isEnabledFor(logging.DEBUG)   # decided here, on the cold path, for this plan's life
+        if debug:
+            log.debug("program %s ready on %s in %.1f ms", t.name, device.selector, (time.perf_counter() - t0) * 1e3)
         plan = (CheckedLaunchPlan if t.bounds_sites is not None else LaunchPlan)(
             t, handle, device, self._all_names(), self.py_func)
         plan._n_call_params = len(self._param_names)
         plan.set_alignment(self._flat_tokens(tokens) if dialect != "opencl" else ())
         plan.vector_arrays = [i for i, tok in enumerate(self._flat_tokens(tokens)) if isinstance(tok, tuple) and tok[0] == "av"]
         plan.program = program
+        if debug:
+            plan.launcher = logged_launcher(plan.launcher, t.name, device.selector)
         return plan
 
 

@@ -1,25 +1,20 @@
-"""Process-wide translator state: counters, the debug switch and the warm-call staleness check.
+"""Process-wide translator state: counters, the ``pygpgpu.translate`` logger and the warm-call staleness check.
 
 Kept apart from the translator so ``import pygpgpu_translate`` stays light: the AST machinery
 loads on the first translation.
 """
 from __future__ import annotations
 
-import logging
-import os
+from pygpgpu_core.logs import get_logger
 
-__all__ = ["stats", "log", "debug_enabled", "refs_current"]
+__all__ = ["stats", "log", "refs_current"]
 
-log = logging.getLogger("pygpgpu.translate")
+log = get_logger("translate")
 stats = {"translations": 0, "source_cache_hits": 0, "compiles": 0}
 """``translations``: AST -> source runs; ``source_cache_hits``: sources reused from disk;
 ``compiles``: programs handed to a backend to build (the backend may hit its binary cache)."""
 
 _MISSING = object()
-
-
-def debug_enabled() -> bool:
-    return os.environ.get("PYGPGPU_DEBUG", "") not in ("", "0")
 
 
 def refs_current(refs) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sys
 import time
@@ -27,7 +28,7 @@ from ._entry import build_kernel
 from ._dialects import dialect_for
 from ._emit import emit_program
 from ._source import function_source
-from ._state import debug_enabled, log, stats
+from ._state import log, stats
 from ._types import Scalar
 
 __all__ = ["Translation", "translate", "stats", "log"]
@@ -183,11 +184,11 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                 if deps_valid(t.deps):
                     t.refs = [(sys.modules[m].__dict__, n, sys.modules[m].__dict__[n]) for m, n, _k, _f in t.deps]
                     stats["source_cache_hits"] += 1
-                    if debug_enabled():
-                        log.warning("pygpgpu: %s: generated source from the disk cache (%s)", t.name, dialect_name)
+                    log.debug("generated-source cache hit: %s for %s (key %s)", t.name, dialect_name, key)
                     return t
             except Exception:    # any entry this translator cannot read is a miss, never a crash
                 pass
+    log.debug("translating %s for %s (generated-source cache key %s)", src.name, dialect_name, key or "none")
     t0 = time.perf_counter()
     dialect = dialect_for(dialect_name)
     prog = ProgramBuilder(dialect, default_float, index_bits, src.name)
@@ -219,8 +220,8 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                     sorted(features), _deps(prog), prog.bounds.sites if prog.bounds is not None else None)
     t.refs = [(g, n, v) for (g, n, v) in prog.global_refs.values()]
     stats["translations"] += 1
-    if debug_enabled():
-        log.warning("pygpgpu: translated %s for %s in %.1f ms", src.name, dialect_name, (time.perf_counter() - t0) * 1e3)
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("translated %s for %s in %.1f ms", src.name, dialect_name, (time.perf_counter() - t0) * 1e3)
     if key is not None:
         _disk.put(key, t.to_json().encode(), ".json")
     return t

@@ -44,6 +44,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "DriverError": ("pygpgpu_core.errors", "DriverError"),
     "ContextLost": ("pygpgpu_core.errors", "ContextLost"),
     "ClosedError": ("pygpgpu_core.errors", "ClosedError"),
+    "PyGPGPUWarning": ("pygpgpu_core.errors", "PyGPGPUWarning"),
 }
 
 # import hooks for handwritten kernel files: touching the name installs the finder
