@@ -95,6 +95,12 @@ class CudaDevice:
         if self._context is ctx:
             self._context = None
 
+    def __reduce__(self):
+        """Pickles as its selector; the receiving process looks the device up itself."""
+        from pygpgpu_core.pickling import reduce_device
+
+        return reduce_device(self)
+
     def __repr__(self) -> str:
         gib = self.global_mem_size / (1 << 30)
         return (f"<CudaDevice {self.selector} {self.name!r} {self.arch}, {self.compute_units} SMs, "

@@ -96,6 +96,12 @@ class Device:
     def __repr__(self) -> str:
         return f"<HIP Device {self.selector} {self.name!r} {self.target}>"
 
+    def __reduce__(self):
+        """Pickles as its selector; the receiving process looks the device up itself."""
+        from pygpgpu_core.pickling import reduce_device
+
+        return reduce_device(self)
+
 
 def _product(values) -> int:
     out = 1

@@ -172,6 +172,12 @@ class Device:
     def __hash__(self) -> int:
         return hash(("opencl", self.handle))
 
+    def __reduce__(self):
+        """Pickles as its selector; the receiving process looks the device up itself."""
+        from pygpgpu_core.pickling import reduce_device
+
+        return reduce_device(self)
+
 
 class OpenCLBackend:
     """The ``opencl`` entry in the ``pygpgpu.backends`` registry. Creating it loads nothing."""

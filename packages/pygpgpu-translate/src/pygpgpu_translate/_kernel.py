@@ -149,6 +149,10 @@ class _Configured:
     def __repr__(self):
         return f"<kernel {self._kf.__name__} {self._config.key()}>"
 
+    def __reduce__(self):          # the kernel, the brackets and the bound instance (_pickling)
+        from ._pickling import reduce_configured
+        return reduce_configured(self)
+
 
 class KernelFunction:
     """A Python function compiled for the GPU on first call, per argument types and device."""
@@ -194,6 +198,10 @@ class KernelFunction:
 
     def __repr__(self):
         return f"<pygpgpu kernel {self.__qualname__}>"
+
+    def __reduce__(self):          # by reference like a function, or by value with its source (_pickling)
+        from ._pickling import reduce_kernel
+        return reduce_kernel(self)
 
     def inspect(self, *args, backend=None, **kwargs):
         """Translate for ``args`` without running: ``.source``, ``.access``, ``.signature``, ``.work_size``."""

@@ -393,6 +393,12 @@ class DeviceArray:
         """Wait until every queued operation of this array's context has finished."""
         self.context.synchronize()
 
+    def __reduce__(self):
+        """Pickles as data + the device's selector (``pygpgpu_core.pickling``): never buffers or pools."""
+        from ..pickling import reduce_array
+
+        return reduce_array(self)
+
     # -- interop ------------------------------------------------------------------------------
     def _dl_device(self) -> tuple[int, int]:
         name = backend_name(self.device)
