@@ -28,11 +28,13 @@ def work_dims(value: Any, what: str) -> tuple[int, ...]:
 
 def block_geometry(global_size: Any, local_size: Any, *, default_local: Sequence[int], max_threads: int,
                    max_block_dims: Sequence[int], max_grid_dims: Sequence[int], device_name: str,
-                   kernel_name: str) -> "tuple[int, ...] | None":
+                   kernel_name: str, max_work_per_dim: "int | None" = None) -> "tuple[int, ...] | None":
     """``(gx, gy, gz, bx, by, bz)`` for total-work sizes, or None when there is no work.
 
     ``local_size`` None picks ``default_local`` (for that many dimensions), clipped to the
-    global size and halved until it fits ``max_threads``.
+    global size and halved until it fits ``max_threads``. Launches past ``max_grid_dims`` blocks
+    (or ``max_work_per_dim`` threads, rounded up to whole blocks) in a dimension raise ValueError:
+    the driver would refuse them or wrap the count.
     """
     g = work_dims(global_size, "global_size")
     if local_size is None:
@@ -60,5 +62,8 @@ def block_geometry(global_size: Any, local_size: Any, *, default_local: Sequence
     for d, (x, limit) in enumerate(zip(grid, max_grid_dims)):
         if x > limit:
             raise ValueError(f"global_size {g} needs {x} blocks in dimension {d}; {device_name} allows {limit}: "
-                             "use a larger local size or a loop inside the kernel")
+                             "use a larger local size, several launches or a loop inside the kernel")
+        if max_work_per_dim is not None and x * b[d] > max_work_per_dim:
+            raise ValueError(f"global_size {g} needs {x * b[d]} threads in dimension {d}; {device_name} launches at "
+                             f"most {max_work_per_dim} a dimension: use several launches or a loop inside the kernel")
     return (grid + (1, 1, 1))[:3] + (b + (1, 1, 1))[:3]

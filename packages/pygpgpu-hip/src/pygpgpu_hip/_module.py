@@ -32,6 +32,8 @@ __all__ = ["Program", "Kernel"]
 # HIP limits every AMD GPU shares: 1024 threads a block side, 2**32 - 1 blocks a grid side.
 _MAX_BLOCK_DIMS = (1024, 1024, 1024)
 _MAX_GRID_DIMS = (2**32 - 1,) * 3
+# AMD's dispatch packet counts work items (not blocks) in 32 bits per dimension
+_MAX_WORK_PER_DIM = 2**32 - 1
 
 # The runtime rejects the image: stale cache entry, or code built for another target.
 _BAD_IMAGE = {200, 209, 218}
@@ -158,7 +160,8 @@ class Kernel(OwnedHandle):
         ndim = len(work_dims(global_size, "global_size"))
         geom = block_geometry(global_size, local_size, default_local=device.default_local_size(ndim),
                               max_threads=self.max_threads, max_block_dims=_MAX_BLOCK_DIMS,
-                              max_grid_dims=_MAX_GRID_DIMS, device_name=device.name, kernel_name=self.name)
+                              max_grid_dims=_MAX_GRID_DIMS, device_name=device.name, kernel_name=self.name,
+                              max_work_per_dim=_MAX_WORK_PER_DIM)
         try:
             if len(self._geometry_cache) > 4096:
                 self._geometry_cache.clear()

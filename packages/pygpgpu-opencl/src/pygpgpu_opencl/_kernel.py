@@ -61,14 +61,35 @@ def _dims(value: Any, what: str) -> tuple[int, ...]:
     raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
 
 
+# Work groups per dimension: PoCL dies with SIGILL from 2**32 groups in a dimension (measured with
+# PoCL 6 on x86-64), and other drivers keep group ids in 32 bits too, so no launch goes past this.
+MAX_GROUPS = 2**32 - 1
+
+
 def normalize_work_size(
-    global_size: Any, local_size: Any, max_group: int, max_items: Sequence[int], kernel: str = ""
+    global_size: Any, local_size: Any, max_group: int, max_items: Sequence[int], kernel: str = "",
+    address_bits: int = 64,
 ) -> tuple[int, tuple[int, ...], "tuple[int, ...] | None"]:
-    """``(dims, global, local)`` with global rounded up to a multiple of local; raises ValueError."""
+    """``(dims, global, local)`` with global rounded up to a multiple of local; raises ValueError
+    for sizes the device cannot launch (a size_t of ``address_bits`` on the device, at most
+    :data:`MAX_GROUPS` groups a dimension) instead of letting them wrap or crash the driver."""
     g = _dims(global_size, "global size")
     if any(v < 0 for v in g):
         raise ValueError(f"global size must not be negative, got {global_size!r}")
+    who = f"kernel {kernel!r}" if kernel else "this kernel"
+    size_max = 2**address_bits - 1
+    for d, v in enumerate(g):
+        if v > size_max:
+            raise ValueError(f"global size {v} in dimension {d} of {who} does not fit the device's size_t "
+                             f"({address_bits} bits, at most {size_max}); split the work into several launches "
+                             "or loop inside the kernel")
     if local_size is None:
+        for d, v in enumerate(g):
+            if v > MAX_GROUPS:
+                # the runtime picks the group size, possibly one that needs more than MAX_GROUPS groups
+                raise ValueError(f"global size {v} in dimension {d} of {who} is past 2**32 - 1 work items: give an "
+                                 f"explicit local size (k[({v}, 256)] or launch(global, local, ...)) so the launch "
+                                 f"needs at most {MAX_GROUPS} work groups a dimension")
         return len(g), g, None
     l = _dims(local_size, "local size")
     if len(l) != len(g):
@@ -78,7 +99,6 @@ def normalize_work_size(
     group = 1
     for v in l:
         group *= v
-    who = f"kernel {kernel!r}" if kernel else "this kernel"
     if group > max_group:
         raise ValueError(
             f"local size {local_size!r} has {group} work items per group but {who} allows at most "
@@ -87,6 +107,12 @@ def normalize_work_size(
     for d, (v, cap) in enumerate(zip(l, max_items)):
         if v > cap:
             raise ValueError(f"local size {v} in dimension {d} exceeds the device limit {cap} (CL_DEVICE_MAX_WORK_ITEM_SIZES)")
+    for d, (gv, lv) in enumerate(zip(g, l)):
+        groups = -(-gv // lv)
+        if groups > MAX_GROUPS or groups * lv > size_max:
+            raise ValueError(f"global size {gv} in dimension {d} of {who} needs {groups} work groups of {lv}; at most "
+                             f"{MAX_GROUPS} can be launched: use a larger local size, several launches or a loop "
+                             "inside the kernel")
     g = tuple(((gv + lv - 1) // lv) * lv for gv, lv in zip(g, l))
     return len(g), g, l
 
@@ -113,7 +139,8 @@ class _WorkSizeCache:
 
     def update(self, global_size: Any, local_size: Any) -> None:
         k = self.kernel
-        dims, g, l = normalize_work_size(global_size, local_size, k.work_group_size, k.device.max_work_item_sizes, k.name)
+        dims, g, l = normalize_work_size(global_size, local_size, k.work_group_size, k.device.max_work_item_sizes, k.name,
+                                         k.device.address_bits)
         gws = (c_size_t * 3)(*g)
         lws = (c_size_t * 3)(*l) if l is not None else None
         total = 1
@@ -351,7 +378,8 @@ class Kernel(OwnedHandle):
             pass
         global_size, local_size = split_work_bracket(config, self.name, self.device.selector)
         # Validate now so a bad bracket fails where it is written.
-        normalize_work_size(global_size, local_size, self.work_group_size, self.device.max_work_item_sizes, self.name)
+        normalize_work_size(global_size, local_size, self.work_group_size, self.device.max_work_item_sizes, self.name,
+                            self.device.address_bits)
         launch_sized = self.launch
 
         def launch(*args: Any) -> None:
