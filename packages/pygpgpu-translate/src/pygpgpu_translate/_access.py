@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import _ir as ir
 
-__all__ = ["analyze_function", "access_word", "streamed_arrays"]
+__all__ = ["analyze_function", "access_word", "streamed_arrays", "own_index_accesses"]
 
 
 def _walk_expr(e, acc, by_cname):
@@ -150,3 +150,107 @@ def streamed_arrays(fn: ir.Function, index: "tuple | None") -> set:
 
     stmts(fn.body, 0)
     return seen - other
+
+
+def _exits(body) -> bool:
+    """Whether ``body`` (at any depth) may end the work item early (``continue``/``break`` of the
+    domain loop are lowered to returns)."""
+    for s in body:
+        if isinstance(s, ir.Return):
+            return True
+        if isinstance(s, ir.If) and (_exits(s.body) or _exits(s.orelse)):
+            return True
+        if isinstance(s, (ir.While, ir.For)) and _exits(s.body):
+            return True
+    return False
+
+
+def _assigned_names(body, out: dict) -> dict:
+    """C name -> how often it is assigned (loop variables included), at any depth."""
+    for s in body:
+        if isinstance(s, ir.Assign):
+            out[s.target.name] = out.get(s.target.name, 0) + 1
+        elif isinstance(s, ir.For):
+            out[s.var.name] = out.get(s.var.name, 0) + 1
+        if isinstance(s, ir.If):
+            _assigned_names(s.body, out)
+            _assigned_names(s.orelse, out)
+        elif isinstance(s, (ir.While, ir.For)):
+            _assigned_names(s.body, out)
+    return out
+
+
+def _mentions(e, name: str) -> bool:
+    if isinstance(e, ir.Var):
+        return e.name == name
+    for attr in ("a", "b", "cond"):
+        sub = getattr(e, attr, None)
+        if isinstance(sub, ir.Expr) and _mentions(sub, name):
+            return True
+    return False
+
+
+def own_index_accesses(fn: ir.Function, index: "tuple | None") -> dict:
+    """C pointer name -> Python line, for arrays that *every* work item of the domain reads or
+    writes at its own index (``out[i] = x[i]`` at the top of the domain loop, before anything that
+    may end the work item, outside branches, loops and short-circuit operands).
+
+    For these the whole domain must lie inside the array, exactly as the Python loop would index
+    it, so the launch checks their extents on the host (a shorter array would be read past its
+    end or written past it). Conditional accesses (``if i < len(x): x[i]``) are not included:
+    a shorter array is legitimate there."""
+    if not index or not fn.body:
+        return {}
+    guard = fn.body[-1]             # the domain loop is the kernel's last statement: if (id < _pyg_n0) {...}
+    if not (isinstance(guard, ir.If) and _mentions(guard.cond, "_pyg_n0")):
+        return {}
+    counts = _assigned_names(fn.body, {})
+    if any(counts.get(n, 0) != 1 for n in index):     # an index name rebound in the body: not the own index
+        return {}
+    found: dict = {}
+
+    def expr(e, line):
+        if isinstance(e, ir.Load):
+            if _at_own_index(e.array, e.index, index):
+                found.setdefault(e.array.cname, line)
+            expr(e.index, line)
+            return
+        if isinstance(e, ir.Ternary):
+            expr(e.cond, line)            # only one branch runs
+            return
+        if isinstance(e, ir.Bin) and e.op in ("&&", "||"):
+            expr(e.a, line)               # the right operand may not be evaluated
+            return
+        for attr in ("a", "b", "cond", "index"):
+            sub = getattr(e, attr, None)
+            if isinstance(sub, ir.Expr):
+                expr(sub, line)
+        for sub in getattr(e, "args", ()) or ():
+            if isinstance(sub, ir.Expr):
+                expr(sub, line)
+
+    for s in guard.body:
+        line = getattr(s, "line", 0)
+        if isinstance(s, ir.Store):
+            expr(s.index, line)
+            expr(s.value, line)
+            if _at_own_index(s.array, s.index, index):
+                found.setdefault(s.array.cname, line)
+        elif isinstance(s, (ir.Assign, ir.ExprStmt)):
+            expr(s.value, line)
+        elif isinstance(s, ir.If):
+            expr(s.cond, line)
+            if _exits(s.body) or _exits(s.orelse):
+                break
+        elif isinstance(s, ir.While):
+            expr(s.cond, line)
+            if _exits(s.body):
+                break
+        elif isinstance(s, ir.For):
+            for e in (s.start, s.stop, s.step):
+                expr(e, line)
+            if _exits(s.body):
+                break
+        elif isinstance(s, (ir.Return, ir.Break, ir.Continue)):
+            break
+    return found

@@ -22,7 +22,8 @@ from pygpgpu_core.logs import logged_launcher
 
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
 from ._launch import LaunchPlan
-from ._signature import INDEX_LIMIT, FAST_TOKENS, arg_token, is_device_array, spec_from_token
+from ._launch_checks import WideIndexNeeded, needs_wide_ids
+from ._signature import INDEX_LIMIT, FAST_TOKENS, arg_token, is_device_array, plain_ndarray, spec_from_token
 from ._source import function_source
 from ._state import log, refs_current, stats
 from ._types import Scalar
@@ -76,12 +77,13 @@ def _parse_work(item):
 
 
 class _Config:
-    __slots__ = ("selector", "global_size", "local_size")
+    __slots__ = ("selector", "global_size", "local_size", "wide")
 
     def __init__(self, selector=None, global_size=None, local_size=None):
         self.selector = selector
         self.global_size = global_size
         self.local_size = local_size
+        self.wide = needs_wide_ids(global_size)      # a work size past 32-bit ids: 64-bit indexing
 
     def merged(self, item) -> "_Config":
         c = _Config(self.selector, self.global_size, self.local_size)
@@ -99,6 +101,7 @@ class _Config:
                 return c
             item = rest[0] if len(rest) == 1 else rest
         c.global_size, c.local_size = _parse_work(item)
+        c.wide = needs_wide_ids(c.global_size)
         return c
 
     def key(self):
@@ -144,7 +147,7 @@ class _Configured:
         if kwargs:
             args = self._kf._bind(args, kwargs)
         sel = backend or self._config.selector
-        return self._kf._inspect(args, sel)
+        return self._kf._inspect(args, sel, self._config.wide)
 
     def __repr__(self):
         return f"<kernel {self._kf.__name__} {self._config.key()}>"
@@ -276,6 +279,10 @@ class KernelFunction:
                     values.append(None)
                 else:
                     values.append(v)
+        names = self._all_names()
+        for k, v in enumerate(values):
+            if isinstance(v, np.ndarray) and type(v) is not np.ndarray:    # np.memmap; masked arrays are refused
+                values[k] = plain_ndarray(v, names[k])
         return values
 
     def _signature(self, values):
@@ -340,9 +347,11 @@ class KernelFunction:
             self._translations[key] = t
         return t
 
-    def _inspect(self, args, backend):
+    def _inspect(self, args, backend, wide=False):
         values = self._call_values(args)
         tokens, bits = self._signature(values)
+        if wide:
+            bits = 64
         dialect = _dialect_of(backend)
         t = self._translation(dialect, tokens, bits, values[0] if self._is_method else None)
         if t.domain_ndim:
@@ -373,20 +382,31 @@ class KernelFunction:
                         big = True
             else:
                 tokens = tuple(tokens)
-                bits = 64 if big else 32
+                bits = 64 if big or config.wide else 32
                 plan = self._plans.get((id(device), tokens, bits))
                 if plan is not None and (not plan.t.refs or refs_current(plan.t.refs)):
-                    return plan.run(args, config.global_size, config.local_size)
+                    try:
+                        return plan.run(args, config.global_size, config.local_size)
+                    except WideIndexNeeded:      # nothing ran: the full path takes the 64-bit plan
+                        pass
         args = _adopt_foreign(args, device)
         values = self._call_values(args)
         tokens, bits = self._signature(values)
+        if config.wide:
+            bits = 64
+        try:
+            self._plan(device, tokens, bits, values).run(values, config.global_size, config.local_size)
+        except WideIndexNeeded:                  # the domain needs ids past 2**31: 64-bit indexing
+            self._plan(device, tokens, 64, values).run(values, config.global_size, config.local_size)
+
+    def _plan(self, device, tokens, bits, values):
         plan = self._plans.get((id(device), tokens, bits))
         if plan is None or not refs_current(plan.t.refs):
             if plan is not None:          # a helper or module constant was rebound: translate again
                 self._forget(tokens, bits)
             plan = self._build_plan(device, tokens, bits, values)
             self._plans[(id(device), tokens, bits)] = plan
-        plan.run(values, config.global_size, config.local_size)
+        return plan
 
     def _forget(self, tokens, bits):
         for key in [k for k in self._translations if k[1:3] == (tokens, bits)]:
@@ -421,6 +441,8 @@ class KernelFunction:
         plan._n_call_params = len(self._param_names)
         plan.set_alignment(self._flat_tokens(tokens) if dialect != "opencl" else ())
         plan.vector_arrays = [i for i, tok in enumerate(self._flat_tokens(tokens)) if isinstance(tok, tuple) and tok[0] == "av"]
+        plan.set_tokens(self._flat_tokens(tokens), t.int_meets or ())
+        plan.narrow = bits == 32
         plan.program = program
         if debug:
             plan.launcher = logged_launcher(plan.launcher, t.name, device.selector)

@@ -9,9 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._domain import build_function as compile_domain
+from ._launch_checks import (NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_int_ranges, extent_checker,
+                             reached)
 from ._signature import base_view, is_device_array
 
 __all__ = ["LaunchPlan"]
+
 
 class LaunchPlan:
     def __init__(self, translation, kernel_handle, device, param_names, func):
@@ -72,6 +75,18 @@ class LaunchPlan:
             else:
                 self.pack.append((4, item[1], None))
         self.align = {}                                   # numpy position -> alignment the kernel assumes
+        # host checks before a launch (_launch_checks): array extents the domain indexes, Python ints
+        # that must fit the types they meet (set_tokens), 32-bit ids (the kernel sets narrow), and
+        # the group size the kernel's local arrays imply when the call gives none
+        self.extent_check = (extent_checker(translation.extents, self.position, translation.name,
+                                            getattr(getattr(func, "__code__", None), "co_filename", ""),
+                                            translation.domain_ndim)
+                             if translation.extents else None)
+        self.int_checks = ()
+        self.swapped = ()
+        self.narrow = False
+        self.auto_local = automatic_local_size(translation, getattr(kernel_handle, "work_group_size", None)
+                                               or getattr(kernel_handle, "max_threads", None))
 
     def set_alignment(self, tokens) -> None:
         """Numpy row arrays the kernel reads as aligned vectors must be staged on that boundary."""
@@ -80,6 +95,13 @@ class LaunchPlan:
                 self.align[pos] = tok[4]
 
     def run(self, values, global_size, local_size):
+        if self.swapped:
+            return self._run_swapped(values, global_size, local_size)
+        return self._run(values, global_size, local_size)
+
+    def _run(self, values, global_size, local_size):
+        if self.int_checks:
+            check_int_ranges(self.int_checks, values, self.t.name)
         if self.vector_arrays:
             values = list(values)
             for pos in self.vector_arrays:
@@ -99,18 +121,37 @@ class LaunchPlan:
                     f"a magic loop (for i in range(x.shape[0]): ...), gpu.work_size(x) in the kernel, or a bracket "
                     f"work size: {self.t.name}[(total, local)](...) or {self.t.name}[total](...)")
             global_size = tuple(reversed(domain))
+            if self.narrow:
+                for g in global_size:
+                    if g > NARROW_MAX_WORK:
+                        raise WideIndexNeeded()
+            derived = True
+        else:
+            derived = False
         if 0 in global_size:
             return
-        if local_size is not None and len(local_size) != len(global_size):
+        if local_size is None:
+            if self.auto_local is not None:
+                local_size = self._automatic_local(global_size, domain)
+        elif len(local_size) != len(global_size):
             if len(local_size) > len(global_size):
                 raise ValueError(f"kernel {self.t.name!r}: local size {local_size} has more dimensions than the "
                                  f"work size {global_size}")
             local_size = tuple(local_size) + (1,) * (len(global_size) - len(local_size))
+        # ``whole``: the domain when this launch reaches all of it (only then may an array the kernel
+        # writes at every domain index skip its upload); a smaller bracket work size reaches part
+        whole = reach = domain
+        if domain is not None and not derived:
+            reach = reached(domain, global_size, local_size)
+            if reach != domain:
+                whole = None
+        if self.extent_check is not None and reach is not None:
+            self.extent_check(values, reach)
         packed = self._packed_resident(values, domain)
         if packed is not None:      # every array is resident on this device: nothing to stage or release
             self.launcher(global_size, local_size, packed)
             return
-        if self.small_cache is not False and self._run_small(values, global_size, local_size, domain):
+        if self.small_cache is not False and self._run_small(values, global_size, local_size, domain, whole):
             return
         buffers = {}
         staged = []
@@ -121,7 +162,7 @@ class LaunchPlan:
                 if type(a) is np.ndarray:
                     a = self._checked_numpy(a, name, writes)
                     st = self.stage_numpy(a, self.context, read=reads, write=writes,
-                                          overwrite=self._covers(a, covered, domain),
+                                          overwrite=self._covers(a, covered, whole),
                                           align=self.align.get(pos), sync=sync)
                     staged.append(st)
                     buf = st.buffer
@@ -138,7 +179,7 @@ class LaunchPlan:
                 st._download = False
                 st.finish()
 
-    def _run_small(self, values, global_size, local_size, domain) -> bool:
+    def _run_small(self, values, global_size, local_size, domain, whole) -> bool:
         """Launch with every numpy argument in one SmallBatch (one upload, one download, one
         wait); False, having done nothing, when some numpy argument is too large for that."""
         staging = self.staging
@@ -161,7 +202,7 @@ class LaunchPlan:
                 streamed = streamed and name in self.streamed
                 a = self._checked_numpy(a, name, writes, contiguous=False)
                 total += a.nbytes
-                group = staging.access_group(reads, writes, self._covers(a, covered, domain))
+                group = staging.access_group(reads, writes, self._covers(a, covered, whole))
                 key.append((a.nbytes, group))
                 ups.append(a if group <= staging.BOTH else None)
                 downs.append(a if staging.BOTH <= group <= staging.DOWNLOAD else None)
@@ -198,6 +239,48 @@ class LaunchPlan:
         if a.nbytes == 0:
             a = np.zeros(1, a.dtype)
         return a
+
+    def _automatic_local(self, global_size, domain):
+        """The group size the kernel's local arrays imply (a call without a local size)."""
+        local = self.auto_local
+        if isinstance(local, str):
+            raise ValueError(local)
+        if len(local) != len(global_size):
+            raise ValueError(f"kernel {self.t.name!r}: its local arrays have {len(local)} dimension(s), which implies "
+                             f"groups of shape {local}, but the work size {global_size} has {len(global_size)}; give "
+                             f"an explicit local size: {self.t.name}[(total, local)](...)")
+        if domain is None and any(g % n for g, n in zip(global_size, local)):
+            # no domain guards the work items past the end that rounding up to whole groups adds
+            raise ValueError(f"kernel {self.t.name!r}: the work size {global_size} is not a multiple of the group "
+                             f"size {local} its local arrays imply; pass a multiple, or an explicit local size "
+                             f"({self.t.name}[(total, local)](...)) and guard the extra work items")
+        return local
+
+    def _run_swapped(self, values, global_size, local_size):
+        """A launch with arrays in non-native byte order ('>f4' on x86): the kernel sees native
+        copies, and what it writes is copied back into the caller's arrays in their byte order."""
+        values = list(values)
+        back = []
+        writes = {pos: w for pos, _n, _r, w, _c in self.arrays}
+        for pos in self.swapped:
+            a = values[pos]
+            if isinstance(a, np.ndarray) and not a.dtype.isnative:
+                if writes.get(pos) and not a.flags.writeable:
+                    self._checked_numpy(a, self.param_names[pos], True)     # raises: read-only output
+                native = np.ascontiguousarray(a, a.dtype.newbyteorder("="))
+                values[pos] = native
+                if writes.get(pos):
+                    back.append((a, native))
+        self._run(values, global_size, local_size)
+        for a, native in back:
+            a[...] = native
+
+    def set_tokens(self, tokens, meets) -> None:
+        """Per-signature facts: arrays in non-native byte order, Python ints to range-check."""
+        from ._launch_checks import int_range_checks
+        self.swapped = tuple(pos for pos, tok in enumerate(tokens)
+                             if isinstance(tok, tuple) and tok[0] in ("a", "av") and not tok[1].isnative)
+        self.int_checks = int_range_checks(meets, self.position, tokens)
 
     @staticmethod
     def _covers(a, covered, domain):

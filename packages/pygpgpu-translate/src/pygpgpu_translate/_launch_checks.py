@@ -13,10 +13,10 @@ import numpy as np
 
 __all__ = [
     "NARROW_MAX_WORK",
-    "ExtentCheck",
     "WideIndexNeeded",
     "automatic_local_size",
     "check_int_ranges",
+    "extent_checker",
     "int_range_checks",
     "needs_wide_ids",
     "reached",
@@ -43,6 +43,11 @@ def reached(domain, global_size, local_size) -> tuple:
     when ``local_size`` is given (OpenCL and CUDA both launch whole groups), and dimensions the
     work size does not have reach one index."""
     nd = len(domain)
+    if nd == 1:                              # the common case, short: a warm bracket call pays this
+        g = global_size[0]
+        if local_size is not None:
+            g = -(-g // local_size[0]) * local_size[0]
+        return domain if g >= domain[0] else (g,)
     out = []
     for k in range(nd):
         d = nd - 1 - k                       # domain dim k is work dimension nd-1-k
@@ -60,42 +65,51 @@ def _shape_text(shape) -> str:
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-class ExtentCheck:
-    """Arrays every work item indexes at its own domain index (``out[i] = x[i]``): their extents
-    must cover the part of the domain the launch reaches, or the kernel would read past their end
-    (garbage) or write past it (heap corruption). Python would raise IndexError; the launch
-    raises ValueError naming the arrays, their shapes and the kernel line, before anything runs."""
+def extent_checker(extents, position, kernel: str, filename: str, ndim: int):
+    """``check(values, reach)`` for the arrays every work item indexes at its own domain index
+    (``out[i] = x[i]``, ``extents``: ``[name, line]``): their extents must cover the part of the
+    domain the launch reaches, or the kernel would read past their end (garbage) or write past it
+    (heap corruption). Python would raise IndexError; the check raises ValueError naming the
+    arrays, their shapes and the kernel line, before anything runs. For 1-D domains (the common
+    case) a warm call pays one attribute read and one compare per array."""
+    checks = tuple((position[name], name, line) for name, line in extents if name in position)
+    positions = tuple(pos for pos, _n, _l in checks)
 
-    __slots__ = ("checks", "filename", "kernel")
+    def fail(values, reach):
+        _extent_error(checks, values, reach, kernel, filename)
 
-    def __init__(self, extents, position, kernel: str, filename: str):
-        self.checks = tuple((position[name], name, line) for name, line in extents if name in position)
-        self.kernel = kernel
-        self.filename = filename
+    def check_1d(values, reach):
+        n = reach[0]
+        for pos in positions:
+            if values[pos].shape[0] < n:
+                fail(values, reach)
 
-    def __call__(self, values, reach) -> None:
-        for pos, _name, _line in self.checks:
+    def check_nd(values, reach):
+        for pos in positions:
             shape = values[pos].shape
             for k, n in enumerate(reach):
                 if shape[k] < n:
-                    self._fail(values, reach)
+                    fail(values, reach)
 
-    def _fail(self, values, reach):
-        short = []
-        listing = []
-        for pos, name, line in self.checks:
-            shape = tuple(values[pos].shape)
-            listing.append(f"{name} {_shape_text(shape)}")
-            if any(shape[k] < n for k, n in enumerate(reach)):
-                short.append((name, shape, line))
-        name, shape, line = short[0]
-        where = f"{os.path.basename(self.filename)}:{line}" if self.filename else f"line {line}"
-        names = ", ".join(repr(s[0]) for s in short)
-        raise ValueError(
-            f"kernel {self.kernel!r} ({where}): every work item indexes {names} at its own index, but the launch "
-            f"covers indices {_shape_text(reach)} and {name!r} has shape {_shape_text(shape)} (array shapes: "
-            f"{', '.join(listing)}). The kernel would read or write past the end of {names}; pass arrays at "
-            f"least as large as the loop's domain, or guard the access (if i < x.shape[0]: ...)")
+    return check_1d if ndim == 1 else check_nd
+
+
+def _extent_error(checks, values, reach, kernel, filename):
+    short = []
+    listing = []
+    for pos, name, line in checks:
+        shape = tuple(values[pos].shape)
+        listing.append(f"{name} {_shape_text(shape)}")
+        if any(shape[k] < n for k, n in enumerate(reach)):
+            short.append((name, shape, line))
+    name, shape, line = short[0]
+    where = f"{os.path.basename(filename)}:{line}" if filename else f"line {line}"
+    names = ", ".join(repr(s[0]) for s in short)
+    raise ValueError(
+        f"kernel {kernel!r} ({where}): every work item indexes {names} at its own index, but the launch "
+        f"covers indices {_shape_text(reach)} and {name!r} has shape {_shape_text(shape)} (array shapes: "
+        f"{', '.join(listing)}). The kernel would read or write past the end of {names}; pass arrays at "
+        f"least as large as the loop's domain, or guard the access (if i < x.shape[0]: ...)")
 
 
 def int_range_checks(meets, position, tokens) -> tuple:

@@ -10,7 +10,8 @@ import numpy as np
 from ._bindings import KernelParamSpec, vector_class_info
 from ._types import VECTOR_WIDTHS, ArrayType, Scalar, Vector
 
-__all__ = ["base_view", "vector_dtype_info", "arg_token", "spec_from_token", "is_device_array", "vector_value_info", "INDEX_LIMIT"]
+__all__ = ["base_view", "vector_dtype_info", "arg_token", "spec_from_token", "is_device_array", "vector_value_info",
+           "plain_ndarray", "INDEX_LIMIT"]
 
 INDEX_LIMIT = 2**31 - 1
 _SUPPORTED = {"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
@@ -66,6 +67,21 @@ def base_view(a):
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
     return a.view(base).reshape(a.shape + (slots,))
+
+
+def plain_ndarray(value, name: str):
+    """A numpy array subclass as the plain ndarray a kernel takes (``np.memmap``: a view of the
+    same memory, so the kernel's writes land in the mapped file); TypeError for the subclasses
+    whose elements do not mean what a kernel would see (masked arrays, np.matrix)."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(f"argument {name!r}: masked arrays cannot be passed to a kernel (the kernel would ignore the "
+                        f"mask); pass {name}.data to use every element, or {name}.filled(value) to replace the "
+                        "masked ones")
+    if isinstance(value, np.matrix):
+        raise TypeError(f"argument {name!r}: np.matrix cannot be passed to a kernel (it is always 2-D and indexes "
+                        f"differently); pass np.asarray({name}) for the 2-D array, or np.asarray({name}).ravel() "
+                        "for a vector")
+    return np.asarray(value)
 
 
 def _int_token(value):

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 
 from pygpgpu_core.cache import DiskCache, cache_key
 
-from ._access import access_word, analyze_function, streamed_arrays
+from ._access import access_word, analyze_function, own_index_accesses, streamed_arrays
 from ._builder import ProgramBuilder
 from ._bounds import BoundsChecks
 from ._domain import validate as validate_domain
 from ._entry import build_kernel
+from ._int_meets import int_meets
 from ._dialects import dialect_for
 from ._emit import emit_program
 from ._source import function_source
@@ -80,6 +81,9 @@ class Translation:
     features: list
     deps: list             # (module, name, kind, fingerprint)
     bounds_sites: list = None  # debug mode: site id -> [array, file, line, kind, helper, source line]
+    extents: list = None   # [array, line]: every work item accesses it at its own domain index (host extent check)
+    local_shapes: list = None  # shapes of the kernel's gpu.local_array declarations (automatic group size)
+    int_meets: list = None  # [scalar, dtype]: a Python int argument converted to that narrower type (range check)
 
     refs: list = None      # (globals dict, name, value) read by the translation: not stored on disk
 
@@ -105,6 +109,15 @@ class Translation:
             raise ValueError("bad streamed")
         if not all(isinstance(x, list) and len(x) == 4 for x in d["deps"]):
             raise ValueError("bad deps")
+        if not (isinstance(d["extents"], list) and all(isinstance(x, list) and len(x) == 2 and isinstance(x[0], str)
+                                                         and isinstance(x[1], int) for x in d["extents"])):
+            raise ValueError("bad extents")
+        if not (isinstance(d["local_shapes"], list)
+                and all(isinstance(x, list) and all(isinstance(n, int) for n in x) for x in d["local_shapes"])):
+            raise ValueError("bad local_shapes")
+        if not (isinstance(d["int_meets"], list)
+                and all(isinstance(x, list) and len(x) == 2 and np.dtype(x[1]).kind in "iu" for x in d["int_meets"])):
+            raise ValueError("bad int_meets")
         if d["bounds_sites"] is not None and not all(isinstance(x, list) and len(x) == 6 for x in d["bounds_sites"]):
             raise ValueError("bad bounds_sites")
         layout = []
@@ -125,7 +138,7 @@ class Translation:
 
 
 _FIELDS = {"name", "source", "dialect", "layout", "access", "covers", "streamed", "domain_plan", "domain_kind", "domain_ndim",
-           "uses_barrier", "features", "deps", "bounds_sites"}
+           "uses_barrier", "features", "deps", "bounds_sites", "extents", "local_shapes", "int_meets"}
 
 
 def _fingerprint(value):
@@ -208,6 +221,10 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
         prog.bounds.finish(kir.function, kir.layout, helpers)
     stream = streamed_arrays(kir.function, kir.domain_index)
     streamed = sorted(p.root for p in kir.function.params if p.root and p.name in stream)
+    own = own_index_accesses(kir.function, kir.domain_index)
+    extents = sorted([p.root, own[p.name]] for p in kir.function.params if p.root and p.name in own)
+    local_shapes = [list(d.array.type.static_shape) for d in prog.local_arrays]
+    meets = int_meets(kir.function, kir.layout)
     features = set(prog.features)
     prelude = _prelude(dialect_name, prog)
     if prog.bounds is not None:
@@ -217,7 +234,8 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
     dom = kir.domain
     t = Translation(src.name, text, dialect_name, kir.layout, access, sorted([k, v] for k, v in dom.covers.items()) if dom else [],
                     streamed, kir.domain_plan, dom.kind if dom else "", dom.ndim if dom else 0, kir.uses_barrier,
-                    sorted(features), _deps(prog), prog.bounds.sites if prog.bounds is not None else None)
+                    sorted(features), _deps(prog), prog.bounds.sites if prog.bounds is not None else None,
+                    extents, local_shapes, meets)
     t.refs = [(g, n, v) for (g, n, v) in prog.global_refs.values()]
     stats["translations"] += 1
     if log.isEnabledFor(logging.DEBUG):
