@@ -13,6 +13,7 @@ import weakref
 from typing import Any
 
 from pygpgpu_core.errors import ClosedError
+from pygpgpu_core.forking import FORKED, ForkedProcessError
 
 __all__ = ["Closeable", "OwnedHandle", "finalizing", "drain_at_exit"]
 
@@ -96,8 +97,17 @@ class OwnedHandle(Closeable):
     def _require(self) -> int:
         h = self._handle
         if h is None:
+            if self._closed_reason == FORKED:
+                raise ForkedProcessError(self.__dict__.get("_forked_backend", "its backend"), f"this {self._kind}")
             raise ClosedError(f"this {self._kind}{self._closed_reason}")
         return h
+
+    def _forget_after_fork(self, backend: str) -> None:
+        """In a forked child: drop the handle without giving it back (it is the parent's)."""
+        if self._handle is not None:
+            self._handle = None
+            self._closed_reason = FORKED
+            self._forked_backend = backend
 
     def close(self) -> None:
         """Release the handle. Calling it again does nothing."""

@@ -136,6 +136,15 @@ class PinCache:
             self._watch_gc()
             return True
 
+    def forget(self) -> None:
+        """Drop every entry without unregistering (in a forked child: the registrations are the
+        parent's, and the driver must not be called)."""
+        self._lock = threading.Lock()        # another thread may have held the old one at fork
+        self._pinned.clear()                 # the arrays stay alive as long as anything uses them
+        self._seen.clear()
+        self.held = 0
+        self._unwatch_gc()
+
     def clear(self) -> None:
         """Unregister everything (before the context goes away)."""
         with self._lock:

@@ -288,9 +288,10 @@ def get_pool(context: Any) -> MemoryPool:
             pool = None
         if pool is None or pool.closed:
             if getattr(context, "closed", False):
-                from .errors import ClosedError
+                from .forking import closed_error   # ForkedProcessError for a context inherited across fork
 
-                raise ClosedError(f"context of {getattr(context.device, 'selector', 'the device')}")
+                selector = getattr(context.device, "selector", "the device")
+                raise closed_error(context, f"context of {selector}", selector.split(":")[0])
             pool = MemoryPool(context)
             _pools[key] = pool
         return pool

@@ -10,8 +10,10 @@ import numpy as np
 
 from pygpgpu_core.handles import Closeable
 from pygpgpu_core.errors import ClosedError
+from pygpgpu_core.forking import FORKED, ForkedLibrary, closed_error
 from pygpgpu_core.hostpin import PIN_MIN, PinCache
 
+from . import _fork  # noqa: F401  (registers the fork handler)
 from ._driver import check, driver
 from ._memory import STAGING_THRESHOLD, CudaBuffer, PinnedStaging, host_mapped, is_pinned, pinned_empty
 
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
     from ._program import CudaProgram
 
 __all__ = ["CudaContext", "CudaStream"]
+
+_live_contexts: "weakref.WeakSet[CudaContext]" = weakref.WeakSet()   # dropped in a forked child
 
 
 class CudaStream:
@@ -92,6 +96,7 @@ class CudaContext(Closeable):
         self._pins: "PinCache | None" = None
         self._programs: dict[tuple, "CudaProgram"] = {}
         self.queue = CudaStream(self)
+        _live_contexts.add(self)
 
     @property
     def handle(self) -> int:
@@ -99,8 +104,8 @@ class CudaContext(Closeable):
         return self._handle.value or 0
 
     def make_current(self) -> None:
-        if self.closed:
-            raise ClosedError(f"the CUDA context of {self.device.selector}")
+        if self.closed:     # ForkedProcessError when it was inherited across fork
+            raise closed_error(self, f"the CUDA context of {self.device.selector}", "cuda")
         check(self.drv.cuCtxSetCurrent(self._handle), "cuCtxSetCurrent")
 
     def _track(self, obj: Any) -> None:
@@ -225,6 +230,22 @@ class CudaContext(Closeable):
         self.queue.synchronize()
 
     # -- lifetime ----------------------------------------------------------------------------
+    def _forget_after_fork(self) -> None:
+        """In a forked child: drop this context and everything made from it without a driver
+        call (they belong to the parent); using them raises ForkedProcessError."""
+        self.drv = ForkedLibrary("cuda")
+        self._closed_reason = FORKED
+        self.closed = True                    # buffers and pinned blocks then skip the driver
+        for obj in list(self._programs.values()) + list(self._live):
+            for k in getattr(obj, "_kernels", {}).values():
+                k.handle.value = None         # cached launchers refuse (see _launch._fail)
+        if self._pins is not None:
+            self._pins.forget()
+            self._pins = None
+        self._staging = None
+        self._programs = {}
+        self.device._forget_context(self)
+
     def close(self) -> None:
         """Free every buffer and module of this context and release the primary context."""
         if self.closed:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from pygpgpu_core.errors import ClosedError
+from pygpgpu_core.forking import closed_error
 from pygpgpu_core.protocols import LocalMemory
 
 from ._driver import check
@@ -196,8 +197,8 @@ def _explain(kernel: "CudaKernel", kinds: Sequence[ArgKind], args: Any, exc: Bas
 
 
 def _fail(kernel: "CudaKernel", status: int) -> None:
-    if not kernel.handle:  # its program was closed: the handle was set to NULL
-        raise ClosedError(f"the CUDA program of kernel {kernel.name!r}")
+    if not kernel.handle:  # its program was closed (or inherited across fork): the handle was set to NULL
+        raise closed_error(kernel.context, f"the CUDA program of kernel {kernel.name!r}", "cuda")
     check(status, "cuLaunchKernel", kernel.launch_hint(status))
 
 

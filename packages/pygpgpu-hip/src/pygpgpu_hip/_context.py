@@ -14,6 +14,7 @@ import numpy as np
 
 from pygpgpu_core.handles import OwnedHandle
 
+from . import _fork  # noqa: F401  (registers the fork handler)
 from ._hipapi import api, check
 
 if TYPE_CHECKING:
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from ._module import Program
 
 __all__ = ["Context", "Stream", "Buffer"]
+
+_live_contexts: "weakref.WeakSet[Context]" = weakref.WeakSet()   # dropped in a forked child
 
 
 class Stream(OwnedHandle):
@@ -53,6 +56,7 @@ class Context:
         self.device = device
         self.queue = Stream(device)
         self._children: "weakref.WeakSet[OwnedHandle]" = weakref.WeakSet()
+        _live_contexts.add(self)
 
     @property
     def closed(self) -> bool:
@@ -95,6 +99,15 @@ class Context:
 
     def synchronize(self) -> None:
         self.queue.synchronize()
+
+    def _forget_after_fork(self) -> None:
+        """In a forked child: drop the stream and everything made from it without a runtime
+        call (they belong to the parent); using them raises ForkedProcessError."""
+        for child in list(self._children):
+            for k in list(child.__dict__.get("_kernels", {}).values()):
+                k._forget_after_fork("hip")
+            child._forget_after_fork("hip")
+        self.queue._forget_after_fork("hip")
 
     def close(self) -> None:
         if self.queue.closed:

@@ -10,6 +10,7 @@ import numpy as np
 
 from pygpgpu_core.handles import OwnedHandle, drain_at_exit
 
+from . import _fork  # noqa: F401  (registers the fork handler)
 from ._buffer import Buffer
 from ._library import lib
 from ._program import Program
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from ._device import Device
 
 __all__ = ["Context", "Queue"]
+
+_live_contexts: "weakref.WeakSet[Context]" = weakref.WeakSet()   # dropped in a forked child
 
 
 class Queue(OwnedHandle):
@@ -71,6 +74,7 @@ class Context(OwnedHandle):
             raise
         self._queue_handle: "int | None" = self.queue._handle
         drain_at_exit(self)
+        _live_contexts.add(self)
 
     # --- lifetime ---------------------------------------------------------------------
     def _adopt(self, child: OwnedHandle) -> None:
@@ -86,6 +90,22 @@ class Context(OwnedHandle):
             self._require()  # raises ClosedError("this Context")
             q = self.queue._require()
         return q
+
+    def _forget_after_fork(self) -> None:
+        """In a forked child: drop this context, its queue and everything made from it without
+        a driver call (they belong to the parent); using them raises ForkedProcessError."""
+        for ref in list(self._children.values()):
+            child = ref()
+            if child is not None:
+                for k in list(child.__dict__.get("_kernels", {}).values()):
+                    k._forget_after_fork("opencl")
+                child._forget_after_fork("opencl")
+        self._children.clear()
+        self._queue_handle = None
+        queue = self.__dict__.get("queue")
+        if queue is not None:
+            queue._forget_after_fork("opencl")
+        OwnedHandle._forget_after_fork(self, "opencl")
 
     def close(self) -> None:
         """Free the device-array pool's cached blocks, then every buffer, program and kernel, then

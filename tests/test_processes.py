@@ -1,0 +1,126 @@
+"""Processes (issue 13, item 7): a process forked after a backend was used never hangs. Its first
+device use raises ForkedProcessError saying to use the spawn or forkserver start method, and
+worker processes started with spawn run kernels normally. Every scenario runs in a subprocess
+under a timeout: before the fix, the forked child waited forever."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+
+import pytest
+from isolated_run import Hung, run_isolated
+
+TIMEOUT = 240
+
+SCRIPT = textwrap.dedent('''
+    import json, multiprocessing as mp, os, sys
+    import numpy as np
+    from pygpgpu import kernel
+
+    BACKEND = sys.argv[1]
+
+    @kernel
+    def twice(x):
+        for i in range(x.shape[0]):
+            x[i] = x[i] * 2.0
+
+    def run_kernel(n):
+        x = np.arange(n, dtype=np.float32)
+        try:
+            twice[BACKEND](x)
+        except Exception as exc:
+            return [type(exc).__name__, str(exc)]
+        return ["ok", x.tolist()]
+
+    if __name__ == "__main__":
+        mode = sys.argv[2]
+        out = {}
+        if mode != "fork-before-use":
+            out["parent"] = run_kernel(4)                   # the backend is now in use here
+        if mode == "pool":
+            with mp.get_context("fork").Pool(2) as pool:
+                out["fork_pool"] = pool.map(run_kernel, [3, 5])
+                try:
+                    pool.apply(twice[BACKEND], (np.arange(4, dtype=np.float32),))
+                    out["fork_apply"] = "no error"
+                except Exception as exc:                    # sent back to the parent intact
+                    out["fork_apply"] = [type(exc).__name__, str(exc)]
+            with mp.get_context("spawn").Pool(1) as pool:
+                out["spawn_pool"] = pool.map(run_kernel, [3])
+        else:
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(r)
+                os.write(w, json.dumps(run_kernel(6)).encode())
+                os.close(w)
+                sys.exit(0)                                 # a normal exit: atexit handlers run
+            os.close(w)
+            data = b""
+            while chunk := os.read(r, 65536):
+                data += chunk
+            out["child"] = json.loads(data)
+            out["child_status"] = os.waitpid(pid, 0)[1]
+        out["parent_after"] = run_kernel(4)               # the parent's own state is untouched
+        print(json.dumps(out))
+''')
+
+
+def _run(tmp_path, backend, mode):
+    script = tmp_path / "forker.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, PYGPGPU_CACHE_DIR=str(tmp_path / "cache"))
+    try:
+        proc = run_isolated([sys.executable, str(script), backend, mode], TIMEOUT, env=env, cwd=tmp_path)
+    except Hung as exc:
+        pytest.fail(f"{mode}: the process hung: {exc}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _is_fork_error(result):
+    name, message = result
+    return name == "ForkedProcessError" and "spawn" in message and "forkserver" in message
+
+
+def test_fork_pool_after_first_use_raises_a_clear_error_and_spawn_works(tmp_path, backend):
+    out = _run(tmp_path, backend, "pool")
+    assert out["parent"] == ["ok", [0.0, 2.0, 4.0, 6.0]]
+    assert all(_is_fork_error(r) for r in out["fork_pool"]), out["fork_pool"]
+    assert _is_fork_error(out["fork_apply"]), out["fork_apply"]
+    assert out["spawn_pool"] == [["ok", [0.0, 2.0, 4.0]]]
+    assert out["parent_after"] == ["ok", [0.0, 2.0, 4.0, 6.0]]
+
+
+def test_os_fork_child_raises_and_exits_cleanly(tmp_path, backend):
+    out = _run(tmp_path, backend, "fork")
+    assert _is_fork_error(out["child"]), out["child"]
+    assert out["child_status"] == 0
+    assert out["parent_after"] == ["ok", [0.0, 2.0, 4.0, 6.0]]
+
+
+def test_fork_before_first_use_works_in_the_child(tmp_path, backend):
+    out = _run(tmp_path, backend, "fork-before-use")
+    assert out["child"] == ["ok", [float(2 * i) for i in range(6)]]
+    assert out["child_status"] == 0
+    assert out["parent_after"] == ["ok", [0.0, 2.0, 4.0, 6.0]]
+
+
+def test_pin_cache_forget_drops_entries_without_unregistering():
+    """What a forked child does with the parent's page-locked arrays (CUDA): forget, no driver call."""
+    import numpy as np
+
+    from pygpgpu_core.hostpin import PIN_MIN, PinCache
+
+    calls = []
+    cache = PinCache(lambda ptr, n: calls.append(("register", ptr)) or True,
+                     lambda ptr: calls.append(("unregister", ptr)), limit=1 << 30)
+    a = np.zeros(PIN_MIN, np.uint8)
+    assert not cache.pinned(a) and cache.pinned(a)       # registered on the second transfer
+    assert len(cache) == 1 and cache.held == PIN_MIN
+    cache.forget()
+    assert len(cache) == 0 and cache.held == 0
+    assert calls == [("register", a.ctypes.data)]         # never unregistered through the driver
+    assert cache.pinned(a) is False                       # and usable again (seen once more)
