@@ -1,0 +1,169 @@
+"""The example programs in examples/: each one run at a small size on each test backend and its
+result checked against numpy; each one run as a script once; pictures written with Pillow, or
+skipped with a note without it."""
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pygpgpu_core import registry
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SCRIPTS = sorted(p.name for p in EXAMPLES.glob("[0-9][0-9]_*.py"))
+SMALL = {"01_saxpy.py": 1000, "02_monte_carlo_pi.py": 512, "03_heat_diffusion.py": 40, "04_mandelbrot.py": 90,
+         "05_nbody.py": 64, "06_histogram.py": 5000, "07_blur_rgb.py": 48, "08_compare_backends.py": 2000,
+         "09_handwritten_kernel.py": 3000, "10_class_kernels.py": 1000}
+
+try:
+    import PIL  # noqa: F401
+    HAVE_PILLOW = True
+except ImportError:
+    HAVE_PILLOW = False
+
+
+@pytest.fixture
+def example(monkeypatch, tmp_path, backend):
+    """``example("04_mandelbrot")`` -> the module, running on ``backend``, pictures in tmp_path."""
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    monkeypatch.setenv("PYGPGPU_EXAMPLE_OUT", str(tmp_path))
+    monkeypatch.setenv("PYGPGPU_BACKEND", backend)     # the examples use the default device
+    return importlib.import_module
+
+
+def _png_size(path: Path) -> "tuple[int, int]":
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def _check_picture(tmp_path: Path, name: str, capsys, size: "tuple[int, int] | None" = None) -> None:
+    text = capsys.readouterr().out
+    if HAVE_PILLOW:
+        assert (tmp_path / name).exists(), text
+        if size is not None:
+            assert _png_size(tmp_path / name) == size
+    else:
+        assert f"skipped the picture {name}" in text or f"skipped the chart {name}" in text
+
+
+def test_every_example_is_tested():
+    assert set(SCRIPTS) == set(SMALL), "add the new example to SMALL and give it a test here"
+    assert "08_compare_backends.py" in SCRIPTS
+
+
+def test_saxpy(example):
+    r = example("01_saxpy").main(SMALL["01_saxpy.py"])
+    np.testing.assert_allclose(r["out"], np.float32(2) * r["x"] + r["y"], rtol=1e-6)
+
+
+def test_monte_carlo_pi_counts_match_the_host_generator(example):
+    mod = example("02_monte_carlo_pi")
+    r = mod.main(SMALL["02_monte_carlo_pi.py"])
+    host = mod.host_hits(r["seeds"])
+    # the same xorshift stream on both sides; a fused multiply-add may move a point on the circle
+    assert np.count_nonzero(r["hits"] != host) <= len(host) // 100 and np.abs(r["hits"] - host).max() <= 1
+    assert abs(r["pi"] - np.pi) < 0.05
+
+
+def test_heat_diffusion(example, tmp_path, capsys):
+    mod = example("03_heat_diffusion")
+    r = mod.main(SMALL["03_heat_diffusion.py"], steps=30)
+    np.testing.assert_allclose(r["result"], mod.host_steps(r["initial"], 30), atol=1e-3)
+    _check_picture(tmp_path, "heat_diffusion.png", capsys, (40, 40))
+
+
+def test_mandelbrot(example, tmp_path, capsys):
+    mod = example("04_mandelbrot")
+    r = mod.main(SMALL["04_mandelbrot.py"])
+    host = mod.host_mandelbrot(*r["counts"].shape, r["x0"], r["y0"], r["step"])
+    # float32 on both sides; a contracted multiply-add can flip a pixel on the set's boundary
+    assert np.mean(r["counts"] != host) < 0.01
+    assert 0 < np.count_nonzero(r["counts"] == mod.MAX_ITER) < r["counts"].size
+    _check_picture(tmp_path, "mandelbrot.png", capsys, (90, 60))
+
+
+def test_nbody_float4(example):
+    mod = example("05_nbody")
+    r = mod.main(SMALL["05_nbody.py"], steps=1)
+    pos, vel = mod.host_step(r["start"], np.zeros_like(r["start"]))
+    np.testing.assert_allclose(r["pos"], pos, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(r["vel"], vel, rtol=1e-3, atol=1e-5)
+    assert np.abs(r["vel"][:, :3]).max() > 0
+
+
+def test_histogram_atomics(example):
+    mod = example("06_histogram")
+    r = mod.main(SMALL["06_histogram.py"])
+    bins = np.minimum((r["data"] * np.float32(mod.BINS)).astype(np.int64), mod.BINS - 1)
+    np.testing.assert_array_equal(r["counts"], np.bincount(bins, minlength=mod.BINS))
+
+
+def test_blur_rgb_uint8(example, tmp_path, capsys):
+    mod = example("07_blur_rgb")
+    r = mod.main(SMALL["07_blur_rgb.py"])
+    assert r["out"].dtype == np.uint8
+    np.testing.assert_array_equal(r["out"], mod.host_blur(r["img"]))
+    _check_picture(tmp_path, "blur_rgb.png", capsys, (96, 27))
+
+
+def test_compare_backends_runs_every_device(example, tmp_path, capsys):
+    mod = example("08_compare_backends")
+    r = mod.main(SMALL["08_compare_backends.py"], repeats=2)
+    assert [s for s, _, _ in r["rows"]] == registry.available_devices()
+    for selector, out in r["outputs"].items():
+        np.testing.assert_allclose(out, mod.host_iterate(r["x"]), rtol=1e-4, err_msg=selector)
+    text = capsys.readouterr().out
+    assert all(s in text for s in r["outputs"])
+    if HAVE_PILLOW:
+        width, height = _png_size(tmp_path / "compare_backends.png")
+        assert height == 40 + 28 * len(r["rows"])
+    else:
+        assert "skipped the chart compare_backends.png" in text
+
+
+def test_handwritten_cl_kernel(example, backend):
+    if registry.get_device(backend).selector.split(":")[0] != "opencl":
+        pytest.skip("color_ops.cl is OpenCL C: it runs on OpenCL devices only")
+    mod = example("09_handwritten_kernel")
+    r = mod.main(SMALL["09_handwritten_kernel.py"])
+    out, luma = mod.host_adjust(r["rgba"], r["gain"], r["offset"])
+    np.testing.assert_array_equal(r["out"], out)
+    np.testing.assert_allclose(r["luma"], luma, rtol=1e-5, atol=1e-3)
+
+
+def test_class_kernels(example):
+    r = example("10_class_kernels").main(SMALL["10_class_kernels.py"])
+    np.testing.assert_allclose(r["first"], np.maximum(r["x"] * r["weights"] + np.float32(0.5), 0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(r["second"], np.maximum(r["x"] * r["weights"] - np.float32(0.25), 0), rtol=1e-5, atol=1e-6)
+
+
+def test_pictures_are_skipped_with_a_note_without_pillow(example, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "PIL", None)          # `from PIL import ...` now raises ImportError
+    r = example("04_mandelbrot").main(30)
+    assert r["counts"].shape == (20, 30)
+    assert "skipped the picture mandelbrot.png: Pillow is not installed" in capsys.readouterr().out
+    assert not (tmp_path / "mandelbrot.png").exists()
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_example_runs_as_a_script(script, tmp_path):
+    if not registry.available_devices():
+        pytest.skip("no device: the examples need one")
+    env = {**os.environ, "PYGPGPU_EXAMPLE_OUT": str(tmp_path)}
+    out = subprocess.run([sys.executable, str(EXAMPLES / script), str(SMALL[script])], capture_output=True,
+                         text=True, env=env, cwd=tmp_path, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() and "Traceback" not in out.stderr
+
+
+def test_demo_still_runs():
+    if not registry.available_devices():
+        pytest.skip("no device: the demo needs one")
+    out = subprocess.run([sys.executable, str(EXAMPLES / "demo.py")], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "result check: OK" in out.stdout, out.stderr
