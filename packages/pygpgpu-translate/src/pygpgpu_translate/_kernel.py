@@ -212,6 +212,12 @@ class KernelFunction:
             args = self._bind(args, kwargs)
         return self._inspect(args, backend or self.backend)
 
+    def split(self, devices, weights=None):
+        """``k.split(["opencl:0", "opencl:1"])(x, out)``: one 1-D launch divided among devices that run
+        at once; numpy arrays are sliced per device, scalars passed as they are (_split)."""
+        from ._split import SplitKernel
+        return SplitKernel(self, devices, weights)
+
     def _bind(self, args, kwargs):
         """Keyword arguments and defaults -> the positional tuple the fast path expects."""
         sig = _inspect.signature(self.py_func)

@@ -1,0 +1,147 @@
+"""Several devices at once (issue 19, item 4), on two PoCL devices.
+
+``POCL_DEVICES="pthread pthread"`` gives ``opencl:0`` and ``opencl:1``; it is read when PoCL
+starts, so each case runs in a fresh interpreter. Checked there, against numpy: the same kernel
+running concurrently from two threads, each on its own device with its own device arrays;
+``g.to(other_device)`` moving data between them (through the host: PoCL has no peer path);
+``k.split`` over both devices; a device array pickled on ``opencl:1`` unpickling there, and onto
+the default device in a process that has only one device.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from pygpgpu_core import registry
+from pygpgpu_core.errors import GPGPUError
+
+TESTS = Path(__file__).parent
+
+
+def _pocl_or_skip():
+    try:
+        devices = registry.backend_devices("opencl")
+    except GPGPUError as exc:
+        pytest.skip(f"no OpenCL device here: {exc}")
+    if not any("portable computing language" in d.platform.name.lower() for d in devices):
+        pytest.skip("PoCL is not installed here (POCL_DEVICES makes the two devices)")
+
+
+def _run(code: str, cwd, pocl_devices: str) -> dict:
+    env = dict(os.environ, POCL_DEVICES=pocl_devices, PYTHONPATH=os.pathsep.join(
+        [str(TESTS)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    env.pop("PYGPGPU_BACKEND", None)
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
+                          cwd=str(cwd), timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+_TWO_DEVICES = """
+import json, pickle, threading
+import numpy as np
+import pygpgpu, pygpgpu.numpy as gnp
+import _mp_kernels as mk
+
+report = {"devices": pygpgpu.available_devices()}
+n = 300_000
+data = {d: np.random.default_rng(k).standard_normal(n).astype(np.float32) for k, d in enumerate(("opencl:0", "opencl:1"))}
+start = threading.Barrier(2)
+results, errors = {}, []
+
+def worker(dev):
+    try:
+        x = gnp.asarray(data[dev], device=dev)          # this thread's own arrays on its own device
+        out = gnp.empty_like(x)
+        start.wait(timeout=60)
+        for rep in range(12):
+            mk.scale[dev](x, out, 0.5 + rep)
+            mk.scale[dev](out, x, 1.0)                  # device to device, no host copy
+        results[dev] = (x.get(), out.get(), x.device.selector, out.device.selector)
+    except BaseException as exc:
+        errors.append(repr(exc))
+
+threads = [threading.Thread(target=worker, args=(d,)) for d in ("opencl:0", "opencl:1")]
+for t in threads: t.start()
+for t in threads: t.join(timeout=240)
+report["errors"] = errors
+report["alive"] = [t.is_alive() for t in threads]
+for dev, (x, out, xs, os_) in results.items():
+    want = data[dev].copy()
+    for rep in range(12):
+        o = mk.scale_host(want, 0.5 + rep)
+        want = mk.scale_host(o, 1.0)
+    report[dev] = {"selectors": [xs, os_], "x_err": float(np.max(np.abs(x - want) / (1 + np.abs(want)))),
+                   "out_err": float(np.max(np.abs(out - o) / (1 + np.abs(o))))}
+
+gnp.reset_transfer_stats()
+g0 = gnp.asarray(data["opencl:0"], device="opencl:0")
+g1 = g0.to("opencl:1")
+stats = gnp.transfer_stats()
+r1 = gnp.empty_like(g1)
+mk.scale["opencl:1"](g1, r1, 3.0)
+back = r1.to("opencl:0")
+report["to"] = {"devices": [g1.device.selector, back.device.selector], "same": bool(np.array_equal(g1.get(), data["opencl:0"])),
+                "result_err": float(np.max(np.abs(back.get() - mk.scale_host(data["opencl:0"], 3.0)))),
+                "stats": {k: v for k, v in stats.items() if isinstance(v, int)}}
+
+x = data["opencl:1"]
+out = np.zeros_like(x)
+split = mk.scale.split(["opencl:0", "opencl:1"])
+parts = [(d.selector, lo, hi) for d, lo, hi in split.parts(x, out, 2.0)]
+split(x, out, 2.0)
+report["split"] = {"parts": parts, "err": float(np.max(np.abs(out - mk.scale_host(x, 2.0))))}
+heavy = np.zeros_like(x); mk.heavy.split(["opencl:1", "opencl:0"], weights=[3, 1])(x, heavy, 20)
+whole = np.zeros_like(x); mk.heavy["opencl:0"](x, whole, 20)
+report["split_heavy_equal"] = bool(np.array_equal(heavy, whole))
+try:
+    mk.reverse.split(["opencl:0", "opencl:1"])(x, out)
+    report["refused"] = None
+except ValueError as exc:
+    report["refused"] = str(exc)
+
+g = gnp.asarray(np.arange(7, dtype=np.int64), device="opencl:1")
+blob = pickle.dumps(g)
+report["pickled_here"] = pickle.loads(blob).device.selector
+with open("array-on-opencl1.pkl", "wb") as f:
+    f.write(blob)
+print(json.dumps(report))
+"""
+
+_ONE_DEVICE = """
+import json, pickle
+import numpy as np
+import pygpgpu
+with open("array-on-opencl1.pkl", "rb") as f:
+    g = pickle.load(f)
+print(json.dumps({"devices": pygpgpu.available_devices(), "device": g.device.selector, "data": g.get().tolist()}))
+"""
+
+
+def test_two_devices_at_once(tmp_path):
+    _pocl_or_skip()
+    r = _run(_TWO_DEVICES, tmp_path, "pthread pthread")
+    assert r["devices"][:2] == ["opencl:0", "opencl:1"]
+    assert r["errors"] == [] and r["alive"] == [False, False]
+    for dev in ("opencl:0", "opencl:1"):
+        assert r[dev]["selectors"] == [dev, dev]
+        assert r[dev]["x_err"] < 1e-5 and r[dev]["out_err"] < 1e-5, r[dev]
+    assert r["to"]["devices"] == ["opencl:1", "opencl:0"] and r["to"]["same"]
+    assert r["to"]["result_err"] < 1e-5
+    n_bytes = 300_000 * 4
+    stats = r["to"]["stats"]                                   # through the host: one copy each way
+    assert stats["d2h_bytes"] >= n_bytes and stats["h2d_bytes"] >= 2 * n_bytes, stats
+    assert r["split"]["parts"] == [["opencl:0", 0, 150_000], ["opencl:1", 150_000, 300_000]]
+    assert r["split"]["err"] < 1e-5
+    assert r["split_heavy_equal"]
+    assert r["refused"] and "own element" in r["refused"]
+    assert r["pickled_here"] == "opencl:1"
+
+    one = _run(_ONE_DEVICE, tmp_path, "pthread")            # no opencl:1 here: the default device
+    assert one["devices"][0] == "opencl:0" and "opencl:1" not in one["devices"]
+    assert one["device"] == "opencl:0" and one["data"] == list(range(7))
