@@ -397,3 +397,27 @@ def test_hip_style_limit_on_threads_per_dimension():
         block_geometry(2**32, 256, default_local=(256,), max_work_per_dim=2**32 - 1, **limits)
     with pytest.raises(ValueError, match="needs 8589934592 blocks"):      # CUDA-style grid limit in blocks
         block_geometry(2**41, 256, default_local=(256,), **dict(limits, max_grid_dims=(2**31 - 1, 65535, 65535)))
+
+
+@kernel
+def fill_twice(out, n):
+    for i in range(n * 2):
+        if i < out.shape[0]:
+            out[i] = i
+
+
+def test_a_domain_too_large_for_32_bit_ids_switches_to_64_bit_indexing(backend, monkeypatch):
+    # a domain computed at launch (range(n * 2) from an int32 scalar) can pass 2**31 - 2**16 only
+    # there; the 32-bit plan refuses before anything runs and the 64-bit plan launches instead.
+    # The threshold is lowered here so the test launches 200 work items, not 2**31.
+    from pygpgpu_translate import _launch
+    monkeypatch.setattr(_launch, "NARROW_MAX_WORK", 150)
+    fill_twice._plans.clear()
+    out = np.zeros(300, np.int32)
+    fill_twice[backend](out, 50)                # 100 work items: the 32-bit plan
+    assert {key[2] for key in fill_twice._plans} == {32}
+    fill_twice[backend](out, 100)               # 200 work items: past the (lowered) threshold
+    assert {key[2] for key in fill_twice._plans} == {32, 64}
+    np.testing.assert_array_equal(out, np.where(np.arange(300) < 200, np.arange(300), 0))
+    fill_twice[backend](out, 100)               # warm: same result through the 64-bit plan
+    np.testing.assert_array_equal(out, np.where(np.arange(300) < 200, np.arange(300), 0))
