@@ -122,10 +122,10 @@ def main():
     lines = [MARK_START, "## Host-side launch checks on PoCL (bench_launch_checks.py)", "",
              f"Measured {stamp} on {result['_device']}, Python {platform.python_version()}, numpy {np.__version__}; "
              f"µs per warm call, host side only (the enqueue is stubbed out: on this busy 2-core machine PoCL's launch "
-             f"latency varies by tens of µs), best of {ROUNDS} rounds of {REPS} calls and of three runs. The same plans are timed with "
-             "the checks switched on and off in alternating rounds, so the difference is the checks alone: the extent "
-             "check of "
-             "the arrays every work item indexes (saxpy: three arrays, one compare each), the range check of a "
+             f"latency varies by tens of µs), best of {ROUNDS} rounds of {REPS} calls and of three runs. The same "
+             "plans are timed with the checks switched on and off in alternating rounds, so the difference is the "
+             "checks alone: the extent check of the arrays every work item indexes (saxpy: three arrays, one compare "
+             "each), the range check of a "
              "Python int meeting int8 data, and for a bracket work size the part of the domain it reaches. "
              "2 shared cores: the numpy row (staging copies) varies by a few µs between runs, the resident rows by "
              "about 0.1 µs; the checks timed alone are the firmer numbers.", "",
