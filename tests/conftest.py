@@ -3,12 +3,18 @@
 ``PYGPGPU_TEST_BACKENDS=cuda,opencl`` selects the backends that execute kernels (default:
 every installed backend that has a device); an entry may be any device selector, e.g.
 ``opencl:nvidia`` to test NVIDIA's OpenCL on a machine that also has PoCL. ``PYGPGPU_REQUIRE_COMPILERS=1`` (set by CI)
-turns a missing NVRTC/hiprtc into a failure instead of a skip.
+turns a missing NVRTC, hiprtc, offline HIP clang/hipcc or oclgrind into a failure instead of a skip.
+``PYGPGPU_REQUIRE_DEVICES=opencl`` (CI; ``cuda,opencl`` on the GPU machine) does the same for devices:
+every test that would skip for want of a device of a listed backend fails instead, and the
+``backend`` fixture runs each listed backend even where it finds no device (so it fails there).
+Tests skip for a missing device only through :func:`skip_no_device`, for a missing tool only
+through :func:`skip_no_compiler`, so that both variables reach every such skip.
 """
 from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -19,17 +25,50 @@ from pygpgpu_core import registry  # noqa: E402
 from pygpgpu_core.errors import GPGPUError  # noqa: E402
 
 
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0")
+
+
+def _required_devices() -> "tuple[str, ...]":
+    names = tuple(b.strip().lower() for b in os.environ.get("PYGPGPU_REQUIRE_DEVICES", "").split(",") if b.strip())
+    unknown = [b for b in names if b not in registry.backend_names()]
+    if unknown:
+        raise pytest.UsageError(f"PYGPGPU_REQUIRE_DEVICES names unknown backends {unknown}; "
+                                f"use a comma-separated list of {registry.backend_names()}")
+    return names
+
+
+REQUIRED_DEVICES = _required_devices()
+
+
+def _backend_of(selector: str) -> str:
+    return selector.split(":")[0].strip().lower()
+
+
+def skip_no_device(backend_name: str, reason: str):
+    """Skip a test that needs a ``backend_name`` device this machine lacks, or fail it when
+    ``PYGPGPU_REQUIRE_DEVICES`` lists that backend (a required device must not go missing silently).
+    ``backend_name="any"``: the test needs some device, so any required backend makes it fail."""
+    if _backend_of(backend_name) in REQUIRED_DEVICES or (backend_name == "any" and REQUIRED_DEVICES):
+        pytest.fail(f"{reason} (PYGPGPU_REQUIRE_DEVICES={','.join(REQUIRED_DEVICES)} requires a "
+                    f"{_backend_of(backend_name)} device)")
+    pytest.skip(reason)
+
+
 def _selected_backends() -> list[str]:
     env = os.environ.get("PYGPGPU_TEST_BACKENDS", "").strip()
     if env:
-        return [b.strip() for b in env.split(",") if b.strip()]
-    names = []
-    for name in registry.backend_names():
-        try:
-            if registry.backend_devices(name):
-                names.append(name)
-        except GPGPUError:
-            pass
+        names = [b.strip() for b in env.split(",") if b.strip()]
+    else:
+        names = []
+        for name in registry.backend_names():
+            try:
+                if registry.backend_devices(name):
+                    names.append(name)
+            except GPGPUError:
+                pass
+    # a required backend runs even without a device: the backend fixture then fails for it
+    names += [b for b in REQUIRED_DEVICES if b not in {_backend_of(n) for n in names}]
     return names
 
 
@@ -41,9 +80,9 @@ def first_device(backend_name: str):
     try:
         devices = registry.backend_devices(backend_name)
     except GPGPUError as exc:
-        pytest.skip(f"no {backend_name} device here: {exc}")
+        skip_no_device(backend_name, f"no {backend_name} device here: {exc}")
     if not devices:
-        pytest.skip(f"no {backend_name} device here")
+        skip_no_device(backend_name, f"no {backend_name} device here")
     return devices[0]
 
 
@@ -52,11 +91,11 @@ def host_unified_opencl_device():
     try:
         devices = registry.backend_devices("opencl")
     except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device here: {exc}")
+        skip_no_device("opencl", f"no OpenCL device here: {exc}")
     for dev in devices:
         if dev.host_unified_memory:
             return dev
-    pytest.skip(f"no host-unified OpenCL device (such as PoCL) among {[d.selector for d in devices]}")
+    skip_no_device("opencl", f"no host-unified OpenCL device (such as PoCL) among {[d.selector for d in devices]}")
 
 
 def pytest_report_header(config):
@@ -71,7 +110,9 @@ def backend(request) -> str:
     try:
         registry.get_device(request.param)
     except GPGPUError as exc:
-        pytest.fail(f"PYGPGPU_TEST_BACKENDS asks for {request.param!r} but: {exc}")
+        asked = ("PYGPGPU_REQUIRE_DEVICES" if _backend_of(request.param) in REQUIRED_DEVICES
+                 and request.param not in os.environ.get("PYGPGPU_TEST_BACKENDS", "") else "PYGPGPU_TEST_BACKENDS")
+        pytest.fail(f"{asked} asks for {request.param!r} but: {exc}")
     return request.param
 
 
@@ -81,13 +122,29 @@ def device(backend):
 
 
 def _require_compilers() -> bool:
-    return os.environ.get("PYGPGPU_REQUIRE_COMPILERS", "") not in ("", "0")
+    return _env_flag("PYGPGPU_REQUIRE_COMPILERS")
 
 
-def _missing(what: str, exc: Exception):
+def skip_no_compiler(what: str, reason: "str | Exception"):
+    """Skip a test that needs a tool this machine lacks (NVRTC, hiprtc, clang, hipcc, oclgrind), or
+    fail it under ``PYGPGPU_REQUIRE_COMPILERS=1``."""
     if _require_compilers():
-        pytest.fail(f"{what} is required here (PYGPGPU_REQUIRE_COMPILERS=1) but unavailable: {exc}")
-    pytest.skip(f"{what} unavailable: {exc}")
+        pytest.fail(f"{what} is required here (PYGPGPU_REQUIRE_COMPILERS=1) but unavailable: {reason}")
+    pytest.skip(f"{what} unavailable: {reason}")
+
+
+_missing = skip_no_compiler
+
+
+OCLGRIND_ICD_LIB = Path("/usr/lib/oclgrind/liboclgrind-rt-icd.so")
+
+
+@pytest.fixture(scope="session")
+def oclgrind_icd() -> Path:
+    """oclgrind's OpenCL ICD library (the simulator that finds out-of-bounds accesses and races)."""
+    if not OCLGRIND_ICD_LIB.exists():
+        skip_no_compiler("oclgrind", f"{OCLGRIND_ICD_LIB} is missing (apt-get install oclgrind)")
+    return OCLGRIND_ICD_LIB
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ import pytest
 from pygpgpu_core import registry
 from pygpgpu_core.errors import ClosedError, CompileError, GPGPUError
 from pygpgpu_core.protocols import LocalMemory
+from conftest import skip_no_device
 
 VECADD = r"""
 extern "C" __global__ void vecadd(const float* a, const float* b, float* out, int n) {
@@ -29,13 +30,13 @@ def cuda_device():
     """The first CUDA device; skipped with the reason where CUDA has none."""
     selected = os.environ.get("PYGPGPU_TEST_BACKENDS", "").strip()
     if selected and "cuda" not in [b.strip() for b in selected.split(",")]:
-        pytest.skip(f"PYGPGPU_TEST_BACKENDS={selected!r} does not select cuda")
+        skip_no_device("cuda", f"PYGPGPU_TEST_BACKENDS={selected!r} does not select cuda")
     try:
         devices = registry.backend_devices("cuda")
     except GPGPUError as exc:
         if selected:
             pytest.fail(f"PYGPGPU_TEST_BACKENDS asks for cuda but: {exc}")
-        pytest.skip(f"no CUDA device: {exc}")
+        skip_no_device("cuda", f"no CUDA device: {exc}")
     return devices[0]
 
 
@@ -420,7 +421,7 @@ def test_illegal_address_reports_lost_context():
     try:
         registry.backend_devices("cuda")
     except GPGPUError as exc:
-        pytest.skip(f"no CUDA device: {exc}")
+        skip_no_device("cuda", f"no CUDA device: {exc}")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "LOST CUDA_ERROR_ILLEGAL_ADDRESS" in proc.stdout
@@ -432,7 +433,7 @@ def test_cuda_and_opencl_in_one_process(ctx):
     try:
         cl_device = registry.get_device("opencl")
     except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device to mix with: {exc}")
+        skip_no_device("opencl", f"no OpenCL device to mix with: {exc}")
     cl_src = r"""
     __kernel void vecadd(__global const float* a, __global const float* b, __global float* out, int n) {
         int i = get_global_id(0);

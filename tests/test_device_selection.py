@@ -21,6 +21,8 @@ from pygpgpu_core.device_order import ACCELERATOR, CPU, GPU, order_devices, type
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_translate import kernel
 
+from conftest import skip_no_device
+
 
 def _run(code: str, where, **env: str | None) -> subprocess.CompletedProcess:
     """Run ``code`` as a script file in ``where`` (kernels need a .py file for their source) in a
@@ -47,7 +49,7 @@ def _opencl_devices():
     try:
         return registry.backend_devices("opencl")
     except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device here: {exc}")
+        skip_no_device("opencl", f"no OpenCL device here: {exc}")
 
 
 def _pocl_devices():

@@ -7,7 +7,7 @@ import pytest
 import pygpgpu_core.gnp as gnp
 from pygpgpu_core import registry
 from pygpgpu_core.errors import GPGPUError
-from conftest import first_device
+from conftest import first_device, skip_no_device
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
           np.float16, np.float32, np.float64, np.complex64, np.complex128]
@@ -278,9 +278,9 @@ def _devices_of(name):
 def test_to_between_backends():
     cuda, opencl = _devices_of("cuda"), _devices_of("opencl")
     if isinstance(cuda, Exception) or not cuda:
-        pytest.skip(f"no CUDA device here ({cuda}); cuda<->opencl moves need one")
+        skip_no_device("cuda", f"no CUDA device here ({cuda}); cuda<->opencl moves need one")
     if isinstance(opencl, Exception) or not opencl:
-        pytest.skip(f"no OpenCL device here ({opencl})")
+        skip_no_device("opencl", f"no OpenCL device here ({opencl})")
     host = np.arange(1000, dtype=np.float32)
     g = gnp.asarray(host, device="cuda:0")
     o = g.to("opencl:0")

@@ -10,7 +10,7 @@ import pygpgpu_core.gnp as gnp
 from pygpgpu_core import registry
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_core.gnp import _dlpack
-from conftest import first_device, host_unified_opencl_device
+from conftest import first_device, host_unified_opencl_device, skip_no_device
 
 
 def _backend_of(device) -> str:
@@ -111,7 +111,7 @@ def test_opencl_device_memory_refuses_zero_copy_export():
     try:
         device = registry.backend_devices("opencl")[0]
     except (GPGPUError, IndexError) as exc:
-        pytest.skip(f"no OpenCL device here: {exc!r}")
+        skip_no_device("opencl", f"no OpenCL device here: {exc!r}")
     ctx = device.context()
     buf = ctx.buffer(16)  # plain device memory, not host-backed
     g = gnp.DeviceArray._wrap((4,), np.dtype(np.float32), device, buf, buf)

@@ -11,6 +11,7 @@ import pytest
 import pygpgpu_core.gnp as gnp
 from pygpgpu_core import mempool
 from pygpgpu_core.errors import ClosedError
+from conftest import skip_no_device
 
 
 def _rss_bytes() -> int:
@@ -91,7 +92,7 @@ def test_pool_released_when_context_closes():
     try:
         device = registry.backend_devices("opencl")[0]  # private contexts are an OpenCL feature
     except (GPGPUError, IndexError) as exc:
-        pytest.skip(f"no OpenCL device here: {exc!r}")
+        skip_no_device("opencl", f"no OpenCL device here: {exc!r}")
     from pygpgpu_opencl import Context
 
     ctx = Context(device)

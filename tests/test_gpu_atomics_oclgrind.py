@@ -55,7 +55,7 @@ _SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(not OCLGRIND_ICD_LIB.exists(), reason=f"oclgrind is not installed ({OCLGRIND_ICD_LIB} missing)")
+@pytest.mark.usefixtures("oclgrind_icd")   # skips without oclgrind; fails under PYGPGPU_REQUIRE_COMPILERS=1
 def test_all_atomics_race_free_and_exact_under_oclgrind(tmp_path):
     vendors = tmp_path / "vendors"
     vendors.mkdir()

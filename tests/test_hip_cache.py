@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import skip_no_compiler
+
 SOURCE = 'extern "C" __global__ void fill(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] = VALUE; }\n'
 
 
@@ -49,7 +51,7 @@ def test_each_key_input_forces_a_rebuild(counted, monkeypatch, change):
         try:
             _clang.find_compiler("clang")
         except Exception as exc:
-            pytest.skip(f"only one HIP compiler is installed: {exc}")
+            skip_no_compiler("clang", f"only one HIP compiler is installed: {exc}")
         monkeypatch.setenv("PYGPGPU_HIP_COMPILER", "clang")
         assert compiler.compiler_identity("clang") != compiler.compiler_identity("hiprtc")
     elif change == "package_version":

@@ -13,6 +13,7 @@ import pytest
 
 from pygpgpu_core.errors import BackendUnavailable, ClosedError, DriverError
 from pygpgpu_core.protocols import LocalMemory
+from conftest import skip_no_device
 
 _spec = importlib.util.spec_from_file_location("_hip_kernels", Path(__file__).with_name("test_hip_compile.py"))
 _kernels = importlib.util.module_from_spec(_spec)
@@ -28,7 +29,7 @@ def amd():
 
         devices = backend.devices()
     except BackendUnavailable as exc:
-        pytest.skip(f"needs an AMD GPU: {exc.reason}")
+        skip_no_device("hip", f"needs an AMD GPU: {exc.reason}")
     return devices[0]
 
 

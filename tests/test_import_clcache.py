@@ -16,6 +16,7 @@ from pygpgpu_core import kernel_files as kf
 from pygpgpu_core import registry
 from pygpgpu_core.cache import DiskCache
 from pygpgpu_core.errors import GPGPUError
+from conftest import skip_no_device
 
 SOURCE = """#include "affine.h"
 // {token}
@@ -34,7 +35,7 @@ def cl_device():
     try:
         return registry.get_device("opencl")
     except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device on this machine: {exc}")
+        skip_no_device("opencl", f"no OpenCL device on this machine: {exc}")
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from pygpgpu_core import cdecl
 from pygpgpu_core import kernel_files as kf
 from pygpgpu_core import registry
 from pygpgpu_core.errors import CompileError, GPGPUError
+from conftest import skip_no_device
 
 DATA = Path(__file__).parent / "kernel_files"
 
@@ -96,7 +97,7 @@ def test_opencl_struct_layout_matches_the_opencl_compiler():
     try:
         dev = registry.get_device("opencl")
     except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device on this machine: {exc}")
+        skip_no_device("opencl", f"no OpenCL device on this machine: {exc}")
     parsed = cdecl.parse_file(DATA / "particles.cl", "opencl")
     checks = []
     for i, (name, s) in enumerate(parsed.structs.items()):
@@ -143,7 +144,7 @@ def test_cu_file_runs_on_a_cuda_device(tmp_path):
     try:
         registry.get_device("cuda")
     except GPGPUError as exc:
-        pytest.skip(f"no CUDA device on this machine: {exc}")
+        skip_no_device("cuda", f"no CUDA device on this machine: {exc}")
     shutil.copy(DATA / "vecadd.cu", tmp_path)
     m = kf.load(tmp_path / "vecadd.cu")
     a = np.arange(1000, dtype=np.float32)

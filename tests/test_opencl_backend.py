@@ -15,15 +15,16 @@ from pygpgpu_core import registry
 from pygpgpu_core.errors import BackendUnavailable, DriverError
 from pygpgpu_opencl import STATUS_NAMES, check, status_name
 from pygpgpu_opencl._device import device_arch
+from conftest import skip_no_device
 
 
 def _devices():
     try:
         devices = pygpgpu_opencl.backend.devices()
     except BackendUnavailable as exc:
-        pytest.skip(f"no OpenCL runtime on this machine: {exc}")
+        skip_no_device("opencl", f"no OpenCL runtime on this machine: {exc}")
     if not devices:
-        pytest.skip("the OpenCL runtime lists no device")
+        skip_no_device("opencl", "the OpenCL runtime lists no device")
     return devices
 
 

@@ -8,6 +8,7 @@ import pygpgpu_opencl
 from pygpgpu_core.errors import BackendUnavailable, ClosedError, GPGPUError
 from pygpgpu_core.protocols import LocalMemory
 from pygpgpu_opencl import Context, KernelNotFound
+from conftest import skip_no_device
 
 SRC = """
 __kernel void vecadd(__global const float* a, __global const float* b, __global float* out, int n) {
@@ -26,9 +27,9 @@ def device():
     try:
         devices = pygpgpu_opencl.backend.devices()
     except BackendUnavailable as exc:
-        pytest.skip(f"no OpenCL runtime on this machine: {exc}")
+        skip_no_device("opencl", f"no OpenCL runtime on this machine: {exc}")
     if not devices:
-        pytest.skip("the OpenCL runtime lists no device")
+        skip_no_device("opencl", "the OpenCL runtime lists no device")
     return devices[0]
 
 

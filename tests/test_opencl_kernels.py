@@ -10,6 +10,7 @@ import pygpgpu_opencl
 from pygpgpu_core.errors import BackendUnavailable
 from pygpgpu_core.protocols import LocalMemory
 from pygpgpu_opencl import Buffer, Context, Kernel, Program
+from conftest import skip_no_device
 
 
 @pytest.fixture(scope="module")
@@ -17,9 +18,9 @@ def ctx() -> Context:
     try:
         devices = pygpgpu_opencl.backend.devices()
     except BackendUnavailable as exc:
-        pytest.skip(f"no OpenCL runtime on this machine: {exc}")
+        skip_no_device("opencl", f"no OpenCL runtime on this machine: {exc}")
     if not devices:
-        pytest.skip("the OpenCL runtime lists no device")
+        skip_no_device("opencl", "the OpenCL runtime lists no device")
     context = Context(devices[0])  # private, so closing tests elsewhere cannot affect it
     yield context
     context.close()

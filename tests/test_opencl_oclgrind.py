@@ -71,7 +71,7 @@ def _problems(log: str) -> list[str]:
     return [line for line in log.splitlines() if "Invalid" in line or "data race" in line.lower()]
 
 
-@pytest.mark.skipif(not OCLGRIND_ICD_LIB.exists(), reason=f"oclgrind is not installed ({OCLGRIND_ICD_LIB} missing)")
+@pytest.mark.usefixtures("oclgrind_icd")   # skips without oclgrind; fails under PYGPGPU_REQUIRE_COMPILERS=1
 def test_correct_kernel_is_clean_and_out_of_bounds_is_reported(tmp_path):
     out, log = _run_under_oclgrind(tmp_path, "correct")
     assert "CORRECT True" in out

@@ -7,6 +7,7 @@ import pytest
 from pygpgpu_core import registry
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_translate import kernel
+from conftest import skip_no_device
 
 
 @kernel
@@ -22,7 +23,7 @@ def _cuda_device():
     try:
         return registry.get_device("cuda")
     except GPGPUError as exc:
-        pytest.skip(f"no CUDA device: {exc}")
+        skip_no_device("cuda", f"no CUDA device: {exc}")
 
 
 def _foreign_modules():

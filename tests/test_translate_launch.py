@@ -13,6 +13,7 @@ from pygpgpu_core.vec_types import float4
 from pygpgpu_translate import Inspection, KernelFunction, kernel
 
 import test_translate_helpers as th
+from conftest import skip_no_device
 
 
 @kernel
@@ -28,7 +29,7 @@ def _xy(n=100):
 
 def test_plain_call_uses_the_default_backend():
     if not registry.available_devices():
-        pytest.skip("no device on this machine")
+        skip_no_device("any", "no device on this machine")
     x, y, out = _xy()
     saxpy(x, y, out, 2.0)
     np.testing.assert_array_equal(out, x * 2 + y)

@@ -68,7 +68,7 @@ def _run(tmp_path, mode):
     return proc.stdout, text, bad
 
 
-needs_oclgrind = pytest.mark.skipif(not OCLGRIND_ICD_LIB.exists(), reason="oclgrind is not installed (apt-get install oclgrind)")
+needs_oclgrind = pytest.mark.usefixtures("oclgrind_icd")   # skips without oclgrind; fails under PYGPGPU_REQUIRE_COMPILERS=1
 
 
 @needs_oclgrind

@@ -10,6 +10,7 @@ import pytest
 
 from pygpgpu_core import registry
 from pygpgpu_core.errors import CompileError, GPGPUError
+from conftest import skip_no_device
 
 COMPILE_ERRORS = (CompileError,)
 
@@ -53,7 +54,7 @@ def opencl_runner() -> _Runner:
             _RUNNER.append(exc)
     r = _RUNNER[0]
     if isinstance(r, Exception):
-        pytest.skip(f"no OpenCL device to execute on: {r}")
+        skip_no_device("opencl", f"no OpenCL device to execute on: {r}")
     return r
 
 
