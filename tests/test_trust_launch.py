@@ -247,6 +247,24 @@ def test_a_python_int_stored_into_a_narrower_array_raises(backend):
     assert (out == 7).all()
 
 
+def put(out, i, v):
+    out[i] = v
+
+
+@kernel
+def store_via_helper(c, out):
+    for i in range(out.shape[0]):
+        put(out, i, c)
+
+
+def test_a_python_int_stored_by_a_helper_is_checked_too(backend):
+    out = np.zeros(4, np.int8)
+    with pytest.raises(OverflowError, match=r"argument 'c'.*300 out of bounds for int8"):
+        store_via_helper[backend](300, out)
+    store_via_helper[backend](-5, out)
+    assert (out == -5).all()
+
+
 # ---- item 6: big-endian arrays -------------------------------------------------------------------
 @kernel
 def scale_add(x, out):

@@ -52,7 +52,7 @@ def _stmt_exprs(body):
 
 def int_meets(fn: ir.Function, layout: list) -> list:
     """``[python name, dtype name]`` for each narrower integer type a scalar parameter (or a local
-    copy of it) is converted to in the kernel body."""
+    copy of it, or a helper's parameter it is passed as) is converted to."""
     if len(fn.params) != len(layout):
         return []
     params = {}                                   # C name -> (Python name, C type)
@@ -61,21 +61,27 @@ def int_meets(fn: ir.Function, layout: list) -> list:
             params[p.name] = (item[1], p.type)
     if not params:
         return []
-    sources = {c: {c} for c in params}            # C name -> the parameters its value is a copy of
+    found: set = set()
+    _walk(fn, {c: {c} for c in params}, params, found, set())
+    return sorted([n, t] for n, t in found)
+
+
+def _walk(fn, sources, params, found, seen) -> None:
+    """Record in ``found`` the narrowing conversions in ``fn`` of the values in ``sources``
+    (C name -> the kernel parameters its value is a copy of), following helper calls."""
+    sources = {k: set(v) for k, v in sources.items()}
     changed = True
-    while changed:
+    while changed:                                # copies: k = c, k2 = k, widening casts included
         changed = False
         for s, e in _stmt_exprs(fn.body):
             if not isinstance(s, ir.Assign) or e is not s.value:
                 continue
-            v = e.a if isinstance(e, ir.Cast) and _is_int(e.type) and _is_int(e.a.type) else e
-            if isinstance(v, ir.Var) and v.name in sources and (v is e or all(
-                    _fits(params[c][1], e.type) for c in sources[v.name])):
+            v = _copied(e, sources, params)
+            if v is not None:
                 have = sources.setdefault(s.target.name, set())
-                if not sources[v.name] <= have:
-                    have |= sources[v.name]
+                if not sources[v] <= have:
+                    have |= sources[v]
                     changed = True
-    found = set()
     for _s, top in _stmt_exprs(fn.body):
         for e in _exprs(top):
             if isinstance(e, ir.Cast) and _is_int(e.type) and isinstance(e.a, ir.Var) and e.a.name in sources:
@@ -83,4 +89,27 @@ def int_meets(fn: ir.Function, layout: list) -> list:
                     pyname, ptype = params[c]
                     if not _fits(ptype, e.type.strong()):
                         found.add((pyname, e.type.name))
-    return sorted([n, t] for n, t in found)
+            helper = getattr(e, "helper", None) if isinstance(e, ir.Call) else None
+            if helper is not None:
+                passed = {}
+                for p, a in zip(helper.params, e.args):
+                    v = _copied(a, sources, params)
+                    if v is not None:
+                        passed[p.name] = sources[v]
+                key = (id(helper), tuple(sorted((k, tuple(sorted(v))) for k, v in passed.items())))
+                if passed and key not in seen:
+                    seen.add(key)
+                    _walk(helper, passed, params, found, seen)
+
+
+def _copied(e, sources, params):
+    """The C name whose value ``e`` carries unchanged (a variable, or a widening integer cast of
+    one), if it is a copy of a kernel parameter; else None."""
+    v = e
+    if isinstance(e, ir.Cast) and _is_int(e.type) and _is_int(e.a.type):
+        v = e.a
+    if not (isinstance(v, ir.Var) and v.name in sources):
+        return None
+    if v is not e and not all(_fits(params[c][1], e.type.strong()) for c in sources[v.name]):
+        return None
+    return v.name

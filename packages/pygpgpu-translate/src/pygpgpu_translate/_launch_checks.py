@@ -139,8 +139,8 @@ def check_int_ranges(checks, values, kernel: str) -> None:
             bad = [t for t in types if not np.iinfo(t).min <= v <= np.iinfo(t).max]
             raise OverflowError(
                 f"argument {name!r} of kernel {kernel!r}: Python integer {v} out of bounds for {bad[0]} (the kernel "
-                f"uses it with {' and '.join(sorted(set(types)))} values, where numpy raises the same error); pass a "
-                f"value in {lo}..{hi}, or use wider arrays")
+                f"converts it to {' and '.join(sorted(set(types)))} where it meets values of that type, as numpy does "
+                f"in arithmetic, which raises this error too); pass a value in {lo}..{hi}, or use wider arrays")
 
 
 def automatic_local_size(t, max_group: int | None):
