@@ -158,7 +158,10 @@ class _Configured:
 
 
 class KernelFunction:
-    """A Python function compiled for the GPU on first call, per argument types and device."""
+    """What ``@kernel`` returns: the Python function, compiled for the GPU on its first call per
+    argument types and device. Call it like the function; ``k["backend:device"]`` and
+    ``k[(global, local)]`` choose the device and the work size; ``k.inspect(*args)`` shows the
+    generated source; ``k.py_func`` is the original function. See :func:`kernel`."""
 
     def __init__(self, func, backend=None, default_float=None, debug=False):
         self._static = isinstance(func, staticmethod)
@@ -514,11 +517,48 @@ def _dialect_of(backend) -> str:
 
 
 def kernel(func=None, *, backend=None, default_float=None, debug=False):
-    """Decorate a Python function to run on the GPU: ``@kernel`` or ``@kernel(backend="cuda")``.
+    """Turn a plain Python function over arrays and scalars into a GPU kernel.
 
-    ``debug=True`` (or the environment variable ``PYGPGPU_BOUNDS_CHECK=1`` when the kernel is
-    defined) checks every array subscript on the device and raises IndexError, naming the array,
-    index, shape and Python line, for the first one out of bounds."""
+    Use it bare or with options::
+
+        @kernel
+        def saxpy(x, y, out, alpha):
+            for i in range(out.shape[0]):      # the launch domain: one work item per i
+                out[i] = alpha * x[i] + y[i]
+
+        @kernel(backend="cuda", default_float=np.float64, debug=True)
+        def ...
+
+    Calling the result translates the function for the argument types of that call (numpy or
+    ``pygpgpu.numpy`` arrays, numpy scalars, Python numbers, vectors) into OpenCL C, CUDA C++ or
+    HIP C++, compiles it once, caches both on disk, and runs it; numpy arrays are copied in and
+    back only as far as the kernel reads and writes them. Helpers the kernel calls stay plain,
+    undecorated Python.
+
+    Calling forms::
+
+        saxpy(x, y, out, 2.0)                      # default device: cuda, then hip, then opencl
+        saxpy["opencl"](x, y, out, 2.0)            # a backend, or a device: "cuda:1", "hip:gfx90a"
+        saxpy[(1 << 20, 256)](x, y, out, 2.0)      # a work size: (total work items, per group)
+        saxpy["cuda"][(1 << 20, 256)](...)         # both, in either order
+        saxpy.inspect(x, y, out, 2.0, backend="cuda").source   # the generated source, no device needed
+
+    The launch domain comes from the outermost ``for i in range(n)`` (or ``np.ndindex(shape)``,
+    ``np.ndenumerate(a)``, ``enumerate(a)``), from ``gpu.work_size(a)`` in a gid-style kernel, or
+    from a bracket; without any of these a call raises instead of guessing.
+
+    :param func: the function (when used as ``@kernel`` without parentheses).
+    :param backend: selector the kernel runs on when a call names none (``"cuda"``,
+        ``"opencl:1"``...); default: ``$PYGPGPU_BACKEND``, else the first backend with a device.
+    :param default_float: the type of a Python float on its own, ``np.float32`` (default) or
+        ``np.float64``.
+    :param debug: check every array subscript on the device and raise ``IndexError`` naming the
+        array, index, shape and Python line for the first one out of bounds (also switched on
+        for kernels defined while ``PYGPGPU_BOUNDS_CHECK=1``).
+    :returns: a :class:`KernelFunction`.
+    :raises SyntaxError: at the first call, for Python the translator does not accept, pointing
+        at your file and line and saying what to write instead.
+    """
     if func is None:
         return lambda f: KernelFunction(f, backend=backend, default_float=default_float, debug=debug)
     return KernelFunction(func, backend=backend, default_float=default_float, debug=debug)
