@@ -16,6 +16,7 @@ import numpy as np
 from .. import mempool
 from . import _dlpack
 from ._device import backend_name, resolve_target
+from ._summary import needs_summary, summary_repr, summary_str
 from ._transfer import download, record_transfer, upload
 
 _NOT_GIVEN: Any = object()  # tells "argument omitted" from an explicit None in __dlpack__
@@ -225,10 +226,14 @@ class DeviceArray:
         return iter(self.get())
 
     def __repr__(self) -> str:
+        if needs_summary(self.size):     # numpy's summary, reading only the elements it shows
+            return summary_repr(self, self.device.selector)
         body = repr(self.get())
         return f"{body[:-1]}, device='{self.device.selector}')"
 
     def __str__(self) -> str:
+        if needs_summary(self.size):
+            return summary_str(self)
         return str(self.get())
 
     def __format__(self, spec: str) -> str:
