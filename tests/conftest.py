@@ -13,6 +13,8 @@ through :func:`skip_no_compiler`, so that both variables reach every such skip.
 from __future__ import annotations
 
 import os
+import re
+import struct
 import tempfile
 from pathlib import Path
 
@@ -29,7 +31,7 @@ def _env_flag(name: str) -> bool:
     return os.environ.get(name, "") not in ("", "0")
 
 
-def _required_devices() -> "tuple[str, ...]":
+def _required_devices() -> tuple[str, ...]:
     names = tuple(b.strip().lower() for b in os.environ.get("PYGPGPU_REQUIRE_DEVICES", "").split(",") if b.strip())
     unknown = [b for b in names if b not in registry.backend_names()]
     if unknown:
@@ -125,7 +127,7 @@ def _require_compilers() -> bool:
     return _env_flag("PYGPGPU_REQUIRE_COMPILERS")
 
 
-def skip_no_compiler(what: str, reason: "str | Exception"):
+def skip_no_compiler(what: str, reason: str | Exception):
     """Skip a test that needs a tool this machine lacks (NVRTC, hiprtc, clang, hipcc, oclgrind), or
     fail it under ``PYGPGPU_REQUIRE_COMPILERS=1``."""
     if _require_compilers():
@@ -170,3 +172,37 @@ def hiprtc_compile():
     except Exception as exc:
         _missing("hiprtc", exc)
     return compile_hip
+
+
+# ---- what a compile-only test asserts: the binary is for the right machine and defines the kernels -------
+_EM_CUDA, _EM_AMDGPU = 190, 224
+_KERNEL_DEF = re.compile(r'extern\s+"C"\s+__global__[^(;{]*?\bvoid\s+(\w+)\s*\(')
+
+
+def kernel_names(source: str) -> list[str]:
+    """The ``extern "C" __global__`` kernels a CUDA/HIP source defines."""
+    return _KERNEL_DEF.findall(source)
+
+
+def _elf_machine(image: bytes) -> int:
+    assert isinstance(image, bytes) and image[:4] == b"\x7fELF", f"not an ELF image: {image[:16]!r}"
+    return struct.unpack_from("<H", image, 18)[0]
+
+
+def assert_cubin(image: bytes, source: str) -> None:
+    """``image`` is a CUBIN (an ELF for NVIDIA GPUs) holding every kernel ``source`` defines."""
+    assert _elf_machine(image) == _EM_CUDA, "not a CUBIN (ELF machine is not EM_CUDA)"
+    names = kernel_names(source)
+    assert names, "the source defines no extern \"C\" __global__ kernel"
+    for name in names:
+        assert name.encode() + b"\x00" in image, f"kernel {name!r} is not in the CUBIN"
+
+
+def assert_code_object(code: bytes, source: str) -> None:
+    """``code`` is an AMDGPU HSA code object with a symbol and a kernel descriptor for every kernel of ``source``."""
+    assert _elf_machine(code) == _EM_AMDGPU, "not an AMDGPU code object (ELF machine is not EM_AMDGPU)"
+    names = kernel_names(source)
+    assert names, "the source defines no extern \"C\" __global__ kernel"
+    for name in names:
+        assert name.encode() + b"\x00" in code and name.encode() + b".kd\x00" in code, \
+            f"kernel {name!r} (or its descriptor {name}.kd) is not in the code object"

@@ -325,14 +325,24 @@ def test_program_attributes(ctx):
 
 
 def test_zero_work_items_is_a_no_op(ctx):
+    """No work item runs: n says 8 elements, so one launched item (0 rounded up to a group) would write."""
     k = ctx.program(VECADD).kernel("vecadd")
+    a, b = np.ones(8, np.float32), np.full(8, 2.0, np.float32)
+    out = np.full(8, -5.0, np.float32)
+    k[0](a, b, out, np.int32(8))
+    k[(0, 64)](a, b, out, np.int32(8))
+    assert (out == -5.0).all() and (a == 1.0).all() and (b == 2.0).all()
     empty = np.zeros(0, np.float32)
-    k[0](empty, empty, empty, np.int32(0))
-    k[(0, 64)](empty, empty, empty, np.int32(0))
+    k[0](empty, empty, empty, np.int32(0))       # nothing to stage either
     fn = k.launcher(["buffer", "buffer", "buffer", np.int32])
-    buf = ctx.buffer(0)
-    fn(0, None, (buf, buf, buf, 0))
+    src, dst = ctx.buffer_from_host(a), ctx.buffer(out.nbytes)
+    dst.fill(np.float32(-5.0))
+    fn(0, None, (src, src, dst, 8))
+    fn((0,), (64,), (src, src, dst, 8))
+    zero = ctx.buffer(0)
+    fn(0, None, (zero, zero, zero, 0))
     ctx.synchronize()
+    assert (dst.read(np.zeros(8, np.float32)) == -5.0).all()
 
 
 def test_zero_copy_alignment_rule(ctx):

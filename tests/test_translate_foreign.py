@@ -7,7 +7,7 @@ import pytest
 from pygpgpu_core import registry
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_translate import kernel
-from conftest import skip_no_device
+from conftest import assert_code_object, assert_cubin, skip_no_device
 
 
 @kernel
@@ -75,8 +75,23 @@ def test_foreign_cuda_arrays_run_zero_copy(lib):
 
 def test_foreign_kernel_sources_compile(nvrtc_compile, hiprtc_compile):
     pos = np.zeros((8, 4), np.float32)
-    nvrtc_compile(scale_rows.inspect(pos, pos, 2.0, backend="cuda").source)
-    hiprtc_compile(scale_rows.inspect(pos, pos, 2.0, backend="hip").source, "gfx1030")
+    src = scale_rows.inspect(pos, pos, 2.0, backend="cuda").source
+    assert_cubin(nvrtc_compile(src), src)
+    src = scale_rows.inspect(pos, pos, 2.0, backend="hip").source
+    assert_code_object(hiprtc_compile(src, "gfx1030"), src)
+
+
+def test_foreign_kernel_with_numpy_arrays(backend):
+    """The kernel the foreign-array tests compile, run against its host reference on every backend
+    (CUDA too where a device is present, without torch or CuPy)."""
+    host = np.random.default_rng(3).standard_normal((37, 4)).astype(np.float32)
+    out = np.zeros_like(host)
+    odd = np.zeros(37 * 4 + 1, np.float32)[1:].reshape(37, 4)     # rows off the 16-byte boundary
+    scale_rows[backend](host, out, 2.0)
+    scale_rows[backend](host, odd, 2.0)
+    want = np.concatenate([host[:, :3] * 2, host[:, 3:] + 1], axis=1)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    np.testing.assert_allclose(odd, want, rtol=1e-6)
 
 
 def test_foreign_host_memory_is_refused_with_advice(backend):

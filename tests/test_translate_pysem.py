@@ -10,6 +10,7 @@ import pytest
 
 from pygpgpu_core import gpu
 from pygpgpu_translate import kernel
+from conftest import assert_code_object, assert_cubin
 
 
 def _fp64(device):
@@ -132,9 +133,10 @@ _CASES = [
 
 @pytest.mark.parametrize("dialect", ["cuda", "hip"])
 def test_cuda_and_hip_sources_compile(dialect, nvrtc_compile, hiprtc_compile):
+    # each kernel also runs against its host reference above, on CUDA too where a device is present
     for k, args in _CASES:
         src = k.inspect(*args(), backend=dialect).source
         if dialect == "cuda":
-            nvrtc_compile(src)
+            assert_cubin(nvrtc_compile(src), src)
         else:
-            hiprtc_compile(src, "gfx1030")
+            assert_code_object(hiprtc_compile(src, "gfx1030"), src)

@@ -7,6 +7,7 @@ import pytest
 
 from pygpgpu_core import gnp, registry
 from pygpgpu_translate import _kernel, kernel, stats
+from conftest import assert_code_object, assert_cubin
 
 
 @kernel
@@ -67,9 +68,12 @@ def test_a_resident_array_of_another_context_is_refused(backend):
 
 
 def test_warm_kernel_sources_compile(nvrtc_compile, hiprtc_compile):
+    # axpy runs against numpy in the tests above, on CUDA too where a device is present
     x = np.zeros(4, np.float32)
-    nvrtc_compile(axpy.inspect(1.0, x, x, 0, backend="cuda").source)
-    hiprtc_compile(axpy.inspect(1.0, x, x, 0, backend="hip").source, "gfx1030")
+    src = axpy.inspect(1.0, x, x, 0, backend="cuda").source
+    assert_cubin(nvrtc_compile(src), src)
+    src = axpy.inspect(1.0, x, x, 0, backend="hip").source
+    assert_code_object(hiprtc_compile(src, "gfx1030"), src)
 
 
 @kernel
