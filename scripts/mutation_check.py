@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Mutation check: does the test suite notice when a semantic rule of the translator breaks?
+
+Each entry of ``MUTATIONS`` is a one-line breakage of one rule (Python's float floor division,
+modulo, weak typing, the sign proofs behind negative-index wraps, the bounds guards, the
+read/write analysis...). The script copies ``packages/`` to a temporary folder, applies one
+mutation at a time to the copy (never to the working tree: other people edit it), runs that
+mutation's tests against the copy (``PYTHONPATH`` puts the copy in front of the editable
+installs; a fresh ``PYGPGPU_CACHE_DIR`` per run, so no translation or binary built from other
+source is reused) and reports which mutations survive. A mutation is *caught* when a test fails
+(or the run crashes or hangs); a strict xfail that starts passing does not count. None may
+survive: when one does, add the test that catches it. When a rule is added to the translator,
+add its mutation here.
+
+Run on demand (it takes minutes; not part of CI):
+
+    .venv/bin/python scripts/mutation_check.py            # every mutation, then a summary
+    .venv/bin/python scripts/mutation_check.py --list     # names and rules only
+    .venv/bin/python scripts/mutation_check.py -k guard   # the mutations whose name contains "guard"
+
+Exit status: 0 when every mutation is caught, 1 when some survive, 2 when the unmutated copy
+already fails its tests or a mutation's anchor text is no longer in the source (update it).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TRANSLATE = "pygpgpu-translate/src/pygpgpu_translate"
+
+FLOAT_DIV = "tests/test_translate_float_div.py"
+PYSEM = "tests/test_translate_pysem.py"
+FUZZ_TYPED = "tests/test_translate_fuzz.py::test_typed_integer_expressions_match_numpy"
+FUZZ_INT32 = "tests/test_translate_fuzz.py::test_random_integer_expressions_match_python"
+FUZZ_FLOAT = "tests/test_translate_fuzz.py::test_random_float_expressions_match_python"
+GUARDS = "tests/test_translate_guards.py"
+NEG_INDEX = "tests/test_translate_negative_index.py"
+CATALOGUE = "tests/test_translate_catalogue.py::test_execute"
+SIGN_PROOFS = "tests/test_translate_sign_proofs.py"
+ACCESS_WORDS = "tests/test_translate_launch.py::test_access_analysis_reads_writes_aliases_atomics_helpers"
+ACCESS_EFFECTS = "tests/test_translate_access_effects.py"
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    path: str              # relative to packages/
+    old: str               # must occur exactly once in the file
+    new: str
+    tests: tuple           # pytest arguments (node ids, -k expressions) that must catch it
+    rule: str              # what the mutation breaks
+
+
+MUTATIONS = [
+    # ---- Python float // and % (prelude/_pysem.py, CPython's float_divmod) ----
+    Mutation("float-floordiv-rounding-step", f"{TRANSLATE}/prelude/_pysem.py",
+             'f"{t} f; if (d != {zero}) {{ f = {m(\'floor\')}(d); if (d - f > {half}) f += {one}; }} "',
+             'f"{t} f; if (d != {zero}) {{ f = {m(\'floor\')}(d); }} "',
+             (FLOAT_DIV,), "float //: round floor((a - fmod(a, b)) / b) up when it lies more than 0.5 below"),
+    Mutation("float-floordiv-sign-fix", f"{TRANSLATE}/prelude/_pysem.py",
+             'f"if (m != {zero}) {{ if ((b < {zero}) != (m < {zero})) d -= {one}; }} "',
+             'f"if (m != {zero}) {{ }} "',
+             (FLOAT_DIV,), "float //: one less when the remainder and the divisor differ in sign"),
+    Mutation("float-mod-sign-fix", f"{TRANSLATE}/prelude/_pysem.py",
+             'f"if (m != {zero}) {{ if ((b < {zero}) != (m < {zero})) m += b; }} else',
+             'f"if (m != {zero}) {{ }} else',
+             (FLOAT_DIV,), "float %: the result takes the divisor's sign"),
+    Mutation("float-mod-signed-zero", f"{TRANSLATE}/prelude/_pysem.py",
+             "else {{ m = {m('copysign')}({zero}, b); }} ",
+             "else {{ m = {m('copysign')}({zero}, a); }} ",
+             (FLOAT_DIV,), "float %: a zero remainder has the divisor's sign"),
+    Mutation("float-floordiv-by-zero", f"{TRANSLATE}/prelude/_pysem.py",
+             'f"if (b == {zero}) return a / b; "',
+             'f"if (b == {zero}) return {zero}; "',
+             (FLOAT_DIV,), "float x // 0.0 is x / 0.0 (numpy), not 0"),
+    # ---- Python integer // and % ----
+    Mutation("int-floordiv-rounding", f"{TRANSLATE}/prelude/_pysem.py",
+             'f"if (r != 0 && ((r < 0) != (d < 0))) {{ q -= 1; r += d; }} "',
+             'f"if (r != 0 && ((r < 0) != (d < 0))) {{ r += d; }} "',
+             (PYSEM, FUZZ_INT32), "int //: floors toward -inf, C truncates toward 0"),
+    Mutation("int-mod-sign", f"{TRANSLATE}/prelude/_pysem.py",
+             'f"if (r != 0 && ((r < 0) != (d < 0))) {{ q -= 1; r += d; }} "',
+             'f"if (r != 0 && ((r < 0) != (d < 0))) {{ q -= 1; }} "',
+             (PYSEM, FUZZ_INT32), "int %: the result takes the divisor's sign"),
+    Mutation("int-floordiv-min-by-minus-one", f"{TRANSLATE}/prelude/_pysem.py",
+             'body += f"return b == 0 ? ({t})0 : (b == -1 ? ({t})(({u})0 - ({u})a) : q);"',
+             'body += f"return b == 0 ? ({t})0 : q;"',
+             (PYSEM,), "int MIN // -1 wraps to MIN (numpy) instead of trapping or giving -MIN"),
+    Mutation("int-division-by-zero", f"{TRANSLATE}/prelude/_pysem.py",
+             'body += f"return b == 0 ? ({t})0 : (b == -1 ? ({t})(({u})0 - ({u})a) : q);"',
+             'body += f"return b == -1 ? ({t})(({u})0 - ({u})a) : q;"',
+             (PYSEM, "tests/test_translate_catalogue.py::test_integer_division_by_zero_does_not_crash"),
+             "int x // 0 gives 0 like numpy (the C division runs on a safe divisor, its result is dropped)"),
+    Mutation("python-min-nan-order", f"{TRANSLATE}/prelude/_pysem.py",
+             '"pymin": "return b < a ? b : a;",', '"pymin": "return a < b ? a : b;",',
+             (f"{CATALOGUE}", "-k", "nan_semantics"), "min(nan, 1.0) is nan, min(1.0, nan) is 1.0 (Python's order)"),
+    # ---- weak typing (_types.py) and narrow-integer wrap (_expressions.py) ----
+    Mutation("weak-int-widens-narrow-ints", f"{TRANSLATE}/_types.py",
+             "        if strong.kind == \"b\":\n            return Scalar(\"int32\") if weak.is_int else default_float\n"
+             "        return strong\n",
+             "        if strong.kind == \"b\":\n            return Scalar(\"int32\") if weak.is_int else default_float\n"
+             "        return strong if strong.bits >= 32 or not strong.is_int else Scalar(\"int32\")\n",
+             (FUZZ_TYPED, "-k", "int8 or int16"), "int8 + weak int literal stays int8 and wraps (NEP 50)"),
+    Mutation("weak-float-with-int-array", f"{TRANSLATE}/_types.py",
+             "            return default_float           # int32_array * 2.0 -> default float",
+             "            return strong                  # int32_array * 2.0 -> default float",
+             (f"{CATALOGUE}", "-k", "casts or py_semantics or mixed or floor_div", FUZZ_FLOAT),
+             "int array * weak float is float math, not int"),
+    Mutation("narrow-int-results-unwrapped", f"{TRANSLATE}/_expressions.py",
+             "        if ct.bits < 32:\n            return ir.Cast(e, e.type)\n",
+             "        if ct.bits < 0:\n            return ir.Cast(e, e.type)\n",
+             (FUZZ_TYPED, "-k", "int8 or int16"), "int8/int16 arithmetic wraps like numpy (C computes it in int)"),
+    # ---- negative indices and the sign proofs that skip their wrap ----
+    Mutation("negative-index-wrap-dropped", f"{TRANSLATE}/_expressions.py",
+             'i = ir.Ternary(ir.Bin("<", i, ir.Const(0, it), BOOL), ir.Bin("+", i, arr.shape[k], it), i, it)',
+             'i = ir.Ternary(ir.Bin("<", i, ir.Const(-(2**30), it), BOOL), ir.Bin("+", i, arr.shape[k], it), i, it)',
+             (NEG_INDEX,), "a negative run-time index counts from the end"),
+    Mutation("negative-constant-index", f"{TRANSLATE}/_expressions.py",
+             "                i = ir.Bin(\"+\", arr.shape[k], ir.Const(i.value, it), it)",
+             "                i = ir.Const(-i.value, it)",
+             (f"{CATALOGUE}", "-k", "negative_constant", NEG_INDEX), "a[-1] is the last element"),
+    Mutation("sign-proof-subtraction", f"{TRANSLATE}/_signs.py",
+             'return (isinstance(a, ir.Bin) and a.op in ("+", "*")',
+             'return (isinstance(a, ir.Bin) and a.op in ("+", "-", "*")',
+             (NEG_INDEX, SIGN_PROOFS), "i - k is not provably >= 0 (its index needs the wrap)"),
+    Mutation("sign-proof-any-variable", f"{TRANSLATE}/_signs.py",
+             "        return e.name in known\n", "        return True\n",
+             (NEG_INDEX,), "only variables proven non-negative (loop counters, ids) skip the wrap"),
+    Mutation("sign-proof-modulo-divisor", f"{TRANSLATE}/_signs.py",
+             "        return is_non_negative(e.args[1], known)   # Python's % takes the divisor's sign",
+             "        return True",
+             (SIGN_PROOFS,), "x % n is >= 0 only for a non-negative divisor"),
+    Mutation("sign-proof-narrowing-cast", f"{TRANSLATE}/_signs.py",
+             "        return t.bits >= src.bits and is_non_negative(a, known)",
+             "        return is_non_negative(a, known)",
+             (SIGN_PROOFS,), "a value cast to fewer bits may turn negative"),
+    # ---- bounds guards ----
+    Mutation("work-size-guard", f"{TRANSLATE}/_entry.py",
+             'c = ir.Bin(">=", gid, ir.Var(f"_pyg_n{k}", idx), BOOL)',
+             'c = ir.Bin(">", gid, ir.Var(f"_pyg_n{k}", idx), BOOL)',
+             (GUARDS, "-k", "work_size"), "work items at or past gpu.work_size(...) return"),
+    Mutation("range-guard", f"{TRANSLATE}/_statements.py",
+             '                c = ir.Bin("<", gid[0], bounds[0], BOOL)',
+             '                c = ir.Bin("<=", gid[0], bounds[0], BOOL)',
+             (GUARDS, "-k", "range"), "a range() domain runs only items below its count"),
+    Mutation("ndindex-guard", f"{TRANSLATE}/_statements.py",
+             'c = ir.Bin("<", ir.Var(self.cname(names[k]), idx) if d.kind != "range" else gid[0], bounds[k], BOOL)',
+             'c = ir.Bin("<=", ir.Var(self.cname(names[k]), idx) if d.kind != "range" else gid[0], bounds[k], BOOL)',
+             (GUARDS, "-k", "ndindex or enumerate"), "np.ndindex / enumerate / ndenumerate domains stop at their shape"),
+    # ---- read/write analysis (_access.py): what is uploaded and copied back ----
+    Mutation("access-loads-not-reads", f"{TRANSLATE}/_access.py",
+             '        acc.setdefault(e.array.cname, set()).add("r")', '        acc.setdefault(e.array.cname, set()).add("w")',
+             (ACCESS_EFFECTS, ACCESS_WORDS), "an array the kernel loads is read (uploaded, never copied back)"),
+    Mutation("access-stores-not-writes", f"{TRANSLATE}/_access.py",
+             '            acc.setdefault(s.array.cname, set()).add("w")', '            acc.setdefault(s.array.cname, set()).add("r")',
+             (f"{CATALOGUE}", "-k", "saxpy or dtype_float32"), "an array the kernel stores to is copied back"),
+    # (an atomic's "r" is also implied by the element address it loads: dropping only "r" is an equivalent mutant)
+    Mutation("access-atomics-not-written", f"{TRANSLATE}/_access.py",
+             '            acc.setdefault(name, set()).update("rw")', '            acc.setdefault(name, set()).update("r")',
+             (ACCESS_WORDS, f"{CATALOGUE}", "-k", "atomics"), "an atomic's array is written (copied back)"),
+    Mutation("access-helper-summary", f"{TRANSLATE}/_access.py",
+             "acc.setdefault(a.cname, set()).update(helper.access.get(p.name, ()))",
+             "acc.setdefault(a.cname, set())",
+             (f"{CATALOGUE}", "-k", "helpers_with_array_params"), "arrays passed to helpers take the helper's access"),
+]
+
+
+def _copy_packages(dest: Path) -> Path:
+    target = dest / "packages"
+    shutil.copytree(REPO / "packages", target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    return target
+
+
+def _env(packages: Path, cache: Path) -> dict:
+    env = dict(os.environ)
+    src = [str(p) for p in sorted(packages.glob("*/src"))]
+    env["PYTHONPATH"] = os.pathsep.join(src + [env["PYTHONPATH"]] if env.get("PYTHONPATH") else src)
+    env["PYGPGPU_CACHE_DIR"] = str(cache)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["COLUMNS"] = "400"                      # untruncated failure lines in the report
+    return env
+
+
+def _check_copy_is_imported(packages: Path, tmp: Path) -> None:
+    code = "import pygpgpu_translate, pygpgpu_core; print(pygpgpu_translate.__file__); print(pygpgpu_core.__file__)"
+    out = subprocess.run([sys.executable, "-c", code], env=_env(packages, tmp / "probe-cache"), cwd=REPO,
+                         capture_output=True, text=True, check=False)
+    paths = out.stdout.split()
+    if out.returncode or len(paths) != 2 or not all(p.startswith(str(packages)) for p in paths):
+        sys.exit(f"the copy under {packages} is not what Python imports ({out.stdout}{out.stderr}); "
+                 "run with the project's venv: .venv/bin/python scripts/mutation_check.py")
+
+
+def _pytest(packages: Path, tmp: Path, tests: tuple, timeout: int) -> tuple[str, str]:
+    """(verdict, detail): verdict 'pass', 'fail', 'crash', 'timeout' or 'error'."""
+    cache = Path(tempfile.mkdtemp(prefix="cache-", dir=tmp))
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-rfE", *tests]
+    try:
+        r = subprocess.run(cmd, cwd=REPO, env=_env(packages, cache), capture_output=True, text=True, timeout=timeout,
+                           check=False)
+    except subprocess.TimeoutExpired:
+        return "timeout", f"no result after {timeout} s"
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    lines = (r.stdout + r.stderr).splitlines()
+    failed = [ln for ln in lines if ln.startswith(("FAILED", "ERROR"))]
+    if r.returncode == 0:
+        return "pass", (lines[-1] if lines else "")
+    if r.returncode < 0:
+        return "crash", f"signal {-r.returncode}"
+    if r.returncode == 1 and failed:
+        if all("XPASS" in ln for ln in failed):
+            return "error", f"only a strict xfail passed (not a catch): {failed[0]}"
+        return "fail", next(ln for ln in failed if "XPASS" not in ln)
+    return "error", "\n".join(lines[-15:])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-k", dest="select", help="only mutations whose name contains this text")
+    ap.add_argument("--list", action="store_true", help="list the mutations and exit")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds per pytest run (a hang counts as caught)")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary copy")
+    args = ap.parse_args(argv)
+    chosen = [m for m in MUTATIONS if not args.select or args.select in m.name]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:34s} {m.rule}")
+        return 0
+    if not chosen:
+        print(f"no mutation matches {args.select!r}")
+        return 2
+    tmp = Path(tempfile.mkdtemp(prefix="pygpgpu-mutation-"))
+    try:
+        packages = _copy_packages(tmp)
+        _check_copy_is_imported(packages, tmp)
+        sources = {m.path: (packages / m.path).read_text() for m in chosen}
+        missing = [m for m in chosen if sources[m.path].count(m.old) != 1]
+        for m in missing:
+            print(f"ANCHOR  {m.name}: the text to mutate occurs {sources[m.path].count(m.old)} times in {m.path} "
+                  "(the source changed: update the mutation)")
+        t0 = time.time()
+        print(f"baseline: {len({m.tests for m in chosen})} test selections on the unmutated copy ...", flush=True)
+        for tests in dict.fromkeys(m.tests for m in chosen):
+            verdict, detail = _pytest(packages, tmp, tests, args.timeout)
+            if verdict != "pass":
+                print(f"BASELINE FAILS ({' '.join(tests)}): {detail}")
+                return 2
+        print(f"baseline passes ({time.time() - t0:.0f} s)", flush=True)
+        results = []
+        for m in chosen:
+            if m in missing:
+                results.append((m, "anchor", "anchor text not found"))
+                continue
+            path = packages / m.path
+            original = sources[m.path]
+            path.write_text(original.replace(m.old, m.new))
+            t0 = time.time()
+            try:
+                verdict, detail = _pytest(packages, tmp, m.tests, args.timeout)
+            finally:
+                path.write_text(original)
+            state = {"fail": "caught", "crash": "caught", "timeout": "caught", "pass": "SURVIVED"}.get(verdict, "error")
+            results.append((m, state, detail))
+            print(f"{state:8s} {m.name:34s} {time.time() - t0:5.0f} s  {detail[:160]}", flush=True)
+        print()
+        survivors = [m.name for m, s, _ in results if s == "SURVIVED"]
+        broken = [m.name for m, s, _ in results if s in ("error", "anchor")]
+        print(f"{len(results)} mutations: {sum(s == 'caught' for _, s, _ in results)} caught, "
+              f"{len(survivors)} survived {survivors or ''}, {len(broken)} could not be judged {broken or ''}")
+        return 1 if survivors else (2 if broken else 0)
+    finally:
+        if args.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
