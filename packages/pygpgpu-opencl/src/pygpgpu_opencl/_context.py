@@ -47,6 +47,10 @@ class Queue(OwnedHandle):
     def _release(self, handle: int) -> None:
         check(lib().clReleaseCommandQueue(handle), "clReleaseCommandQueue")
 
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<OpenCL Queue (in-order) on {self.context.device.selector} {self.context.device.name!r} ({state})>"
+
 
 class Context(OwnedHandle):
     """A ``cl_context`` for one device plus its queue. Owns every buffer and program made from it.
