@@ -245,3 +245,13 @@ def test_unknown_command_and_help():
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
     helped = run("--help")
     assert helped.returncode == 0 and all(c in helped.stdout for c in ("info", "devices", "cache", "inspect"))
+
+
+def test_cache_clear_leaves_an_unsafe_cache_folder_alone(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "someone-elses.bin").write_bytes(b"x")
+    shared.chmod(0o777)                        # writable by others: never used as a cache
+    out = run("cache", "clear", env={"PYGPGPU_CACHE_DIR": str(shared)})
+    assert out.returncode == 2 and "cache clear: error:" in out.stderr and "Traceback" not in out.stderr
+    assert (shared / "someone-elses.bin").exists()

@@ -216,6 +216,6 @@ def main(argv: "Sequence[str] | None" = None) -> int:
 
     try:
         return args.func(args)
-    except (GPGPUError, ValueError, SyntaxError, TypeError) as exc:
+    except (GPGPUError, ValueError, SyntaxError, TypeError, OSError) as exc:   # OSError: an unusable cache folder
         print(f"pygpgpu {args.command}: error: {exc}", file=sys.stderr)
         return 2
