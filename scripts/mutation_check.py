@@ -102,6 +102,20 @@ MUTATIONS = [
     Mutation("python-min-nan-order", f"{TRANSLATE}/prelude/_pysem.py",
              '"pymin": "return b < a ? b : a;",', '"pymin": "return a < b ? a : b;",',
              (f"{CATALOGUE}", "-k", "nan_semantics"), "min(nan, 1.0) is nan, min(1.0, nan) is 1.0 (Python's order)"),
+    Mutation("int-pow-negative-exponent", f"{TRANSLATE}/prelude/_pysem.py",
+             "(a == -1 ? ((b & 1) ? ({t})-1 : ({t})1) : ({t})0)", "(a == -1 ? ((b & 1) ? ({t})1 : ({t})-1) : ({t})0)",
+             (PYSEM,), "(-1) ** -3 is -1: integer powers with negative exponents as numpy wraps them"),
+    Mutation("numpy-minimum-nan", f"{TRANSLATE}/prelude/_pysem.py",
+             '"npminimum": "return (a != a || b != b) ? a + b : (b < a ? b : a);",',
+             '"npminimum": "return b < a ? b : a;",',
+             (f"{CATALOGUE}", "-k", "nan_semantics"), "np.minimum is NaN when either operand is"),
+    Mutation("round-half-to-even", f"{TRANSLATE}/_calls.py",
+             '            r = call_math(self, "rint", [x], node)', '            r = call_math(self, "round", [x], node)',
+             (f"{CATALOGUE}", "-k", "round"), "round(2.5) is 2: Python rounds half to even"),
+    Mutation("int-true-division", f"{TRANSLATE}/_expressions.py",
+             '        if opname == "/":\n            if not t.is_float:\n',
+             '        if opname == "/":\n            if False:\n',
+             (f"{CATALOGUE}", "-k", "py_semantics or floor_div_mod"), "int / int is true division (a float)"),
     # ---- weak typing (_types.py) and narrow-integer wrap (_expressions.py) ----
     Mutation("weak-int-widens-narrow-ints", f"{TRANSLATE}/_types.py",
              "        if strong.kind == \"b\":\n            return Scalar(\"int32\") if weak.is_int else default_float\n"
@@ -155,7 +169,10 @@ MUTATIONS = [
              'c = ir.Bin("<", ir.Var(self.cname(names[k]), idx) if d.kind != "range" else gid[0], bounds[k], BOOL)',
              'c = ir.Bin("<=", ir.Var(self.cname(names[k]), idx) if d.kind != "range" else gid[0], bounds[k], BOOL)',
              (GUARDS, "-k", "ndindex or enumerate"), "np.ndindex / enumerate / ndenumerate domains stop at their shape"),
-    # ---- read/write analysis (_access.py): what is uploaded and copied back ----
+    # ---- read/write analysis (_access.py) and the upload rule: what is uploaded and copied back ----
+    Mutation("covers-any-shape", f"{TRANSLATE}/_launch.py",
+             "            a.shape == tuple(domain) if not covered", "            True if not covered",
+             (f"{CATALOGUE}", "-k", "partial_write"), "an output skips its upload only when the domain writes all of it"),
     Mutation("access-loads-not-reads", f"{TRANSLATE}/_access.py",
              '        acc.setdefault(e.array.cname, set()).add("r")', '        acc.setdefault(e.array.cname, set()).add("w")',
              (ACCESS_EFFECTS, ACCESS_WORDS), "an array the kernel loads is read (uploaded, never copied back)"),
