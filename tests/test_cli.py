@@ -253,5 +253,5 @@ def test_cache_clear_leaves_an_unsafe_cache_folder_alone(tmp_path):
     (shared / "someone-elses.bin").write_bytes(b"x")
     shared.chmod(0o777)                        # writable by others: never used as a cache
     out = run("cache", "clear", env={"PYGPGPU_CACHE_DIR": str(shared)})
-    assert out.returncode == 2 and "cache clear: error:" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 2 and "pygpgpu cache: error:" in out.stderr and "Traceback" not in out.stderr
     assert (shared / "someone-elses.bin").exists()
