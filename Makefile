@@ -2,13 +2,14 @@
 #   make demo   - create .venv, install every package, run saxpy on the best device
 #   make test   - the same set-up plus test tools, then run the whole suite
 #   make wheels - wheels and sdists of the six packages in dist/ (README, Install: how to install them)
+#   make coverage - the suite under coverage, then line coverage per package (PYTEST_ARGS narrows it)
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PACKAGES = core translate opencl cuda hip
 EDITABLE = $(foreach p,$(PACKAGES),-e packages/pygpgpu-$(p)) -e packages/pygpgpu
 
-.PHONY: demo test setup test-setup clean wheels
+.PHONY: demo test setup test-setup clean wheels coverage
 
 $(VENV)/.installed: $(wildcard packages/*/pyproject.toml) scripts/ensure_opencl.sh
 	@bash scripts/ensure_opencl.sh
@@ -45,6 +46,20 @@ wheels: $(VENV)/.build-tools
 
 test: test-setup
 	$(PY) -m pytest tests -q -ra $(PYTEST_ARGS)
+
+# coverage tools only for this target; data in the venv (ignored by git). Code run in child
+# processes (oclgrind, spawn pools, the CLI) is not counted.
+$(VENV)/.coverage-installed: $(VENV)/.test-installed
+	$(PY) -m pip install -q coverage pytest-cov
+	@touch $@
+
+# the table is printed whether or not tests failed; the target fails if they did
+COVERAGE_FILE ?= $(VENV)/coverage.dat
+coverage: $(VENV)/.coverage-installed
+	status=0; COVERAGE_FILE=$(COVERAGE_FILE) $(PY) -m pytest $(or $(PYTEST_ARGS),tests) -q -ra --cov-report= \
+	  $(foreach p,$(PACKAGES),--cov=pygpgpu_$(p)) --cov=pygpgpu -W ignore::coverage.exceptions.CoverageWarning \
+	  || status=$$?; \
+	$(PY) scripts/coverage_by_package.py $(COVERAGE_FILE); exit $$status
 
 clean:
 	rm -rf $(VENV)
