@@ -12,7 +12,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from pygpgpu_core import logs, registry
 
