@@ -57,6 +57,7 @@ fi
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; "$PY" --version; } 2>&1 | tee "$OUT/machine.txt"
 "$PY" -c "import pygpgpu_core.registry as r; print(r.diagnostics())" 2>&1 | tee -a "$OUT/machine.txt"
+"$PY" -m pygpgpu info 2>&1 | tee "$OUT/pygpgpu-info.txt"   # versions, libraries, devices
 
 if [ "${1:-}" = "--python" ]; then
   shift
