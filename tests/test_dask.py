@@ -40,3 +40,12 @@ def test_local_cluster_reduces_kernel_results():
         np.testing.assert_allclose(sum(sums), np.sum(x * x), rtol=1e-9)
         workers = client.run(lambda: __import__("os").getpid())
         assert len(set(workers.values())) == 2         # two worker processes did the work
+
+
+def test_dask_example_runs(monkeypatch):
+    """examples/dask_blocks.py (threads part; the cluster part is the test above): its own check passes."""
+    from pathlib import Path
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "examples"))
+    import dask_blocks
+    result = dask_blocks.main(20_000, use_cluster=False)
+    assert result["threads_s"] > 0

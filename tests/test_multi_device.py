@@ -16,7 +16,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
+from conftest import skip_no_device
 from pygpgpu_core import registry
 from pygpgpu_core.errors import GPGPUError
 
@@ -27,9 +27,9 @@ def _pocl_or_skip():
     try:
         devices = registry.backend_devices("opencl")
     except GPGPUError as exc:
-        pytest.skip(f"no OpenCL device here: {exc}")
+        skip_no_device("opencl", f"no OpenCL device here: {exc}")
     if not any("portable computing language" in d.platform.name.lower() for d in devices):
-        pytest.skip("PoCL is not installed here (POCL_DEVICES makes the two devices)")
+        skip_no_device("opencl", "PoCL is not installed here (POCL_DEVICES makes the two devices)")
 
 
 def _run(code: str, cwd, pocl_devices: str) -> dict:
