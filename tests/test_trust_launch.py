@@ -128,6 +128,44 @@ def test_two_dimensional_extents_are_checked_per_axis(backend):
     assert (out == 2).all()
 
 
+@kernel
+def double_rows(v, out):
+    for i in range(out.shape[0]):
+        out[i] = v[i] * 2.0                 # (N, 4) float32: float4 rows
+
+
+@kernel
+def first_two(v, out):
+    for i in range(out.shape[0]):
+        out[i] = v[i, 0] + v[i, 1]
+
+
+@kernel
+def channels(img, out):
+    for y, x in np.ndindex(out.shape):
+        out[y, x] = img[y, x, 0] + img[y, x, 2]
+
+
+def test_extents_of_rows_and_leading_indices_are_checked(backend):
+    v = np.arange(40, dtype=np.float32).reshape(10, 4)
+    with pytest.raises(ValueError, match=r"'v' has shape \(10, 4\)"):
+        double_rows[backend](v, np.zeros((20, 4), np.float32))
+    with pytest.raises(ValueError, match=r"'v' has shape \(10, 4\)"):
+        first_two[backend](v, np.zeros(20, np.float32))
+    with pytest.raises(ValueError, match=r"'img' has shape \(4, 5, 3\)"):
+        channels[backend](np.zeros((4, 5, 3), np.float32), np.zeros((4, 6), np.float32))
+    out = np.zeros((10, 4), np.float32)
+    double_rows[backend](v, out)
+    np.testing.assert_array_equal(out, v * 2)
+    out1 = np.zeros(10, np.float32)
+    first_two[backend](v, out1)
+    np.testing.assert_array_equal(out1, v[:, 0] + v[:, 1])
+    img = np.arange(60, dtype=np.float32).reshape(4, 5, 3)
+    out2 = np.zeros((4, 5), np.float32)
+    channels[backend](img, out2)
+    np.testing.assert_array_equal(out2, img[:, :, 0] + img[:, :, 2])
+
+
 # ---- item 4: work sizes past 32-bit ids ----------------------------------------------------------
 @kernel
 def mark(out):
@@ -215,7 +253,7 @@ def store_scalar(c, out):
 
 @pytest.mark.parametrize("dtype, value", [(np.int32, 2**31), (np.int32, -2**31 - 1), (np.int32, 2**40),
                                           (np.int8, 300), (np.uint8, -1), (np.uint16, 70000),
-                                          (np.int64, 2**63)])
+                                          (np.uint32, -1), (np.int16, -40000), (np.int64, 2**63)])
 def test_a_python_int_that_does_not_fit_the_array_type_raises_like_numpy(backend, dtype, value):
     x = np.arange(4, dtype=dtype)
     out = np.zeros(4, dtype)
@@ -234,6 +272,11 @@ def test_python_ints_that_fit_still_work_and_numpy_scalars_convert_as_numpy_does
     np.testing.assert_array_equal(out, x + 100)
     add_scalar[backend](x, -128, out)
     np.testing.assert_array_equal(out, x + -128)
+    x32, out32 = np.arange(4, dtype=np.int32), np.zeros(4, np.int32)
+    for c in (-2**31, 2**31 - 1):                  # the edges fit (the wrapping arithmetic is no conversion)
+        add_scalar[backend](x32, c, out32)
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal(out32, x32 + c)
     wide = np.zeros(4, np.int64)
     add_scalar[backend](np.arange(4, dtype=np.int64), 2**40, wide)     # int64 data: 2**40 fits
     np.testing.assert_array_equal(wide, np.arange(4) + 2**40)
@@ -439,3 +482,9 @@ def test_a_domain_too_large_for_32_bit_ids_switches_to_64_bit_indexing(backend, 
     np.testing.assert_array_equal(out, np.where(np.arange(300) < 200, np.arange(300), 0))
     fill_twice[backend](out, 100)               # warm: same result through the 64-bit plan
     np.testing.assert_array_equal(out, np.where(np.arange(300) < 200, np.arange(300), 0))
+
+
+def test_a_python_int_past_64_bits_raises_overflow_error(backend):
+    out = np.zeros(4, np.int64)
+    with pytest.raises(OverflowError, match=r"argument 'c'.*Python integer 36893488147419103232 out of bounds"):
+        store_scalar[backend](2**65, out)

@@ -190,6 +190,36 @@ def _mentions(e, name: str) -> bool:
     return False
 
 
+def _leads_with_own_index(array: ir.ArrayRef, flat: ir.Expr, names: tuple) -> bool:
+    """Whether ``flat`` indexes ``array`` with the domain indices ``names`` as its leading
+    subscripts (``x[i]``, ``v[i, 0]``, a row ``v[i]`` of an (N, 4) array, ``img[y, x, c]`` under
+    ``np.ndindex``): the trailing subscripts, whatever they are, were added as ``* shape[k] + rest``."""
+    lead = len(names)
+    nd = len(array.shape)
+    if nd < lead:
+        return False
+    for k in range(nd - 1, lead - 1, -1):           # peel the trailing dimensions
+        if isinstance(flat, ir.Bin) and flat.op == "+" and isinstance(flat.a, ir.Bin) and flat.a.op == "*" \
+                and flat.a.b == array.shape[k]:
+            flat = flat.a.a
+        elif isinstance(flat, ir.Bin) and flat.op == "*" and flat.b == array.shape[k]:
+            flat = flat.a                            # the trailing subscript was 0, folded away
+        else:
+            return False
+    lead_ref = array if nd == lead else ir.ArrayRef(array.root, array.cname, array.shape[:lead], array.type)
+    return _at_own_index(lead_ref, flat, names)
+
+
+def _substituted(e, values: dict):
+    """``e`` with each temporary in ``values`` replaced by the expression it was assigned."""
+    if isinstance(e, ir.Var) and e.name in values:
+        return values[e.name]
+    if isinstance(e, ir.Bin):
+        a, b = _substituted(e.a, values), _substituted(e.b, values)
+        return e if a is e.a and b is e.b else ir.Bin(e.op, a, b, e.type)
+    return e
+
+
 def own_index_accesses(fn: ir.Function, index: "tuple | None") -> dict:
     """C pointer name -> Python line, for arrays that *every* work item of the domain reads or
     writes at its own index (``out[i] = x[i]`` at the top of the domain loop, before anything that
@@ -208,10 +238,14 @@ def own_index_accesses(fn: ir.Function, index: "tuple | None") -> dict:
     if any(counts.get(n, 0) != 1 for n in index):     # an index name rebound in the body: not the own index
         return {}
     found: dict = {}
+    values: dict = {}             # temporaries assigned once, unconditionally, above: name -> expression
+
+    def own(array, flat):
+        return _leads_with_own_index(array, _substituted(flat, values), index)
 
     def expr(e, line):
         if isinstance(e, ir.Load):
-            if _at_own_index(e.array, e.index, index):
+            if own(e.array, e.index):
                 found.setdefault(e.array.cname, line)
             expr(e.index, line)
             return
@@ -234,10 +268,12 @@ def own_index_accesses(fn: ir.Function, index: "tuple | None") -> dict:
         if isinstance(s, ir.Store):
             expr(s.index, line)
             expr(s.value, line)
-            if _at_own_index(s.array, s.index, index):
+            if own(s.array, s.index):
                 found.setdefault(s.array.cname, line)
         elif isinstance(s, (ir.Assign, ir.ExprStmt)):
             expr(s.value, line)
+            if isinstance(s, ir.Assign) and counts.get(s.target.name) == 1 and s.target.name not in index:
+                values[s.target.name] = _substituted(s.value, values)
         elif isinstance(s, ir.If):
             expr(s.cond, line)
             if _exits(s.body) or _exits(s.orelse):

@@ -40,6 +40,37 @@ def _exprs(e):
             yield from _exprs(sub)
 
 
+def _is_wrap(e) -> bool:
+    """Whether ``e`` is the translator's wrapping arithmetic on signed ints (``_expressions.wrap_narrow``):
+    ``(int)((uint)a + (uint)b)``, computed in the unsigned type of the same width because signed
+    overflow is undefined in C. Its inner casts reinterpret bits; they convert no value."""
+    if not (isinstance(e, ir.Cast) and _is_int(e.type) and e.type.kind == "i" and isinstance(e.a, ir.Bin)):
+        return False
+    b = e.a
+    u = Scalar(f"uint{e.type.bits}")
+    if b.type != u or b.op not in ("+", "-", "*", "<<"):
+        return False
+    operands = (b.a,) if b.op == "<<" else (b.a, b.b)
+    return all((isinstance(o, ir.Cast) and o.type == u) or isinstance(o, ir.Const) for o in operands)
+
+
+def _conversions(e):
+    """The integer conversions in ``e`` that change a value's type (not the wrap reinterpretations)."""
+    if _is_wrap(e):
+        for o in (e.a.a, e.a.b):
+            yield from _conversions(o.a if isinstance(o, ir.Cast) and o.type == e.a.type else o)
+        return
+    if isinstance(e, ir.Cast):
+        yield e
+    for attr in ("a", "b", "cond", "index"):
+        sub = getattr(e, attr, None)
+        if isinstance(sub, ir.Expr):
+            yield from _conversions(sub)
+    for sub in getattr(e, "args", ()) or ():
+        if isinstance(sub, ir.Expr):
+            yield from _conversions(sub)
+
+
 def _stmt_exprs(body):
     for s in body:
         for attr in ("value", "index", "cond", "start", "stop", "step"):
@@ -83,12 +114,13 @@ def _walk(fn, sources, params, found, seen) -> None:
                     have |= sources[v]
                     changed = True
     for _s, top in _stmt_exprs(fn.body):
-        for e in _exprs(top):
-            if isinstance(e, ir.Cast) and _is_int(e.type) and isinstance(e.a, ir.Var) and e.a.name in sources:
+        for e in _conversions(top):
+            if _is_int(e.type) and isinstance(e.a, ir.Var) and e.a.name in sources:
                 for c in sources[e.a.name]:
                     pyname, ptype = params[c]
                     if not _fits(ptype, e.type.strong()):
                         found.add((pyname, e.type.name))
+        for e in _exprs(top):
             helper = getattr(e, "helper", None) if isinstance(e, ir.Call) else None
             if helper is not None:
                 passed = {}

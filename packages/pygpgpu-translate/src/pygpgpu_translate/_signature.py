@@ -146,7 +146,8 @@ def arg_token(value, name: str):
             return "l"
         if 0 <= value < 2**64:
             return "L"
-        raise ValueError(f"argument {name!r}: the integer {value} does not fit in 64 bits")
+        raise OverflowError(f"argument {name!r}: Python integer {value} out of bounds for int64 and uint64 "
+                            "(kernels take integers from -2**63 to 2**64 - 1, as numpy does)")
     if isinstance(value, np.generic):
         if value.dtype.name not in _SUPPORTED:
             raise TypeError(f"argument {name!r}: numpy scalars of type {value.dtype} are not supported")
