@@ -121,31 +121,36 @@ def test_empty_and_zero_size(device):
 
 
 # -- host indexing and assignment ------------------------------------------------------------
-def test_host_indexing_returns_numpy(device):
+def test_indexing_gives_device_views(device):
+    """Basic indexing makes views of the same memory (no copy, no transfer); integer arrays and
+    masks gather on the device; the host sees the data only when it asks (get, np.asarray)."""
     host = np.arange(24, dtype=np.float32).reshape(4, 6)
     g = gnp.asarray(host, device=device)
+    gnp.reset_transfer_stats()
     row = g[2]
-    assert isinstance(row, np.ndarray)
-    np.testing.assert_array_equal(row, host[2])
-    np.testing.assert_array_equal(g[-1], host[-1])
-    np.testing.assert_array_equal(g[1:3], host[1:3])
-    np.testing.assert_array_equal(g[1:100], host[1:100])
-    np.testing.assert_array_equal(g[3:1], host[3:1])
-    np.testing.assert_array_equal(g[...], host)
+    assert isinstance(row, gnp.DeviceArray) and row.buffer is g.buffer
+    views = [g[2], g[-1], g[1:3], g[1:100], g[3:1], g[...], g[::2], g[:, 1], g[::-1, ::-2], g[None, 1:, 2]]
+    assert gnp.transfer_stats() == {"h2d": 0, "d2h": 0, "h2d_bytes": 0, "d2h_bytes": 0}
+    for got, want in zip(views, [host[2], host[-1], host[1:3], host[1:100], host[3:1], host[...], host[::2],
+                                 host[:, 1], host[::-1, ::-2], host[None, 1:, 2]]):
+        assert got.shape == want.shape and got.strides == want.strides
+        np.testing.assert_array_equal(got.get(), want)
     el = g[2, 3]
-    assert isinstance(el, np.float32) and el == host[2, 3]
-    assert g[-1, -1] == host[-1, -1]
-    np.testing.assert_array_equal(g[::2], host[::2])          # strided: via a full read
-    np.testing.assert_array_equal(g[:, 1], host[:, 1])
-    np.testing.assert_array_equal(g[host > 10], host[host > 10])
+    assert isinstance(el, gnp.DeviceArray) and el.shape == () and el == host[2, 3]
+    assert float(el) == host[2, 3] and g[-1, -1] == host[-1, -1]
+    np.testing.assert_array_equal(g[host > 10].get(), host[host > 10])
+    np.testing.assert_array_equal(g[g > 10].get(), host[host > 10])
     flat = gnp.asarray(np.arange(10, dtype=np.int64), device=device)
-    assert flat[3] == 3 and isinstance(flat[3], np.int64)
+    assert flat[3] == 3 and flat[3].item() == 3 and isinstance(flat[3].item(), int)
     assert flat[np.int32(-2)] == 8
-    np.testing.assert_array_equal(flat[[1, 5]], [1, 5])
+    np.testing.assert_array_equal(flat[[1, 5]].get(), [1, 5])
+    np.testing.assert_array_equal(flat[gnp.asarray(np.array([9, 0, 9]), device=device)].get(), [9, 0, 9])
     with pytest.raises(IndexError):
         flat[10]
     with pytest.raises(IndexError):
         g[4, 0]
+    with pytest.raises(IndexError):
+        flat[[1, 10]]
 
 
 def test_setitem_from_host(device):
@@ -163,7 +168,7 @@ def test_setitem_from_host(device):
     expected[2:4] = 1
     expected[0, 2] = -4
     np.testing.assert_array_equal(g.get(), expected)
-    g[:, 0] = 0                                   # strided: read-modify-write
+    g[:, 0] = 0                                   # strided: filled on the device
     expected[:, 0] = 0
     np.testing.assert_array_equal(g.get(), expected)
     g[:] = np.arange(3)                           # broadcast like numpy

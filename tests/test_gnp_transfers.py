@@ -46,8 +46,10 @@ def test_counter_exact_for_array_operations(device):
     g.get()
     assert gnp.transfer_stats() == {"h2d": 1, "d2h": 1, "h2d_bytes": 4000, "d2h_bytes": 4000}
     np.asarray(g)
-    g[5]                          # one element only
-    g[10:20]                      # ten elements only
+    g[5], g[10:20]                # views: no transfer at all
+    assert gnp.transfer_stats()["d2h"] == 2
+    g[5].get()                    # one element only
+    g[10:20].get()                # ten elements only
     s = gnp.transfer_stats()
     assert (s["d2h"], s["d2h_bytes"]) == (4, 4000 + 4000 + 4 + 40)
 

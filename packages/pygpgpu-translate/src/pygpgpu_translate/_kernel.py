@@ -399,14 +399,19 @@ class KernelFunction:
                     except WideIndexNeeded:      # nothing ran: the full path takes the 64-bit plan
                         pass
         args = _adopt_foreign(args, device)
+        args, views = _contiguous_views(args)
         values = self._call_values(args)
         tokens, bits = self._signature(values)
         if config.wide:
             bits = 64
         try:
-            self._plan(device, tokens, bits, values).run(values, config.global_size, config.local_size)
+            plan = self._plan(device, tokens, bits, values)
+            plan.run(values, config.global_size, config.local_size)
         except WideIndexNeeded:                  # the domain needs ids past 2**31: 64-bit indexing
-            self._plan(device, tokens, 64, values).run(values, config.global_size, config.local_size)
+            plan = self._plan(device, tokens, 64, values)
+            plan.run(values, config.global_size, config.local_size)
+        if views:
+            _write_back_views(views, plan)
 
     def _plan(self, device, tokens, bits, values):
         plan = self._plans.get((id(device), tokens, bits))
@@ -473,6 +478,29 @@ def _adopt_foreign(args, device):
                 out = list(args)
             out[k] = as_device_array(v, device)
     return args if out is None else tuple(out)
+
+
+def _contiguous_views(args):
+    """gnp views (``g[::2]``, ``g.T``, ``g[1:]``) reach a kernel as contiguous device copies, as
+    kernels index C-contiguous arrays from their buffer's start: ``(args, [(position, view,
+    copy)])``. Only reached when the warm path did not recognize an argument."""
+    views = []
+    out = None
+    for k, v in enumerate(args):
+        if is_device_array(v) and (getattr(v, "offset", 0) or not getattr(v, "is_contiguous", True)):
+            if out is None:
+                out = list(args)
+            out[k] = v.copy()
+            views.append((k, v, out[k]))
+    return (args, views) if out is None else (tuple(out), views)
+
+
+def _write_back_views(views, plan):
+    """Copy what the kernel wrote into the contiguous stand-ins back into the views."""
+    written = {pos for pos, _name, _reads, writes, _covered in plan.arrays if writes}
+    for pos, view, copy in views:
+        if pos in written:
+            view[...] = copy
 
 
 def _prod(shape):

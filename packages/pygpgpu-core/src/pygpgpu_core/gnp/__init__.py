@@ -1,7 +1,9 @@
 """Device arrays (user-facing as ``pygpgpu.numpy``, usually imported as ``gnp``).
 
 ``gnp.asarray(x)`` uploads once; kernels take the array's buffer directly, so data stays on the
-device across calls; ``g.get()`` / ``np.asarray(g)`` / printing / indexing read it back.
+device across calls; ``g.get()`` / ``np.asarray(g)`` / printing read it back. Operators, ufuncs,
+reductions, scans and sorting (``g + 1``, ``gnp.sqrt(g)``, ``g.sum(axis=0)``, ``gnp.sort(g)``)
+run on the device through kernels that pygpgpu-translate provides (:mod:`._dispatch`).
 ``gnp.transfer_stats()`` counts every host<->device copy so a program (or test) can prove that
 a loop copies nothing.
 """
@@ -10,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import mempool as _mempool
-from ._array import DeviceArray
+from . import _functions
+from ._array import DeviceArray, DeviceArrayView
 from ._creation import (
     arange,
     array,
@@ -26,6 +29,8 @@ from ._creation import (
     zeros_like,
 )
 from ._device import resolve_target
+from ._dispatch import OperationsUnavailable
+from ._functions import *  # noqa: F401,F403  (gnp.sqrt, gnp.sum, gnp.sort ...)
 from ._interop import as_device_array, from_dlpack
 from ._staging import ALIAS_WRITTEN_MIN, StagedArgument, natural_alignment, stage_numpy
 from ._transfer import record_transfer, reset_transfer_stats, transfer_stats
@@ -34,6 +39,8 @@ ndarray = DeviceArray  # CuPy spelling
 
 __all__ = [
     "DeviceArray",
+    "DeviceArrayView",
+    "OperationsUnavailable",
     "ndarray",
     "asarray",
     "array",
@@ -59,7 +66,11 @@ __all__ = [
     "record_transfer",
     "get_memory_pool",
     "synchronize",
+    "newaxis",
+    *_functions.__all__,
 ]
+
+newaxis = None
 
 
 def asnumpy(a: Any, out=None):

@@ -1,9 +1,14 @@
-"""``DeviceArray``: an n-dimensional, C-contiguous array whose data lives in one device buffer.
+"""``DeviceArray``: an n-dimensional array whose data lives in one device buffer.
 
-Data stays on the device until the host asks for it (``get()``, ``np.asarray``, indexing,
-printing); kernels receive ``arr.buffer`` directly, so consecutive kernel calls copy nothing.
-Memory comes from the context's :class:`~pygpgpu_core.mempool.MemoryPool` and goes back to it
-when the last array using it dies.
+Data stays on the device until the host asks for it (``get()``, ``np.asarray``, printing);
+kernels receive ``arr.buffer`` directly, so consecutive kernel calls copy nothing. Memory comes
+from the context's :class:`~pygpgpu_core.mempool.MemoryPool` and goes back to it when the last
+array (or view) using it dies.
+
+A ``DeviceArray`` is C-contiguous and starts at byte 0 of its buffer. Basic indexing and
+``.T`` give a :class:`DeviceArrayView` instead: the same buffer seen through a byte ``offset``
+and numpy-style byte ``strides`` (no copy). Arithmetic, ufuncs, reductions and the other
+operations come from ``pygpgpu_translate.array_ops`` through :mod:`._dispatch`.
 """
 from __future__ import annotations
 
@@ -16,13 +21,16 @@ import numpy as np
 from .. import mempool
 from . import _dlpack
 from ._device import backend_name, resolve_target
+from ._dispatch import ops
+from ._indexing import basic_view_layout, c_strides, is_basic_key, is_c_contiguous, span
+from ._operators import ArrayOperators
 from ._summary import needs_summary, summary_repr, summary_str
 from ._transfer import download, record_transfer, upload
 
 _NOT_GIVEN: Any = object()  # tells "argument omitted" from an explicit None in __dlpack__
 
 
-__all__ = ["DeviceArray"]
+__all__ = ["DeviceArray", "DeviceArrayView"]
 
 
 class _PoolAllocation:
@@ -51,13 +59,7 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
     return out
 
 
-def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    strides = []
-    step = itemsize
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
+_c_strides = c_strides
 
 
 def _check_dtype(dtype: Any) -> np.dtype:
@@ -75,10 +77,13 @@ def _check_dtype(dtype: Any) -> np.dtype:
     return dt
 
 
-class DeviceArray:
-    """A C-contiguous array in device memory (like ``cupy.ndarray``)."""
+class DeviceArray(ArrayOperators):
+    """An array in device memory (like ``cupy.ndarray``): C-contiguous from byte 0 of ``buffer``;
+    views of it (slices, ``.T``) are :class:`DeviceArrayView`."""
 
     __slots__ = ("shape", "dtype", "device", "buffer", "_owner", "_host", "__weakref__")
+    offset = 0                   # byte offset of the first element in ``buffer`` (views override)
+    __hash__ = object.__hash__   # identity, as before comparisons returned arrays
 
     def __init__(self, shape, dtype=np.float64, device=None):
         """Allocate an uninitialised array (same as :func:`gnp.empty`)."""
@@ -128,7 +133,49 @@ class DeviceArray:
 
     @property
     def strides(self) -> tuple[int, ...]:
+        """Bytes between consecutive elements along each axis (numpy's meaning)."""
         return _c_strides(self.shape, self.dtype.itemsize)
+
+    @property
+    def is_contiguous(self) -> bool:
+        """C-contiguous elements (a view may still start at a nonzero ``offset``)."""
+        return True
+
+    @property
+    def flags(self) -> "_Flags":
+        return _Flags(self)
+
+    @property
+    def T(self) -> "DeviceArray":
+        """The transposed view (no copy)."""
+        return self.transpose()
+
+    @property
+    def mT(self) -> "DeviceArray":
+        """The last two axes swapped (a view)."""
+        if self.ndim < 2:
+            raise ValueError("matrix transpose with ndim < 2 is undefined")
+        return self.swapaxes(-1, -2)
+
+    def transpose(self, *axes) -> "DeviceArray":
+        """A view with the axes permuted (reversed when none are given), like numpy."""
+        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], (int, np.integer))):
+            axes = () if axes[0] is None else tuple(axes[0])
+        nd = self.ndim
+        if not axes:
+            axes = tuple(range(nd - 1, -1, -1))
+        axes = tuple(_normalize_axis(a, nd) for a in axes)
+        if sorted(axes) != list(range(nd)):
+            raise ValueError("axes don't match array")
+        st = self.strides
+        return _view(self, tuple(self.shape[a] for a in axes), tuple(st[a] for a in axes), self.offset)
+
+    def swapaxes(self, axis1: int, axis2: int) -> "DeviceArray":
+        nd = self.ndim
+        a, b = _normalize_axis(axis1, nd), _normalize_axis(axis2, nd)
+        order = list(range(nd))
+        order[a], order[b] = order[b], order[a]
+        return self.transpose(order)
 
     @property
     def context(self):
@@ -178,8 +225,12 @@ class DeviceArray:
                 raise ValueError(f"out has shape {out.shape} dtype {out.dtype}; needs {self.shape} {self.dtype}")
             if not out.flags.c_contiguous or not out.flags.writeable:
                 raise ValueError("out must be a writable C-contiguous numpy array")
-        self._read_bytes(out)
+        self._read_into(out)
         return out
+
+    def _read_into(self, out: np.ndarray) -> None:
+        """Fill C-contiguous ``out`` (this array's shape and dtype) with this array's elements."""
+        self._read_bytes(out)
 
     def numpy(self) -> np.ndarray:
         """Same as :meth:`get`."""
@@ -241,82 +292,56 @@ class DeviceArray:
             return format(self._scalar_host("format"), spec)
         return format(str(self), spec)
 
-    # -- host indexing ------------------------------------------------------------------------
-    def _contiguous_range(self, key) -> "tuple[int, int, tuple[int, ...], bool] | None":
-        """(first element, count, result shape, is_scalar) when ``key`` selects one contiguous run."""
-        shape = self.shape
-        if not shape:
-            return None
-        inner = 1
-        for d in shape[1:]:
-            inner *= d
-        if isinstance(key, tuple):
-            if len(key) == 1:
-                key = key[0]
-            elif all(isinstance(k, (int, np.integer)) for k in key) and len(key) == len(shape):
-                flat = 0
-                for k, n in zip(key, shape):
-                    k = int(k)
-                    if k < -n or k >= n:
-                        return None  # let numpy raise its IndexError
-                    flat = flat * n + (k % n)
-                return flat, 1, (), True
-            else:
-                return None
-        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
-            k, n = int(key), shape[0]
-            if k < -n or k >= n:
-                raise IndexError(f"index {k} is out of bounds for axis 0 with size {n}")
-            k %= n
-            return k * inner, inner, shape[1:], len(shape) == 1
-        if isinstance(key, slice):
-            start, stop, step = key.indices(shape[0])
-            if step != 1:
-                return None
-            count = max(stop - start, 0)
-            return start * inner, count * inner, (count,) + shape[1:], False
-        if key is Ellipsis:
-            return 0, self.size, shape, False
-        return None
-
+    # -- indexing -----------------------------------------------------------------------------
     def __getitem__(self, key):
-        """Host indexing: returns numpy data (reads back only the bytes a contiguous key selects)."""
-        if isinstance(key, DeviceArray):
-            key = key.get()
-        run = self._contiguous_range(key)
-        if run is None:
-            return self.get()[key]
-        first, count, shape, scalar = run
-        out = np.empty(shape, self.dtype)
-        if count:
-            self._read_bytes(out, first * self.dtype.itemsize)
-        return out[()] if scalar else out
+        """numpy indexing on the device: basic keys (ints, slices, ``...``, ``None``) give views
+        sharing this array's memory (``g[3]`` of a 1-D array is a 0-d array); integer arrays and
+        boolean masks gather into a new array. Nothing is read back to the host."""
+        if is_basic_key(key):
+            shape, strides, offset = basic_view_layout(self.shape, self.strides, self.offset, key)
+            return _view(self, shape, strides, offset)
+        return ops().getitem(self, key)
 
     def __setitem__(self, key, value):
-        """Assign from the host (numpy data or scalars, broadcast) or from another device array."""
-        if isinstance(key, DeviceArray):
-            key = key.get()
-        run = self._contiguous_range(key)
-        if run is None:  # a strided selection: read, modify on the host, write back
-            host = self.get()
-            host[key] = value.get() if isinstance(value, DeviceArray) else value
-            self._write_bytes(host)
+        """Assign numpy data, scalars (broadcast, cast as numpy's setitem does) or another device
+        array to the selected elements; device values are copied on the device."""
+        if not is_basic_key(key):
+            ops().setitem(self, key, value)
             return
-        first, count, shape, _ = run
-        if count == 0:
-            return
-        offset = first * self.dtype.itemsize
+        self[key]._assign(value)
+
+    def _assign(self, value) -> None:
+        """``self[...] = value``."""
         if isinstance(value, DeviceArray):
-            if (offset == 0 and value.shape == shape and value.dtype == self.dtype
-                    and value.context is self.context):
-                self.buffer.copy_from(value.buffer, count * self.dtype.itemsize)
+            if (type(self) is DeviceArray and type(value) is DeviceArray and value.shape == self.shape
+                    and value.dtype == self.dtype and value.context is self.context):
+                if self.size and value.buffer is not self.buffer:
+                    self.buffer.copy_from(value.buffer, self.nbytes)
                 return
-            value = value.get()  # broadcasting, casting or another device: through the host
-        if offset == 0 and count == self.size and np.ndim(value) == 0:
-            self.fill(value)
+            ops().assign(self, value)
             return
-        host = np.asarray(np.broadcast_to(np.asarray(value, dtype=self.dtype), shape), order="C")
-        self._write_bytes(host, offset)
+        host = np.asarray(value)
+        if host.dtype != self.dtype:
+            if host.dtype.kind not in "biuf" and not (host.dtype.kind == "c" and self.dtype.kind == "c"):
+                _check_dtype(host.dtype)       # TypeError naming the unsupported dtype
+            host = host.astype(self.dtype) if host.ndim else np.asarray(value, dtype=self.dtype)
+        if host.ndim == 0:
+            self.fill(host)
+            return
+        if host.shape != self.shape:
+            try:
+                host = np.broadcast_to(host, self.shape)
+            except ValueError:
+                raise ValueError(f"could not broadcast input array from shape {host.shape} into shape "
+                                 f"{self.shape}") from None
+        if not self.size:
+            return
+        if self.is_contiguous:
+            self._write_bytes(np.ascontiguousarray(host), self.offset)
+            return
+        from ._creation import asarray
+
+        ops().assign(self, asarray(np.ascontiguousarray(host), device=self.context))
 
     # -- device-side operations ---------------------------------------------------------------
     def fill(self, value) -> None:
@@ -326,30 +351,39 @@ class DeviceArray:
             raise ValueError(f"fill() takes a scalar, got an array of shape {pattern.shape}")
         if not self.size:
             return
+        if type(self) is not DeviceArray:
+            ops().fill(self, pattern[()])
+            return
         try:
             self.buffer.fill(pattern.tobytes())
         except NotImplementedError:
             self._write_bytes(np.full(self.shape, pattern, self.dtype))
 
     def copy(self, order: str = "C") -> "DeviceArray":
-        """A new array with the same data on the same device (device-side copy)."""
+        """A new C-contiguous array with the same data on the same device (device-side copy)."""
+        if type(self) is not DeviceArray:
+            return ops().copy(self)
         out = DeviceArray(self.shape, self.dtype, self.context)
         if self.size:
             out.buffer.copy_from(self.buffer, self.nbytes)
         return out
 
-    def astype(self, dtype, copy: bool = True) -> "DeviceArray":
-        """Convert the element type. Same dtype: a device-side copy (or ``self`` with copy=False);
-        otherwise the conversion runs on the host (one download, one upload)."""
+    def astype(self, dtype, copy: bool = True, casting: str = "unsafe") -> "DeviceArray":
+        """Convert the element type on the device (same dtype: a copy, or ``self`` with
+        copy=False). Conversions follow C, as numpy's do: float to int truncates toward zero
+        (NaN and out-of-range values give unspecified integers), int to bool is ``!= 0``."""
         dt = _check_dtype(dtype)
         if dt == self.dtype:
             return self.copy() if copy else self
-        from ._creation import asarray
+        if not np.can_cast(self.dtype, dt, casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dt!r} according to the rule {casting!r}")
+        return ops().astype(self, dt)
 
-        return asarray(self.get().astype(dt), device=self.context)
-
-    def reshape(self, *shape) -> "DeviceArray":
-        """A view with a new shape sharing this array's memory (one -1 is inferred)."""
+    def reshape(self, *shape, order: str = "C") -> "DeviceArray":
+        """A view with a new shape sharing this array's memory (one -1 is inferred); a strided
+        view that cannot be reshaped in place is copied first, as numpy does."""
+        if order not in ("C", "A"):
+            raise ValueError("device arrays reshape in C order only (order='C')")
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = tuple(shape[0])
         shape = [int(operator_index(n)) for n in shape]
@@ -366,10 +400,29 @@ class DeviceArray:
         new = _normalize_shape(shape)
         if int(np.prod(new, dtype=np.int64)) != self.size:
             raise ValueError(f"cannot reshape array of size {self.size} into shape {new}")
-        return DeviceArray._wrap(new, self.dtype, self.device, self.buffer, self._owner, self._host)
+        if not self.is_contiguous:
+            return self.copy().reshape(new)
+        return _view(self, new, _c_strides(new, self.dtype.itemsize), self.offset)
 
-    def ravel(self) -> "DeviceArray":
-        return self.reshape(-1)
+    def ravel(self, order: str = "C") -> "DeviceArray":
+        return self.reshape(-1, order=order)
+
+    def flatten(self, order: str = "C") -> "DeviceArray":
+        """A new 1-D copy."""
+        return self.copy().reshape(-1) if type(self) is DeviceArray else self.ravel(order).copy()
+
+    def squeeze(self, axis=None) -> "DeviceArray":
+        """A view without axes of length 1 (only ``axis`` when given)."""
+        nd = self.ndim
+        if axis is None:
+            drop = {i for i, n in enumerate(self.shape) if n == 1}
+        else:
+            drop = {_normalize_axis(a, nd) for a in (axis if isinstance(axis, tuple) else (axis,))}
+            if any(self.shape[a] != 1 for a in drop):
+                raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+        keep = [i for i in range(nd) if i not in drop]
+        st = self.strides
+        return _view(self, tuple(self.shape[i] for i in keep), tuple(st[i] for i in keep), self.offset)
 
     def view(self, dtype) -> "DeviceArray":
         """Reinterpret the bytes as another dtype (the last axis is rescaled, like numpy)."""
@@ -377,10 +430,16 @@ class DeviceArray:
         if dt.itemsize == self.dtype.itemsize:
             shape = self.shape
         else:
+            if not self.is_contiguous:
+                raise ValueError("to change to a dtype of a different size, the array must be C-contiguous; "
+                                 "use g.copy().view(dtype)")
             if not self.shape or (self.shape[-1] * self.dtype.itemsize) % dt.itemsize:
                 raise ValueError(f"cannot view {self.dtype} data of shape {self.shape} as {dt}")
             shape = self.shape[:-1] + (self.shape[-1] * self.dtype.itemsize // dt.itemsize,)
-        return DeviceArray._wrap(shape, dt, self.device, self.buffer, self._owner, self._host)
+        if type(self) is DeviceArray:
+            return DeviceArray._wrap(shape, dt, self.device, self.buffer, self._owner, self._host)
+        strides = (self.strides if dt.itemsize == self.dtype.itemsize else _c_strides(shape, dt.itemsize))
+        return DeviceArrayView._make(self, shape, dt, strides, self.offset)
 
     def to(self, device, *, copy: bool = False) -> "DeviceArray":
         """This array on ``device`` (a selector such as ``"cuda:0"``, a Device, a Context, or an
@@ -447,8 +506,12 @@ class DeviceArray:
                 "np.from_dlpack) reads host memory only; call g.get() for a numpy copy "
                 "(or np.from_dlpack(g, device='cpu', copy=True))"
             )
-        if copy:
+        if copy or (not self.is_contiguous and copy is None):
+            # a strided view is exported as a contiguous copy (DLPack consumers here expect C order)
             return self.copy().__dlpack__(stream=stream, max_version=max_version)
+        if not self.is_contiguous:
+            raise BufferError("this strided device array view cannot be exported without a copy; "
+                              "call g.copy() first (or pass copy=None)")
         if own[0] == _dlpack.kDLOpenCL:
             raise BufferError(
                 f"this array is in OpenCL device memory on {self.device.selector}, which DLPack consumers "
@@ -458,9 +521,9 @@ class DeviceArray:
             # Consumers may use the data right away on their own stream: finish our queued work.
             self.context.synchronize()
         if own[0] == _dlpack.kDLCPU:
-            ptr = self._host.ctypes.data
+            ptr = self._host.ctypes.data + self.offset
         else:
-            ptr = int(self.buffer.ptr)
+            ptr = int(self.buffer.ptr) + self.offset
         return _dlpack.export_capsule(ptr, own, self.shape, self.dtype, self,
                                       versioned=_dlpack.wants_versioned(max_version))
 
@@ -477,8 +540,96 @@ class DeviceArray:
             "version": 3,
             "shape": self.shape,
             "typestr": self.dtype.str,
-            "data": (int(self.buffer.ptr), False),
-            "strides": None,
+            "data": (int(self.buffer.ptr) + self.offset, False),
+            "strides": None if self.is_contiguous else self.strides,
             "descr": [("", self.dtype.str)],
             "stream": export_stream(self.context),
         }
+
+
+class DeviceArrayView(DeviceArray):
+    """A view of another device array's memory: ``buffer`` is the viewed allocation, elements
+    start ``offset`` bytes into it, ``strides`` are in bytes (negative and zero strides too).
+
+    Operations read views in place. A ``@kernel`` receives a view as a contiguous device copy
+    (and, when the kernel writes that parameter, the copy is written back into the view)."""
+
+    __slots__ = ("offset", "_strides")
+
+    @classmethod
+    def _make(cls, base: DeviceArray, shape: tuple, dtype: np.dtype, strides: tuple, offset: int) -> "DeviceArrayView":
+        v = cls.__new__(cls)
+        v.shape = shape
+        v.dtype = dtype
+        v.device = base.device
+        v.buffer = base.buffer
+        v._owner = base._owner
+        v._host = base._host
+        v.offset = offset
+        v._strides = strides
+        return v
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return self._strides
+
+    @property
+    def is_contiguous(self) -> bool:
+        return is_c_contiguous(self.shape, self._strides, self.dtype.itemsize)
+
+    def span(self) -> tuple[int, int]:
+        """(first byte, end byte) of ``buffer`` this view's elements lie in."""
+        return span(self.shape, self._strides, self.offset, self.dtype.itemsize)
+
+    def _read_into(self, out: np.ndarray) -> None:
+        if not out.nbytes:
+            return
+        if self.is_contiguous:
+            self._read_bytes(out, self.offset)
+            return
+        lo, hi = self.span()
+        if hi - lo > 2 * out.nbytes + 4096:       # sparse: gather on the device, read only the elements
+            ops().copy(self)._read_bytes(out)
+            return
+        raw = np.empty(hi - lo, np.uint8)         # dense enough: read the covering bytes once
+        self._read_bytes(raw, lo)
+        out[...] = np.ndarray(self.shape, self.dtype, buffer=raw, offset=self.offset - lo, strides=self._strides)
+
+
+def _view(base: DeviceArray, shape: tuple, strides: tuple, offset: int) -> DeviceArray:
+    """``base``'s memory seen with a new layout: a plain DeviceArray when that is C-contiguous
+    from byte 0, a DeviceArrayView otherwise."""
+    if offset == 0 and is_c_contiguous(shape, strides, base.dtype.itemsize):
+        return DeviceArray._wrap(shape, base.dtype, base.device, base.buffer, base._owner, base._host)
+    return DeviceArrayView._make(base, shape, base.dtype, strides, offset)
+
+
+def _normalize_axis(axis: Any, ndim: int) -> int:
+    try:
+        a = int(operator_index(axis))
+    except TypeError:
+        raise TypeError(f"an axis must be an integer, got {type(axis).__name__}") from None
+    if not -ndim <= a < ndim:
+        raise np.exceptions.AxisError(a, ndim)
+    return a % ndim
+
+
+class _Flags:
+    """``g.flags``: the layout facts numpy code asks for."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned")
+
+    def __init__(self, a: DeviceArray):
+        self.c_contiguous = a.is_contiguous
+        self.f_contiguous = is_c_contiguous(a.shape[::-1], a.strides[::-1], a.dtype.itemsize)
+        self.owndata = type(a) is DeviceArray and a.owns_memory
+        self.writeable = True
+        self.aligned = True
+
+    def __getitem__(self, name: str) -> bool:
+        key = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "F_CONTIGUOUS": "f_contiguous",
+               "F": "f_contiguous", "OWNDATA": "owndata", "WRITEABLE": "writeable", "ALIGNED": "aligned"}
+        return getattr(self, key.get(name.upper(), name.lower()))
+
+    def __repr__(self) -> str:
+        return "\n".join(f"  {n.upper()} : {getattr(self, n)}" for n in self.__slots__)

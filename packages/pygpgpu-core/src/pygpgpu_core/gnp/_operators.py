@@ -1,0 +1,156 @@
+"""The numpy surface of device arrays: operators, ``__array_ufunc__`` and the reduction, scan
+and sort methods. Each forwards to the operations provider (:mod:`._dispatch`), which compiles
+and launches the kernels; nothing here computes on the host."""
+from __future__ import annotations
+
+from typing import Any
+
+from ._dispatch import ops
+
+__all__ = ["ArrayOperators", "BINARY_OPERATORS", "UNARY_OPERATORS"]
+
+# dunder stem -> numpy ufunc name
+BINARY_OPERATORS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide", "floordiv": "floor_divide",
+    "mod": "remainder", "pow": "power", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "left_shift", "rshift": "right_shift",
+}
+COMPARISONS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+               "ge": "greater_equal"}
+UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
+
+
+def _binary(ufunc: str):
+    def forward(self, other):
+        return ops().binary(ufunc, self, other)
+
+    def reflected(self, other):
+        return ops().binary(ufunc, other, self)
+
+    def inplace(self, other):
+        if ops().binary(ufunc, self, other, out=self) is NotImplemented:
+            return NotImplemented
+        return self
+
+    return forward, reflected, inplace
+
+
+def _comparison(ufunc: str):
+    def compare(self, other):
+        return ops().binary(ufunc, self, other)
+    return compare
+
+
+def _unary(ufunc: str):
+    def apply(self):
+        return ops().unary(ufunc, self)
+    return apply
+
+
+class ArrayOperators:
+    """Mixin of :class:`~pygpgpu_core.gnp.DeviceArray`: everything numpy code calls on an array
+    that computes."""
+
+    __slots__ = ()
+
+    # -- ufunc protocol: np.sqrt(g), np.add(g, h, out=g), np.maximum.reduce(g) ---------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return ops().array_ufunc(ufunc, method, inputs, kwargs)
+
+    # -- reductions -----------------------------------------------------------------------------
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        return ops().reduce("sum", self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
+                            where=where)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        return ops().reduce("prod", self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
+                            where=where)
+
+    def min(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+        return ops().reduce("min", self, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+
+    def max(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+        return ops().reduce("max", self, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, where=None):
+        return ops().reduce("mean", self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+        return ops().moment("var", self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+        return ops().moment("std", self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where)
+
+    def argmin(self, axis=None, out=None, keepdims=False):
+        return ops().reduce("argmin", self, axis=axis, out=out, keepdims=keepdims)
+
+    def argmax(self, axis=None, out=None, keepdims=False):
+        return ops().reduce("argmax", self, axis=axis, out=out, keepdims=keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False, where=None):
+        return ops().reduce("any", self, axis=axis, out=out, keepdims=keepdims, where=where)
+
+    def all(self, axis=None, out=None, keepdims=False, where=None):
+        return ops().reduce("all", self, axis=axis, out=out, keepdims=keepdims, where=where)
+
+    # -- scans, sorting, products ---------------------------------------------------------------
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return ops().scan("cumsum", self, axis=axis, dtype=dtype, out=out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return ops().scan("cumprod", self, axis=axis, dtype=dtype, out=out)
+
+    def sort(self, axis=-1, kind=None, order=None, stable=None):
+        """Sort in place (numpy's ndarray.sort)."""
+        self[...] = ops().sort(self, axis=axis, kind=kind, order=order, stable=stable)
+
+    def argsort(self, axis=-1, kind=None, order=None, stable=None):
+        return ops().argsort(self, axis=axis, kind=kind, order=order, stable=stable)
+
+    def dot(self, b, out=None):
+        return ops().dot(self, b, out=out)
+
+    def clip(self, min=None, max=None, out=None, **kwargs):
+        return ops().clip(self, min, max, out=out, **kwargs)
+
+    def round(self, decimals=0, out=None):
+        return ops().around(self, decimals, out=out)
+
+    def nonzero(self):
+        return ops().nonzero(self)
+
+    def __matmul__(self, other):
+        return ops().matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return ops().matmul(other, self)
+
+
+for _stem, _ufunc in BINARY_OPERATORS.items():
+    _f, _r, _i = _binary(_ufunc)
+    for _name, _fn in ((f"__{_stem}__", _f), (f"__r{_stem}__", _r), (f"__i{_stem}__", _i)):
+        _fn.__name__ = _fn.__qualname__ = _name
+        _fn.__doc__ = f"np.{_ufunc} on the device"
+        setattr(ArrayOperators, _name, _fn)
+for _stem, _ufunc in COMPARISONS.items():
+    _c = _comparison(_ufunc)
+    _c.__name__ = _c.__qualname__ = f"__{_stem}__"
+    _c.__doc__ = f"np.{_ufunc} on the device (a bool array)"
+    setattr(ArrayOperators, f"__{_stem}__", _c)
+for _stem, _ufunc in UNARY_OPERATORS.items():
+    _u = _unary(_ufunc)
+    _u.__name__ = _u.__qualname__ = f"__{_stem}__"
+    _u.__doc__ = f"np.{_ufunc} on the device"
+    setattr(ArrayOperators, f"__{_stem}__", _u)
+
+
+def _divmod(self, other: Any):
+    return ops().binary("floor_divide", self, other), ops().binary("remainder", self, other)
+
+
+def _rdivmod(self, other: Any):
+    return ops().binary("floor_divide", other, self), ops().binary("remainder", other, self)
+
+
+ArrayOperators.__divmod__ = _divmod
+ArrayOperators.__rdivmod__ = _rdivmod

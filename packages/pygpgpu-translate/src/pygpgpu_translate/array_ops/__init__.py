@@ -1,0 +1,99 @@
+"""The operations of device arrays (``pygpgpu.numpy``): numpy semantics on the host side, and
+generated ``@kernel`` functions on the device, so every operation runs on OpenCL, CUDA and HIP.
+
+pygpgpu-core's ``DeviceArray`` forwards ``g + h``, ``g.sum()``, ``np.sqrt(g)``, ``gnp.sort``...
+to this module, which registers itself with ``pygpgpu_core.gnp._dispatch`` when imported (core
+never imports the translator itself at import time). Each public function here takes what the
+numpy function of the same name takes (within what the docs list) and returns device arrays on
+the operands' device; nothing is computed on the host.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from pygpgpu_core.gnp import DeviceArray, _dispatch
+
+from ._elementwise import assign, astype, binary, clip, copy, fill, supported_ufunc, ufunc_call, unary, where
+from ._indexing import getitem, nonzero, setitem, take
+from ._reduction import reduce
+from ._scan import scan
+
+__all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "around", "assign", "fill", "copy",
+           "astype", "where", "clip", "scan", "getitem", "setitem", "take", "nonzero"]
+
+_REDUCE_METHODS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_and": "all",
+                   "logical_or": "any"}
+_ACCUMULATE_METHODS = {"add": "cumsum", "multiply": "cumprod"}
+
+
+def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """``DeviceArray.__array_ufunc__``: ``np.sqrt(g)``, ``np.add(g, h, out=g)``,
+    ``np.add.reduce(g, axis=0)``, ``np.multiply.accumulate(g)`` on the device."""
+    name = ufunc.__name__
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out", None)
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise TypeError(f"np.{name}: device arrays support one output")
+        out = out[0]
+    if method == "__call__":
+        where_ = kwargs.pop("where", True)
+        if where_ is not True:
+            raise TypeError(f"np.{name}: where= is not supported on device arrays")
+        dtype = kwargs.pop("dtype", None)
+        casting = kwargs.pop("casting", "same_kind")
+        kwargs.pop("subok", None)
+        if kwargs.pop("order", "K") not in ("K", "C", "A"):
+            raise ValueError(f"np.{name}: device arrays are C-ordered")
+        if kwargs:
+            raise TypeError(f"np.{name}: arguments {sorted(kwargs)} are not supported on device arrays")
+        if name == "clip":
+            return clip(*inputs, out=out)
+        if not supported_ufunc(name):
+            raise TypeError(f"np.{name} is not implemented for device arrays; compute it in a @kernel, or bring the "
+                            "data to the host explicitly with g.get()")
+        return ufunc_call(name, inputs, out=out, dtype=dtype, casting=casting)
+    if method == "reduce" and name in _REDUCE_METHODS:
+        (a,) = inputs
+        axis = kwargs.pop("axis", 0)
+        return reduce(_REDUCE_METHODS[name], a, axis=axis, out=out, **kwargs)
+    if method == "accumulate" and name in _ACCUMULATE_METHODS:
+        (a,) = inputs
+        axis = kwargs.pop("axis", 0)
+        return scan(_ACCUMULATE_METHODS[name], a, axis=axis, out=out, **kwargs)
+    raise TypeError(f"np.{name}.{method} is not implemented for device arrays")
+
+
+def moment(op: str, a: DeviceArray, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    """``var``/``std`` as numpy computes them: mean, squared deviations, their mean over n - ddof."""
+    if where is not None and where is not True:
+        raise TypeError(f"gnp.{op}: where= is not supported on device arrays")
+    m = reduce("mean", a, axis=axis, dtype=dtype, keepdims=True)
+    d = ufunc_call("subtract", (a, m))
+    if d.dtype.kind != "f":
+        d = d.astype(m.dtype)
+    sq = ufunc_call("multiply", (d, d))
+    s = reduce("sum", sq, axis=axis, dtype=dtype, keepdims=keepdims)
+    n = a.size // max(m.size, 1)
+    res = ufunc_call("true_divide", (s, float(max(n - ddof, 0))))
+    if op == "std":
+        res = ufunc_call("sqrt", (res,))
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def around(a: DeviceArray, decimals: int = 0, out=None):
+    """``np.round``: half to even, like numpy (``decimals`` scales by a power of ten first)."""
+    if decimals == 0:
+        return ufunc_call("rint", (a,), out=out)
+    if a.dtype.kind != "f":
+        return a.copy() if out is None else assign(out, a) or out
+    scale = 10.0 ** decimals
+    r = ufunc_call("rint", (ufunc_call("multiply", (a, scale)),))
+    return ufunc_call("true_divide", (r, scale), out=out)
+
+
+_dispatch.set_provider(sys.modules[__name__])

@@ -1,0 +1,565 @@
+"""Elementwise operations (operators and ufuncs) as generated ``@kernel`` functions.
+
+numpy decides every type: ``ufunc.resolve_dtypes`` gives the loop (the dtype each input is
+converted to and the result dtype) with Python scalars passed as weak types, exactly as numpy 2
+computes ``np.add(g, 1)`` (NEP 50). The kernel converts each input to its loop dtype, applies
+the expression and converts the result to the output's dtype.
+
+Two layouts, one kernel source each per (operation, loop dtypes, output dtype):
+
+* *flat*: every array operand is C-contiguous from byte 0 and has the output's shape, so work
+  item ``i`` handles element ``i`` of each (``out[i] = x0[i] + x1``): the fast path.
+* *strided*: anything else (broadcasting, views, transposes). The shape is first collapsed to
+  as few dimensions as the layouts allow; each array is its whole allocation seen as 1-D plus an
+  element offset and one element stride per dimension (0 where it broadcasts).
+
+The warm path is a few dict lookups: loop dtypes per (ufunc, operand types), the kernel per
+(operation, dtypes, layout), and the translator's own plan lookup per argument types.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
+
+from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._operands import (
+    Scalar,
+    broadcast_shapes,
+    check_dtype,
+    check_same_device,
+    classify,
+    collapse,
+    flat,
+    shape_text,
+    strided,
+)
+
+__all__ = ["UFUNCS", "ufunc_call", "binary", "unary", "elementwise", "assign", "fill", "astype", "copy",
+           "where", "clip", "supported_ufunc", "OPERATOR_SYMBOLS"]
+
+OPERATOR_SYMBOLS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "divide": "/",
+                    "floor_divide": "//", "remainder": "%", "power": "**", "bitwise_and": "&", "bitwise_or": "|",
+                    "bitwise_xor": "^", "left_shift": "<<", "right_shift": ">>", "equal": "==",
+                    "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
+                    "negative": "unary -", "positive": "unary +", "absolute": "abs()", "invert": "~"}
+
+
+# ---- expressions ---------------------------------------------------------------------------------------------
+# An expression rule takes the loop's input dtypes and returns the Python expression of one element,
+# with {0}, {1}, {2} standing for the converted inputs, and optionally helper definitions it calls.
+def _sym(symbol: str) -> Callable:
+    return lambda dts: f"({{0}} {symbol} {{1}})"
+
+
+_CMP_MIXED = ("def _gnp_cmp_u64_i64(a, b):\n"       # numpy compares uint64 with int64 exactly
+              "    if b < 0:\n"
+              "        return 1\n"
+              "    c = np.uint64(b)\n"
+              "    if a < c:\n"
+              "        return -1\n"
+              "    if a > c:\n"
+              "        return 1\n"
+              "    return 0\n")
+
+
+def _compare(symbol: str) -> Callable:
+    """A comparison; numpy's loops for uint64 against int64 compare the values exactly (no
+    common type holds both), through a three-way helper."""
+    def rule(dts):
+        if dts[0] == dts[1]:
+            return f"({{0}} {symbol} {{1}})"
+        if dts[0].kind == "u":
+            return f"(_gnp_cmp_u64_i64({{0}}, {{1}}) {symbol} 0)", _CMP_MIXED
+        return f"(0 {symbol} _gnp_cmp_u64_i64({{1}}, {{0}}))", _CMP_MIXED
+    return rule
+
+
+def _bool_or(symbol: str, logical: str) -> Callable:
+    return lambda dts: f"({{0}} {logical} {{1}})" if dts[0].kind == "b" else f"({{0}} {symbol} {{1}})"
+
+
+def _call(fn: str) -> Callable:
+    return lambda dts: f"{fn}({', '.join('{%d}' % k for k in range(len(dts)))})"
+
+
+def _float_or_identity(fn: str) -> Callable:
+    """floor/ceil/trunc/rint: numpy keeps integer and bool inputs as they are."""
+    return lambda dts: f"{fn}({{0}})" if dts[0].kind == "f" else "{0}"
+
+
+def _predicate(fn: str, for_ints: str) -> Callable:
+    return lambda dts: f"{fn}({{0}})" if dts[0].kind == "f" else for_ints
+
+
+def _shift(direction: str) -> Callable:
+    """numpy's shifts: a shift count outside 0..bits-1 gives 0 (or -1 for a negative value
+    shifted right), where C's behaviour is undefined."""
+    def rule(dts):
+        t = dts[0]
+        bits = t.itemsize * 8
+        name = f"_gnp_{direction}shift_{t.name}"
+        zero = f"{np_type(t)}(0)"
+        if direction == "l":
+            body = f"    if b < 0 or b >= {bits}:\n        return {zero}\n    return {np_type(t)}(a << b)\n"
+        else:
+            neg = f"{np_type(t)}(-1) if a < 0 else {zero}" if t.kind == "i" else zero
+            body = f"    if b < 0 or b >= {bits}:\n        return {neg}\n    return {np_type(t)}(a >> b)\n"
+        return f"{name}({{0}}, {{1}})", f"def {name}(a, b):\n{body}"
+    return rule
+
+
+def _int_fmod(dts):
+    t = dts[0]
+    if t.kind == "f":
+        return "np.fmod({0}, {1})"
+    name = f"_gnp_fmod_{t.name}"
+    if t.kind == "u":
+        return "({0} % {1})", None
+    body = ("    r = a % b\n"        # Python's floor modulo (0 for b == 0); C's remainder has a's sign
+            "    if r != 0 and (r < 0) != (a < 0):\n"
+            "        r = r - b\n"
+            f"    return {np_type(t)}(r)\n")
+    return f"{name}({{0}}, {{1}})", f"def {name}(a, b):\n{body}"
+
+
+def _invert(dts):
+    return "(not {0})" if dts[0].kind == "b" else "(~{0})"
+
+
+def _absolute(dts):
+    return "{0}" if dts[0].kind in "bu" else "abs({0})"
+
+
+def _square(dts):
+    return "({0} and {0})" if dts[0].kind == "b" else "({0} * {0})"
+
+
+def _reciprocal(dts):
+    if dts[0].kind != "f":
+        raise TypeError("gnp.reciprocal of integers is not supported on the device (numpy's integer result "
+                        "depends on C division); convert to float first")
+    return f"({np_type(dts[0])}(1) / {{0}})"
+
+
+# ufunc name -> expression rule
+UFUNCS: dict[str, Callable] = {
+    "add": _bool_or("+", "or"), "subtract": _sym("-"), "multiply": _bool_or("*", "and"),
+    "true_divide": _sym("/"), "divide": _sym("/"), "floor_divide": _sym("//"), "remainder": _sym("%"),
+    "mod": _sym("%"), "power": _sym("**"), "fmod": _int_fmod,
+    "bitwise_and": _sym("&"), "bitwise_or": _sym("|"), "bitwise_xor": _sym("^"),
+    "left_shift": _shift("l"), "right_shift": _shift("r"),
+    "equal": _compare("=="), "not_equal": _compare("!="), "less": _compare("<"), "less_equal": _compare("<="),
+    "greater": _compare(">"), "greater_equal": _compare(">="),
+    "logical_and": lambda d: "({0} and {1})", "logical_or": lambda d: "({0} or {1})",
+    "logical_xor": lambda d: "({0} != {1})", "logical_not": lambda d: "(not {0})",
+    "maximum": _call("np.maximum"), "minimum": _call("np.minimum"), "fmax": _call("np.fmax"),
+    "fmin": _call("np.fmin"), "arctan2": _call("np.arctan2"), "hypot": _call("np.hypot"),
+    "copysign": _call("np.copysign"),
+    "negative": lambda d: "(-{0})", "positive": lambda d: "{0}", "absolute": _absolute, "invert": _invert,
+    "square": _square, "reciprocal": _reciprocal, "sign": _call("np.sign"),
+    "floor": _float_or_identity("np.floor"), "ceil": _float_or_identity("np.ceil"),
+    "trunc": _float_or_identity("np.trunc"), "rint": _float_or_identity("np.rint"),
+    "isnan": _predicate("np.isnan", "False"), "isinf": _predicate("np.isinf", "False"),
+    "isfinite": _predicate("np.isfinite", "True"),
+}
+for _fn in ("sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+            "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"):
+    UFUNCS[_fn] = _call(f"np.{_fn}")
+UFUNCS["fabs"] = _call("np.fabs")
+# numpy's ufunc objects by our names (np.divide is np.true_divide, np.mod is np.remainder)
+NP_UFUNCS = {name: getattr(np, name) for name in UFUNCS}
+# internal copies (assign, astype): the value as it is, converted to the output's dtype
+_COPY = "__copy__"
+
+
+def supported_ufunc(name: str) -> bool:
+    return name in UFUNCS
+
+
+# ---- type resolution -----------------------------------------------------------------------------------------
+_loops: dict = {}
+
+
+def _loop(name: str, keys: tuple, dtype: Any) -> tuple:
+    """(input dtypes, output dtype) numpy uses for ufunc ``name`` on ``keys`` (dtypes, or the
+    Python types of weak scalars)."""
+    ck = (name, keys, dtype)
+    hit = _loops.get(ck)
+    if hit is not None:
+        return hit
+    uf = NP_UFUNCS[name]
+    try:
+        if dtype is None:
+            dts = uf.resolve_dtypes(keys + (None,))
+        else:
+            dts = uf.resolve_dtypes(keys + (None,), signature=(None,) * len(keys) + (np.dtype(dtype),))
+    except TypeError as exc:           # numpy has no loop for these types: say which operand and op
+        symbol = OPERATOR_SYMBOLS.get(name)
+        what = f"gnp.{name}" + (f" ({symbol})" if symbol else "")
+        operands = ", ".join(k.name if isinstance(k, np.dtype) else f"Python {k.__name__}" for k in keys)
+        raise TypeError(f"{what} is not supported for operands of type {operands}: {exc}") from None
+    res = (tuple(dts[:-1]), dts[-1])
+    if len(_loops) > 8192:
+        _loops.clear()
+    _loops[ck] = res
+    return res
+
+
+_COMPARISONS = frozenset(("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"))
+
+
+def _scalar_value(s: Scalar, dt: np.dtype, name: str, position: int) -> np.generic:
+    """A scalar operand converted to its loop dtype as numpy converts it (OverflowError for a
+    Python int the type cannot hold)."""
+    with np.errstate(all="ignore"):
+        try:
+            return np.asarray(s.value, dtype=dt)[()]
+        except OverflowError as exc:
+            raise OverflowError(f"gnp.{name}: operand {position}: {exc}") from None
+
+
+def _comparison_key(s: Scalar, arrays_dt: np.dtype) -> Any:
+    """numpy 2 compares integer arrays with out-of-range Python ints exactly (int8 == 300 is all
+    False): give such a scalar the integer type it needs instead of the weak type."""
+    if s.weak and s.key is int and arrays_dt.kind in "iu":
+        info = np.iinfo(arrays_dt)
+        if not info.min <= s.value <= info.max:
+            if -2**63 <= s.value < 2**63:
+                return np.dtype(np.int64)
+            return np.dtype(np.uint64) if 0 <= s.value < 2**64 else np.dtype(np.float64)
+    return s.key
+
+
+# ---- kernel sources ------------------------------------------------------------------------------------------
+def _expression(name: str, dts: tuple) -> "tuple[str, str | None]":
+    if name == _COPY:
+        return "{0}", None
+    r = UFUNCS[name](dts)
+    return r if isinstance(r, tuple) else (r, None)
+
+
+def _source(kname: str, expr: str, helpers: "str | None", kinds: str, in_dts: tuple, out_dt: np.dtype,
+            nd: int) -> str:
+    """One kernel: ``nd`` 0 is the flat layout, otherwise the strided one over ``nd`` dimensions."""
+    lines = []
+    if helpers:
+        lines.append(helpers)
+    params = []
+    if nd == 0:
+        params.append("out")
+        refs = []
+        for k, kind in enumerate(kinds):
+            params.append(f"x{k}")
+            refs.append(f"{np_type(in_dts[k])}(x{k}[i])" if kind == "A" else f"{np_type(in_dts[k])}(x{k})")
+        value = expr.format(*refs)
+        lines.append(f"def {kname}({', '.join(params)}):")
+        lines.append("    for i in range(out.shape[0]):")
+        lines.append(f"        out[i] = {np_type(out_dt)}({value})")
+        return "\n".join(lines) + "\n"
+    dims = [f"d{j}" for j in range(1, nd)]
+
+    def index(prefix: str) -> str:
+        terms = [f"{prefix}o"] + [f"i{j} * {prefix}s{j}" for j in range(nd)]
+        return " + ".join(terms)
+
+    params += ["out", "oo"] + [f"os{j}" for j in range(nd)]
+    refs = []
+    for k, kind in enumerate(kinds):
+        if kind == "A":
+            params += [f"x{k}", f"x{k}o"] + [f"x{k}s{j}" for j in range(nd)]
+            refs.append(f"{np_type(in_dts[k])}(x{k}[{index(f'x{k}')}])")
+        else:
+            params.append(f"x{k}")
+            refs.append(f"{np_type(in_dts[k])}(x{k})")
+    params += ["n"] + dims
+    value = expr.format(*refs)
+    lines.append(f"def {kname}({', '.join(params)}):")
+    lines.append("    for i in range(n):")
+    if nd == 1:
+        lines.append("        i0 = i")
+    else:
+        lines.append("        r = i")
+        for j in range(nd - 1, 0, -1):
+            lines.append(f"        i{j} = r % d{j}")
+            lines.append(f"        r = r // d{j}")
+        lines.append("        i0 = r")
+    lines.append(f"        out[{index('o')}] = {np_type(out_dt)}({value})")
+    return "\n".join(lines) + "\n"
+
+
+_kernels: dict = {}
+
+
+def _kernel(name: str, kinds: str, in_dts: tuple, out_dt: np.dtype, nd: int):
+    key = (name, kinds, in_dts, out_dt, nd)
+    k = _kernels.get(key)
+    if k is None:
+        expr, helpers = _expression(name, in_dts)
+        label = "copy" if name == _COPY else name
+        kname = f"gnp_{label}_{'flat' if nd == 0 else f'nd{nd}'}_{kinds}"
+        k = _kernels[key] = kernel_from_source(kname, _source(kname, expr, helpers, kinds, in_dts, out_dt, nd))
+    return k
+
+
+# ---- running -------------------------------------------------------------------------------------------------
+def _overlaps(a: DeviceArray, b: DeviceArray) -> bool:
+    """True when ``a`` and ``b`` share memory in a way a one-pass kernel could read after write."""
+    if a.buffer is not b.buffer:
+        return False
+    if a.offset == b.offset and a.strides == b.strides and a.shape == b.shape:
+        return False                 # the same elements in the same order: each work item owns its own
+    sa = a.span() if isinstance(a, DeviceArrayView) else (0, a.nbytes)
+    sb = b.span() if isinstance(b, DeviceArrayView) else (0, b.nbytes)
+    return sa[0] < sb[1] and sb[0] < sa[1]
+
+
+def _index_scalar(v: int, wide: bool):
+    return np.int64(v) if wide else v
+
+
+def run(name: str, operands: list, in_dts: tuple, out: DeviceArray, device: Any) -> DeviceArray:
+    """Launch ``name`` over ``operands`` (DeviceArray or np.generic already in its loop dtype)
+    into ``out`` (already broadcast-checked)."""
+    if out.size == 0:
+        return out
+    kinds = "".join("A" if isinstance(x, DeviceArray) else "S" for x in operands)
+    if any(isinstance(x, DeviceArray) and _overlaps(out, x) for x in operands):
+        # np.add(g[1:], g[:-1], out=g[1:]): read from a snapshot, as numpy's buffering does
+        operands = [x.copy() if isinstance(x, DeviceArray) and _overlaps(out, x) else x for x in operands]
+    arrays = [x for x in operands if isinstance(x, DeviceArray)]
+    shape = out.shape
+    if type(out) is DeviceArray and all(type(a) is DeviceArray and a.shape == shape for a in arrays):
+        k = _kernel(name, kinds, in_dts, out.dtype, 0)
+        args = [flat(out)] + [flat(x) if isinstance(x, DeviceArray) else x for x in operands]
+        launch(k, device, DEFAULT_CONFIG, tuple(args))
+        return out
+    layouts = [strided(out, shape)] + [strided(x, shape) for x in operands if isinstance(x, DeviceArray)]
+    dims, layouts = collapse(shape, layouts)
+    if not dims:
+        dims = (1,)
+        for s in layouts:
+            s.strides = [0]
+    nd = len(dims)
+    total = out.size
+    wide = max(max(s.base.size for s in layouts), total) >= 2**31 - 1
+    k = _kernel(name, kinds, in_dts, out.dtype, nd)
+    o = layouts[0]
+    args = [o.base, _index_scalar(o.offset, wide)] + [_index_scalar(s, wide) for s in o.strides]
+    li = 1
+    for x in operands:
+        if isinstance(x, DeviceArray):
+            s = layouts[li]
+            li += 1
+            args += [s.base, _index_scalar(s.offset, wide)] + [_index_scalar(v, wide) for v in s.strides]
+        else:
+            args.append(x)
+    args.append(_index_scalar(total, wide))
+    args += [_index_scalar(d, wide) for d in dims[1:]]
+    launch(k, device, DEFAULT_CONFIG, tuple(args))
+    return out
+
+
+def _check_out(out: Any, shape: tuple, result_dt: np.dtype, name: str, casting: str, device: Any) -> DeviceArray:
+    if not isinstance(out, DeviceArray):
+        raise TypeError(f"gnp.{name}: out must be a device array, got {type(out).__name__}")
+    if out.shape != shape:
+        raise ValueError(f"non-broadcastable output operand with shape {shape_text(out.shape)} doesn't match "
+                         f"the broadcast shape {shape_text(shape)}")
+    if not np.can_cast(result_dt, out.dtype, casting):
+        raise TypeError(f"Cannot cast ufunc {name!r} output from {result_dt!r} to {out.dtype!r} with casting rule "
+                        f"{casting!r}")
+    check_dtype(out.dtype, name, "out", device)
+    return out
+
+
+def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> Any:
+    """``np.<name>(*inputs, out=out, dtype=dtype)`` on the device. NotImplemented when an input
+    is not something device operations take (so Python can try the other operand)."""
+    ops = []
+    for k, x in enumerate(inputs):
+        c = classify(x, name, k)
+        if c is None:
+            return NotImplemented
+        ops.append(c)
+    arrays = [x for x in ops if isinstance(x, DeviceArray)]
+    if not arrays:
+        raise TypeError(f"gnp.{name}: at least one operand must be a device array")
+    device = check_same_device(arrays + ([out] if isinstance(out, DeviceArray) else []), name)
+    for k, x in enumerate(ops):
+        if isinstance(x, DeviceArray):
+            check_dtype(x.dtype, name, k, device)
+    keys = []
+    for x in ops:
+        if isinstance(x, DeviceArray):
+            keys.append(x.dtype)
+        elif name in _COMPARISONS:
+            keys.append(_comparison_key(x, arrays[0].dtype))
+        else:
+            keys.append(x.key)
+    in_dts, out_dt = _loop(name, tuple(keys), dtype)
+    for k, dt in enumerate(in_dts):
+        check_dtype(dt, name, k, device)
+    check_dtype(out_dt, name, "result", device)
+    if name == "power" and in_dts[1].kind in "iu":
+        s = ops[1]
+        if isinstance(s, Scalar) and s.value < 0:
+            raise ValueError("Integers to negative integer powers are not allowed.")
+    operands = [x if isinstance(x, DeviceArray) else _scalar_value(x, in_dts[k], name, k) for k, x in enumerate(ops)]
+    shape = _result_shape(arrays, out)
+    if out is None:
+        out = DeviceArray(shape, out_dt, device.context())
+    else:
+        _check_out(out, shape, out_dt, name, casting, device)
+    return run(name, operands, in_dts, out, device)
+
+
+def _result_shape(arrays: list, out: Any) -> tuple:
+    """The inputs' broadcast shape; with ``out`` the inputs may also broadcast up to its shape."""
+    shape = broadcast_shapes([x.shape for x in arrays]) if len(arrays) > 1 else arrays[0].shape
+    if isinstance(out, DeviceArray) and out.shape != shape:
+        try:
+            full = broadcast_shapes([shape, out.shape])
+        except ValueError:
+            full = None
+        if full == out.shape:
+            return full
+    return shape
+
+
+def binary(name: str, a: Any, b: Any, out: Any = None) -> Any:
+    return ufunc_call(name, (a, b), out=out)
+
+
+def unary(name: str, a: Any, out: Any = None) -> Any:
+    return ufunc_call(name, (a,), out=out)
+
+
+elementwise = ufunc_call
+
+
+# ---- copies, fills and conversions ---------------------------------------------------------------------------
+def assign(dst: DeviceArray, src: Any) -> None:
+    """``dst[...] = src`` on the device: broadcast like numpy, converted like numpy's setitem
+    (unsafe casting)."""
+    c = classify(src, "copyto", 1)
+    if c is None:
+        raise TypeError(f"cannot assign a {type(src).__name__} to a device array")
+    device = check_same_device([dst] + ([c] if isinstance(c, DeviceArray) else []), "copyto")
+    check_dtype(dst.dtype, "copyto", 0, device)
+    if isinstance(c, DeviceArray):
+        check_dtype(c.dtype, "copyto", 1, device)
+        try:
+            shape = broadcast_shapes([dst.shape, c.shape])
+        except ValueError:
+            shape = None
+        if shape != dst.shape:
+            raise ValueError(f"could not broadcast input array from shape {shape_text(c.shape)} into shape "
+                             f"{shape_text(dst.shape)}")
+        run(_COPY, [c], (c.dtype,), dst, device)
+        return
+    value = _scalar_value(c, dst.dtype, "copyto", 1)
+    run(_COPY, [value], (dst.dtype,), dst, device)
+
+
+def fill(dst: DeviceArray, value: Any) -> None:
+    assign(dst, value)
+
+
+def astype(a: DeviceArray, dtype: np.dtype) -> DeviceArray:
+    device = check_same_device([a], "astype")
+    check_dtype(a.dtype, "astype", 0, device)
+    check_dtype(np.dtype(dtype), "astype", "dtype", device)
+    out = DeviceArray(a.shape, dtype, device.context())
+    run(_COPY, [a], (a.dtype,), out, device)
+    return out
+
+
+def copy(a: DeviceArray) -> DeviceArray:
+    """A C-contiguous device copy of any array or view."""
+    device = a.device
+    out = DeviceArray(a.shape, a.dtype, a.context)
+    if a.dtype.kind not in "biuf" or a.dtype == np.float16:   # complex or half data: copy the raw bytes
+        run(_COPY, [_raw_view(a)], (np.dtype(np.uint16 if a.dtype == np.float16 else np.uint64),),
+            _raw_view(out), device)
+        return out
+    run(_COPY, [a], (a.dtype,), out, device)
+    return out
+
+
+def _raw_view(a: DeviceArray) -> DeviceArray:
+    """``a``'s bytes as unsigned integers of 2 (float16) or 8 bytes (complex: one more axis for
+    complex128), same layout: copies of data the device does not compute with."""
+    if a.dtype == np.float16:
+        return a.view(np.uint16)
+    per = a.dtype.itemsize // 8
+    return DeviceArrayView._make(a, a.shape + (per,), np.dtype(np.uint64), a.strides + (8,), a.offset)
+
+
+# ---- where and clip ------------------------------------------------------------------------------------------
+def where(condition: Any, x: Any = None, y: Any = None) -> DeviceArray:
+    """``np.where(condition, x, y)`` on the device (x and y: arrays or scalars, numpy's result type)."""
+    if x is None and y is None:
+        from ._indexing import nonzero
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    ops = [classify(v, "where", k) for k, v in enumerate((condition, x, y))]
+    if any(o is None for o in ops):
+        raise TypeError("gnp.where takes device arrays and scalars")
+    arrays = [o for o in ops if isinstance(o, DeviceArray)]
+    if not arrays:
+        raise TypeError("gnp.where: at least one operand must be a device array")
+    device = check_same_device(arrays, "where")
+    for k, o in enumerate(ops):
+        if isinstance(o, DeviceArray):
+            check_dtype(o.dtype, "where", k, device)
+    keys = [o.dtype if isinstance(o, DeviceArray) or not o.weak else o.value for o in ops[1:]]
+    out_dt = np.result_type(*keys)
+    check_dtype(out_dt, "where", "result", device)
+    cond = ops[0]
+    operands = [cond if isinstance(cond, DeviceArray) else _scalar_value(cond, np.dtype(bool), "where", 0)]
+    for k, o in enumerate(ops[1:], 1):
+        operands.append(o if isinstance(o, DeviceArray) else _scalar_value(o, out_dt, "where", k))
+    shape = broadcast_shapes([o.shape for o in arrays])
+    out = DeviceArray(shape, out_dt, device.context())
+    return run("__where__", operands, (np.dtype(bool), out_dt, out_dt), out, device)
+
+
+UFUNCS["__where__"] = lambda dts: "({1} if {0} else {2})"
+UFUNCS["__clip__"] = lambda dts: ("np.minimum(np.maximum({0}, {1}), {2})" if dts[0].kind != "b"
+                                  else "(({0} or {1}) and {2})")
+
+
+def clip(a: Any, lo: Any = None, hi: Any = None, out: Any = None, **kwargs) -> DeviceArray:
+    """``np.clip(a, lo, hi)``: numpy's result type (NEP 50); NaN propagates as numpy's does."""
+    if kwargs:
+        lo = kwargs.pop("a_min", kwargs.pop("min", lo))
+        hi = kwargs.pop("a_max", kwargs.pop("max", hi))
+        if kwargs:
+            raise TypeError(f"gnp.clip: unsupported arguments {sorted(kwargs)}")
+    if lo is None and hi is None:
+        raise ValueError("One of max or min must be given")
+    if lo is None:
+        return ufunc_call("minimum", (a, hi), out=out)
+    if hi is None:
+        return ufunc_call("maximum", (a, lo), out=out)
+    ops = [classify(v, "clip", k) for k, v in enumerate((a, lo, hi))]
+    if any(o is None for o in ops):
+        raise TypeError("gnp.clip takes device arrays and scalars")
+    arrays = [o for o in ops if isinstance(o, DeviceArray)]
+    device = check_same_device(arrays + ([out] if isinstance(out, DeviceArray) else []), "clip")
+    for k, o in enumerate(ops):
+        if isinstance(o, DeviceArray):
+            check_dtype(o.dtype, "clip", k, device)
+    keys = [o.dtype if isinstance(o, DeviceArray) else o.key for o in ops]
+    dts = np._core.umath.clip.resolve_dtypes(tuple(keys) + (None,))
+    in_dts, out_dt = tuple(dts[:3]), dts[3]
+    operands = [o if isinstance(o, DeviceArray) else _scalar_value(o, in_dts[k], "clip", k) for k, o in enumerate(ops)]
+    shape = broadcast_shapes([o.shape for o in arrays])
+    if out is None:
+        out = DeviceArray(shape, out_dt, device.context())
+    else:
+        _check_out(out, shape, out_dt, "clip", "same_kind", device)
+    return run("__clip__", operands, in_dts, out, device)

@@ -1,0 +1,521 @@
+"""Reductions (sum, prod, min, max, mean, argmin, argmax, any, all and user-defined ones) as
+generated ``@kernel`` functions.
+
+The input is brought to a ``(outer, r, inner)`` layout (reduced axes in the middle, a contiguous
+copy only when they are not already adjacent), then one of two kernels runs:
+
+* *rows* (``inner == 1``, rows of ``r`` contiguous elements): each group of ``GROUP`` work items
+  strides through one segment of a row, accumulates per work item, then combines the group's
+  values in a tree in local memory (``gpu.barrier`` between levels). Long rows are split over
+  several groups (segments) and a second *rows* pass combines the segments' results: the classic
+  two-pass block reduction. Accumulation is sequential within a work item (about ``r /
+  (segments * GROUP)`` values) and a tree above it, so float sums are as accurate as numpy's
+  pairwise ones.
+* *columns* (``inner > 1``): one work item per output element walks down its column (neighbouring
+  work items read neighbouring addresses); a short output with long columns is split into chunks
+  of rows whose partial results a second pass combines.
+
+numpy decides the result dtype (``np.sum(np.ones(1, dtype))``), so int32 sums are int64 like
+numpy's on Linux, mean of integers is float64, and so on.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from pygpgpu_core.gnp import DeviceArray
+
+from .._kernel import _Config
+from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._operands import check_dtype, check_same_device, contiguous, normalize_axes
+
+__all__ = ["reduce", "Reduction", "REDUCTIONS", "reduce_with", "GROUP"]
+
+GROUP = 256                  # work items per group in the rows kernel (a power of two)
+_COLS_MIN_R = 128            # rows shorter than this are reduced one per work item (columns kernel, inner 1)
+
+
+class Reduction:
+    """What one reduction computes: ``combine(a, b)`` of two accumulated values (a Python
+    expression, or a helper function's name), ``prepare`` turning an input element into an
+    accumulator value, the accumulator and result dtypes, the identity, and whether it tracks
+    indices (argmin/argmax)."""
+
+    def __init__(self, name, combine, acc, out, identity, prepare="{acc}({v})", final=None, arg=None,
+                 helpers=None, helper_source=""):
+        self.name = name
+        self.combine = combine            # format string with {a} and {b}
+        self.acc = np.dtype(acc)
+        self.out = np.dtype(out)
+        self.identity = identity
+        self.prepare = prepare            # format string with {v} (and {acc})
+        self.final = final                # format string with {v}: mean divides by the count
+        self.arg = arg                    # None, or "min"/"max": argmin/argmax track indices
+        self.helpers = helpers or {}      # extra globals (a user's combine function)
+        self.helper_source = helper_source
+
+    def key(self):
+        return (self.name, self.combine, self.acc, self.out, self.prepare, self.final, self.arg,
+                tuple(sorted((k, id(v)) for k, v in self.helpers.items())), self.helper_source)
+
+    def map(self, v: str) -> str:
+        return self.prepare.format(v=v, acc=np_type(self.acc))
+
+    def comb(self, a: str, b: str) -> str:
+        return self.combine.format(a=a, b=b)
+
+
+# ---- kernel sources ------------------------------------------------------------------------------------------
+def _arg_helper(kind: str, t: np.dtype) -> "tuple[str, str]":
+    """``better(a, ia, b, ib)``: whether (b, ib) replaces (a, ia) in argmin/argmax: the smaller
+    (larger) value, NaN first (numpy returns the first NaN), the lower index among equals."""
+    name = f"_gnp_arg{kind}_better"
+    cmp = "<" if kind == "min" else ">"
+    if t.kind == "f":
+        body = ("    if a != a:\n"
+                "        return b != b and ib < ia\n"
+                "    if b != b:\n"
+                "        return True\n"
+                f"    return b {cmp} a or (b == a and ib < ia)\n")
+    else:
+        body = f"    return b {cmp} a or (b == a and ib < ia)\n"
+    return name, f"def {name}(a, ia, b, ib):\n{body}"
+
+
+def _tree(red: Reduction, lines: list, arg: bool) -> None:
+    """Combine the group's GROUP values in local memory: log2(GROUP) levels, a barrier before each."""
+    lines += [f"    s = {GROUP // 2}",
+              "    while s > 0:",
+              "        gpu.barrier()",
+              "        if lid < s:"]
+    if arg:
+        lines += ["            if _better(tile[lid], tidx[lid], tile[lid + s], tidx[lid + s]):",
+                  "                tile[lid] = tile[lid + s]",
+                  "                tidx[lid] = tidx[lid + s]"]
+    else:
+        lines += [f"            tile[lid] = {red.comb('tile[lid]', 'tile[lid + s]')}"]
+    lines += ["        s = s >> 1"]
+
+
+_MASK = {False: "2147483647", True: "9223372036854775807"}
+
+
+def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool, chunked: bool,
+                 two_d: bool) -> str:
+    """The rows kernel: group (seg, row) reduces segment ``seg`` of row ``row`` into
+    ``out[row * segs + seg]`` (``two_d``: a 2-D launch of (segs * GROUP, rows) work items; else a
+    1-D launch with one group per row and one segment).
+
+    ``mapped``: inputs are raw elements (prepare them); otherwise accumulator values of an earlier
+    pass (with ``arg_in`` their indices come in ``xi``). ``final``: write the result dtype (after
+    ``final``); otherwise write the accumulator (and index) for another pass.
+
+    Each work item first accumulates its share with several independent accumulators. On GPUs
+    (``chunked`` False) it strides by the segment's work-item count, so neighbouring work items
+    read neighbouring addresses (coalesced), four loads in flight. On CPUs (``chunked``, compiled
+    with 64-bit indices) it walks one contiguous chunk of ``cl`` elements (a multiple of 8) with
+    eight accumulators the compiler keeps in one SIMD register; the last ``r % 8`` elements of a
+    row are added by the row's first work item. Parameters are masked non-negative (``& MAX``,
+    a no-op for valid sizes) so the translator proves the indices non-negative and leaves out
+    Python's negative-index wrap, which would keep the loads from vectorizing."""
+    acc = np_type(red.acc)
+    arg = red.arg is not None
+    mask = _MASK[chunked]
+    lines = []
+    if red.helper_source:
+        lines.append(red.helper_source)
+    params = ["x"] + (["xi"] if arg_in else []) + ["out"] + (["outi"] if arg and not final else []) + \
+             ["r", "r8", "segs", "cl", "ident", "cnt"]
+    lines.append(f"def {kname}({', '.join(params)}):")
+    lines.append(f"    tile = gpu.local_array({GROUP}, {acc})")
+    if arg:
+        lines.append(f"    tidx = gpu.local_array({GROUP}, np.int64)")
+    lines += ["    lid = gpu.get_local_id(0)"]
+    if two_d:
+        lines += ["    seg = gpu.get_group_id(0)",
+                  "    row = gpu.get_group_id(1)"]
+    else:
+        lines += ["    seg = 0",
+                  "    row = gpu.get_group_id(0)"]
+    lines += [f"    rr = r & {mask}",
+              f"    ns = segs & {mask}",
+              "    base = row * rr",
+              "    o = row * ns + seg"]
+
+    def load(at):
+        v = red.map(f"x[{at}]") if mapped else f"x[{at}]"
+        return v
+    if arg:
+        vi_of = (lambda at, jj: f"xi[{at}]") if arg_in else (lambda at, jj: f"np.int64({jj})")
+        lines += ["    acc = ident",
+                  "    ai = np.int64(-1)"]
+        if chunked:
+            lines += [f"    c = cl & {mask}",
+                      f"    j0 = (seg * {GROUP} + lid) * c",
+                      "    for jj in range(j0, min(j0 + c, rr)):",
+                      "        t = base + jj"]
+            ind = "        "
+        else:
+            lines += [f"    j = seg * {GROUP} + lid",
+                      f"    step = ns * {GROUP}",
+                      "    while j < rr:",
+                      "        t = base + j",
+                      "        jj = j",
+                      "        j += step"]
+            ind = "        "
+        lines += [f"{ind}v = {load('t')}",
+                  f"{ind}vi = {vi_of('t', 'jj')}",
+                  f"{ind}if ai < 0 or _better(acc, ai, v, vi):",
+                  f"{ind}    acc = v",
+                  f"{ind}    ai = vi",
+                  "    tile[lid] = acc",
+                  "    tidx[lid] = ai if ai >= 0 else np.int64(9223372036854775807)"]
+    else:
+        u = 8 if chunked else 4
+        lines += [f"    acc{k} = ident" for k in range(u)]
+        if chunked:
+            lines += [f"    c = cl & {mask}",
+                      f"    j0 = (seg * {GROUP} + lid) * c",
+                      f"    for jj in range(j0, min(j0 + c, r8 & {mask}), 8):",
+                      "        t = base + jj"]
+            lines += [f"        acc{k} = {red.comb(f'acc{k}', load('t' if k == 0 else f't + {k}'))}" for k in range(u)]
+            lines += ["    if seg == 0 and lid == 0:",
+                      f"        for jj in range(r8 & {mask}, rr):",
+                      f"            acc0 = {red.comb('acc0', load('base + jj'))}"]
+        else:
+            lines += [f"    j = seg * {GROUP} + lid",
+                      f"    step = ns * {GROUP}",
+                      f"    while j + {u - 1} * step < rr:",
+                      "        t = base + j"]
+            lines += [f"        acc{k} = {red.comb(f'acc{k}', load('t' if k == 0 else f't + {k} * step'))}"
+                      for k in range(u)]
+            lines += [f"        j += {u} * step",
+                      "    while j < rr:",
+                      f"        acc0 = {red.comb('acc0', load('base + j'))}",
+                      "        j += step"]
+        level = [f"acc{k}" for k in range(u)]
+        while len(level) > 1:           # combine the accumulators pairwise
+            level = [red.comb(level[k], level[k + 1]) for k in range(0, len(level), 2)]
+        lines.append(f"    tile[lid] = {level[0]}")
+    _tree(red, lines, arg)
+    lines.append("    if lid == 0:")
+    if final:
+        if arg:
+            lines.append("        out[o] = tidx[0]")
+        else:
+            res = (red.final or "{v}").format(v="tile[0]")
+            lines.append(f"        out[o] = {np_type(red.out)}({res})")
+    else:
+        lines.append("        out[o] = tile[0]")
+        if arg:
+            lines.append("        outi[o] = tidx[0]")
+    return "\n".join(lines) + "\n"
+
+
+def _cols_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool) -> str:
+    """The columns kernel: work item t reduces rows [c*chunk, (c+1)*chunk) of column (o, j)
+    (t = (c * outer + o) * inner + j) into out[t]."""
+    arg = red.arg is not None
+    lines = []
+    if red.helper_source:
+        lines.append(red.helper_source)
+    params = ["x"] + (["xi"] if arg_in else []) + ["out"] + (["outi"] if arg and not final else []) + \
+             ["total", "r", "inner", "oi", "chunk", "ident", "cnt"]
+    lines.append(f"def {kname}({', '.join(params)}):")
+    lines += ["    for t in range(total):",
+              "        c = t // oi",
+              "        rem = t - c * oi",
+              "        o = rem // inner",
+              "        jj = rem - o * inner",
+              "        k = c * chunk",
+              "        k1 = min(k + chunk, r)",
+              "        base = o * r * inner + jj",
+              "        acc = ident"]
+    if arg:
+        lines.append("        ai = np.int64(-1)")
+    lines.append("        while k < k1:")
+    v = red.map("x[base + k * inner]") if mapped else "x[base + k * inner]"
+    if arg:
+        vi = "np.int64(k)" if not arg_in else "xi[base + k * inner]"
+        lines += [f"            v = {v}",
+                  f"            vi = {vi}",
+                  "            if ai < 0 or _better(acc, ai, v, vi):",
+                  "                acc = v",
+                  "                ai = vi"]
+    else:
+        lines.append(f"            acc = {red.comb('acc', v)}")
+    lines.append("            k += 1")
+    if final:
+        if arg:
+            lines.append("        out[t] = ai")
+        else:
+            lines.append(f"        out[t] = {np_type(red.out)}({(red.final or '{v}').format(v='acc')})")
+    else:
+        lines.append("        out[t] = acc")
+        if arg:
+            lines.append("        outi[t] = ai")
+    return "\n".join(lines) + "\n"
+
+
+_kernels: dict = {}
+
+
+def _kernel(red: Reduction, shape: str, mapped: bool, final: bool, arg_in: bool = False, chunked: bool = False,
+            two_d: bool = False):
+    key = (red.key(), shape, mapped, final, arg_in, chunked, two_d)
+    k = _kernels.get(key)
+    if k is None:
+        tag = (f"{red.name}_{shape}{'_map' if mapped else ''}{'_fin' if final else ''}{'_cpu' if chunked else ''}"
+               f"{'_2d' if two_d else ''}")
+        kname = f"gnp_red_{tag}"
+        if shape == "rows":
+            src = _rows_source(kname, red, mapped, final, arg_in, chunked, two_d)
+        else:
+            src = _cols_source(kname, red, mapped, final, arg_in)
+        helpers = dict(red.helpers)
+        if red.arg is not None:
+            hname, hsrc = _arg_helper(red.arg, red.acc)
+            src = hsrc + "\n" + src.replace("_better", hname)
+        k = _kernels[key] = kernel_from_source(kname, src, helpers or None)
+    return k
+
+
+# ---- which reduction -----------------------------------------------------------------------------------------
+_result_dtypes: dict = {}
+
+
+def _numpy_result_dtype(op: str, dt: np.dtype, dtype: Any) -> np.dtype:
+    """The dtype numpy gives ``op`` of a ``dt`` array (asked of numpy on one host element)."""
+    key = (op, dt, dtype)
+    r = _result_dtypes.get(key)
+    if r is None:
+        probe = np.ones(1, dt)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            kwargs = {} if dtype is None else {"dtype": dtype}
+            r = np.dtype(getattr(np, op)(probe, **kwargs).dtype)
+        _result_dtypes[key] = r
+    return r
+
+
+def _reduction_for(op: str, dt: np.dtype, dtype: Any) -> Reduction:
+    if op in ("sum", "prod"):
+        out = _numpy_result_dtype(op, dt, dtype)
+        acc = out
+        comb = "({a} + {b})" if op == "sum" else "({a} * {b})"
+        if out.kind == "b":
+            comb = "({a} | {b})" if op == "sum" else "({a} & {b})"
+            acc = np.dtype(np.uint8)
+        return Reduction(op, comb, acc, out, 0 if op == "sum" else 1)
+    if op == "mean":
+        out = _numpy_result_dtype("mean", dt, dtype)
+        acc = np.dtype(np.float32) if out == np.float16 else out
+        return Reduction("mean", "({a} + {b})", acc, out, 0, final=f"{{v}} / {np_type(acc)}(cnt)")
+    if op in ("min", "max", "argmin", "argmax"):
+        kind = op[-3:]
+        acc = np.dtype(np.uint8) if dt.kind == "b" else dt
+        if acc.kind == "f":
+            ident = np.inf if kind == "min" else -np.inf
+        else:
+            info = np.iinfo(acc)
+            ident = info.max if kind == "min" else info.min
+        if op.startswith("arg"):
+            return Reduction(op, "", acc, np.dtype(np.int64), ident, arg=kind)
+        comb = "np.minimum({a}, {b})" if kind == "min" else "np.maximum({a}, {b})"
+        return Reduction(op, comb, acc, dt, ident)
+    if op in ("any", "all"):
+        comb = "({a} | {b})" if op == "any" else "({a} & {b})"
+        return Reduction(op, comb, np.uint8, np.bool_, 0 if op == "any" else 1, prepare="np.uint8(np.bool_({v}))")
+    raise ValueError(f"unknown reduction {op!r}")
+
+
+REDUCTIONS = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all")
+_UFUNC_NAMES = {"min": "minimum", "max": "maximum", "argmin": "argmin", "argmax": "argmax"}
+
+
+# ---- running -------------------------------------------------------------------------------------------------
+def _target_groups(device) -> int:
+    cu = max(int(getattr(device, "compute_units", 1) or 1), 1)
+    return cu * (8 if getattr(device, "is_gpu", True) else 4)
+
+
+def _empty_result(red: Reduction, op: str, shape: tuple, device) -> DeviceArray:
+    if red.arg is not None:
+        raise ValueError(f"attempt to get {op} of an empty sequence")
+    if op in ("min", "max"):
+        raise ValueError(f"zero-size array to reduction operation {_UFUNC_NAMES[op]} which has no identity")
+    out = DeviceArray(shape, red.out, device.context())
+    if op == "mean":
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=4)
+        out.fill(np.nan)
+    else:
+        out.fill(red.identity)
+    return out
+
+
+def _rows_config(segs: int, rows: int, chunked: bool, wide: bool) -> _Config:
+    """The launch of the rows kernel: (segs * GROUP, rows) work items in groups of (GROUP, 1),
+    1-D when there is one segment per row; 64-bit indices on CPUs (see _rows_source)."""
+    if segs == 1:
+        c = _Config(None, (rows * GROUP,), (GROUP,))
+    else:
+        c = _Config(None, (segs * GROUP, rows), (GROUP, 1))
+    if chunked or wide:
+        c.wide = True
+    return c
+
+
+def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count: int) -> DeviceArray:
+    """Reduce each of ``outer`` contiguous rows of length ``r`` of the flat ``x``: one pass when
+    there are enough rows to fill the device, else segments of each row over several groups
+    (a 2-D launch) and a second pass over the segments' results."""
+    ident = red.acc.type(red.identity)
+    wide = x.size >= 2**30
+    chunked = not getattr(device, "is_gpu", True)
+    segs = 1
+    target = _target_groups(device)
+    if outer < target and r > 8 * GROUP and outer <= 65535:
+        segs = min(-(-target // outer), -(-r // (8 * GROUP)))
+    cl = -(-r // (segs * GROUP * 8)) * 8          # elements per work item, a multiple of 8 (chunked)
+    r8 = r - r % 8
+    ctx = device.context()
+    xf = x.reshape(-1)
+    out = DeviceArray((outer,), red.out, ctx)
+    two_d = segs > 1
+    cfg = _rows_config(segs, outer, chunked, wide)
+    if segs == 1:
+        k = _kernel(red, "rows", True, True, chunked=chunked)
+        launch(k, device, cfg, (xf, out, r, r8, 1, cl, ident, count))
+        return out
+    part = DeviceArray((outer * segs,), red.acc, ctx)
+    cl2 = -(-segs // (GROUP * 8)) * 8
+    cfg2 = _rows_config(1, outer, chunked, False)
+    s8 = segs - segs % 8
+    if red.arg is not None:
+        parti = DeviceArray((outer * segs,), np.int64, ctx)
+        launch(_kernel(red, "rows", True, False, chunked=chunked, two_d=two_d), device, cfg,
+               (xf, part, parti, r, r8, segs, cl, ident, count))
+        launch(_kernel(red, "rows", False, True, arg_in=True, chunked=chunked), device, cfg2,
+               (part, parti, out, segs, s8, 1, cl2, ident, count))
+        return out
+    launch(_kernel(red, "rows", True, False, chunked=chunked, two_d=two_d), device, cfg,
+           (xf, part, r, r8, segs, cl, ident, count))
+    launch(_kernel(red, "rows", False, True, chunked=chunked), device, cfg2,
+           (part, out, segs, s8, 1, cl2, ident, count))
+    return out
+
+
+def _run_cols(red: Reduction, x: DeviceArray, outer: int, r: int, inner: int, device, count: int) -> DeviceArray:
+    """Reduce the middle axis of the flat ``x`` seen as (outer, r, inner)."""
+    ident = red.acc.type(red.identity)
+    m = outer * inner
+    ctx = device.context()
+    xf = x.reshape(-1)
+    threads = _target_groups(device) * GROUP
+    chunks = 1
+    if m < threads and r >= 64:
+        chunks = min(-(-threads // m), -(-r // 16))
+    if chunks == 1:
+        out = DeviceArray((m,), red.out, ctx)
+        k = _kernel(red, "cols", True, True)
+        launch(k, device, DEFAULT_CONFIG, (xf, out, m, r, inner, m, r, ident, count))
+        return out
+    chunk = -(-r // chunks)
+    chunks = -(-r // chunk)
+    part = DeviceArray((chunks * m,), red.acc, ctx)
+    out = DeviceArray((m,), red.out, ctx)
+    if red.arg is not None:
+        parti = DeviceArray((chunks * m,), np.int64, ctx)
+        launch(_kernel(red, "cols", True, False), device, DEFAULT_CONFIG,
+               (xf, part, parti, chunks * m, r, inner, m, chunk, ident, count))
+        launch(_kernel(red, "cols", False, True, arg_in=True), device, DEFAULT_CONFIG,
+               (part, parti, out, m, chunks, m, m, chunks, ident, count))
+        return out
+    launch(_kernel(red, "cols", True, False), device, DEFAULT_CONFIG,
+           (xf, part, chunks * m, r, inner, m, chunk, ident, count))
+    launch(_kernel(red, "cols", False, True), device, DEFAULT_CONFIG,
+           (part, out, m, chunks, m, m, chunks, ident, count))
+    return out
+
+
+def reduce_with(red: Reduction, a: DeviceArray, axis: Any, keepdims: bool, op: str, device) -> DeviceArray:
+    """Apply ``red`` over ``axis`` of ``a`` (any layout); the result has the reduced shape."""
+    nd = a.ndim
+    axes = normalize_axes(axis, nd, op)
+    kept = [k for k in range(nd) if k not in axes]
+    out_shape = tuple(a.shape[k] for k in kept)
+    final_shape = tuple(1 if k in axes else a.shape[k] for k in range(nd)) if keepdims else out_shape
+    r = 1
+    for k in axes:
+        r *= a.shape[k]
+    if a.size == 0 or r == 0:
+        if r == 0:
+            return _empty_result(red, op, out_shape, device).reshape(final_shape)
+        return DeviceArray(out_shape, red.out, device.context()).reshape(final_shape)
+    if red.arg is not None and axis is not None and len(axes) != 1:
+        raise ValueError(f"{op} takes one axis or None")
+    # bring the reduced axes together: (outer, r, inner)
+    lo, hi = (min(axes), max(axes)) if axes else (0, -1)
+    adjacent = hi - lo + 1 == len(axes)
+    if adjacent and type(a) is DeviceArray:
+        x = a
+        outer = 1
+        for k in range(lo):
+            outer *= a.shape[k]
+        inner = 1
+        for k in range(hi + 1, nd):
+            inner *= a.shape[k]
+    else:
+        order = kept + list(axes)
+        x = contiguous(a.transpose(order)) if order != list(range(nd)) else contiguous(a)
+        outer, inner = 1, 1
+        for n in out_shape:
+            outer *= n
+    if inner == 1 and (r >= _COLS_MIN_R or outer == 1):
+        res = _run_rows(red, x, outer, r, device, r)
+    else:
+        res = _run_cols(red, x, outer, r, inner, device, r)
+    return res.reshape(final_shape)
+
+
+def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+           initial: Any = None, where: Any = None) -> DeviceArray:
+    """numpy's ``a.<op>(axis, dtype, out, keepdims, initial)`` on the device."""
+    if not isinstance(a, DeviceArray):
+        raise TypeError(f"gnp.{op} takes a device array, got {type(a).__name__} (upload host data with gnp.asarray)")
+    if where is not None and where is not True:
+        raise TypeError(f"gnp.{op}: where= is not supported on device arrays")
+    device = check_same_device([a], op)
+    check_dtype(a.dtype, op, 0, device)
+    if dtype is not None:
+        check_dtype(np.dtype(dtype), op, "dtype", device)
+    if op in ("argmin", "argmax") and axis is not None and isinstance(axis, tuple):
+        raise TypeError(f"{op}: axis must be an integer or None")
+    red = _reduction_for(op, a.dtype, dtype)
+    check_dtype(red.out, op, "result", device)
+    if initial is not None and (a.size == 0 and op in ("min", "max")):
+        res = DeviceArray(_reduced_shape(a, axis, keepdims, op), red.out, device.context())
+        res.fill(initial)
+    else:
+        res = reduce_with(red, a, axis, keepdims, op, device)
+        if initial is not None:
+            from ._elementwise import ufunc_call
+            ufunc_call({"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}.get(op, op),
+                       (res, initial), out=res, casting="unsafe")
+    if out is not None:
+        if not isinstance(out, DeviceArray):
+            raise TypeError(f"gnp.{op}: out must be a device array")
+        if out.shape != res.shape:
+            raise ValueError(f"output parameter for reduction operation {op} has the wrong number of dimensions "
+                             f"(or shape): {out.shape} instead of {res.shape}")
+        out[...] = res
+        return out
+    return res
+
+
+def _reduced_shape(a: DeviceArray, axis: Any, keepdims: bool, op: str) -> tuple:
+    axes = normalize_axes(axis, a.ndim, op)
+    if keepdims:
+        return tuple(1 if k in axes else n for k, n in enumerate(a.shape))
+    return tuple(n for k, n in enumerate(a.shape) if k not in axes)
