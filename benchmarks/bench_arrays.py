@@ -270,7 +270,7 @@ def cuda_section(device) -> list[dict]:
             row["kernel_numpy_fresh"] = guarded("@kernel fresh arrays",
                                                 lambda: fresh_arrays_ms(k[device.selector], x, y, 3 if QUICK else 8))
         if nb is not None:
-            def numba_round_trip(out_nb=np.empty(n, np.float32)):
+            def numba_round_trip(out_nb=np.empty(n, np.float32)):  # noqa: B008  (one output per size)
                 nb(x, y, out_nb)                          # compiles on the first call
                 check(out_nb, x, y)
                 return best_ms(lambda: nb(x, y, out_nb), repeats_for(n))
@@ -339,7 +339,7 @@ def small_batch_section(device) -> list[dict]:
             _staging.MAPPED_BATCH_MAX, _staging.STREAMED_MAPPED_MAX = limits
             fns = dict(zip(("saxpy", "matmul"), kernels()))   # new plans: new batches
             for row, (name, args) in zip(rows, inputs):
-                run = (lambda fn=fns[name], args=args: fn(*args))
+                run = (lambda fn=fns[name], args=args: fn(*args))  # noqa: E731  (binds this row's kernel)
                 run()
                 row[label] = best_ms(run, 20 if QUICK else 300)
     finally:

@@ -37,7 +37,7 @@ def test_names_cover_every_family():
 
 
 def test_each_piece_once_dependencies_first():
-    src = prelude_source("cuda", {"funcs.normalize:float3", "funcs.normalize:float3", "funcs.dot:float3"})
+    src = prelude_source("cuda", ["funcs.normalize:float3", "funcs.normalize:float3", "funcs.dot:float3"])
     assert src.count("pg_normalize_float3(") == 1
     assert src.count(" pg_dot_float3(") == 1
     assert src.index(" pg_dot_float3(") < src.index(" pg_normalize_float3(")

@@ -359,12 +359,12 @@ class Vector:
     def __gt__(self, o): return self._compare(o, ">", np.greater)
     def __ge__(self, o): return self._compare(o, ">=", np.greater_equal)
 
-    def __eq__(self, other: Any) -> bool:  # type: ignore[override]
+    def __eq__(self, other: Any) -> bool:
         """Exact value equality (same type, same components) -> bool, for host code.
         Inside kernels use ``funcs``-style component-wise comparisons instead."""
         return type(other) is type(self) and bool(np.array_equal(self._v, other._v))
 
-    def __ne__(self, other: Any) -> bool:  # type: ignore[override]
+    def __ne__(self, other: Any) -> bool:
         return not self.__eq__(other)
 
     __hash__ = None  # type: ignore[assignment]  # components are assignable (v.x = ...)

@@ -28,7 +28,7 @@ class ArgumentRangeError(ValueError, OverflowError):
     """A Python number does not fit the C type of the parameter it was passed for."""
 
 
-def record_transfer(direction: str, nbytes: int) -> None:
+def record_transfer(direction: str, nbytes: int) -> None:  # noqa: F811  (rebinds itself on first use)
     """Count a host<->device copy in ``gnp.transfer_stats()`` (shared with device arrays)."""
     global record_transfer
     try:
