@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import registry
+from conftest import skip_no_device
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SCRIPTS = sorted(p.name for p in EXAMPLES.glob("[0-9][0-9]_*.py"))
@@ -154,7 +155,7 @@ def test_pictures_are_skipped_with_a_note_without_pillow(example, tmp_path, caps
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_example_runs_as_a_script(script, tmp_path):
     if not registry.available_devices():
-        pytest.skip("no device: the examples need one")
+        skip_no_device("any", "no device: the examples need one")
     env = {**os.environ, "PYGPGPU_EXAMPLE_OUT": str(tmp_path)}
     out = subprocess.run([sys.executable, str(EXAMPLES / script), str(SMALL[script])], capture_output=True,
                          text=True, env=env, cwd=tmp_path, timeout=300)
@@ -164,6 +165,6 @@ def test_example_runs_as_a_script(script, tmp_path):
 
 def test_demo_still_runs():
     if not registry.available_devices():
-        pytest.skip("no device: the demo needs one")
+        skip_no_device("any", "no device: the demo needs one")
     out = subprocess.run([sys.executable, str(EXAMPLES / "demo.py")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and "result check: OK" in out.stdout, out.stderr

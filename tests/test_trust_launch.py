@@ -9,6 +9,7 @@ import pytest
 
 from pygpgpu_core import gnp, gpu, registry
 from pygpgpu_translate import kernel
+from conftest import assert_code_object, assert_cubin, skip_no_device
 
 
 # ---- item 1: a bracket work size smaller than the domain ------------------------------------------
@@ -186,8 +187,10 @@ def test_work_sizes_past_32_bits_get_64_bit_ids(dialect):
 
 def test_64_bit_id_kernels_compile_on_cuda_and_hip(nvrtc_compile, hiprtc_compile):
     out = np.zeros(4, np.int32)
-    nvrtc_compile(mark[(2**31 + 256, 256)].inspect(out, backend="cuda").source)
-    hiprtc_compile(mark[(2**31 + 256, 256)].inspect(out, backend="hip").source, "gfx1030")
+    src = mark[(2**31 + 256, 256)].inspect(out, backend="cuda").source
+    assert_cubin(nvrtc_compile(src), src)
+    src = mark[(2**31 + 256, 256)].inspect(out, backend="hip").source
+    assert_code_object(hiprtc_compile(src, "gfx1030"), src)
 
 
 def test_a_launch_past_2_31_work_items_runs_with_64_bit_ids(backend, device):
@@ -225,7 +228,7 @@ def test_opencl_limits_group_counts_and_size_t():
 def test_opencl_kernel_refuses_a_launch_pocl_would_die_on():
     dev = registry.get_device("opencl") if "opencl" in registry.backend_names() else None
     if dev is None or not registry.backend_devices("opencl"):
-        pytest.skip("no OpenCL device")
+        skip_no_device("opencl", "no OpenCL device")
     prog = dev.context().program("__kernel void k(__global int* p) { if (get_global_id(0) == 0) p[0] = 1; }", (),
                                  name="k")
     k = prog.kernel("k")
