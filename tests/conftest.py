@@ -3,7 +3,7 @@
 ``PYGPGPU_TEST_BACKENDS=cuda,opencl`` selects the backends that execute kernels (default:
 every installed backend that has a device); an entry may be any device selector, e.g.
 ``opencl:nvidia`` to test NVIDIA's OpenCL on a machine that also has PoCL. ``PYGPGPU_REQUIRE_COMPILERS=1`` (set by CI)
-turns a missing NVRTC, hiprtc, offline HIP clang/hipcc or oclgrind into a failure instead of a skip.
+turns a missing NVRTC, hiprtc, offline HIP clang/hipcc, oclgrind or hatchling into a failure instead of a skip.
 ``PYGPGPU_REQUIRE_DEVICES=opencl`` (CI; ``cuda,opencl`` on the GPU machine) does the same for devices:
 every test that would skip for want of a device of a listed backend fails instead, and the
 ``backend`` fixture runs each listed backend even where it finds no device (so it fails there).
@@ -128,7 +128,7 @@ def _require_compilers() -> bool:
 
 
 def skip_no_compiler(what: str, reason: str | Exception):
-    """Skip a test that needs a tool this machine lacks (NVRTC, hiprtc, clang, hipcc, oclgrind), or
+    """Skip a test that needs a tool this machine lacks (NVRTC, hiprtc, clang, hipcc, oclgrind, hatchling), or
     fail it under ``PYGPGPU_REQUIRE_COMPILERS=1``."""
     if _require_compilers():
         pytest.fail(f"{what} is required here (PYGPGPU_REQUIRE_COMPILERS=1) but unavailable: {reason}")
