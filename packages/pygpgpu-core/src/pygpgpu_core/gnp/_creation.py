@@ -130,6 +130,12 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, dev
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = None) -> DeviceArray:
-    """``np.arange`` on the device (computed on the host, uploaded once)."""
-    host = np.arange(start, stop, step, dtype=dtype) if stop is not None else np.arange(start, dtype=dtype)
-    return _upload_host(host, device)
+    """``np.arange`` computed on the device (numpy's length, dtype and values; no upload)."""
+    from ._dispatch import OperationsUnavailable, ops
+
+    try:
+        provider = ops()
+    except OperationsUnavailable:    # core alone cannot run kernels: compute on the host, upload once
+        host = np.arange(start, stop, step, dtype=dtype) if stop is not None else np.arange(start, dtype=dtype)
+        return _upload_host(host, device)
+    return provider.arange(start, stop, step, dtype=dtype, device=device)

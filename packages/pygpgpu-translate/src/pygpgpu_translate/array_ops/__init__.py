@@ -14,13 +14,17 @@ from typing import Any
 
 from pygpgpu_core.gnp import DeviceArray, _dispatch
 
+from ._creation import arange, concatenate, linspace, stack
 from ._elementwise import assign, astype, binary, clip, copy, fill, supported_ufunc, ufunc_call, unary, where
 from ._indexing import getitem, nonzero, setitem, take
+from ._linalg import dot, matmul
 from ._reduction import reduce
 from ._scan import scan
+from ._sort import argsort, sort
 
 __all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "around", "assign", "fill", "copy",
-           "astype", "where", "clip", "scan", "getitem", "setitem", "take", "nonzero"]
+           "astype", "where", "clip", "scan", "getitem", "setitem", "take", "nonzero", "dot",
+           "matmul", "sort", "argsort", "arange", "linspace", "concatenate", "stack"]
 
 _REDUCE_METHODS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_and": "all",
                    "logical_or": "any"}

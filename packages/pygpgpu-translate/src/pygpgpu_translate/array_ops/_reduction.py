@@ -335,6 +335,12 @@ _UFUNC_NAMES = {"min": "minimum", "max": "maximum", "argmin": "argmin", "argmax"
 
 
 # ---- running -------------------------------------------------------------------------------------------------
+def cpu_layout(device) -> bool:
+    """Whether the rows kernel walks contiguous chunks per work item (CPUs) rather than striding
+    across the group (GPUs). Tests swap this to run both variants on one device."""
+    return not getattr(device, "is_gpu", True)
+
+
 def _target_groups(device) -> int:
     cu = max(int(getattr(device, "compute_units", 1) or 1), 1)
     return cu * (8 if getattr(device, "is_gpu", True) else 4)
@@ -372,7 +378,7 @@ def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count:
     (a 2-D launch) and a second pass over the segments' results."""
     ident = red.acc.type(red.identity)
     wide = x.size >= 2**30
-    chunked = not getattr(device, "is_gpu", True)
+    chunked = cpu_layout(device)
     segs = 1
     target = _target_groups(device)
     if outer < target and r > 8 * GROUP and outer <= 65535:

@@ -1,0 +1,151 @@
+"""Arrays made on the device: ``arange`` and ``linspace`` (computed as numpy computes them, no
+upload), ``concatenate`` and ``stack`` (device copies into slices of the result)."""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.gnp._device import resolve_target
+
+from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._operands import check_dtype, check_same_device, classify, normalize_axis
+
+__all__ = ["arange", "linspace", "concatenate", "stack"]
+
+
+def _fill_source(kname: str, t: np.dtype) -> str:
+    """numpy's arange fill: out[i] = start + i * delta in the result type."""
+    T = np_type(t)
+    return (f"def {kname}(out, start, delta):\n"
+            "    for i in range(out.shape[0]):\n"
+            f"        out[i] = {T}(start + {T}(i) * delta)\n")
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = None) -> DeviceArray:
+    """``np.arange`` computed on the device (same length, dtype and values as numpy's)."""
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        np.arange(start, stop, step)                             # numpy's own error
+    # numpy's rule: the common type of the three values, Python ints as int64, floats as float64
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(*(np.asarray(v).dtype for v in (start, stop, step)))
+    dev, ctx = resolve_target(device)
+    check_dtype(dt, "arange", "dtype", dev)
+    if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        length = len(range(int(start), int(stop), int(step)))
+    else:
+        length = max(int(math.ceil((stop - start) / step)), 0)
+    out = DeviceArray((length,), dt, ctx)
+    if length:
+        first = np.asarray(start).astype(dt)[()]
+        second = np.asarray(start + step).astype(dt)[()] if length > 1 else first
+        with np.errstate(all="ignore"):
+            delta = (np.asarray(second, dt) - np.asarray(first, dt))[()]
+        kname = f"gnp_arange_{dt.name}"
+        launch(kernel_from_source(kname, _fill_source(kname, dt)), dev, DEFAULT_CONFIG, (out, first, delta))
+    return out
+
+
+_LINSPACE = '''def gnp_linspace_{name}(out, start, step, stop, last):
+    for i in range(out.shape[0]):
+        v = np.float64(i) * step + start
+        if i == last:
+            v = stop
+        out[i] = {conv}
+'''
+
+
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype: Any = None,
+             axis: int = 0, device: Any = None):
+    """``np.linspace`` on the device: computed in float64 as numpy does, then converted."""
+    if np.ndim(start) or np.ndim(stop):
+        raise TypeError("gnp.linspace takes scalar start and stop")
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(start, stop, float(num))
+    dev, ctx = resolve_target(device)
+    check_dtype(dt, "linspace", "dtype", dev)
+    div = (num - 1) if endpoint else num
+    delta = float(stop) - float(start)
+    step = delta / div if div > 0 else np.nan
+    out = DeviceArray((num,), dt, ctx)
+    if num:
+        conv = f"{np_type(dt)}(np.floor(v))" if dt.kind in "iu" else f"{np_type(dt)}(v)"
+        src = _LINSPACE.format(name=dt.name, conv=conv)
+        s = step if div > 0 else 0.0
+        if div > 0 and s == 0:      # numpy: a step that underflows to 0 scales by delta after dividing
+            s = delta / div
+        launch(kernel_from_source(f"gnp_linspace_{dt.name}", src), dev, DEFAULT_CONFIG,
+               (out, np.float64(start), np.float64(s), np.float64(stop), (num - 1) if endpoint and num > 1 else -1))
+    if retstep:
+        return out, (step if div > 0 else np.nan)
+    return out
+
+
+def _arrays(arrays: Any, op: str) -> list:
+    if isinstance(arrays, DeviceArray):
+        arrays = list(arrays) if arrays.ndim else [arrays]
+    out = []
+    for k, a in enumerate(arrays):
+        c = classify(a, op, k)
+        if not isinstance(c, DeviceArray):
+            raise TypeError(f"gnp.{op}: element {k} is {type(a).__name__}, not a device array (upload host data with "
+                            "gnp.asarray)")
+        out.append(c)
+    if not out:
+        raise ValueError("need at least one array to concatenate")
+    return out
+
+
+def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None) -> DeviceArray:
+    """``np.concatenate`` of device arrays (numpy's result type, copies on the device)."""
+    arrays = _arrays(arrays, "concatenate")
+    device = check_same_device(arrays, "concatenate")
+    if axis is None:
+        arrays = [a.reshape(-1) for a in arrays]
+        axis = 0
+    nd = arrays[0].ndim
+    if nd == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    for k, a in enumerate(arrays):
+        if a.ndim != nd:
+            raise ValueError(f"all the input arrays must have same number of dimensions, but the array at index 0 "
+                             f"has {nd} dimension(s) and the array at index {k} has {a.ndim} dimension(s)")
+    ax = normalize_axis(axis, nd, "concatenate")
+    for k, a in enumerate(arrays[1:], 1):
+        for d in range(nd):
+            if d != ax and a.shape[d] != arrays[0].shape[d]:
+                raise ValueError(f"all the input array dimensions except for the concatenation axis must match "
+                                 f"exactly, but along dimension {d}, the array at index 0 has size "
+                                 f"{arrays[0].shape[d]} and the array at index {k} has size {a.shape[d]}")
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(*[a.dtype for a in arrays])
+    for k, a in enumerate(arrays):
+        check_dtype(a.dtype, "concatenate", k, device)
+    shape = list(arrays[0].shape)
+    shape[ax] = sum(a.shape[ax] for a in arrays)
+    res = out if out is not None else DeviceArray(tuple(shape), dt, device.context())
+    if res.shape != tuple(shape):
+        raise ValueError(f"Output array has wrong shape {res.shape}; expected {tuple(shape)}")
+    start = 0
+    for a in arrays:
+        n = a.shape[ax]
+        if n and a.size:
+            key = (slice(None),) * ax + (slice(start, start + n),)
+            res[key] = a
+        start += n
+    return res
+
+
+def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None) -> DeviceArray:
+    """``np.stack``: join same-shaped device arrays along a new axis."""
+    arrays = _arrays(arrays, "stack")
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        raise ValueError("all input arrays must have the same shape")
+    ax = normalize_axis(axis, len(shape) + 1, "stack")
+    expanded = [a[(slice(None),) * ax + (None,)] for a in arrays]
+    return concatenate(expanded, axis=ax, out=out, dtype=dtype)

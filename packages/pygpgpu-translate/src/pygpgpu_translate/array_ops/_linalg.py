@@ -1,0 +1,117 @@
+"""``gnp.dot`` and ``gnp.matmul`` / ``@``: the inner product of 1-D arrays is a reduction of the
+products; matrix products run a tiled kernel (16 x 16 tiles of each operand in local memory,
+one output element per work item)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pygpgpu_core.gnp import DeviceArray
+
+from .._kernel import _Config
+from ._codegen import kernel_from_source, launch, np_type
+from ._operands import check_dtype, check_same_device, classify, contiguous
+
+__all__ = ["dot", "matmul"]
+
+TILE = 16
+
+
+def _matmul_source(kname: str, acc: np.dtype, out: np.dtype) -> str:
+    a = np_type(acc)
+    return f'''def {kname}(a, b, c, m, n, k):
+    ta = gpu.local_array({TILE * TILE}, {a})
+    tb = gpu.local_array({TILE * TILE}, {a})
+    tx = gpu.get_local_id(0)
+    ty = gpu.get_local_id(1)
+    col = gpu.get_group_id(0) * {TILE} + tx
+    row = gpu.get_group_id(1) * {TILE} + ty
+    acc = {a}(0)
+    t = 0
+    while t < k:
+        ta[ty * {TILE} + tx] = {a}(a[row * k + t + tx]) if row < m and t + tx < k else {a}(0)
+        tb[ty * {TILE} + tx] = {a}(b[(t + ty) * n + col]) if t + ty < k and col < n else {a}(0)
+        gpu.barrier()
+        q = 0
+        while q < {TILE}:
+            acc = acc + ta[ty * {TILE} + q] * tb[q * {TILE} + tx]
+            q += 1
+        gpu.barrier()
+        t += {TILE}
+    if row < m and col < n:
+        c[row * n + col] = {np_type(out)}(acc)
+'''
+
+
+def _operand(x: Any, op: str, position: int) -> DeviceArray:
+    c = classify(x, op, position)
+    if not isinstance(c, DeviceArray):
+        raise TypeError(f"gnp.{op}: operand {position} must be a device array, got {type(x).__name__}")
+    return c
+
+
+def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
+    """``np.matmul`` for 1-D and 2-D device arrays (numpy's result type; bool as numpy's)."""
+    a, b = _operand(a, "matmul", 0), _operand(b, "matmul", 1)
+    device = check_same_device([a, b], "matmul")
+    for k, x in enumerate((a, b)):
+        check_dtype(x.dtype, "matmul", k, device)
+        if x.ndim == 0:
+            raise ValueError(f"matmul: Input operand {k} does not have enough dimensions (has 0, gufunc core with "
+                             "signature (n?,k),(k,m?)->(n?,m?) requires 1)")
+        if x.ndim > 2:
+            raise TypeError(f"gnp.matmul: operand {k} has {x.ndim} dimensions; device matmul supports 1-D and 2-D "
+                            "operands (loop over the leading axes for stacks of matrices)")
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b, out=out)
+    res_dt = np.result_type(a.dtype, b.dtype)
+    a2 = a.reshape(1, -1) if a.ndim == 1 else a
+    b2 = b.reshape(-1, 1) if b.ndim == 1 else b
+    m, k = a2.shape
+    k2, n = b2.shape
+    if k != k2:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                         f"(n?,k),(k,m?)->(n?,m?) (size {k2} is different from {k})")
+    shape = tuple(s for s, keep in ((m, a.ndim == 2), (n, b.ndim == 2)) if keep)
+    acc = np.dtype(np.int64) if res_dt.kind == "b" else res_dt
+    c = DeviceArray((m, n), res_dt, device.context())
+    if c.size:
+        if -(-m // TILE) > 65535:
+            raise ValueError(f"gnp.matmul: {m} rows is more than this kernel's grid supports (65535 * {TILE})")
+        kname = f"gnp_matmul_{acc.name}_{res_dt.name}"
+        kern = kernel_from_source(kname, _matmul_source(kname, acc, res_dt))
+        cfg = _Config(None, (-(-n // TILE) * TILE, -(-m // TILE) * TILE), (TILE, TILE))
+        if k == 0:
+            c.fill(0)
+        else:
+            launch(kern, device, cfg, (contiguous(a2).reshape(-1), contiguous(b2).reshape(-1), c.reshape(-1), m, n, k))
+    res = c.reshape(shape)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def dot(a: Any, b: Any, out: Any = None) -> DeviceArray:
+    """``np.dot``: 1-D · 1-D is the inner product (a 0-d array, accumulated in numpy's result
+    type), 2-D operands multiply as matrices, a scalar operand multiplies elementwise."""
+    from ._elementwise import ufunc_call
+    from ._reduction import reduce
+    ca, cb = classify(a, "dot", 0), classify(b, "dot", 1)
+    if not isinstance(ca, DeviceArray) or not isinstance(cb, DeviceArray) or ca.ndim == 0 or cb.ndim == 0:
+        return ufunc_call("multiply", (a, b), out=out)
+    if ca.ndim == 1 and cb.ndim == 1:
+        if ca.shape != cb.shape:
+            raise ValueError(f"shapes {ca.shape} and {cb.shape} not aligned: {ca.shape[0]} (dim 0) != "
+                             f"{cb.shape[0]} (dim 0)")
+        res_dt = np.result_type(ca.dtype, cb.dtype)
+        prod = ufunc_call("multiply", (ca, cb), dtype=res_dt if res_dt.kind != "b" else None)
+        if res_dt.kind == "b":
+            return reduce("any", prod, out=out)
+        return reduce("sum", prod, dtype=res_dt, out=out)
+    if ca.ndim <= 2 and cb.ndim <= 2:
+        if ca.shape[-1] != cb.shape[0]:
+            raise ValueError(f"shapes {ca.shape} and {cb.shape} not aligned: {ca.shape[-1]} (dim {ca.ndim - 1}) != "
+                             f"{cb.shape[0]} (dim 0)")
+        return matmul(ca, cb, out=out)
+    raise TypeError("gnp.dot supports 1-D and 2-D operands")
