@@ -104,8 +104,9 @@ def test_info_json_is_diagnostics(tmp_path):
         assert b["available"] == bool(b["devices"])
         for d in b["devices"]:
             dev = registry.get_device(d["selector"])
-            assert (d["name"], d["arch"], d["global_mem_size"], d["fp64"]) == \
-                   (dev.name, dev.arch, dev.global_mem_size, dev.fp64)
+            # what does not change between processes (PoCL's global memory size follows the free memory)
+            assert (d["name"], d["arch"], d["fp64"]) == (dev.name, dev.arch, dev.fp64)
+            assert isinstance(d["global_mem_size"], int) and d["global_mem_size"] > 0
     if data["backends"].get("opencl", {}).get("available"):
         details = data["backends"]["opencl"]["details"]
         assert os.path.isfile(details["library"]) and details["platforms"]
@@ -118,13 +119,16 @@ def test_info_json_is_diagnostics(tmp_path):
 
 
 def test_info_without_any_gpu_runtime_says_why_for_each_backend(tmp_path):
-    env = {"OCL_ICD_VENDORS": str(tmp_path), "PYGPGPU_HIP_LIB": "/nonexistent/libamdhip64.so",
+    # Each backend's library is pointed at a missing file. An empty OCL_ICD_VENDORS folder would not
+    # do for OpenCL: the Khronos loader that CUDA toolkits ship ignores it and still finds PoCL.
+    env = {"PYGPGPU_OPENCL_LIB": "/nonexistent/libOpenCL.so.1", "PYGPGPU_HIP_LIB": "/nonexistent/libamdhip64.so",
            "PYGPGPU_CUDA_LIB": "/nonexistent/libcuda.so.1", "PYGPGPU_CACHE_DIR": str(tmp_path / "c")}
     out = run("--json", env=env)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     for name, b in data["backends"].items():
         assert not b["available"] and b["status"] and not b["status"].startswith("ok"), (name, b)
+    assert "/nonexistent/libOpenCL.so.1" in data["backends"]["opencl"]["status"]
     assert data["default_device"].startswith("unavailable: ")
     devices = run("devices", env=env)
     assert devices.returncode == 1 and devices.stdout == "" and "no devices" in devices.stderr
