@@ -32,3 +32,52 @@ def kill_group(proc) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+class Isolated:
+    """``with Isolated(args, env=...) as p:`` a process in its own group: ``p.expect_line(text,
+    timeout)`` waits for a stdout line containing ``text``; ``p.finish(timeout)`` returns
+    (returncode, stdout, stderr) or raises Hung. The group is always killed at the end."""
+
+    def __init__(self, args, **kwargs):
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     start_new_session=True, **kwargs)
+        self.lines: list = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        kill_group(self.proc)
+        self.proc.wait()
+
+    def expect_line(self, text: str, timeout: float) -> str:
+        import selectors
+        import time
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            while time.monotonic() < deadline:
+                if not sel.select(timeout=max(0.0, deadline - time.monotonic())):
+                    break
+                line = self.proc.stdout.readline()
+                if not line:
+                    break
+                self.lines.append(line)
+                if text in line:
+                    return line
+        kill_group(self.proc)
+        raise Hung(f"no line with {text!r} within {timeout} s; stdout: {''.join(self.lines)[-1000:]}; "
+                   f"stderr: {self.proc.stderr.read()[-2000:]}")
+
+    def send(self, sig) -> None:
+        self.proc.send_signal(sig)
+
+    def finish(self, timeout: float):
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(self.proc)
+            out, err = self.proc.communicate()
+            raise Hung(f"no exit within {timeout} s; stderr: {err[-2000:]}") from None
+        return self.proc.returncode, "".join(self.lines) + out, err

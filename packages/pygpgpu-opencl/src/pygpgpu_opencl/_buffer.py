@@ -13,6 +13,7 @@ from pygpgpu_core.handles import OwnedHandle
 from . import _constants as C
 from ._library import lib
 from ._status import check
+from ._wait import settle, wait, wait_keeping
 
 if TYPE_CHECKING:
     from ._context import Context
@@ -202,12 +203,16 @@ class Buffer(OwnedHandle):
             return
         if self._aliases(arr, offset):  # the bytes are already there; only synchronise
             self._enqueue_sync_host(queue, offset, arr.nbytes, C.CL_MAP_WRITE)
-            check(lib().clFinish(queue), "clFinish")
+            wait(self.context, queue)
             return
+        # enqueued without blocking, then waited for in slices: Ctrl-C can interrupt it
+        event = ctypes.c_void_p()
         check(
-            lib().clEnqueueWriteBuffer(queue, handle, 1, offset, arr.nbytes, host_address(arr), 0, None, None),
+            lib().clEnqueueWriteBuffer(queue, handle, 0, offset, arr.nbytes, host_address(arr), 0, None,
+                                       ctypes.byref(event)),
             "clEnqueueWriteBuffer",
         )
+        wait_keeping(self.context, queue, event.value, (arr, host))
 
     def read(self, host: "np.ndarray | None" = None, offset: int = 0) -> np.ndarray:
         """Copy from byte ``offset`` into ``host`` (writable, C-contiguous); blocking.
@@ -225,12 +230,15 @@ class Buffer(OwnedHandle):
             return host
         if self._aliases(arr, offset):
             self._enqueue_sync_host(queue, offset, arr.nbytes, C.CL_MAP_READ)
-            check(lib().clFinish(queue), "clFinish")
+            wait(self.context, queue)
             return host
+        event = ctypes.c_void_p()     # not blocking in the driver: Ctrl-C can interrupt the wait
         check(
-            lib().clEnqueueReadBuffer(queue, handle, 1, offset, arr.nbytes, host_address(arr), 0, None, None),
+            lib().clEnqueueReadBuffer(queue, handle, 0, offset, arr.nbytes, host_address(arr), 0, None,
+                                      ctypes.byref(event)),
             "clEnqueueReadBuffer",
         )
+        wait_keeping(self.context, queue, event.value, (arr,))
         return host
 
     def write_async(self, host: np.ndarray, offset: int = 0) -> None:
@@ -310,9 +318,9 @@ class Buffer(OwnedHandle):
         if cl.clEnqueueFillBuffer is not None and size in (1, 2, 4, 8, 16, 32, 64, 128):
             buf = ctypes.create_string_buffer(pattern, size)
             check(cl.clEnqueueFillBuffer(queue, handle, buf, size, 0, self.nbytes, 0, None, None), "clEnqueueFillBuffer")
-            # The pattern is copied at enqueue time per the spec, but a blocking finish keeps
-            # the semantics of write() (done when it returns) and the pattern buffer alive.
-            check(cl.clFinish(queue), "clFinish")
+            # The pattern is copied at enqueue time per the spec, but waiting keeps the
+            # semantics of write() (done when it returns) and the pattern buffer alive.
+            wait_keeping(self.context, queue, None, (buf,))
             return
         self.write(np.frombuffer(pattern * (self.nbytes // size), dtype=np.uint8))
 
@@ -321,10 +329,10 @@ class Buffer(OwnedHandle):
         self.context._disown(self)
         if self._host is not None:
             # Commands may still read the host memory this buffer lives in: wait for them
-            # before letting the array go.
+            # before letting the array go (or keep it alive while an interrupted kernel runs).
             q = self.context._queue_handle
             if q is not None:
-                lib().clFinish(q)
+                settle(self.context, q, (self._host,))
             self._host = None
         check(lib().clReleaseMemObject(handle), "clReleaseMemObject")
 

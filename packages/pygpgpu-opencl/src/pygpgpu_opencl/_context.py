@@ -15,6 +15,7 @@ from ._buffer import Buffer
 from ._library import lib
 from ._program import Program
 from ._status import check
+from ._wait import busy, keep_alive, wait
 
 if TYPE_CHECKING:
     from ._device import Device
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["Context", "Queue"]
 
 _live_contexts: "weakref.WeakSet[Context]" = weakref.WeakSet()   # dropped in a forked child
+_abandoned: list = []     # what interrupted kernels of closed contexts may still use: kept until exit
 
 
 class Queue(OwnedHandle):
@@ -37,8 +39,8 @@ class Queue(OwnedHandle):
         self.context = context
 
     def synchronize(self) -> None:
-        """Wait until every enqueued command has finished."""
-        check(lib().clFinish(self._require()), "clFinish")
+        """Wait until every enqueued command has finished (Ctrl-C interrupts the wait)."""
+        wait(self.context, self._require())
 
     def flush(self) -> None:
         """Submit enqueued commands to the device without waiting for them."""
@@ -123,9 +125,12 @@ class Context(OwnedHandle):
     def _release(self, handle: int) -> None:
         queue = getattr(self, "queue", None)
         self._queue_handle = None
+        if queue is not None and not queue.closed and busy(self):
+            self._abandon()       # an interrupted kernel still runs: never block here
+            return
         if queue is not None and not queue.closed:
             try:
-                check(lib().clFinish(queue._handle), "clFinish")
+                wait(self, queue._handle)
             finally:
                 for ref in list(self._children.values()):
                     child = ref()
@@ -134,6 +139,24 @@ class Context(OwnedHandle):
                 self._children.clear()
                 queue.close()
         check(lib().clReleaseContext(handle), "clReleaseContext")
+
+    def _abandon(self) -> None:
+        """Close this context in Python while an interrupted kernel still runs on its queue:
+        release nothing through the driver (that could wait for the kernel) and keep all host
+        memory the kernel may use alive; the process exit reclaims the rest."""
+        for ref in list(self._children.values()):
+            child = ref()
+            if child is not None:
+                keep_alive(self, child, child.__dict__.get("_host"))
+                for k in list(child.__dict__.get("_kernels", {}).values()):
+                    k._handle = None
+                    k._closed_reason = " (its Context was closed)"
+                child._handle = None
+                child._closed_reason = " (its Context was closed)"
+        self._children.clear()
+        keep_alive(self, self.queue)
+        _abandoned.append(self.__dict__.get("_interrupted"))
+        self.queue._handle = None
 
     # --- factories --------------------------------------------------------------------
     def buffer(self, nbytes: int) -> "Buffer":
@@ -175,8 +198,9 @@ class Context(OwnedHandle):
         return Program(self, source, options, name=name, binary=binary)
 
     def synchronize(self) -> None:
-        """Wait for every command enqueued on this context's queue."""
-        check(lib().clFinish(self.queue_handle()), "clFinish")
+        """Wait for every command enqueued on this context's queue. Ctrl-C interrupts the wait
+        even while a kernel runs: the KeyboardInterrupt says what the device may still use."""
+        wait(self, self.queue_handle())
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"

@@ -360,6 +360,7 @@ class Kernel(OwnedHandle):
             status = cl.clEnqueueNDRangeKernel(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
             if status:
                 check(status, f"clEnqueueNDRangeKernel({self.name!r}, global={work.key_g}, local={work.key_l})")
+            self.context._last_launch = (self.name, args)   # named if Ctrl-C interrupts a wait for it
         except BaseException:
             if staging is not None:
                 staging.release()
@@ -436,6 +437,7 @@ class Kernel(OwnedHandle):
                     status = enqueue(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
                     if status:
                         check(status, f"clEnqueueNDRangeKernel({name!r}, global={work.key_g}, local={work.key_l})")
+                    context._last_launch = (name, args)   # named if Ctrl-C interrupts a wait for it
 
         return launch
 

@@ -37,6 +37,11 @@ _SIGNATURES: dict[str, tuple[Any, tuple]] = {
     "clCreateCommandQueue": (handle, (handle, handle, cl_ulong, _P(cl_int))),
     "clReleaseCommandQueue": (cl_int, (handle,)),
     "clFinish": (cl_int, (handle,)),
+    "clWaitForEvents": (cl_int, (cl_uint, _P(handle))),
+    "clGetEventInfo": (cl_int, (handle, cl_uint, c_size_t, c_void_p, _P(c_size_t))),
+    "clReleaseEvent": (cl_int, (handle,)),
+    "clEnqueueMarkerWithWaitList": (cl_int, (handle, cl_uint, c_void_p, _P(handle))),
+    "clEnqueueMarker": (cl_int, (handle, _P(handle))),
     "clFlush": (cl_int, (handle,)),
     "clCreateBuffer": (handle, (handle, cl_ulong, c_size_t, c_void_p, _P(cl_int))),
     "clReleaseMemObject": (cl_int, (handle,)),
@@ -70,7 +75,8 @@ _SIGNATURES: dict[str, tuple[Any, tuple]] = {
         (handle, handle, cl_uint, c_void_p, c_void_p, c_void_p, cl_uint, c_void_p, c_void_p),
     ),
 }
-_OPTIONAL = {"clEnqueueFillBuffer", "clGetKernelArgInfo", "clCreateSubBuffer"}
+_OPTIONAL = {"clEnqueueFillBuffer", "clGetKernelArgInfo", "clCreateSubBuffer", "clEnqueueMarkerWithWaitList",
+             "clEnqueueMarker"}
 
 
 def _candidates() -> list[str]:

@@ -18,6 +18,7 @@ from . import _constants as C
 from ._buffer import host_address
 from ._library import lib
 from ._status import check
+from ._wait import settle, wait_keeping
 
 if TYPE_CHECKING:
     from ._context import Context
@@ -33,7 +34,7 @@ class ArrayStaging:
     """The temporary buffers of one launch: ``add()`` each array, then ``finish()``, and
     always ``release()`` (in a ``finally``)."""
 
-    __slots__ = ("context", "mems", "readbacks", "aliased", "done")
+    __slots__ = ("context", "mems", "readbacks", "aliased", "done", "hosts")
 
     def __init__(self, context: "Context"):
         self.context = context
@@ -41,6 +42,7 @@ class ArrayStaging:
         self.readbacks: list[tuple[int, np.ndarray, np.ndarray, bool]] = []
         self.aliased = False  # some buffer lives in a caller's array
         self.done = False
+        self.hosts: list = []  # host memory the device reads or writes: alive until it is done
 
     def add(self, arr: np.ndarray, readback: bool, align: "int | None") -> int:
         """A ``cl_mem`` holding ``arr`` for this launch."""
@@ -70,6 +72,7 @@ class ArrayStaging:
         check(err.value, "clCreateBuffer")
         self.mems.append(mem)
         self.aliased = self.aliased or zero_copy
+        self.hosts.append(contiguous)
         if readback and nbytes:
             self.readbacks.append((mem, arr, contiguous, zero_copy))
         return mem
@@ -77,28 +80,23 @@ class ArrayStaging:
     def finish(self, queue: int) -> None:
         """After the launch is enqueued: bring written arrays back, waiting once."""
         cl = lib()
-        waited = False
-        last = len(self.readbacks) - 1
-        for n, (mem, _, contiguous, zero_copy) in enumerate(self.readbacks):
+        for mem, _, contiguous, zero_copy in self.readbacks:
             if zero_copy:  # map + unmap makes the host memory current; no copy
                 err = c_int32(0)
                 ptr = cl.clEnqueueMapBuffer(queue, mem, 0, C.CL_MAP_READ, 0, contiguous.nbytes, 0, None, None,
                                             ctypes.byref(err))
                 check(err.value, "clEnqueueMapBuffer")
                 check(cl.clEnqueueUnmapMemObject(queue, mem, ptr, 0, None, None), "clEnqueueUnmapMemObject")
-                waited = False
             else:
-                # The last read blocks: on the in-order queue that waits for everything.
-                blocking = n == last
                 check(
-                    cl.clEnqueueReadBuffer(queue, mem, int(blocking), 0, contiguous.nbytes, host_address(contiguous),
+                    cl.clEnqueueReadBuffer(queue, mem, 0, 0, contiguous.nbytes, host_address(contiguous),
                                            0, None, None),
                     "clEnqueueReadBuffer",
                 )
-                waited = blocking
+        # One wait for everything on the in-order queue (in slices: Ctrl-C can interrupt it).
         # Aliased inputs live in the caller's arrays: they must outlive the kernel's reads.
-        if (self.readbacks or self.aliased) and not waited:
-            check(cl.clFinish(queue), "clFinish")
+        if self.readbacks or self.aliased:
+            wait_keeping(self.context, queue, None, tuple(self.hosts))
         self.done = True
         for _, original, contiguous, _ in self.readbacks:
             if contiguous is not original:
@@ -108,10 +106,10 @@ class ArrayStaging:
         if not self.mems:
             return
         cl = lib()
-        if self.aliased and not self.done:  # an error stopped the launch half-way
+        if not self.done:  # an error (or Ctrl-C) stopped the launch half-way
             queue = self.context._queue_handle
-            if queue is not None:
-                cl.clFinish(queue)
+            if queue is not None and (self.aliased or self.readbacks):   # reads may be queued into them
+                settle(self.context, queue, tuple(self.hosts))
         for mem in self.mems:
             cl.clReleaseMemObject(mem)
         self.mems.clear()

@@ -1,0 +1,74 @@
+"""Waiting for a device in slices, so that Ctrl-C reaches Python during a long kernel.
+
+A driver's blocking wait (``clFinish``, ``cuStreamSynchronize``, ``hipStreamSynchronize``) runs
+in C, where Python cannot run its SIGINT handler: an endless kernel could only be stopped with
+SIGKILL. On the main thread (the only one Python delivers signals to) backends instead poll the
+queue's status: first spinning briefly (yielding the CPU), so short commands keep their blocking
+latency, then sleeping 50 us doubling up to 2 ms, so a long kernel costs the host at most ~500
+wake-ups a second. Ctrl-C raises ``KeyboardInterrupt`` out of the sleep; backends then raise
+:func:`still_busy` (a plain KeyboardInterrupt, so an uncaught Ctrl-C still ends the process the
+usual way, by SIGINT) saying that the device may still be running the kernel and what it may
+still use.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Callable
+
+__all__ = ["on_main_thread", "poll", "still_busy", "describe"]
+
+SPIN_SECONDS = 300e-6
+FIRST_SLEEP = 50e-6
+LONGEST_SLEEP = 2e-3
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
+_main = threading.main_thread()
+
+
+def on_main_thread() -> bool:
+    """Whether a wait here can be interrupted by Ctrl-C (elsewhere backends wait in the driver)."""
+    return threading.current_thread() is _main
+
+
+def poll(done: Callable[[], bool]) -> None:
+    """Return once ``done()`` is true; KeyboardInterrupt (Ctrl-C) propagates from the sleeps."""
+    if done():
+        return
+    spin_until = time.perf_counter() + SPIN_SECONDS
+    while time.perf_counter() < spin_until:
+        _yield()
+        if done():
+            return
+    delay = FIRST_SLEEP
+    while not done():
+        time.sleep(delay)
+        delay = min(delay * 2, LONGEST_SLEEP)
+
+
+def describe(value) -> str:
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        return f"{type(value).__name__}{tuple(shape)} {dtype}"
+    nbytes = getattr(value, "nbytes", None)
+    if nbytes is not None:
+        return f"{type(value).__name__} of {nbytes} bytes"
+    return type(value).__name__
+
+
+def still_busy(device: str, kernel: "str | None", arguments: tuple, waited: float) -> KeyboardInterrupt:
+    """The KeyboardInterrupt for Ctrl-C during a wait: ``device`` (its selector), ``kernel`` (the
+    last kernel launched on the queue, or None when unknown) and ``arguments`` (the objects passed
+    to it) say what is unsafe to read or reuse until ``context.synchronize()`` returns; they are
+    also attributes of the exception."""
+    what = f"kernel {kernel!r}" if kernel else "the kernels queued on it"
+    objects = [describe(a) for a in arguments if not isinstance(a, (int, float))]
+    passed = f"the arrays and buffers passed to it ({', '.join(objects)})" if objects else \
+        "the arrays and buffers passed to them"
+    exc = KeyboardInterrupt(
+        f"interrupted after {waited:.1f} s waiting for {device}: the device may still be running {what}. "
+        f"Until context.synchronize() returns, do not read or reuse {passed}: it may still read and write "
+        f"them (they are kept alive until it finishes). An endless kernel only stops with the process.")
+    exc.device, exc.kernel, exc.arguments = device, kernel, tuple(arguments)
+    return exc
