@@ -15,7 +15,7 @@ from typing import Any
 from pygpgpu_core.errors import ClosedError
 from pygpgpu_core.forking import FORKED, ForkedProcessError
 
-__all__ = ["Closeable", "OwnedHandle", "finalizing", "drain_at_exit"]
+__all__ = ["Closeable", "OwnedHandle", "finalizing", "drain_at_exit", "is_shared_context"]
 
 _exiting = False
 _drain_at_exit: "weakref.WeakSet[Any]" = weakref.WeakSet()
@@ -46,9 +46,19 @@ def finalizing() -> bool:
     return _exiting or sys.is_finalizing()
 
 
+def is_shared_context(obj: Any) -> bool:
+    """Whether ``obj`` is the context its device shares (``device.context()``: every ``@kernel``
+    call, device array and kernel file on that device uses it). A ``with`` block borrows it and
+    leaves it open, on every backend; ``close()`` still closes it (the next ``device.context()``
+    then makes a fresh one)."""
+    device = getattr(obj, "device", None)
+    return device is not None and getattr(device, "_context", None) is obj
+
+
 class Closeable:
-    """Mixin for objects with an idempotent ``close()``: ``with obj: ...`` closes it, and so does
-    garbage collection, except during interpreter shutdown. Adds no instance attributes."""
+    """Mixin for objects with an idempotent ``close()``: ``with obj: ...`` closes it (except a
+    device's shared context, see :func:`is_shared_context`), and so does garbage collection,
+    except during interpreter shutdown. Adds no instance attributes."""
 
     __slots__ = ()
 
@@ -59,7 +69,8 @@ class Closeable:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.close()
+        if not is_shared_context(self):
+            self.close()
 
     def __del__(self) -> None:
         if finalizing():

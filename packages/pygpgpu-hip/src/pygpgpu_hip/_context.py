@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from pygpgpu_core.handles import OwnedHandle
+from pygpgpu_core.handles import OwnedHandle, is_shared_context
 
 from . import _fork  # noqa: F401  (registers the fork handler)
 from ._hipapi import api, check
@@ -126,7 +126,8 @@ class Context:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.close()
+        if not is_shared_context(self):    # ``with device.context()`` borrows the shared one
+            self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"

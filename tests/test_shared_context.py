@@ -1,0 +1,44 @@
+"""``with device.context() as c:`` borrows the device's shared context and leaves it open, the
+same on every backend (issue 13, item 9); a private context is closed by its with block."""
+from __future__ import annotations
+
+import numpy as np
+
+from pygpgpu import kernel
+from pygpgpu_core import registry
+
+
+@kernel
+def add_one(x):
+    for i in range(x.shape[0]):
+        x[i] = x[i] + 1.0
+
+
+def test_with_block_leaves_the_shared_context_open(backend):
+    dev = registry.get_device(backend)
+    x = np.zeros(8, np.float32)
+    add_one[backend](x)                        # the kernel's plan holds the shared context
+    with dev.context() as c:
+        assert c is dev.context()
+        buf = c.buffer(16)
+    assert not c.closed and dev.context() is c
+    buf.close()
+    add_one[backend](x)                        # closed contexts used to fail every later call
+    np.testing.assert_array_equal(x, np.full(8, 2, np.float32))
+    with dev.context():                        # twice in a row too
+        pass
+    add_one[backend](x)
+    np.testing.assert_array_equal(x, np.full(8, 3, np.float32))
+
+
+def test_with_block_closes_a_private_context(backend):
+    dev = registry.get_device(backend)
+    shared = dev.context()
+    with type(shared)(dev) as private:
+        assert private is not shared
+        b = private.buffer(16)
+        b.write(np.arange(4, dtype=np.float32))
+    assert private.closed and not shared.closed
+    x = np.zeros(4, np.float32)
+    add_one[backend](x)
+    np.testing.assert_array_equal(x, np.ones(4, np.float32))
