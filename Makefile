@@ -23,7 +23,7 @@ $(VENV)/.installed: $(wildcard packages/*/pyproject.toml) scripts/ensure_opencl.
 setup: $(VENV)/.installed
 
 $(VENV)/.test-installed: $(VENV)/.installed
-	$(PY) -m pip install -q pytest "nvidia-cuda-nvrtc>=13.0" "cuda-pathfinder>=1.3" cloudpickle "dask[array]" distributed pillow
+	$(PY) -m pip install -q pytest "nvidia-cuda-nvrtc>=13.0" "cuda-pathfinder>=1.3" cloudpickle "dask[array]" distributed pillow mypy pyright
 	@touch $@
 
 test-setup: $(VENV)/.test-installed

@@ -28,8 +28,13 @@ def test_submodules_and_the_kernel_name():
     out = _run(
         "import numpy as np\n"
         "import pygpgpu\n"
-        "from pygpgpu.kernel import KernelFunction\n"       # rebinds pygpgpu.kernel to the module...
-        "@pygpgpu.kernel\n"                                  # ...which still decorates
+        "decorator = pygpgpu.kernel\n"
+        "from pygpgpu.kernel import KernelFunction, Inspection\n"   # the product's documented spelling
+        "import pygpgpu.kernel\n"
+        "from pygpgpu.kernel import *\n"
+        "assert pygpgpu.kernel is decorator and not isinstance(decorator, type(pygpgpu))\n"  # still the function
+        "assert kernel is decorator and 'KernelFunction' in dir(pygpgpu)\n"
+        "@pygpgpu.kernel\n"
         "def twice(x, out):\n"
         "    for i in range(out.shape[0]):\n"
         "        out[i] = x[i] * 2\n"

@@ -12,6 +12,7 @@ import inspect as _inspect
 import logging
 import time
 from dataclasses import dataclass
+from typing import Any, Callable, Concatenate, Generic, ParamSpec, Protocol, Tuple, Union, overload
 
 import numpy as np
 
@@ -28,7 +29,14 @@ from ._source import function_source
 from ._state import log, refs_current, stats
 from ._types import Scalar
 
-__all__ = ["kernel", "KernelFunction", "Inspection"]
+__all__ = ["kernel", "KernelFunction", "ConfiguredKernel", "Inspection"]
+
+P = ParamSpec("P")      # the kernel function's parameters: calls, brackets and bound methods keep them
+Q = ParamSpec("Q")
+
+# What brackets take: a selector "cuda:1", a work size 1024 / (1024, 256) / ((h, w), (lh, lw)),
+# or a tuple holding a selector and a work size, k["cuda", (1024, 256)] (_Config.merged).
+Bracket = Union[str, int, "np.integer[Any]", Tuple[Any, ...]]
 
 
 @dataclass
@@ -108,8 +116,9 @@ class _Config:
         return (self.selector, self.global_size, self.local_size)
 
 
-class _Configured:
-    """``k["cuda"]``, ``k[(1024, 256)]``: a cheap, cached view of a kernel with a fixed config."""
+class ConfiguredKernel(Generic[P]):
+    """``k["cuda"]``, ``k[(1024, 256)]``: a cheap, cached view of a kernel with a fixed config, called
+    like the kernel (same parameters); brackets on it merge into its configuration."""
 
     __slots__ = ("_kf", "_config", "_device", "_bound_self", "_children")
 
@@ -120,28 +129,29 @@ class _Configured:
         self._bound_self = bound_self
         self._children = {}
 
-    def __getitem__(self, item):
+    def __getitem__(self, item: Bracket) -> ConfiguredKernel[P]:
         try:
             return self._children[item]
         except (KeyError, TypeError):
             pass
-        child = _Configured(self._kf, self._config.merged(item), self._bound_self)
+        child: ConfiguredKernel[P] = ConfiguredKernel(self._kf, self._config.merged(item), self._bound_self)
         try:
             self._children[item] = child
         except TypeError:
             pass
         return child
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> None:
         if self._device is None:
             self._device = self._kf._resolve_device(self._config.selector)
+        values: tuple[Any, ...] = args
         if self._bound_self is not None:
-            args = (self._bound_self,) + args
+            values = (self._bound_self,) + values
         if kwargs:
-            args = self._kf._bind(args, kwargs)
-        return self._kf._launch(self._device, self._config, args)
+            values = self._kf._bind(values, kwargs)
+        return self._kf._launch(self._device, self._config, values)
 
-    def inspect(self, *args, backend=None, **kwargs):
+    def inspect(self, *args: Any, backend: str | None = None, **kwargs: Any) -> Inspection:
         if self._bound_self is not None:
             args = (self._bound_self,) + args
         if kwargs:
@@ -157,15 +167,19 @@ class _Configured:
         return reduce_configured(self)
 
 
-class KernelFunction:
+_Configured = ConfiguredKernel      # the name _pickling rebuilds it by
+
+
+class KernelFunction(Generic[P]):
     """What ``@kernel`` returns: the Python function, compiled for the GPU on its first call per
     argument types and device. Call it like the function; ``k["backend:device"]`` and
     ``k[(global, local)]`` choose the device and the work size; ``k.inspect(*args)`` shows the
     generated source; ``k.py_func`` is the original function. See :func:`kernel`."""
 
-    def __init__(self, func, backend=None, default_float=None, debug=False):
+    def __init__(self, func: Callable[P, object], backend: str | None = None, default_float: Any = None,
+                 debug: bool = False) -> None:
         self._static = isinstance(func, staticmethod)
-        if self._static:
+        if isinstance(func, staticmethod):        # @kernel over @staticmethod: the plain function
             func = func.__func__
         self.py_func = func
         self.backend = backend
@@ -186,20 +200,26 @@ class KernelFunction:
         self._self_attrs = self._scan_self_attrs() if self._is_method else ()
         self._plans: dict = {}
         self._translations: dict = {}
-        self._root = _Configured(self, _Config(backend))
+        self._root: ConfiguredKernel[P] = ConfiguredKernel(self, _Config(backend))
         self._devices: dict = {}
         self._syntax_checked = False     # the device-independent syntax gate passed (_check_syntax_once)
 
     # ---- decorator plumbing -----------------------------------------------------------------------
-    def __get__(self, obj, objtype=None):
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> KernelFunction[P]: ...
+    @overload
+    def __get__(self: KernelFunction[Concatenate[Any, Q]], obj: object,
+                objtype: type | None = None) -> ConfiguredKernel[Q]: ...   # bound: self is filled in
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
         if obj is None or not self._is_method:
             return self
-        return _Configured(self, self._root._config, obj)
+        return ConfiguredKernel(self, self._root._config, obj)
 
-    def __getitem__(self, item):
+    def __getitem__(self, item: Bracket) -> ConfiguredKernel[P]:
         return self._root[item]
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> None:
         return self._root(*args, **kwargs)
 
     def __repr__(self):
@@ -209,7 +229,7 @@ class KernelFunction:
         from ._pickling import reduce_kernel
         return reduce_kernel(self)
 
-    def inspect(self, *args, backend=None, **kwargs):
+    def inspect(self, *args: Any, backend: str | None = None, **kwargs: Any) -> Inspection:
         """Translate for ``args`` without running: ``.source``, ``.access``, ``.signature``, ``.work_size``."""
         if kwargs:
             args = self._bind(args, kwargs)
@@ -544,7 +564,21 @@ def _dialect_of(backend) -> str:
         return "opencl"
 
 
-def kernel(func=None, *, backend=None, default_float=None, debug=False):
+class _KernelDecorator(Protocol):
+    """What ``kernel(backend=...)`` returns: the decorator proper."""
+    def __call__(self, func: Callable[Q, object], /) -> KernelFunction[Q]: ...
+
+
+@overload
+def kernel(func: Callable[P, object], *, backend: str | None = None, default_float: Any = None,
+           debug: bool = False) -> KernelFunction[P]: ...
+@overload
+def kernel(func: None = None, *, backend: str | None = None, default_float: Any = None,
+           debug: bool = False) -> _KernelDecorator: ...
+
+
+def kernel(func: Callable[P, object] | None = None, *, backend: str | None = None, default_float: Any = None,
+           debug: bool = False) -> KernelFunction[P] | _KernelDecorator:
     """Turn a plain Python function over arrays and scalars into a GPU kernel.
 
     Use it bare or with options::
@@ -588,5 +622,7 @@ def kernel(func=None, *, backend=None, default_float=None, debug=False):
         at your file and line and saying what to write instead.
     """
     if func is None:
-        return lambda f: KernelFunction(f, backend=backend, default_float=default_float, debug=debug)
+        def decorate(f: Callable[Q, object]) -> KernelFunction[Q]:
+            return KernelFunction(f, backend=backend, default_float=default_float, debug=debug)
+        return decorate
     return KernelFunction(func, backend=backend, default_float=default_float, debug=debug)

@@ -9,19 +9,74 @@
 
 Everything here is loaded on first use, so ``import pygpgpu`` loads no vendor library,
 scans no entry points and stays fast on machines with no GPU runtime at all.
+
+``pygpgpu.kernel`` is the decorator. ``from pygpgpu.kernel import KernelFunction`` also works:
+``pygpgpu.kernel`` is registered as a module name too (see :func:`_kernel_module`), with no
+submodule file of that name, so importing through it never rebinds the decorator.
 """
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
 from pygpgpu_core._version import __version__ as __version__  # re-exported
+
+if TYPE_CHECKING:
+    # What __getattr__ below returns, spelled out for mypy and pyright (tests/test_typing.py checks
+    # that these names are exactly _EXPORTS and the import hooks).
+    from pygpgpu_core import funcs as funcs
+    from pygpgpu_core import gpu as gpu
+    from pygpgpu_core.errors import BackendUnavailable as BackendUnavailable
+    from pygpgpu_core.errors import ClosedError as ClosedError
+    from pygpgpu_core.errors import CompileError as CompileError
+    from pygpgpu_core.errors import ContextLost as ContextLost
+    from pygpgpu_core.errors import DeviceNotFound as DeviceNotFound
+    from pygpgpu_core.errors import DriverError as DriverError
+    from pygpgpu_core.errors import GPGPUError as GPGPUError
+    from pygpgpu_core.errors import PyGPGPUWarning as PyGPGPUWarning
+    from pygpgpu_core.kernel_files import KernelFileFinder
+    from pygpgpu_core.protocols import Buffer as Buffer
+    from pygpgpu_core.protocols import Context as Context
+    from pygpgpu_core.protocols import Device as Device
+    from pygpgpu_core.protocols import Kernel as Kernel
+    from pygpgpu_core.protocols import LocalMemory as LocalMemory
+    from pygpgpu_core.protocols import Program as Program
+    from pygpgpu_core.protocols import Queue as Queue
+    from pygpgpu_core.registry import available_devices as available_devices
+    from pygpgpu_core.registry import get_device as get_device
+    from pygpgpu_core.vec_types import char2 as char2, char3 as char3, char4 as char4, char8 as char8
+    from pygpgpu_core.vec_types import char16 as char16, uchar2 as uchar2, uchar3 as uchar3, uchar4 as uchar4
+    from pygpgpu_core.vec_types import uchar8 as uchar8, uchar16 as uchar16, short2 as short2, short3 as short3
+    from pygpgpu_core.vec_types import short4 as short4, short8 as short8, short16 as short16, ushort2 as ushort2
+    from pygpgpu_core.vec_types import ushort3 as ushort3, ushort4 as ushort4, ushort8 as ushort8
+    from pygpgpu_core.vec_types import ushort16 as ushort16, int2 as int2, int3 as int3, int4 as int4, int8 as int8
+    from pygpgpu_core.vec_types import int16 as int16, uint2 as uint2, uint3 as uint3, uint4 as uint4, uint8 as uint8
+    from pygpgpu_core.vec_types import uint16 as uint16, long2 as long2, long3 as long3, long4 as long4
+    from pygpgpu_core.vec_types import long8 as long8, long16 as long16, ulong2 as ulong2, ulong3 as ulong3
+    from pygpgpu_core.vec_types import ulong4 as ulong4, ulong8 as ulong8, ulong16 as ulong16, float2 as float2
+    from pygpgpu_core.vec_types import float3 as float3, float4 as float4, float8 as float8, float16 as float16
+    from pygpgpu_core.vec_types import double2 as double2, double3 as double3, double4 as double4
+    from pygpgpu_core.vec_types import double8 as double8, double16 as double16
+    from pygpgpu_translate import ConfiguredKernel as ConfiguredKernel
+    from pygpgpu_translate import Inspection as Inspection
+    from pygpgpu_translate import KernelFunction as KernelFunction
+    from pygpgpu_translate import kernel as kernel
+
+    from ._info import diagnostics as diagnostics
+
+    climport: KernelFileFinder
+    cuimport: KernelFileFinder
+    hipimport: KernelFileFinder
 
 # public name -> (module, attribute); attribute None means the module itself
 _EXPORTS: dict[str, tuple[str, str | None]] = {
     # the decorator and its helpers
     "kernel": ("pygpgpu_translate", "kernel"),
     "KernelFunction": ("pygpgpu_translate", "KernelFunction"),
+    "ConfiguredKernel": ("pygpgpu_translate", "ConfiguredKernel"),
+    "Inspection": ("pygpgpu_translate", "Inspection"),
     "gpu": ("pygpgpu_core.gpu", None),
     "funcs": ("pygpgpu_core.funcs", None),
     # devices
@@ -55,7 +110,7 @@ _VECTOR_NAMES = tuple(f"{b}{w}" for b in _VECTOR_BASES for w in (2, 3, 4, 8, 16)
 for _name in _VECTOR_NAMES:
     _EXPORTS[_name] = ("pygpgpu_core.vec_types", _name)
 
-__all__ = sorted([*_EXPORTS, *_IMPORT_HOOKS, "__version__"])
+__all__ = sorted([*_EXPORTS, *_IMPORT_HOOKS, "__version__"])  # noqa: PLE0605 (a list, built from the tables)
 
 
 def __getattr__(name: str) -> Any:
@@ -76,3 +131,26 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+def _kernel_module() -> types.ModuleType:
+    """The module ``pygpgpu.kernel`` (``from pygpgpu.kernel import KernelFunction``, the spelling the
+    product documents): the translator's public names, imported when first read.
+
+    It is put into ``sys.modules`` under that name when ``pygpgpu`` is imported, so the import
+    system finds it there and never loads a file or sets the attribute ``pygpgpu.kernel``, which
+    stays the decorator. Type checkers see the names at the top level: ``from pygpgpu import
+    KernelFunction``."""
+    module = types.ModuleType(f"{__name__}.kernel", _kernel_module.__doc__)
+
+    def module_getattr(name: str) -> Any:
+        translate = importlib.import_module("pygpgpu_translate")
+        if name == "__all__":
+            return list(translate.__all__)
+        return getattr(translate, name)
+
+    module.__getattr__ = module_getattr  # type: ignore[method-assign]  # PEP 562 on a module object
+    return module
+
+
+sys.modules.setdefault(f"{__name__}.kernel", _kernel_module())

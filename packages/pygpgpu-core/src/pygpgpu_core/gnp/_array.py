@@ -212,7 +212,7 @@ class DeviceArray(ArrayOperators):
             self._host[offset:offset + host.nbytes] = host.reshape(-1).view(np.uint8)
             record_transfer("h2d", host.nbytes)
 
-    def get(self, stream=None, order: str = "C", out: "np.ndarray | None" = None) -> np.ndarray:
+    def get(self, stream: Any = None, order: str = "C", out: "np.ndarray | None" = None) -> np.ndarray:
         """Copy to a new numpy array (or into ``out``), waiting for pending kernels first."""
         if order not in ("C", "A", "K"):
             raise ValueError("device arrays are C-contiguous; get() returns a C-ordered array (order='C')")
@@ -293,7 +293,7 @@ class DeviceArray(ArrayOperators):
         return format(str(self), spec)
 
     # -- indexing -----------------------------------------------------------------------------
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> DeviceArray:
         """numpy indexing on the device: basic keys (ints, slices, ``...``, ``None``) give views
         sharing this array's memory (``g[3]`` of a 1-D array is a 0-d array); integer arrays and
         boolean masks gather into a new array. Nothing is read back to the host."""
