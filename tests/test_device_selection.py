@@ -131,7 +131,10 @@ def test_two_pocl_cpu_devices_are_numbered_in_enumeration_order_every_run(tmp_pa
 
 def test_opencl_numbers_a_gpu_before_a_cpu_enumerated_earlier(tmp_path):
     """Two PoCL devices where the second says it is a GPU (its type word is replaced at
-    enumeration): it becomes opencl:0, and k["opencl"] runs a real kernel on it."""
+    enumeration): it is numbered before the first, and a real kernel runs on it. Other OpenCL
+    drivers may be present (NVIDIA's on the GPU machine, which no environment variable hides from
+    every ICD loader), so the expected order is worked out from what the child enumerated: GPUs,
+    then other devices, then CPUs, each kind in enumeration order."""
     _pocl_devices()
     code = """
         import json
@@ -141,14 +144,16 @@ def test_opencl_numbers_a_gpu_before_a_cpu_enumerated_earlier(tmp_path):
         from pygpgpu_core import registry
         from pygpgpu_translate import kernel
 
-        enumerated = []
+        enumerated, pocl = [], []
         original_init = D.Device.__init__
 
         def init(self, backend, index, platform, handle):
             original_init(self, backend, index, platform, handle)
             enumerated.append(handle)
-            if len(enumerated) == 2:
-                self.type = C.CL_DEVICE_TYPE_GPU
+            if "portable computing language" in platform.name.lower():
+                pocl.append(handle)
+                if len(pocl) == 2:
+                    self.type = C.CL_DEVICE_TYPE_GPU
 
         D.Device.__init__ = init
 
@@ -161,21 +166,31 @@ def test_opencl_numbers_a_gpu_before_a_cpu_enumerated_earlier(tmp_path):
         out = np.zeros_like(a)
         k = add1["opencl"]
         k(a, out)
+        default_ok = bool(np.array_equal(out, a + 1))
         devs = registry.backend_devices("opencl")
+        by_handle = {d.handle: d for d in devs}
+        kind = lambda h: 0 if by_handle[h].is_gpu else 2 if by_handle[h].is_cpu else 1
+        expected = sorted(enumerated, key=kind)           # sorted() is stable: driver order within a kind
+        position = {d.handle: n for n, d in enumerate(devs)}
+        promoted = devs[position[pocl[1]]]
+        out[:] = 0
+        add1[promoted.selector](a, out)
         print(json.dumps({
-            "first_handle_is_second_enumerated": devs[0].handle == enumerated[1],
-            "second_handle_is_first_enumerated": devs[1].handle == enumerated[0],
-            "selectors": [d.selector for d in devs[:2]],
-            "first_is_gpu": devs[0].is_gpu,
-            "get_device": registry.get_device("opencl").handle == enumerated[1],
-            "kernel_device": k._device.handle == enumerated[1],
-            "result_ok": bool(np.array_equal(out, a + 1)),
+            "pocl_devices": len(pocl),
+            "order_is_gpus_first_in_enumeration_order": [d.handle for d in devs] == expected,
+            "promoted_before_first_pocl": position[pocl[1]] < position[pocl[0]],
+            "promoted_is_gpu": promoted.is_gpu,
+            "selectors": [d.selector for d in devs] == [f"opencl:{n}" for n in range(len(devs))],
+            "get_device": registry.get_device("opencl") is devs[0],
+            "kernel_device": k._device is devs[0],
+            "result_ok": default_ok,
+            "promoted_result_ok": bool(np.array_equal(out, a + 1)),
         }))
     """
     got = _json_out(_run(code, tmp_path, POCL_DEVICES="pthread pthread"))
-    assert got == {"first_handle_is_second_enumerated": True, "second_handle_is_first_enumerated": True,
-                   "selectors": ["opencl:0", "opencl:1"], "first_is_gpu": True, "get_device": True,
-                   "kernel_device": True, "result_ok": True}
+    assert got == {"pocl_devices": 2, "order_is_gpus_first_in_enumeration_order": True, "promoted_before_first_pocl": True,
+                   "promoted_is_gpu": True, "selectors": True, "get_device": True, "kernel_device": True,
+                   "result_ok": True, "promoted_result_ok": True}
 
 
 def test_opencl_devices_here_follow_the_order_rule():
@@ -293,25 +308,58 @@ _KERNEL_ON_DEFAULT = """
 """
 
 
-@pytest.mark.parametrize("value, selector", [
-    ("opencl:1", "opencl:1"),
-    ("ocl:pthread:1", "opencl:1"),           # alias, name part, n-th match
-    ("OpenCL:0", "opencl:0"),
-    ("pthread:1", "opencl:1"),               # a name part with no backend
-])
-def test_env_selector_chooses_the_device_kernels_run_on(tmp_path, value, selector):
+_ALL_DEVICES = """
+    import json
+    from pygpgpu_core import registry
+    devs = [registry.get_device(s) for s in registry.available_devices()]
+    print(json.dumps([[d.selector, " ".join(str(getattr(d, a, "")) for a in ("name", "vendor", "arch")).lower(),
+                       "portable computing language" in getattr(getattr(d, "platform", None), "name", "").lower()]
+                      for d in devs]))
+"""
+
+
+def _two_pocl_devices_listed(tmp_path):
+    """Every device of every backend a child process with two PoCL devices sees (the GPU machine
+    also has CUDA and NVIDIA's OpenCL), and a word of PoCL's device names: "pthread" on older PoCL
+    releases, "cpu" on newer ones ("cpu-skylake-avx512-...")."""
     _pocl_devices()
-    got = _json_out(_run(_KERNEL_ON_DEFAULT, tmp_path, POCL_DEVICES="pthread pthread", PYGPGPU_BACKEND=value))
+    listed = _json_out(_run(_ALL_DEVICES, tmp_path, POCL_DEVICES="pthread pthread"))
+    pocl = [hay for _selector, hay, is_pocl in listed if is_pocl]
+    assert len(pocl) == 2, listed
+    word = pocl[0].split("-")[0]
+    assert word and all(word in hay for hay in pocl), pocl
+    return listed, word
+
+
+@pytest.mark.parametrize("value", [
+    "opencl:1",
+    "ocl:{pocl}:1",                          # alias, name part, n-th match
+    "OpenCL:0",
+    "{pocl}:1",                              # a name part with no backend: every backend's devices count
+])
+def test_env_selector_chooses_the_device_kernels_run_on(tmp_path, value):
+    listed, word = _two_pocl_devices_listed(tmp_path)
+    # the device the value means, from the child's own list: the n-th of the OpenCL devices (of every
+    # device when no backend is named), counting only those whose name, vendor or arch has the word
+    pool = [(sel, hay) for sel, hay, _ in listed if sel.startswith("opencl:") or value.startswith("{pocl}")]
+    if "{pocl}" in value:
+        pool = [(sel, hay) for sel, hay in pool if word in hay]
+    selector = pool[int(value.rsplit(":", 1)[1])][0]
+    assert selector.startswith("opencl:"), (value, listed)
+    got = _json_out(_run(_KERNEL_ON_DEFAULT, tmp_path, POCL_DEVICES="pthread pthread",
+                         PYGPGPU_BACKEND=value.format(pocl=word)))
     assert got == {"device": selector, "ok": True, "explicit_ok": True, "backend": "opencl"}
 
 
 def test_bad_env_selector_stops_a_kernel_call_naming_the_variable(tmp_path):
-    _pocl_devices()
-    got = _json_out(_run(_KERNEL_ON_DEFAULT, tmp_path, POCL_DEVICES="pthread pthread", PYGPGPU_BACKEND="opencl:2"))
+    listed, _word = _two_pocl_devices_listed(tmp_path)
+    opencl = [sel for sel, _hay, _ in listed if sel.startswith("opencl:")]
+    value = f"opencl:{len(opencl)}"                         # one past the last OpenCL device
+    got = _json_out(_run(_KERNEL_ON_DEFAULT, tmp_path, POCL_DEVICES="pthread pthread", PYGPGPU_BACKEND=value))
     kind, text = got["error"]
     assert kind == "DeviceNotFound"
-    assert "environment variable PYGPGPU_BACKEND='opencl:2'" in text and "index 2 is out of range" in text
-    assert "opencl:0, opencl:1" in text
+    assert f"environment variable PYGPGPU_BACKEND={value!r}" in text and f"index {len(opencl)} is out of range" in text
+    assert ", ".join(opencl) in text
 
 
 # ---- translation errors that do not depend on the device come first --------------------------------
@@ -395,10 +443,10 @@ def test_syntax_error_comes_before_a_malformed_pygpgpu_backend(tmp_path):
 
 
 def test_syntax_error_comes_before_no_device_at_all(tmp_path):
-    empty = tmp_path / "no-icds"
-    empty.mkdir()
-    got = _json_out(_run(_BAD_SYNTAX, tmp_path, OCL_ICD_VENDORS=str(empty), PYGPGPU_CUDA_LIB="/nonexistent/libcuda.so.1",
-                         PYGPGPU_HIP_LIB="/nonexistent/libamdhip64.so"))
+    # no runtime at all: every backend's library is a missing file (an empty OCL_ICD_VENDORS folder is
+    # not enough: the Khronos loader that CUDA toolkits ship ignores the variable and still finds PoCL)
+    got = _json_out(_run(_BAD_SYNTAX, tmp_path, PYGPGPU_OPENCL_LIB="/nonexistent/libOpenCL.so.1",
+                         PYGPGPU_CUDA_LIB="/nonexistent/libcuda.so.1", PYGPGPU_HIP_LIB="/nonexistent/libamdhip64.so"))
     assert "no backend has a device" in _check_syntax_first(got, "DeviceNotFound")
 
 
