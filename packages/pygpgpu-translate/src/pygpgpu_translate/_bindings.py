@@ -7,18 +7,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _ir as ir
+from ._names import RESERVED
 from ._types import VECTOR_WIDTHS
 
 __all__ = ["KernelParamSpec", "C_RESERVED", "SWIZZLE_INDEX", "NP_TYPES", "vector_class_info", "ObjectRef", "ShapeRef", "TupleRef", "Domain"]
 
-C_RESERVED = set("""auto break case char const continue default do double else enum extern float for goto if inline
-int long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
-bool true false half uchar ushort uint ulong kernel global local constant private image2d_t sampler_t event_t
-class new delete this template typename namespace using operator friend virtual public private protected
-throw try catch asm export mutable explicit size_t ptrdiff_t intptr_t uintptr_t NULL main
-sqrt exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan atan2 sinh cosh tanh floor ceil trunc fabs abs
-pow hypot fmod copysign isnan isinf isfinite min max rint round erf cbrt fmin fmax fma sign clamp mix step dot cross
-length distance normalize barrier threadIdx blockIdx blockDim gridDim warpSize select vload vstore""".split())
+C_RESERVED = RESERVED          # every word some dialect reserves (see _names, _c_words)
 SWIZZLE_INDEX = {**{c: i for i, c in enumerate("xyzw")}, **{c: i for i, c in enumerate("rgba")}}
 NP_TYPES = {np.dtype(t).name for t in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
                                         "uint64", "float16", "float32", "float64")}

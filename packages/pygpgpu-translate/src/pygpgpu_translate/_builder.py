@@ -18,6 +18,7 @@ from ._bindings import C_RESERVED, NP_TYPES, Domain, ObjectRef, ShapeRef, TupleR
 from ._calls import BARRIER_HINT, BARRIER_IN_DOMAIN
 from ._expressions import ExpressionRules
 from ._frontend import check_syntax
+from ._names import c_identifier
 from ._source import FunctionSource, KernelTypeError, function_source, syntax_error
 from ._statements import StatementRules
 from .prelude import piece_function
@@ -37,6 +38,7 @@ class ProgramBuilder:
         self.default_float = default_float
         self.index_type = INT64 if index_bits == 64 else INT32
         self.kernel_name = kernel_name
+        self.kernel_cname = c_identifier(kernel_name)   # the entry point's C name: the launcher looks it up
         self.helpers: dict = {}              # key -> ir.Function (dependencies first)
         self.helper_names: set[str] = set()
         self.features: set[str] = set()
@@ -74,7 +76,7 @@ class ProgramBuilder:
         base = "pyg_" + "".join(c if c.isalnum() or c == "_" else "_" for c in base)
         n = 0
         name = base
-        while name in self.helper_names or name in C_RESERVED or name == self.kernel_name:
+        while name in self.helper_names or name in C_RESERVED or name == self.kernel_cname:
             n += 1
             name = f"{base}_{n}"
         self.helper_names.add(name)
@@ -170,9 +172,9 @@ class FunctionBuilder(StatementRules, ExpressionRules):
     def cname(self, pyname: str) -> str:
         c = self.cnames.get(pyname)
         if c is None:
-            c = pyname if pyname not in C_RESERVED and not pyname.startswith("pyg_") else pyname + "_"
+            c = c_identifier(pyname)             # never a C word, a macro or a name pygpgpu generates
             taken = set(self.cnames.values()) | {p.name for p in self.fn_params}
-            while c in taken:
+            while c in taken or c in C_RESERVED:
                 c += "_"
             self.cnames[pyname] = c
         return c

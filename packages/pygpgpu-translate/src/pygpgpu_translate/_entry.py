@@ -108,7 +108,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             fb.params[spec.name] = ObjectRef(self_obj)
             continue
         pyname = spec.name
-        c = fb.cname(pyname.replace(".", "_"))
+        c = fb.cname(pyname)          # self.w -> self_w_, apart from a local named self_w
         t = spec.type
         prog.note_type(t)
         if spec.kind == "array":
@@ -231,7 +231,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     body_ir = list(prog.local_arrays) + prologue + body_ir
     local_table = fb.locals_table()
     local_table.update(getattr(fb, "temp_types_extra", {}))
-    fn = ir.Function(src.name, params, VOID, body_ir, local_table, True, src.filename, src.tree.lineno)
+    fn = ir.Function(prog.kernel_cname, params, VOID, body_ir, local_table, True, src.filename, src.tree.lineno)
     index = None
     if fb.domain is not None and len(fb.domain_vars) == fb.domain.ndim and (
             fb.domain.kind != "range" or fb.domain_identity):

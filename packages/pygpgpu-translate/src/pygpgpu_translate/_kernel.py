@@ -48,6 +48,7 @@ class Inspection:
     work_size: str
     dialect: str
     layout: list
+    entry: str = ""          # the kernel's name in the source (mangled where a dialect reserves it: step -> step_)
 
     def __str__(self) -> str:
         return self.source
@@ -388,7 +389,7 @@ class KernelFunction(Generic[P]):
                     "(last index -> dimension 0), local size automatic unless given in brackets")
         else:
             rule = "no iteration domain: give a bracket work size k[(total, local)]"
-        return Inspection(t.source, dict(t.access), (tokens, bits), rule, dialect, list(t.layout))
+        return Inspection(t.source, dict(t.access), (tokens, bits), rule, dialect, list(t.layout), t.entry)
 
     # ---- launch -----------------------------------------------------------------------------------
     def _launch(self, device, config, args):
@@ -465,7 +466,7 @@ class KernelFunction(Generic[P]):
             program = device.context().program(t.source, options, name=t.name)
         except CompileError as exc:
             raise _with_source_path(exc, t, dialect) from None
-        handle = program.kernel(t.name)
+        handle = program.kernel(t.entry or t.name)      # the C name: a mangled `step` is step_
         stats["compiles"] += 1
         debug = log.isEnabledFor(logging.DEBUG)   # decided here, on the cold path, for this plan's life
         if debug:

@@ -84,6 +84,7 @@ class Translation:
     extents: list = None   # [array, line]: every work item accesses it at its own domain index (host extent check)
     local_shapes: list = None  # shapes of the kernel's gpu.local_array declarations (automatic group size)
     int_meets: list = None  # [scalar, dtype]: a Python int argument converted to that narrower type (range check)
+    entry: str = ""        # the kernel's C name (the Python name, mangled where a dialect reserves it)
 
     refs: list = None      # (globals dict, name, value) read by the translation: not stored on disk
 
@@ -118,6 +119,8 @@ class Translation:
         if not (isinstance(d["int_meets"], list)
                 and all(isinstance(x, list) and len(x) == 2 and np.dtype(x[1]).kind in "iu" for x in d["int_meets"])):
             raise ValueError("bad int_meets")
+        if not (isinstance(d["entry"], str) and d["entry"].isidentifier()):
+            raise ValueError("bad entry")
         if d["bounds_sites"] is not None and not all(isinstance(x, list) and len(x) == 6 for x in d["bounds_sites"]):
             raise ValueError("bad bounds_sites")
         layout = []
@@ -138,7 +141,7 @@ class Translation:
 
 
 _FIELDS = {"name", "source", "dialect", "layout", "access", "covers", "streamed", "domain_plan", "domain_kind", "domain_ndim",
-           "uses_barrier", "features", "deps", "bounds_sites", "extents", "local_shapes", "int_meets"}
+           "uses_barrier", "features", "deps", "bounds_sites", "extents", "local_shapes", "int_meets", "entry"}
 
 
 def _fingerprint(value):
@@ -235,7 +238,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
     t = Translation(src.name, text, dialect_name, kir.layout, access, sorted([k, v] for k, v in dom.covers.items()) if dom else [],
                     streamed, kir.domain_plan, dom.kind if dom else "", dom.ndim if dom else 0, kir.uses_barrier,
                     sorted(features), _deps(prog), prog.bounds.sites if prog.bounds is not None else None,
-                    extents, local_shapes, meets)
+                    extents, local_shapes, meets, entry=kir.function.name)
     t.refs = [(g, n, v) for (g, n, v) in prog.global_refs.values()]
     stats["translations"] += 1
     if log.isEnabledFor(logging.DEBUG):
