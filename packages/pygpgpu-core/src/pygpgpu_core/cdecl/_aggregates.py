@@ -1,8 +1,11 @@
 """Struct, union, enum and typedef definitions at file scope, with C layout rules.
 
-Offsets follow C: each member aligned to its type's alignment (1 when packed, raised by
-``aligned(N)``), the struct aligned to its strictest member and padded to a multiple of it.
-Sizes and alignments of scalars and vectors come from the dialect (see ``_types``).
+Offsets follow C (as clang lays them out): each member aligned to its type's alignment (1 when
+the struct or the member is ``packed``, raised by the member's ``aligned(N)``, and at most N
+under ``#pragma pack(N)``, which overrides ``aligned`` on members), the struct aligned to its
+strictest member (raised by its own ``aligned(N)``) and padded to a multiple of it. Sizes and
+alignments of scalars and vectors come from the dialect (see ``_types``). Tests check these
+layouts against the device compiler (``sizeof``/``offsetof`` probe kernels).
 """
 from __future__ import annotations
 
@@ -88,6 +91,8 @@ class AggregateParser:
         # declarators after "}" up to ";"
         end = self._skip_to_semicolon(close_at + 1)
         tail, tail_facts = strip_attributes(self.toks[close_at + 1:end - 1], self.function_macros)
+        if self.dialect == "cuda":
+            tail_facts = {}   # NVRTC ignores attributes after "}" (warning 1835: "does not apply here")
         for fact, value in tail_facts.items():  # "} __attribute__((aligned(16))) Name;"
             facts[fact] = max(value, facts.get(fact, 0)) if fact == "aligned" else value
         if keyword == "enum":
@@ -159,6 +164,10 @@ class AggregateParser:
         """Member offsets with C rules and the dialect's type sizes/alignments."""
         union = keyword == "union"
         packed = facts.get("packed", False)
+        for t in body:
+            if t.kind == "pragma":
+                raise CDeclError("#pragma pack inside a struct or union definition is not supported; put it "
+                                 "before the definition", t.file, t.line)
         struct = Struct(name=tag, union=union, tag=tag)
         offset = 0
         size = 0
@@ -196,7 +205,8 @@ class AggregateParser:
                         self.anon += 1
                         dname = f"_anon{self.anon}"
                         struct.anonymous.append(dname)
-                    offset, size, align = self._place(struct, dname, nested, ddims, offset, size, align, packed, {})
+                    offset, size, align = self._place(struct, dname, nested, ddims, offset, size, align, packed,
+                                                      {}, self.pack)
                 i = semi + 1
                 continue
             member, member_facts = strip_attributes(body[i:j], self.function_macros)
@@ -229,7 +239,7 @@ class AggregateParser:
                 else:
                     mtype = mbase
                 offset, size, align = self._place(struct, mname, mtype, mdims, offset, size, align, packed,
-                                                  member_facts)
+                                                  member_facts, self.pack)
         if "aligned" in facts:
             align = max(align, facts["aligned"])
         total = size if union else offset
@@ -261,13 +271,15 @@ class AggregateParser:
 
     @staticmethod
     def _place(struct: Struct, name: str, mtype: CType, dims, offset: int, size: int, align: int, packed: bool,
-               facts: dict):
+               facts: dict, pack: int = 0):
         count = 1
         for d in dims:
             count *= d
-        malign = 1 if packed else mtype.align
+        malign = 1 if packed or facts.get("packed") else mtype.align
         if "aligned" in facts:
             malign = max(malign, facts["aligned"])
+        if pack:                          # #pragma pack(N) caps members, their aligned() included
+            malign = min(malign, pack)
         if struct.union:
             struct.fields.append(Field(name, mtype, 0, tuple(dims)))
             return offset, max(size, mtype.size * count), max(align, malign)

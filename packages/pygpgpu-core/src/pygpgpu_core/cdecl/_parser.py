@@ -68,6 +68,8 @@ class _Parser(AggregateParser):
         self.tags: dict = {}  # "struct X"/"union X"/"enum X" -> Struct | Scalar | ("unsupported", reason)
         self.typedefs: dict = {}  # name -> CType | ("tag", key) | ("unsupported", reason)
         self.anon = 0
+        self.pack = 0             # #pragma pack(N) in force: members aligned to at most N (0: none)
+        self.pack_stack: "list[int]" = []
 
     # ---- driver -------------------------------------------------------------------------
     def run(self) -> Declarations:
@@ -77,6 +79,10 @@ class _Parser(AggregateParser):
         n = len(toks)
         while i < n:
             t = toks[i]
+            if t.kind == "pragma":
+                self._pragma(t)
+                i += 1
+                continue
             if t.text == "}":
                 if scopes:
                     scopes.pop()
@@ -124,6 +130,22 @@ class _Parser(AggregateParser):
             else:
                 i = self._skip_to_semicolon(end + 1)
         return self.out
+
+    def _pragma(self, t: Token) -> None:
+        """Apply a ``#pragma pack`` token (see ``_preprocess``) to the packing in force."""
+        parts = t.text.split(":")
+        if parts[1] == "push":
+            self.pack_stack.append(self.pack)
+        elif parts[1] == "pop":
+            if not self.pack_stack:
+                raise CDeclError("#pragma pack(pop) without a matching #pragma pack(push, ...)", t.file, t.line)
+            self.pack = self.pack_stack.pop()
+            return
+        elif parts[1] == "reset":
+            self.pack = 0
+            return
+        if len(parts) > 2:
+            self.pack = int(parts[2])
 
     def _skip_to_semicolon(self, i: int) -> int:
         while i < len(self.toks) and self.toks[i].text != ";":

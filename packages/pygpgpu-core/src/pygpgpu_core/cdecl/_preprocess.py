@@ -3,8 +3,11 @@
 It inlines local ``#include "x.h"`` files (recording them for cache invalidation), collects
 object-like ``#define`` bodies and expands them in declarations, and follows conditional
 compilation (``#if``/``#ifdef``/``#elif``/``#else`` with ``defined``, with the compiler's
-predefined macros) so it sees the declarations the device compiler will see. Pragmas and
-every other directive are the compiler's business: the source is passed to it unchanged.
+predefined macros) so it sees the declarations the device compiler will see. ``#pragma pack``
+changes struct layouts, so it becomes a token the parser applies in order (``kind="pragma"``,
+text ``pack:set:N``, ``pack:push``, ``pack:push:N``, ``pack:pop`` or ``pack:reset``); a form it
+cannot model is a CDeclError. Other pragmas and every other directive are the compiler's
+business: the source is passed to it unchanged.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._common import CDeclError
 from ._constexpr import NotConstant, evaluate
 from ._source import INCLUDE_RE, Token, logical_lines, resolve_include, strip_comments, tokenize
 
@@ -19,6 +23,8 @@ __all__ = ["Macro", "Preprocessed", "preprocess", "expand_macros"]
 
 _DIRECTIVE_RE = re.compile(r"^\s*#\s*(\w*)(.*)$")
 _DEFINE_RE = re.compile(r"^\s*([A-Za-z_]\w*)(\()?(.*)$")
+_PACK_RE = re.compile(r"^pack\b\s*(?:\((.*)\))?\s*$")
+_PACK_SIZES = (1, 2, 4, 8, 16)
 
 
 @dataclass
@@ -119,6 +125,10 @@ def _process_file(path: str, text: "str | None", out: Preprocessed, stack: tuple
             continue
         if name == "pragma" and rest.split()[:1] == ["once"]:
             once.add(path)
+        elif name == "pragma" and re.match(r"pack\b", rest):
+            op = _pack_operation(rest, path, lineno)
+            if op is not None:
+                out.tokens.append(Token(op, path, lineno, "pragma"))
         elif name == "include":
             inc = INCLUDE_RE.match(line)
             target = resolve_include(inc.group(1), path) if inc else None
@@ -147,6 +157,43 @@ def _process_file(path: str, text: "str | None", out: Preprocessed, stack: tuple
                 out.macros.pop(target[0], None)
                 if target[0] in out.main_defines:
                     out.main_defines.remove(target[0])
+
+
+def _pack_operation(rest: str, path: str, line: int) -> "str | None":
+    """``#pragma pack(...)`` as a pragma token's text, None for ``pack(show)``; CDeclError for
+    forms whose layout effect is not modelled (named stack entries, sizes other than 1-16)."""
+    m = _PACK_RE.match(rest)
+    args = [a.strip() for a in (m.group(1) or "").split(",")] if m else None
+    if args == [""]:
+        args = []
+
+    def size(text: str) -> int:
+        try:
+            n = int(text, 0)
+        except ValueError:
+            n = 0
+        if n not in _PACK_SIZES:
+            raise CDeclError(f"#pragma {rest}: the packing must be one of {', '.join(map(str, _PACK_SIZES))}",
+                             path, line)
+        return n
+
+    if args is None:
+        raise CDeclError(f"#pragma {rest} is not understood; write #pragma pack(push, N) ... #pragma pack(pop)",
+                         path, line)
+    if not args:
+        return "pack:reset"
+    if args == ["show"]:
+        return None
+    if args == ["push"]:
+        return "pack:push"
+    if args == ["pop"]:
+        return "pack:pop"
+    if len(args) == 2 and args[0] == "push":
+        return f"pack:push:{size(args[1])}"
+    if len(args) == 1:
+        return f"pack:set:{size(args[0])}"
+    raise CDeclError(f"#pragma {rest}: named pack stack entries are not supported; use #pragma pack(push, N) "
+                     f"and #pragma pack(pop)", path, line)
 
 
 def expand_macros(tokens: "list[Token]", macros: "dict[str, Macro]") -> "list[Token]":

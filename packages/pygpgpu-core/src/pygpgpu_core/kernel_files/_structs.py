@@ -182,12 +182,8 @@ def struct_ctype(s: Struct) -> type:
         pos = f.offset + ctypes.sizeof(ctype)
     if s.union:
         pos = max((ctypes.sizeof(c) for _, c in fields), default=0)
-    if s.size > pos:
-        tail = ctypes.c_uint8 * (s.size - pos)
-        if s.union:
-            fields.append((f"_pad{pad_no}", tail))  # harmless in a union: size is the largest member
-        else:
-            fields.append((f"_pad{pad_no}", tail))
+    if s.size > pos:    # a union's members all start at 0: its padding member spans the whole size
+        fields.append((f"_pad{pad_no}", ctypes.c_uint8 * (s.size if s.union else s.size - pos)))
     base = (CUnion,) if s.union else (CStruct,)
     ns = {"_pack_": 1, "_layout_": "ms", "_fields_": fields, "__module__": __name__,
           "__struct__": s, "__layout__": layout_signature(s), "__c_name__": s.c_spelling,
