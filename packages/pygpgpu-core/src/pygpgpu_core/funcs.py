@@ -107,8 +107,10 @@ def _float_result(x: Any) -> Any:
 def _as_float(args: list[Any]) -> list[Any]:
     out = []
     for a in args:
-        if isinstance(a, (float, int)) and not isinstance(a, bool):
-            out.append(a)  # weak: adopts the other operand's type
+        # weak: a Python float or int adopts the other operand's type. np.float64 subclasses float
+        # but is a strong float64 (what indexing a float64 array gives), so it is not weak.
+        if isinstance(a, (float, int)) and not isinstance(a, (bool, np.generic)):
+            out.append(a)
         else:
             out.append(_float_result(a))
     if all(isinstance(a, (float, int)) for a in out):
@@ -321,7 +323,10 @@ class FuncSpec:
     ``widths``: vector widths accepted (None = all). ``result``: ``"same"`` (type of the first
     argument) or ``"base"`` (its scalar base type).
     ``opencl``: the native OpenCL C builtin per kind (``{"float": "dot", ...}``), missing where
-    OpenCL has none and the prelude is used instead.
+    OpenCL has none and the prelude is used instead. A ``"double"`` entry overrides ``"float"``
+    for double types; None there means the prelude's own formula: the OpenCL spec leaves the
+    double precision of ``mix`` and ``smoothstep`` to the vendor, and NVIDIA's double
+    ``smoothstep`` is only float-accurate.
     Every function is also provided by the prelude under ``pg_<name>_<type>`` in all dialects
     (piece ``"funcs.<name>:<type>"``), e.g. ``pg_normalize_float3``.
     """
@@ -343,11 +348,19 @@ class FuncSpec:
     def prelude_name(self, type_name: str) -> str:
         return f"pg_{self.name}_{type_name}"
 
+    def opencl_builtin(self, type_name: str) -> str | None:
+        """The OpenCL C builtin that computes this function on ``type_name`` to the precision the
+        host has, or None where the prelude's body is used instead."""
+        if _is_int_type(type_name):
+            return self.opencl.get("int")
+        if type_name.startswith("double") and "double" in self.opencl:
+            return self.opencl["double"]
+        return self.opencl.get("float")
+
     def spelling(self, dialect: str, type_name: str) -> tuple[str, str | None]:
         """``(C function name, prelude piece or None)`` to call this function on ``type_name``."""
         if dialect == "opencl":
-            kind = "int" if _is_int_type(type_name) else "float"
-            native = self.opencl.get(kind)
+            native = self.opencl_builtin(type_name)
             if native:
                 return native, None
         return self.prelude_name(type_name), self.piece(type_name)
@@ -385,9 +398,11 @@ FUNCS_TABLE: dict[str, FuncSpec] = {
         _spec("normalize", 1, frozenset({FLOATN, FLOAT}), "same", normalize, {"float": "normalize"}, widths=(2, 3, 4)),
         _spec("reflect", 2, frozenset({FLOATN}), "same", reflect, {}, widths=(2, 3, 4)),
         _spec("clamp", 3, _FI, "same", clamp, {"float": "clamp", "int": "clamp"}, scalar_ok=(1, 2)),
-        _spec("mix", 3, _F, "same", mix, {"float": "mix"}, scalar_ok=(2,)),
+        # OpenCL bounds these builtins' float error (mix 1e-3, smoothstep 1e-5 absolute) and leaves
+        # their double error to the vendor: doubles get the prelude's formula (see FuncSpec).
+        _spec("mix", 3, _F, "same", mix, {"float": "mix", "double": None}, scalar_ok=(2,)),
         _spec("step", 2, _F, "same", step, {"float": "step"}, scalar_ok=(0,)),
-        _spec("smoothstep", 3, _F, "same", smoothstep, {"float": "smoothstep"}, scalar_ok=(0, 1)),
+        _spec("smoothstep", 3, _F, "same", smoothstep, {"float": "smoothstep", "double": None}, scalar_ok=(0, 1)),
         _spec("fma", 3, _F, "same", fma, {"float": "fma"}),
         _spec("sign", 1, _FI, "same", sign, {"float": "sign"}),
         _spec("radians", 1, _F, "same", radians, {"float": "radians"}),

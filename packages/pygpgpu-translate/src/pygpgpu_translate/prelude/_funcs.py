@@ -1,7 +1,8 @@
 """Pieces ``funcs.<name>:<T>``: ``pg_<name>_<T>`` for every function of ``pygpgpu_core.funcs``.
 
-OpenCL versions are one-line wrappers around the native builtin where OpenCL has one (so a
-translator may call either); CUDA/HIP versions are written out component-wise. All
+OpenCL versions are one-line wrappers around the native builtin where OpenCL has one to the
+host's precision (so a translator may call either); CUDA/HIP versions, and OpenCL's where the
+builtin may be less precise (double mix and smoothstep), are written out component-wise. All
 arguments have type ``T``: the translator splats scalar arguments first.
 """
 from __future__ import annotations
@@ -59,8 +60,7 @@ def funcs_deps(dialect: str, name: str, type_name: str, native: bool = True) -> 
 def _opencl_native(dialect: str, name: str, type_name: str) -> str | None:
     if dialect != "opencl":
         return None
-    s, _ = split_type(type_name)
-    return FUNCS_TABLE[name].opencl.get("float" if s in FLOAT_SCALARS else "int")
+    return FUNCS_TABLE[name].opencl_builtin(type_name)
 
 
 def funcs_source(dialect: str, name: str, type_name: str, native: bool = True) -> str:
