@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from pygpgpu_translate import Inspection as Inspection
     from pygpgpu_translate import KernelFunction as KernelFunction
     from pygpgpu_translate import kernel as kernel
+    from pygpgpu_translate.array_ops._user_reduce import reduce as reduce
 
     from ._info import diagnostics as diagnostics
 
@@ -77,6 +78,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "KernelFunction": ("pygpgpu_translate", "KernelFunction"),
     "ConfiguredKernel": ("pygpgpu_translate", "ConfiguredKernel"),
     "Inspection": ("pygpgpu_translate", "Inspection"),
+    "reduce": ("pygpgpu_translate.array_ops._user_reduce", "reduce"),   # @pygpgpu.reduce(identity=...)
     "gpu": ("pygpgpu_core.gpu", None),
     "funcs": ("pygpgpu_core.funcs", None),
     # devices

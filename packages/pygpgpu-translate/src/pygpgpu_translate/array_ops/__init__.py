@@ -21,10 +21,12 @@ from ._linalg import dot, matmul
 from ._reduction import reduce
 from ._scan import scan
 from ._sort import argsort, sort
+from ._user_reduce import DeviceReduction, reduce_decorator
 
 __all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "around", "assign", "fill", "copy",
            "astype", "where", "clip", "scan", "getitem", "setitem", "take", "nonzero", "dot",
-           "matmul", "sort", "argsort", "arange", "linspace", "concatenate", "stack"]
+           "matmul", "sort", "argsort", "arange", "linspace", "concatenate", "stack",
+           "reduce_decorator", "DeviceReduction"]
 
 _REDUCE_METHODS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_and": "all",
                    "logical_or": "any"}
