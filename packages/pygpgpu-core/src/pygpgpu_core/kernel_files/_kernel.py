@@ -16,6 +16,7 @@ from ..errors import GPGPUError
 from ..selector import Selector, canonical_backend, parse_selector
 from . import _args
 from ._args import CallState, arg_type, converter_for
+from ._lengths import bounds_check_enabled, check_lengths, length_checks
 
 __all__ = ["FileKernel", "parse_work_size"]
 
@@ -142,6 +143,8 @@ class FileKernel:
         values = self._bind(args, kwargs)
         device = self._device(values)
         plan = self._state.plan(self._decl, device)
+        if plan.lengths:     # PYGPGPU_BOUNDS_CHECK=1: a length larger than its arrays is refused
+            check_lengths(self.name, plan.lengths, values)
         st = CallState(device, plan.context)
         try:
             launch_args = [conv(v, st) for conv, v in zip(plan.converters, values)]
@@ -178,7 +181,7 @@ class FileKernel:
 class LaunchPlan:
     """Everything a warm call needs for one (kernel, device): handle, converters, launcher."""
 
-    __slots__ = ("context", "kernel", "converters", "_launcher", "_arg_types")
+    __slots__ = ("context", "kernel", "converters", "_launcher", "_arg_types", "lengths")
 
     def __init__(self, decl, program: Any, context: Any):
         self.context = context
@@ -193,6 +196,7 @@ class LaunchPlan:
         self.converters = [converter_for(decl.name, decl.prototype, p) for p in decl.params]
         self._arg_types = [arg_type(p) for p in decl.params]
         self._launcher = None
+        self.lengths = length_checks(decl) if bounds_check_enabled() else ()
 
     def launch(self, global_size, local_size, args) -> None:
         if self._launcher is None:
