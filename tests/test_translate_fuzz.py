@@ -116,12 +116,6 @@ def test_random_float_expressions_match_python(tmp_path, backend, seed):
 
 
 # ---- typed families: int8 ... int64 and float32 with weak literals and mixed types ----------------------------
-# Translator bugs this fuzz found, reported to the lead. The generator leaves these constructs out
-# while they stand (so the rest of the fuzz keeps catching regressions); the strict xfail
-# test_power_and_invert_wrap_like_numpy fails as soon as they are fixed, to bring them back.
-POW_INVERT = ("translator bug: x ** n (constant n, multiplied out) does not wrap int8/uint8/int16 and overflows "
-              "int32 as signed C; ~x on uint8/uint16 does not wrap")
-KNOWN_BUGS = {"int ** n", "~unsigned"}
 # Arrays a, b, c have the family's dtype (c holds its extremes); m and n have other dtypes, so
 # expressions mix types. The domain index i is left out of these expressions: on the host it is a
 # Python int (weak), on the device an int32 (see test_loop_index_is_weak_like_python below).
@@ -203,9 +197,8 @@ class _TypedGen:
                 return f"({p} {r.choice(['//', '%'])} {q})", tx
             return f"({x} {r.choice(['<<', '>>'])} {r.randint(0, tx.itemsize * 8 - 1)})", tx
         if kind < 0.67:
-            invert_ok = not is_float and not (tx.kind == "u" and "~unsigned" in KNOWN_BUGS)
-            if r.random() < 0.5 or (tx.kind in "iu" and "int ** n" in KNOWN_BUGS):
-                return f"{r.choice(['abs', '-', '~'] if invert_ok else ['abs', '-'])}({x})", tx
+            if r.random() < 0.5:
+                return f"{r.choice(['abs', '-'] if is_float else ['abs', '-', '~'])}({x})", tx
             return f"({x}) ** {r.randint(0, 3)}", tx
         if kind < 0.8:
             y, ty = self.expr(depth - 1, tx)
@@ -398,10 +391,9 @@ def power_and_invert(a, out):
         out[i, 3] = 1 if a[i] ** 2 > 100 else 0
 
 
-@pytest.mark.xfail(strict=True, reason=POW_INVERT)
 @pytest.mark.parametrize("family", ["int8", "uint8", "int16", "uint16", "int32"])
 def test_power_and_invert_wrap_like_numpy(backend, family):
-    """What KNOWN_BUGS keeps out of the typed fuzz: when this passes (strict xfail fails), empty KNOWN_BUGS."""
+    """x ** n with a constant n (multiplied out) wraps after each product; ~ on uint8 is 245, not -11."""
     info = np.iinfo(family)
     a = np.array([info.min, info.max, 0, 1, 15, 100, info.max // 3, 2**11 if info.bits > 16 else 7], family)
     out = np.full((len(a), 4), -1, np.int64)

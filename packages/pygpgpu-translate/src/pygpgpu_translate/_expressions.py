@@ -14,6 +14,7 @@ from ._source import KernelTypeError
 from ._types import BOOL, INT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
+from ._nesting import deeper_than
 from ._signs import is_non_negative
 
 __all__ = ["ExpressionRules"]
@@ -25,7 +26,7 @@ class ExpressionRules:
     def value(self, node) -> ir.Expr:
         e = self.expr(node)
         if isinstance(e, ir.Expr) and not isinstance(e, ir.ArrayRef):
-            return e
+            return self.shallow(e)
         if isinstance(e, ir.ArrayRef):
             raise self.err(node, "an array is used where a number is expected", "index it, e.g. x[i]")
         if isinstance(e, ShapeRef):
@@ -299,7 +300,20 @@ class ExpressionRules:
                ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&"}
 
     def ex_BinOp(self, node):
-        return self.binop(node.op, self.value(node.left), self.value(node.right), node)
+        # a + b + c + ... is a left-leaning tree as deep as it is long: walk it in a loop, not by
+        # recursion (400 terms overflowed Python's stack), keeping the result shallow as it grows
+        chain = []
+        while isinstance(node, ast.BinOp):
+            chain.append(node)
+            node = node.left
+        acc = self.value(node)
+        for n in reversed(chain):
+            acc = self.shallow(self.binop(n.op, acc, self.value(n.right), n))
+        return acc
+
+    def shallow(self, e):
+        """``e``, or a temporary holding it when it nests too deeply for C compilers (_nesting)."""
+        return self.materialize(e) if deeper_than(e) else e
 
     def binop(self, op, a, b, node):
         opname = self._BINOPS[type(op)] if not isinstance(op, str) else op
@@ -345,7 +359,7 @@ class ExpressionRules:
         if t.weak and t.is_int and isinstance(v, int) and not -2**31 <= v < 2**31:
             t = Scalar("int64", weak=True)
         elif not t.weak and t.is_int and isinstance(v, int):
-            v = int(np.array(v & ((1 << t.bits) - 1), dtype=f"uint{t.bits}").astype(t.dtype))   # wrap like numpy
+            v = _wrap_int(v, t)   # wrap like numpy
         return ir.Const(v, t)
 
     def scalar_binop(self, opname, a, b, node):
@@ -394,13 +408,17 @@ class ExpressionRules:
         if not (isinstance(ct, Scalar) and ct.is_int):
             return e
         if ct.bits < 32:
+            if (isinstance(e, ir.Bin) and e.op in ("+", "-") and isinstance(e.a, ir.Cast) and e.a.type == e.type
+                    and isinstance(e.a.a, ir.Bin) and e.a.a.op in ("+", "-")):
+                # wrapping once at the end of a run of + and - is the same: a + b + c stays flat
+                e = ir.Bin(e.op, e.a.a, e.b, e.type)
             return ir.Cast(e, e.type)
         if ct.kind == "i" and isinstance(e, (ir.Bin, ir.Un)) and e.op in ("+", "-", "*", "<<"):
             u = Scalar(f"uint{ct.bits}")
             if isinstance(e, ir.Un):
-                return ir.Cast(ir.Bin("-", ir.Const(0, u), ir.Cast(e.a, u), u), e.type)
-            b = e.b if e.op == "<<" else ir.Cast(e.b, u)
-            return ir.Cast(ir.Bin(e.op, ir.Cast(e.a, u), b, u), e.type)
+                return ir.Cast(ir.Bin("-", ir.Const(0, u), _unsigned(e.a, u), u), e.type)
+            b = e.b if e.op == "<<" else _unsigned(e.b, u)
+            return ir.Cast(ir.Bin(e.op, _unsigned(e.a, u), b, u), e.type)
         return e
 
     def power(self, a, b, node):
@@ -414,8 +432,8 @@ class ExpressionRules:
                 return ir.Const(1, Scalar(t.name, weak=t.weak)) if not t.is_float else ir.Const(1.0, t)
             x = self.materialize(self.convert(a, concrete(t, df)))
             out = x
-            for _ in range(n - 1):
-                out = ir.Bin("*", out, x, t)
+            for _ in range(n - 1):        # each product wraps like numpy's (int8 ** 3 stays int8)
+                out = self.wrap_narrow(ir.Bin("*", out, x, t))
             return out
         if isinstance(b, ir.Const) and b.value == 0.5 and not a.type.is_int:
             return self.call_math("sqrt", [a], node)
@@ -441,7 +459,8 @@ class ExpressionRules:
             return v
         if isinstance(node.op, ast.USub):
             if isinstance(v, ir.Const):
-                return ir.Const(-v.value, v.type if v.type.kind != "b" else INT32)
+                t = v.type if v.type.kind != "b" else INT32
+                return ir.Const(_wrap_int(-v.value, t) if t.is_int and not t.weak else -v.value, t)
             t = v.type if v.type.kind != "b" else INT32
             return self.wrap_narrow(ir.Un("-", self.convert(v, concrete(t, self.prog.default_float)), t))
         if v.type.is_float:
@@ -449,8 +468,8 @@ class ExpressionRules:
         if v.type.kind == "b":
             return ir.Un("-", ir.Bin("+", self.convert(v, INT32), ir.Const(1, INT32), INT32), INT32)
         if isinstance(v, ir.Const):
-            return ir.Const(~v.value, v.type)
-        return ir.Un("~", v, v.type)
+            return ir.Const(~v.value if v.type.weak else _wrap_int(~v.value, v.type), v.type)
+        return self.wrap_narrow(ir.Un("~", v, v.type))     # ~uint8(10) is 245: C computes it in int
 
     def guarded(self, node):
         """Evaluate ``node`` collecting the temporaries it needs separately, so a caller can run
@@ -667,6 +686,19 @@ class ExpressionRules:
         return ir.VecCtor([self.convert(c, vt.base) for c in comps], vt)
 
     from ._calls import call_builtin, call_math, float_type_of, componentwise, prelude_call  # noqa: E402
+
+
+def _wrap_int(v: int, t: Scalar) -> int:
+    """``v`` wrapped into integer type ``t`` (two's complement), as numpy's arithmetic does."""
+    return int(np.array(v & ((1 << t.bits) - 1), dtype=f"uint{t.bits}").astype(t.dtype))
+
+
+def _unsigned(x, u):
+    """``x`` as unsigned ``u``; (uint)(int)y is y when y is already unsigned, so a chain of wrapped
+    int operations stays one flat unsigned chain instead of nesting two casts per operation."""
+    if isinstance(x, ir.Cast) and x.a.type == u:
+        return x.a
+    return ir.Cast(x, u)
 
 
 def _hashable(o):
