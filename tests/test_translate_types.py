@@ -1,4 +1,4 @@
-"""The type rules of DESIGN §3, each executed and compared with what the rule predicts."""
+"""The type rules of docs/architecture.md#type-rules, each executed and compared with what the rule predicts."""
 from __future__ import annotations
 
 import numpy as np

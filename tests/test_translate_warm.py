@@ -1,5 +1,5 @@
-"""The warm call (DESIGN §5): exact-type tokens, one dict lookup, the plan; resident arrays skip
-staging; anything unusual still takes the full path and stays correct."""
+"""The warm call (docs/architecture.md#the-launch-path): exact-type tokens, one dict lookup, the plan;
+resident arrays skip staging; anything unusual still takes the full path and stays correct."""
 from __future__ import annotations
 
 import numpy as np

@@ -7,9 +7,10 @@ numpy arrays. For array inputs of the geometric functions (``dot``, ``cross``, `
 broadcast like numpy. Results keep the input's type: float32 in, float32 out; a vector in,
 a vector of the same type out (``dot``/``length``/``distance`` return a scalar).
 
-Inside kernels the translator looks each function up in :data:`FUNCS_TABLE` (DESIGN §4):
-OpenCL uses its native builtin where one exists; CUDA and HIP call a helper that the
-prelude library (``pygpgpu_translate.prelude``) emits once per program, only when used.
+Inside kernels the translator looks each function up in :data:`FUNCS_TABLE`
+(docs/architecture.md#dialects-and-builtins): OpenCL uses its native builtin where one exists;
+CUDA and HIP call a helper that the prelude library (``pygpgpu_translate.prelude``) emits once per
+program, only when used.
 """
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ def _unwrap(values: tuple[Any, ...], float_only: str = "") -> tuple[list[Any], t
             f"convert first: funcs.{float_only}(float{vtype.width}.convert(v))"
         )
     if vtype is not None:
-        # Weak Python scalars adopt the vector's base type (DESIGN §3).
+        # Weak Python scalars adopt the vector's base type (docs/architecture.md#type-rules).
         out = [np.asarray(x, dtype=vtype.base) if isinstance(x, (int, float)) else x for x in out]
     return out, vtype
 

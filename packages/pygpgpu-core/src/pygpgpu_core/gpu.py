@@ -1,7 +1,7 @@
 """The ``gpu`` namespace: device builtins with no Python counterpart, and their host behaviour.
 
-Inside ``@kernel`` the translator replaces each call using :data:`GPU_TABLE` (DESIGN §4).
-On the host:
+Inside ``@kernel`` the translator replaces each call using :data:`GPU_TABLE`
+(docs/architecture.md#dialects-and-builtins). On the host:
 
 * work-item queries (``get_global_id`` ...) raise :class:`KernelOnlyError` — they only mean
   something inside a kernel;

@@ -155,7 +155,7 @@ def build_code_object(source: str, arch: str, options: "Sequence[str] | str" = (
     """``(code object, log, cache_hit)`` through the per-user disk cache.
 
     The key covers everything that changes the code object: the source, the target, the
-    options, the compiler and its version, and the package version (DESIGN §6).
+    options, the compiler and its version, and the package version (docs/architecture.md#caches).
     """
     from . import __version__
 

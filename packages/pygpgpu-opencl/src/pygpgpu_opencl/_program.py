@@ -1,7 +1,7 @@
 """Building OpenCL C programs, with the compiled binary cached on disk.
 
 The cache key covers everything that changes the binary: source, build options, device
-name/vendor/version, driver and platform versions and this package's version (DESIGN §6).
+name/vendor/version, driver and platform versions and this package's version (docs/architecture.md#caches).
 A cached binary the driver rejects is deleted and the program is rebuilt from source.
 ``Program.binary`` hands the binary out; ``Context.program_from_binary`` loads one back
 (rebuilding from ``source`` when the driver rejects it).

@@ -1,7 +1,7 @@
 """pygpgpu-translate: Python kernels translated to OpenCL C, CUDA C++ and HIP C++.
 
 ``@kernel`` turns a plain Python function into a GPU kernel specialized per argument types;
-see the project README and DESIGN.md §2-§7.
+see the project README and docs/architecture.md.
 """
 from __future__ import annotations
 

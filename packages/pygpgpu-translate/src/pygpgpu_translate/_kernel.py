@@ -1,6 +1,6 @@
 """``@kernel``: the decorator object, bracket syntax, specialization cache and launch.
 
-Warm path (DESIGN §5): signature tokens from the arguments -> one dict lookup -> plan.run.
+Warm path (docs/architecture.md#the-launch-path): signature tokens from the arguments -> one dict lookup -> plan.run.
 Everything else (translation, compilation, plan building) happens once per
 (backend, device, signature) and is cached in memory; generated sources are also cached on
 disk, binaries by the backend.
@@ -394,7 +394,8 @@ class KernelFunction(Generic[P]):
     # ---- launch -----------------------------------------------------------------------------------
     def _launch(self, device, config, args):
         if not self._is_method and len(args) == self._n_params:
-            # Warm path (DESIGN §5): a token per argument by exact type, one dict lookup, the plan.
+            # Warm path (docs/architecture.md#the-launch-path): a token per argument by exact type,
+            # one dict lookup, the plan.
             tokens = []
             big = False
             for v in args:

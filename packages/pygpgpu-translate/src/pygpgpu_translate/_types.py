@@ -1,6 +1,6 @@
 """The translator's type system: scalars (weak or strong), vectors, arrays.
 
-One rule set for every backend (DESIGN §3). Python scalars and literals are *weak*: they
+One rule set for every backend (docs/architecture.md#type-rules). Python scalars and literals are *weak*: they
 adopt the other operand's type. A weak float alone is the kernel's default float; a weak
 int alone is int32 (int64 when the value needs it). A *local* first bound to a weak value
 (``acc = 0``) is concrete from the start (``literal_default``): weakness is for operands.
