@@ -316,7 +316,9 @@ def _overlaps(a: DeviceArray, b: DeviceArray) -> bool:
 
 
 def _index_scalar(v: int, wide: bool):
-    return np.int64(v) if wide else v
+    """An offset, stride or extent as a kernel argument: a numpy integer, so its type is fixed
+    (int32, or int64 when some array is past 2**31 elements) whatever its sign."""
+    return np.int64(v) if wide else np.int32(v)
 
 
 def run(name: str, operands: list, in_dts: tuple, out: DeviceArray, device: Any) -> DeviceArray:
