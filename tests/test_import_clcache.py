@@ -88,19 +88,17 @@ def test_binary_kept_beside_the_source_and_loaded_back(kfile):
 
 _SECOND_PROCESS = textwrap.dedent(
     """
-    import json, sys, time
+    import json, sys
     import numpy as np
     from pygpgpu_core import kernel_files as kf
     module = kf.load(sys.argv[1])
     state = module.__kernel_file__
     device = state.device(None)
-    start = time.perf_counter()
     program = state.programs.program(device)
-    seconds = time.perf_counter() - start
     x = np.arange(64, dtype=np.float32)
     out = np.zeros_like(x)
     module.affine(x, out, 64)
-    print(json.dumps({"seconds": seconds, "stats": state.programs.stats,
+    print(json.dumps({"stats": state.programs.stats,
                       "from_binary": program.from_binary, "from_cache": program.from_cache,
                       "correct": bool((out == x * 2 + 1).all())}))
     """
@@ -123,8 +121,6 @@ def test_second_process_loads_the_binary_without_compiling(kfile, tmp_path):
     assert cold["stats"] == {"binary_loads": 0, "builds": 1} and not cold["from_binary"]
     assert warm["stats"] == {"binary_loads": 1, "builds": 0} and warm["from_binary"]
     assert not warm["from_cache"]  # the backend's own disk cache was empty in that process
-    # Measured here: ~0.7 s to compile, ~2 ms to load the binary; demand a 5x margin.
-    assert warm["seconds"] * 5 < cold["seconds"], (cold, warm)
 
 
 def test_editing_the_source_invalidates_the_binary(kfile):
