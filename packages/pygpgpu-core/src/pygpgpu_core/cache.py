@@ -7,6 +7,8 @@ integrity check is deleted and reported as a miss, never trusted. No pickle, no 
 Where it lives and when a folder is trusted: :mod:`pygpgpu_core._cachedir`. A folder that is
 unsafe (not yours, or writable by group or others) or unusable (cannot be created or written)
 is skipped after one :class:`CacheWarning`; every call still works, without the disk cache.
+Its size is bounded (``PYGPGPU_CACHE_MAX``, least recently used entries first: see
+:mod:`pygpgpu_core._cachesize`); :func:`clear_cache` empties it and :func:`cache_info` reports it.
 """
 from __future__ import annotations
 
@@ -16,10 +18,11 @@ import tempfile
 from pathlib import Path
 
 from ._cachedir import CacheWarning, checked_folder, default_location, make_private_dirs, unsafe_reason, warn_once
+from ._cachesize import after_write, cache_limit, clear, touch, usage
 from ._version import __version__ as PACKAGE_VERSION
 
 __all__ = ["cache_dir", "cache_root", "cache_key", "DiskCache", "atomic_write", "PACKAGE_VERSION", "CacheWarning",
-           "CacheUnavailable"]
+           "CacheUnavailable", "clear_cache", "cache_info"]
 
 _MAGIC = b"PYGPGPU1"
 
@@ -132,6 +135,7 @@ class DiskCache:
         if len(blob) >= head and blob[: len(_MAGIC)] == _MAGIC:
             payload = blob[head:]
             if hashlib.sha256(payload).digest() == blob[len(_MAGIC):head]:
+                touch(path)    # recently used: trimmed last
                 return payload
         try:  # corrupt or truncated: drop it so the caller rebuilds
             path.unlink()
@@ -145,7 +149,44 @@ class DiskCache:
             return
         try:
             atomic_write(folder / f"{key}{suffix}", _MAGIC + hashlib.sha256(payload).digest() + payload)
+            root = default_location()[0]
+            if folder.is_relative_to(root):       # not __clcache__ beside a source: bounded by one-per-device
+                after_write(root, len(payload) + len(_MAGIC) + 32)
         except OSError as exc:   # an unwritable cache only costs a rebuild next time
             warn_once(("write", str(folder)), f"pygpgpu: cannot write to the cache folder {folder} "
                       f"({exc.strerror or exc}); entries are not kept, so kernels are rebuilt in each process. "
                       "Make the folder writable or set PYGPGPU_CACHE_DIR to a folder of your own.")
+
+
+def clear_cache(namespace: "str | None" = None) -> int:
+    """Delete the disk cache's entries (generated sources, compiled binaries, kernel-file data kept
+    in the user cache): all of them, or those of one ``namespace`` (``"translate"``, ``"opencl"``,
+    ``"cuda"``, ``"hip"``, ``"kernel_files"``). Returns the bytes freed. ``__clcache__`` folders
+    beside kernel files are not touched (delete them like ``__pycache__``). Safe while other
+    processes use the cache: they rebuild what they miss."""
+    root = cache_root()
+    if root is None:
+        return 0
+    folder = root if namespace is None else root / namespace
+    if namespace is not None and (Path(namespace).name != namespace or namespace in ("", ".", "..")):
+        raise ValueError(f"{namespace!r} is not a cache namespace (e.g. 'translate', 'opencl', 'cuda', 'hip')")
+    return clear(folder) if folder.is_dir() else 0
+
+
+def cache_info() -> dict:
+    """Where the disk cache is and what it holds: ``path`` (None when not in use), ``bytes``,
+    ``entries``, ``limit`` (``PYGPGPU_CACHE_MAX`` in bytes, None for no bound), ``namespaces``."""
+    root = cache_root()
+    info = {"path": str(root) if root is not None else None, "bytes": 0, "entries": 0, "limit": cache_limit(),
+            "namespaces": {}}
+    if root is None:
+        return info
+    info["bytes"], info["entries"] = usage(root)
+    try:
+        names = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError:
+        names = []
+    for name in names:
+        size, count = usage(root / name)
+        info["namespaces"][name] = {"bytes": size, "entries": count}
+    return info

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     # that these names are exactly _EXPORTS and the import hooks).
     from pygpgpu_core import funcs as funcs
     from pygpgpu_core import gpu as gpu
+    from pygpgpu_core.cache import CacheWarning as CacheWarning
+    from pygpgpu_core.cache import cache_info as cache_info
+    from pygpgpu_core.cache import clear_cache as clear_cache
     from pygpgpu_core.errors import BackendUnavailable as BackendUnavailable
     from pygpgpu_core.errors import ClosedError as ClosedError
     from pygpgpu_core.errors import CompileError as CompileError
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
     from pygpgpu_core.errors import DriverError as DriverError
     from pygpgpu_core.errors import GPGPUError as GPGPUError
     from pygpgpu_core.errors import PyGPGPUWarning as PyGPGPUWarning
+    from pygpgpu_core.forking import ForkedProcessError as ForkedProcessError
     from pygpgpu_core.kernel_files import KernelFileFinder
     from pygpgpu_core.protocols import Buffer as Buffer
     from pygpgpu_core.protocols import Context as Context
@@ -102,6 +106,11 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "ContextLost": ("pygpgpu_core.errors", "ContextLost"),
     "ClosedError": ("pygpgpu_core.errors", "ClosedError"),
     "PyGPGPUWarning": ("pygpgpu_core.errors", "PyGPGPUWarning"),
+    "ForkedProcessError": ("pygpgpu_core.forking", "ForkedProcessError"),
+    # the disk cache: where it is, what it holds, emptying it (what a "clear the cache" command calls)
+    "clear_cache": ("pygpgpu_core.cache", "clear_cache"),
+    "cache_info": ("pygpgpu_core.cache", "cache_info"),
+    "CacheWarning": ("pygpgpu_core.cache", "CacheWarning"),
 }
 
 # import hooks for handwritten kernel files: touching the name installs the finder

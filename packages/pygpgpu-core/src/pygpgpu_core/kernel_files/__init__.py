@@ -14,6 +14,7 @@ import importlib.util
 from pathlib import Path
 
 from ._args import ArgumentRangeError
+from ._lengths import LengthOutOfRange
 from ._finder import KernelFileFinder, KernelFileLoader, install, installed, uninstall
 from ._kernel import FileKernel, parse_work_size
 from ._module import KINDS, Kind
@@ -30,6 +31,7 @@ __all__ = [
     "CUnion",
     "CVector",
     "ArgumentRangeError",
+    "LengthOutOfRange",
     "KINDS",
     "Kind",
     "KernelFileFinder",
