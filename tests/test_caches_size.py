@@ -13,16 +13,20 @@ import pytest
 
 import pygpgpu
 from pygpgpu_core import _cachedir
-from pygpgpu_core.cache import CacheWarning, DiskCache, cache_info, clear_cache
+from pygpgpu_core.cache import CacheWarning, DiskCache, cache_info, cache_key, clear_cache
 from pygpgpu_translate import kernel, stats
 
 KB = 1024
 
 
+def K(name):
+    return cache_key(name)          # entries are named by their key, as every cache names them
+
+
 def _put_aged(cache, key, nbytes, age):
-    cache.put(key, os.urandom(nbytes))
+    cache.put(K(key), os.urandom(nbytes))
     t = 1_700_000_000 + age
-    os.utime(cache.path(key), (t, t))
+    os.utime(cache.path(K(key)), (t, t))
 
 
 def _total(root: Path) -> int:
@@ -34,15 +38,19 @@ def test_size_cap_evicts_least_recently_used_entries(tmp_path, monkeypatch):
     monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(root))
     monkeypatch.setenv("PYGPGPU_CACHE_MAX", "100K")
     cache = DiskCache("unit")
+    (root / "unit").mkdir(parents=True)
+    foreign = root / "unit" / "notes.txt"    # not named like an entry: never the library's to delete
+    foreign.write_bytes(os.urandom(5 * KB))
+    os.utime(foreign, (1_600_000_000, 1_600_000_000))
     for i in range(9):                       # 9 x 10 KiB: under the bound
         _put_aged(cache, f"k{i}", 10 * KB, age=i)
-    assert all(cache.path(f"k{i}").exists() for i in range(9))
-    assert cache.get("k0") is not None       # a hit: k0 is now the most recently used
-    cache.put("big", os.urandom(30 * KB))    # over 100 KiB: trimmed to 90 % of it
-    assert _total(root) <= 90 * KB
-    assert cache.path("k0").exists() and cache.path("big").exists()
-    assert not cache.path("k1").exists() and not cache.path("k2").exists()   # the oldest went first
-    assert cache.path("k8").exists()
+    assert all(cache.path(K(f"k{i}")).exists() for i in range(9))
+    assert cache.get(K("k0")) is not None    # a hit: k0 is now the most recently used
+    cache.put(K("big"), os.urandom(30 * KB))  # over 100 KiB: trimmed to 90 % of it
+    assert _total(root) - 5 * KB <= 90 * KB
+    assert cache.path(K("k0")).exists() and cache.path(K("big")).exists()
+    assert not cache.path(K("k1")).exists() and not cache.path(K("k2")).exists()   # the oldest went first
+    assert cache.path(K("k8")).exists() and foreign.exists()
 
 
 def test_no_bound_and_a_bad_bound(tmp_path, monkeypatch):
@@ -51,7 +59,7 @@ def test_no_bound_and_a_bad_bound(tmp_path, monkeypatch):
     monkeypatch.setenv("PYGPGPU_CACHE_MAX", "0")
     cache = DiskCache("unit")
     for i in range(12):
-        cache.put(f"k{i}", os.urandom(20 * KB))
+        cache.put(K(f"k{i}"), os.urandom(20 * KB))
     assert _total(root) > 200 * KB           # 0: never trimmed
     monkeypatch.setenv("PYGPGPU_CACHE_MAX", "lots")
     with warnings.catch_warnings(record=True) as record:
@@ -86,6 +94,22 @@ def test_clear_cache_empties_it_and_kernels_rebuild(tmp_path, monkeypatch, backe
     np.testing.assert_array_equal(x, np.full(4, 4, np.float32))
     with pytest.raises(ValueError):
         clear_cache("../elsewhere")
+
+
+def test_a_cache_folder_set_to_home_is_never_emptied(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / "cuda").mkdir(parents=True)
+    precious = home / "cuda" / ("0" * 64 + ".bin")     # even a file named like an entry
+    precious.write_bytes(b"not a cache entry")
+    os.chmod(home, 0o700)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(home))  # by mistake
+    monkeypatch.setenv("PYGPGPU_CACHE_MAX", "1K")
+    DiskCache("cuda").put(cache_key("x"), os.urandom(4 * KB))   # over the bound: not trimmed there
+    assert precious.exists()
+    with pytest.raises(ValueError, match="home folder"):
+        clear_cache()
+    assert precious.exists()
 
 
 @pytest.mark.parametrize("platform, env, expected", [

@@ -6,6 +6,12 @@ entry used (its modification time); after a process has written about a sixteent
 the folder is measured, and when it is over the bound the least recently used entries are
 deleted until it is under 90 % of it. Several processes may trim at once: an entry already gone
 is skipped, and a reader that opened an entry keeps reading it.
+
+Only files the library writes are ever deleted: entries named as the caches name them, inside
+the namespace folders the library uses (``translate``, ``opencl``, ``cuda``, ``hip``,
+``kernel_files``, ``failed`` and any other DiskCache namespace of this process), never in a
+folder that is a filesystem root, the home folder or one of its parents, or the working folder
+(``PYGPGPU_CACHE_DIR`` set to such a place by mistake costs nothing).
 """
 from __future__ import annotations
 
@@ -25,6 +31,11 @@ _UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 
           "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30}
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
 _TEMP_GRACE = 3600.0        # a temp file younger than this may be another process's write in progress
+NAMESPACES = {"translate", "opencl", "cuda", "hip", "kernel_files", "failed"}   # DiskCache adds its own
+_ENTRY_RE = re.compile(r"^(?:[0-9a-f]{64}\.(?:bin|json|cubin|hsaco|ptx)"      # DiskCache entries
+                       r"|.+-[0-9a-f]{20}\.bin|.+\.meta\.json"                 # kernel-file binaries, metadata
+                       r"|\.tmp-.+)$")                                          # interrupted atomic writes
+_FAILED_RE = re.compile(r"^.+\.(?:cl|cu|hip|c)$")                             # sources kept for failed builds
 _written: dict = {}         # cache root -> bytes written by this process since it was last measured
 _lock = threading.Lock()
 
@@ -67,11 +78,44 @@ def after_write(root: Path, nbytes: int) -> None:
         trim(root, limit)
 
 
-def _entries(root: Path) -> "list[tuple[float, int, str]]":
-    """``(mtime, size, path)`` of every cache file under ``root`` (symbolic links not followed)."""
-    out = []
+def unsafe_to_empty(folder: Path) -> str:
+    """Why deleting files under ``folder`` could destroy more than a cache ('' when it cannot)."""
+    try:
+        real = Path(folder).resolve()
+        home = Path(os.path.expanduser("~")).resolve()
+        cwd = Path.cwd().resolve()
+    except OSError as exc:
+        return f"it cannot be resolved ({exc})"
+    if real == Path(real.anchor):
+        return "it is a filesystem root"
+    if real == home or real in home.parents:
+        return "it is your home folder or one of its parents"
+    if real == cwd or real in cwd.parents:
+        return "it is the working folder or one of its parents"
+    return ""
+
+
+def _ours(root: Path, path: str) -> bool:
+    parts = Path(os.path.relpath(path, root)).parts
+    if len(parts) < 2 or parts[0] not in NAMESPACES:
+        return False
+    name = parts[-1]
+    return bool(_ENTRY_RE.match(name) or ("failed" in parts[:-1] and _FAILED_RE.match(name)))
+
+
+def _in_namespace(root: Path, folder: str) -> bool:
+    parts = Path(os.path.relpath(folder, root)).parts
+    return bool(parts) and parts[0] in NAMESPACES
+
+
+def _entries(root: Path, within: "Path | None" = None) -> "list[tuple[float, int, str]]":
+    """``(mtime, size, path)`` of every cache file under ``within`` (default ``root``; symbolic
+    links not followed), only files the library writes (see the module notes)."""
+    out: list = []
+    if unsafe_to_empty(root):
+        return out
     now = time.time()
-    stack = [str(root)]
+    stack = [str(within if within is not None else root)]
     while stack:
         folder = stack.pop()
         try:
@@ -83,7 +127,7 @@ def _entries(root: Path) -> "list[tuple[float, int, str]]":
                         continue
                     if stat.S_ISDIR(st.st_mode):
                         stack.append(entry.path)
-                    elif stat.S_ISREG(st.st_mode):
+                    elif stat.S_ISREG(st.st_mode) and _ours(root, entry.path):
                         if entry.name.startswith(".tmp-") and now - st.st_mtime < _TEMP_GRACE:
                             continue
                         out.append((st.st_mtime, st.st_size, entry.path))
@@ -92,9 +136,9 @@ def _entries(root: Path) -> "list[tuple[float, int, str]]":
     return out
 
 
-def usage(root: Path) -> "tuple[int, int]":
-    """``(bytes, entries)`` under ``root``."""
-    entries = _entries(root)
+def usage(root: Path, within: "Path | None" = None) -> "tuple[int, int]":
+    """``(bytes, entries)`` of the library's files under ``within`` (default: all of ``root``)."""
+    entries = _entries(root, within)
     return sum(size for _, size, _ in entries), len(entries)
 
 
@@ -118,17 +162,23 @@ def trim(root: Path, limit: int) -> int:
     return freed
 
 
-def clear(folder: Path) -> int:
-    """Delete every file under ``folder`` and the emptied sub-folders; returns the bytes freed."""
+def clear(root: Path, folder: "Path | None" = None) -> int:
+    """Delete the library's files under ``folder`` (default: all of ``root``) and the emptied
+    sub-folders; returns the bytes freed. ValueError when ``root`` must not be emptied."""
+    reason = unsafe_to_empty(root)
+    if reason:
+        raise ValueError(f"the cache folder {root} is not emptied because {reason}; point PYGPGPU_CACHE_DIR "
+                         f"at a folder of its own")
+    folder = root if folder is None else folder
     freed = 0
-    for _mtime, size, path in _entries(folder):
+    for _mtime, size, path in _entries(root, folder):
         try:
             os.unlink(path)
             freed += size
         except OSError:
             pass
     for dirpath, _dirs, _files in sorted(os.walk(folder, followlinks=False), key=lambda w: -len(w[0])):
-        if Path(dirpath) != Path(folder):
+        if Path(dirpath) != Path(folder) and _in_namespace(root, dirpath):
             try:
                 os.rmdir(dirpath)
             except OSError:

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from ._cachedir import CacheWarning, checked_folder, default_location, make_private_dirs, unsafe_reason, warn_once
-from ._cachesize import after_write, cache_limit, clear, touch, usage
+from ._cachesize import NAMESPACES, after_write, cache_limit, clear, touch, usage
 from ._version import __version__ as PACKAGE_VERSION
 
 __all__ = ["cache_dir", "cache_root", "cache_key", "DiskCache", "atomic_write", "PACKAGE_VERSION", "CacheWarning",
@@ -102,6 +102,8 @@ class DiskCache:
     def __init__(self, namespace: str, root: "Path | None" = None):
         self.namespace = namespace
         self._root = root
+        if root is None:
+            NAMESPACES.add(namespace)     # its entries count towards the bound and are cleared
 
     @property
     def folder(self) -> Path:
@@ -167,10 +169,10 @@ def clear_cache(namespace: "str | None" = None) -> int:
     root = cache_root()
     if root is None:
         return 0
+    if namespace is not None and namespace not in NAMESPACES:
+        raise ValueError(f"{namespace!r} is not a cache namespace; use one of {', '.join(sorted(NAMESPACES))}")
     folder = root if namespace is None else root / namespace
-    if namespace is not None and (Path(namespace).name != namespace or namespace in ("", ".", "..")):
-        raise ValueError(f"{namespace!r} is not a cache namespace (e.g. 'translate', 'opencl', 'cuda', 'hip')")
-    return clear(folder) if folder.is_dir() else 0
+    return clear(root, folder) if folder.is_dir() else 0
 
 
 def cache_info() -> dict:
@@ -187,6 +189,7 @@ def cache_info() -> dict:
     except OSError:
         names = []
     for name in names:
-        size, count = usage(root / name)
-        info["namespaces"][name] = {"bytes": size, "entries": count}
+        size, count = usage(root, root / name)
+        if count:
+            info["namespaces"][name] = {"bytes": size, "entries": count}
     return info
