@@ -130,7 +130,7 @@ def test_saxpy_scalars_converted_and_checked(kdir, cl_device):
 
     base = 2**40 + 5
     out = np.zeros(50, np.uint64)
-    saxpy.offset_index(out, base, 7, 50)  # unsigned long long and uchar by value
+    saxpy.offset_index(out, base, 7, 50)  # ulong and uchar by value
     np.testing.assert_array_equal(out, base + 7 * np.arange(50, dtype=np.uint64))
     with pytest.raises(ValueError, match="300 does not fit uchar"):
         saxpy.offset_index(out, base, 300, 50)

@@ -14,8 +14,8 @@ __kernel void daxpy(__global double* y, __global const double* x, double alpha, 
     if (i < n) y[i] = alpha * x[i] + y[i];
 }
 
-// Adds a 64-bit offset and an 8-bit step: exercises long long / uchar conversions.
-__kernel void offset_index(__global ulong* out, unsigned long long base, uchar step, int n)
+// Adds a 64-bit offset and an 8-bit step: exercises ulong / uchar conversions.
+__kernel void offset_index(__global ulong* out, ulong base, uchar step, int n)
 {
     int i = get_global_id(0);
     if (i < n) out[i] = base + (ulong)step * (ulong)i;

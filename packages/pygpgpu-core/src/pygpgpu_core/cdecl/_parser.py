@@ -327,10 +327,13 @@ class _Parser(AggregateParser):
             else:
                 raise CDeclError(f"{what}: unexpected {x!r}", t.file, t.line)
             i += 1
+        base: CType | None
         if words:
             if words == ["void"]:
                 base = None
             else:
+                if self.dialect == "opencl" and words.count("long") > 1:
+                    raise _opencl_long_long(words, toks, what)
                 base = builtin_type(words, self.dialect)
                 if base is None:
                     t = toks[0]
@@ -385,3 +388,13 @@ def parse_declarations(tokens: "list[Token]", dialect: str, function_macros: "se
     """Kernels, structs and enums declared at file scope in ``tokens`` (already macro-expanded)."""
     return _Parser(tokens, dialect, function_macros, constants).run()
 
+
+def _opencl_long_long(words: "list[str]", toks: "list[Token]", what: str) -> CDeclError:
+    """``long long`` in OpenCL C is not C's 64-bit integer: the spec reserves it for a 128-bit
+    type, and drivers disagree (PoCL takes 8 bytes, NVIDIA rejects an 8-byte argument), so the
+    argument layout cannot be known. OpenCL C's ``long``/``ulong`` are 64 bits everywhere."""
+    t = next(tok for tok in toks if tok.text == "long")
+    fix = "ulong" if "unsigned" in words else "long"
+    return CDeclError(f"{what}: {' '.join(words)!r} is not a 64-bit integer in OpenCL C (the spec reserves "
+                      f"'long long' for 128 bits and drivers disagree on its size); write {fix!r}, which is "
+                      "64 bits in OpenCL C", t.file, t.line)
