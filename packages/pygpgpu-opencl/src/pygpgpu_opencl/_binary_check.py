@@ -22,7 +22,7 @@ import struct
 
 from pygpgpu_core.binary_check import elf_problem
 
-__all__ = ["seal", "checked_binary", "pocl_binary_problem", "ptx_binary_problem"]
+__all__ = ["seal", "unseal", "checked_binary", "pocl_binary_problem", "ptx_binary_problem"]
 
 # ``program.binary`` hands out the driver's bytes behind this header and their SHA-256, so a
 # binary we produced loads on any driver version, and a damaged copy is caught before the driver.
@@ -97,6 +97,12 @@ def _looks_like_ptx(blob: bytes) -> bool:
 def seal(raw: bytes) -> bytes:
     """The driver's binary behind our header and checksum (what ``program.binary`` returns)."""
     return _SEAL + hashlib.sha256(raw).digest() + raw
+
+
+def unseal(blob: bytes) -> bytes:
+    """The driver's bytes inside a binary from ``program.binary`` (``blob`` itself when it has
+    no seal); the checksum is :func:`checked_binary`'s business."""
+    return blob[len(_SEAL) + 32:] if blob.startswith(_SEAL) else blob
 
 
 def checked_binary(blob: bytes) -> "tuple[bytes, str | None]":

@@ -22,7 +22,7 @@ from pygpgpu_core.logs import get_logger, log_build
 from . import _constants as C
 from ._kernel import Kernel
 from ._library import info_bytes, info_str, lib
-from ._binary_check import checked_binary, seal
+from ._binary_check import checked_binary, seal, unseal
 from ._status import check, status_name
 
 if TYPE_CHECKING:
@@ -137,6 +137,10 @@ class Program(OwnedHandle):
                 f"device or driver, or damaged); pass source= to rebuild it from source. Details: {exc}",
             ) from None
         self.from_binary = True
+        # program.binary is the binary it was loaded from, as for a disk-cache hit: a driver may
+        # hand back other bytes for a program created from a binary (NVIDIA's OpenCL changes the
+        # NULs after the PTX), and a caller storing program.binary expects what it gave.
+        self._binary_bytes = unseal(binary)
 
     def _discard_failed_handle(self) -> None:
         self.close()
@@ -185,7 +189,8 @@ class Program(OwnedHandle):
     def binary(self) -> bytes:
         """The device's program binary (``CL_PROGRAM_BINARIES``) behind a checksum;
         ``context.program_from_binary(b)`` loads it again without compiling, in this process or
-        a later one on the same device and driver, and refuses a damaged copy."""
+        a later one on the same device and driver, and refuses a damaged copy. A program loaded
+        from a binary returns that binary, whatever the driver would hand back."""
         self._require()
         if self._sealed is None:
             if self._binary_bytes is None:
