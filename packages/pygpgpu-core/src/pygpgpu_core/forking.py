@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Callable
+from typing import Any, Callable
 
 from .errors import ClosedError, GPGPUError
 
@@ -103,7 +103,7 @@ def _forget_core_state() -> None:
     handles = sys.modules.get("pygpgpu_core.handles")
     if handles is not None:
         handles._drain_at_exit.clear()          # exiting must not wait on the parent's queues
-    mempool = sys.modules.get("pygpgpu_core.mempool")
+    mempool: Any = sys.modules.get("pygpgpu_core.mempool")
     if mempool is not None:
         mempool._pools.clear()                  # blocks of the parent's contexts: never freed here
         mempool._pools_lock = threading.Lock()  # it may have been held by another thread at fork

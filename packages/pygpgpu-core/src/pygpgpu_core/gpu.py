@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -153,7 +153,8 @@ def _elem(array: np.ndarray, value: Any) -> np.generic:
     dt = array.dtype
     if dt.kind == "f":
         return dt.type(value)
-    return np.array(int(value) & ((1 << (8 * dt.itemsize)) - 1), dtype=f"u{dt.itemsize}").view(dt)[()]
+    wrapped = np.array(int(value) & ((1 << (8 * dt.itemsize)) - 1), dtype=f"u{dt.itemsize}").view(dt)
+    return cast(np.generic, wrapped[()])     # a 0-d array indexed by () is its numpy scalar
 
 
 def _rmw(op: str, fn: Callable[[np.generic, np.generic], Any]) -> Callable[..., Any]:
@@ -380,7 +381,7 @@ def _build_table() -> dict[str, GpuSpec]:
         fn = g[f"atomic_{op}"]
         types = ("int", "uint", "long", "ulong", "float") if op in _FLOAT_OPS else ("int", "uint", "long", "ulong")
         arity = {"cmpxchg": (4, 4), "inc": (2, 2), "dec": (2, 2)}.get(op, (3, 3))
-        pragmas = dict(int64)
+        pragmas: dict[str, tuple[str, ...]] = dict(int64)
         if op in ("min", "max", "and", "or", "xor"):
             pragmas = {"opencl": ("cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics")}
         piece = f"atomic_{op}{{local}}:{{type}}"

@@ -70,6 +70,7 @@ def _baseline_refcount() -> int:
     the way :meth:`PinCache._only_ours` reads it."""
     class Holder:
         __slots__ = ("owner",)
+        owner: object
 
     h = Holder()
     h.owner = object()
@@ -83,7 +84,7 @@ class _Pinned:
     __slots__ = ("owner", "ptr", "nbytes")
 
     def __init__(self, owner: np.ndarray, ptr: int, nbytes: int):
-        self.owner = owner
+        self.owner: "np.ndarray | None" = owner      # None once unregistered (PinCache._drop)
         self.ptr = ptr
         self.nbytes = nbytes
 
@@ -104,7 +105,7 @@ class PinCache:
         self._pinned: "OrderedDict[int, _Pinned]" = OrderedDict()   # id(owner) -> entry, LRU order
         self._seen: "OrderedDict[int, tuple[int, int]]" = OrderedDict()  # id(owner) -> (ptr, nbytes)
         self.held = 0
-        self._gc_hook = None
+        self._gc_hook: "Callable[[str, dict], None] | None" = None
 
     def pinned(self, host: np.ndarray) -> bool:
         """Whether ``host``'s memory is page-locked for the copy about to be made; registers it

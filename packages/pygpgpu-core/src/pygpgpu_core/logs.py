@@ -16,6 +16,7 @@ import logging
 import os
 import sys
 import warnings
+from types import FrameType
 from typing import Any, Callable
 
 from .errors import PyGPGPUWarning
@@ -65,7 +66,8 @@ def log_build(log: logging.Logger, what: str, where: str, seconds: float, key: s
 def user_stacklevel() -> int:
     """The ``stacklevel`` for ``warnings.warn`` called by this function's caller that names the
     first frame outside PyGPGPU (and importlib): the user's own line."""
-    level, frame = 2, sys._getframe(2)    # 2: the caller of the function that warns
+    level = 2
+    frame: FrameType | None = sys._getframe(2)    # 2: the caller of the function that warns
     while frame is not None and frame.f_globals.get("__name__", "").startswith(("pygpgpu", "importlib")):
         level, frame = level + 1, frame.f_back
     return level

@@ -34,7 +34,7 @@ def bracket_call(kernel: Any, config: Any) -> Callable[..., None]:
 
 
 def launch_with_host_arrays(kernel: Any, global_size: Any, local_size: Any, args: Sequence[Any], *,
-                            kind_of_value: Callable[[Any, "int | None"], Any], buffer_type: type,
+                            kind_of_value: Callable[[Any, "int | None"], Any], buffer_type: "type[Any]",
                             adapt: "Callable[[Any], Any] | None" = None) -> None:
     """``Kernel.launch`` of the backends whose launcher takes argument kinds (CUDA, HIP).
 

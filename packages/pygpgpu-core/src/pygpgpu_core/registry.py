@@ -43,7 +43,7 @@ def _scan() -> "dict[str, Any]":
     if _entry_points is None:
         from importlib.metadata import entry_points
 
-        found = {}
+        found: dict[str, Any] = {}
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             found.setdefault(canonical_backend(ep.name), ep)
         _entry_points = found

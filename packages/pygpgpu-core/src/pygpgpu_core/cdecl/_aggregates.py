@@ -9,10 +9,15 @@ layouts against the device compiler (``sizeof``/``offsetof`` probe kernels).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._common import CDeclError, closing, split_commas, strip_attributes
 from ._constexpr import NotConstant, evaluate
 from ._source import Token
 from ._types import CType, Field, Pointer, Struct, scalar_type
+
+if TYPE_CHECKING:
+    from ._parser import Declarations
 
 __all__ = ["AggregateParser"]
 
@@ -21,6 +26,23 @@ class AggregateParser:
     """Mixin of the declaration parser (``_parser._Parser``), whose state it shares: ``toks``,
     ``dialect``, ``function_macros``, ``constants``, ``out``, ``tags``, ``typedefs``, ``anon``, and
     ``_specifier``, ``_skip_to_semicolon``, ``_is_kernel``, ``_function`` for kernel prototypes."""
+
+    toks: list[Token]
+    dialect: str
+    function_macros: set[str]
+    constants: dict
+    out: Declarations
+    tags: dict
+    typedefs: dict
+    anon: int
+    pack: int
+
+    if TYPE_CHECKING:  # defined by _parser._Parser
+        def _specifier(self, toks: list[Token], what: str, allow_array: bool) -> Any: ...
+        def _skip_to_semicolon(self, i: int) -> int: ...
+        def _is_kernel(self, head: list[Token]) -> bool: ...
+        def _function(self, head: list[Token], scopes: list[str]) -> None: ...
+        def _lookup(self, name: str) -> Any: ...
 
     def _declaration(self, head: "list[Token]", scopes) -> None:
         if not head:
@@ -224,12 +246,12 @@ class AggregateParser:
             groups = split_commas(member)
             base, stars, name, addr, const, dims = self._specifier(groups[0], f"member of {keyword} {tag or '<anonymous>'}",
                                                                    allow_array=False)
-            declarators = [(base, stars, name, dims)]
+            declared = [(base, stars, name, dims)]
             for extra in groups[1:]:
                 s = sum(1 for t in extra if t.text == "*")
                 dname, ddims = self._member_declarator([t for t in extra if t.text != "*"], member[0])
-                declarators.append((base, s, dname, ddims))
-            for mbase, mstars, mname, mdims in declarators:
+                declared.append((base, s, dname, ddims))
+            for mbase, mstars, mname, mdims in declared:
                 if mname is None:
                     raise CDeclError("a member needs a name", member[0].file, member[0].line)
                 if mstars:

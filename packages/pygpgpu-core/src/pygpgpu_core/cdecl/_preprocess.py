@@ -152,11 +152,11 @@ def _process_file(path: str, text: "str | None", out: Preprocessed, stack: tuple
                     out.main_defines.remove(macro_name)
                 out.main_defines.append(macro_name)
         elif name == "undef":
-            target = rest.split()[:1]
-            if target:
-                out.macros.pop(target[0], None)
-                if target[0] in out.main_defines:
-                    out.main_defines.remove(target[0])
+            undefined = rest.split()[:1]
+            if undefined:
+                out.macros.pop(undefined[0], None)
+                if undefined[0] in out.main_defines:
+                    out.main_defines.remove(undefined[0])
 
 
 def _pack_operation(rest: str, path: str, line: int) -> "str | None":

@@ -87,7 +87,7 @@ def tokenize(line: str, file: str, lineno: int) -> "list[Token]":
             pos += 1
             continue
         pos = m.end()
-        kind = m.lastgroup
+        kind = m.lastgroup or "op"       # every alternative of the pattern is a named group
         if kind != "ws":
             out.append(Token(m.group(0), file, lineno, kind))
     return out

@@ -59,6 +59,7 @@ def load(path: "str | Path", kind: "str | None" = None, name: "str | None" = Non
     modname = name or path.stem
     loader = KernelFileLoader(modname, str(path), k)
     spec = importlib.util.spec_from_file_location(modname, str(path), loader=loader)
+    assert spec is not None, "a spec with a loader given"
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     return module

@@ -203,11 +203,11 @@ def _convert_number(value: Any, dt: np.dtype, where: str, c: str) -> Any:
     if isinstance(value, (float, np.floating)):
         if dt.kind != "f":
             raise TypeError(f"{where} is {c}, an integer type; got float {value!r} (convert it with int())")
-        v = float(value)
-        info = np.finfo(dt)
-        if v == v and abs(v) != float("inf") and abs(v) > float(info.max):
-            raise ArgumentRangeError(f"{where}: {v} overflows {c} (largest {float(info.max)})")
-        return dt.type(v)
+        x = float(value)
+        finfo = np.finfo(dt)
+        if x == x and abs(x) != float("inf") and abs(x) > float(finfo.max):
+            raise ArgumentRangeError(f"{where}: {x} overflows {c} (largest {float(finfo.max)})")
+        return dt.type(x)
     raise TypeError(f"{where} is {c}; expected a number, got {type(value).__name__}")
 
 
@@ -273,6 +273,7 @@ class _StructConverter(Converter):
 
 def converter_for(kernel: str, prototype: str, param: Param) -> Converter:
     t = param.type
+    cls: type[Converter]
     if isinstance(t, Pointer):
         cls = _LocalConverter if t.address_space == "local" else _PointerConverter
     elif isinstance(t, Scalar):

@@ -93,6 +93,7 @@ class SourceCache:
     # ---- parsed metadata -------------------------------------------------------------------
     @property
     def meta_path(self) -> Path:
+        assert self.folder is not None, "callers check for a folder first"
         return self.folder / f"{self.stem}{self.source.suffix.replace('.', '_')}.meta.json"
 
     def load_meta(self) -> "ParsedFile | None":
@@ -120,6 +121,7 @@ class SourceCache:
 
     # ---- compiled programs -----------------------------------------------------------------
     def _binaries(self) -> DiskCache:
+        assert self.folder is not None, "callers check for a folder first"
         return DiskCache(self.folder.name, root=self.folder.parent)
 
     @staticmethod

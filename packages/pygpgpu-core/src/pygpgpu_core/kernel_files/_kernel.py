@@ -9,7 +9,7 @@ multiple of it, so a kernel must compare its index against the real length.
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, Callable
 
 from .. import registry
 from ..errors import GPGPUError
@@ -195,14 +195,15 @@ class LaunchPlan:
                 raise LookupError(f"the compiled program has no kernel {decl.name!r}") from None
         self.converters = [converter_for(decl.name, decl.prototype, p) for p in decl.params]
         self._arg_types = [arg_type(p) for p in decl.params]
-        self._launcher = None
+        self._launcher: "Callable[[Any, Any, Any], None] | None" = None
         self.lengths = length_checks(decl) if bounds_check_enabled() else ()
 
     def launch(self, global_size, local_size, args) -> None:
-        if self._launcher is None:
+        launcher = self._launcher
+        if launcher is None:
             make = getattr(self.kernel, "launcher", None)
-            self._launcher = make(self._arg_types) if make is not None else self.kernel.launch
-        self._launcher(global_size, local_size, args)
+            launcher = self._launcher = make(self._arg_types) if make is not None else self.kernel.launch
+        launcher(global_size, local_size, args)
 
 
 def resolve_family_selector(selector: Any, backend: str, dialect: str, path_name: str) -> Any:

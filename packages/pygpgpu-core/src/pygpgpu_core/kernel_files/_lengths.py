@@ -80,8 +80,11 @@ def check_lengths(kernel: str, checks: list, values: list) -> None:
             n = int(n)
         except (TypeError, ValueError):
             continue                      # not a number: the converter reports it
-        counts = [(tname, _elements(values[t], size)) for t, tname, size in targets]
-        counts = [(tname, c) for tname, c in counts if c is not None]
+        counts: list[tuple[str, int]] = []
+        for t, tname, size in targets:
+            c = _elements(values[t], size)
+            if c is not None:
+                counts.append((tname, c))
         if not counts:
             continue
         if mode == "each":

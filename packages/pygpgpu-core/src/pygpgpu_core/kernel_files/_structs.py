@@ -60,7 +60,7 @@ class CVector(ctypes.Structure):
         except TypeError:
             return NotImplemented
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable: components are assignable
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(repr(v) for v in self)})"
@@ -70,6 +70,7 @@ class _Record:
     """Members by position and a readable repr for generated structs and unions."""
 
     _members_: tuple = ()
+    __layout__: tuple = ()
 
     def __init__(self, *args: Any, **kwargs: Any):
         """Positional arguments fill the members in declaration order (padding is skipped)."""
@@ -88,9 +89,9 @@ class _Record:
     def __eq__(self, other: Any) -> bool:
         if not isinstance(other, _Record) or other.__layout__ != self.__layout__:
             return NotImplemented
-        return bytes(self) == bytes(other)
+        return bytes(self) == bytes(other)  # type: ignore[call-overload]  # CStruct, CUnion: ctypes buffers
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable: members are assignable
 
 
 class CStruct(_Record, ctypes.Structure):
@@ -128,8 +129,8 @@ def vector_ctype(v: Vector) -> type:
         if pad:
             fields.append(("_pad", ctypes.c_uint8 * pad))
         cls = type(v.name, (CVector,), {"_pack_": 1, "_layout_": "ms", "_fields_": fields,
-                                        "_components_": tuple(names), "__module__": __name__})
-        cls.dtype = numpy_dtype(v)
+                                        "_components_": tuple(names), "__module__": __name__,
+                                        "dtype": numpy_dtype(v)})
         _vector_cache[key] = cls
     return cls
 
@@ -190,10 +191,10 @@ def struct_ctype(s: Struct) -> type:
           "_members_": tuple(f.name for f in s.fields)}
     if anonymous:
         ns["_anonymous_"] = anonymous
+    ns["dtype"] = numpy_dtype(s)
     cls = type(s.name or s.tag or "anonymous", base, ns)
     if ctypes.sizeof(cls) != s.size:  # a layout bug must never reach a kernel
         raise AssertionError(f"ctypes layout of {s.name} is {ctypes.sizeof(cls)} bytes, device layout {s.size}")
-    cls.dtype = numpy_dtype(s)
     _struct_cache[id(s)] = cls
     return cls
 
