@@ -65,8 +65,13 @@ def _triple(v):
     return v * 3
 
 
-def test_kernel_defined_in_a_function_pickles_by_value(backend):
+def test_kernel_defined_in_a_function_pickles_by_value(backend, monkeypatch):
     pytest.importorskip("cloudpickle")
+    from pygpgpu_translate import _pickling
+
+    # A process keeps one kernel per payload, so this test's other backend runs would hand back
+    # the kernel they unpickled (and ran): unpickle here as a process that never saw this one.
+    monkeypatch.setattr(_pickling, "_by_value", {})
 
     @kernel
     def local_kernel(x, out, add):
@@ -77,7 +82,9 @@ def test_kernel_defined_in_a_function_pickles_by_value(backend):
     local_kernel[backend](x, np.empty_like(x), 1)
     with pytest.raises((pickle.PicklingError, AttributeError)):
         pickle.dumps(local_kernel.py_func)         # plain pickle cannot do a local function...
-    k = pickle.loads(pickle.dumps(local_kernel))   # ...but the kernel carries it with cloudpickle
+    data = pickle.dumps(local_kernel)
+    assert b"LaunchPlan" not in data and b"_plans" not in data
+    k = pickle.loads(data)                         # ...but the kernel carries it with cloudpickle
     assert k is not local_kernel and k.__qualname__ == local_kernel.__qualname__
     assert not k._plans and not k._translations     # caches are per process
     out = np.empty_like(x)
