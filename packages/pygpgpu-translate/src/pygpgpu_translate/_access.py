@@ -89,7 +89,7 @@ def _at_own_index(array: ir.ArrayRef, flat: ir.Expr, names: tuple) -> bool:
     if len(array.shape) != len(names):
         return False
     it = flat.type
-    want = ir.Var(names[0], it)
+    want: ir.Expr = ir.Var(names[0], it)
     for k in range(1, len(names)):
         want = ir.Bin("+", ir.Bin("*", want, array.shape[k], it), ir.Var(names[k], it), it)
     return flat == want

@@ -86,11 +86,12 @@ def render(dim: DomainDim) -> str:
 _fresh: dict = {}
 
 
-def _fresh_nodes(src) -> "tuple[ast.FunctionDef, list]":
+def _fresh_nodes(src) -> "tuple[ast.FunctionDef | ast.AsyncFunctionDef, list]":
     """The kernel's definition parsed afresh, and its nodes in ``ast.walk`` order."""
     hit = _fresh.get(src.digest)
     if hit is None:
         fdef = parse(textwrap.dedent(src.text)).body[0]
+        assert isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)), "function_source only holds defs"
         hit = (fdef, list(ast.walk(fdef)))
         if len(_fresh) > 256:
             _fresh.clear()
@@ -107,7 +108,7 @@ def plan_of(src, setup: list, dims: list) -> dict:
     """The data form of a domain: ``setup`` statements and ``dims`` (DomainDim) of ``src``'s tree."""
     fdef, nodes = _fresh_nodes(src)
     shift = src.tree.lineno - fdef.lineno          # the translator's tree has file line numbers
-    ids = {}
+    ids: dict[tuple, int] = {}
     for i, node in enumerate(nodes):
         if hasattr(node, "end_col_offset") and hasattr(node, "lineno"):
             ids.setdefault(_position(node, 0), i)
@@ -121,7 +122,7 @@ def plan_of(src, setup: list, dims: list) -> dict:
 
 def _descendants(fdef) -> set:
     """Ids of nodes inside the kernel's body (not its decorators, arguments or annotations)."""
-    inside = set()
+    inside: set[int] = set()
     for stmt in fdef.body:
         inside.update(id(n) for n in ast.walk(stmt))
     return inside

@@ -125,7 +125,8 @@ def _register_sources(sources: dict) -> None:
                for start, text in spans.items()):
             continue
         cached = linecache.cache.get(filename)
-        lines = list(cached[2]) if cached is not None and cached[1] is None else []   # carried before
+        # carried before: a full entry (size, mtime None, lines, name); a lazy one is a 1-tuple
+        lines = list(cached[2]) if cached is not None and len(cached) == 4 and cached[1] is None else []
         for start, text in sorted(spans.items()):
             new = text.splitlines(True)
             end = start - 1 + len(new)

@@ -41,7 +41,7 @@ def check_syntax_deep(func) -> None:
         todo.extend(_helpers_called(src.tree, fn))
 
 
-def _helpers_called(tree: ast.AST, fn) -> list:
+def _helpers_called(tree: ast.FunctionDef | ast.AsyncFunctionDef, fn) -> list:
     local = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
     local |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     found = []

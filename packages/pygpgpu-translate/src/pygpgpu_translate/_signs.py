@@ -30,7 +30,7 @@ def is_non_negative(e: ir.Expr, known: "set[str]") -> bool:
         a, t, src = e.a, e.type, getattr(e.a, "type", None)
         if isinstance(a, ir.Raw):
             return a.non_negative
-        if not (getattr(t, "is_int", False) and getattr(src, "is_int", False)):
+        if src is None or not (getattr(t, "is_int", False) and getattr(src, "is_int", False)):
             return False
         if src.kind == "u":
             # int32 arithmetic wraps like numpy's, spelled ((int)((uint)a + (uint)b)): a sum or

@@ -7,6 +7,7 @@ import hashlib
 import inspect
 import textwrap
 import threading
+from typing import Literal, overload
 from dataclasses import dataclass
 
 from pygpgpu_core.errors import GPGPUError
@@ -23,7 +24,7 @@ class FunctionSource:
     func: object
     filename: str
     lines: list          # the file's lines, for error messages
-    tree: ast.FunctionDef
+    tree: ast.FunctionDef | ast.AsyncFunctionDef   # async defs are parsed, then rejected by the syntax gate
     text: str            # the function's own source text (cache key)
     indent: int
     digest: str
@@ -40,6 +41,12 @@ _cache: dict = {}
 _parse_lock = threading.Lock()
 
 
+@overload
+def parse(text: str, mode: Literal["exec"] = "exec") -> ast.Module: ...
+@overload
+def parse(text: str, mode: Literal["eval"]) -> ast.Expression: ...
+
+
 def parse(text: str, mode: str = "exec") -> ast.AST:
     """``ast.parse`` that is safe to call from several threads."""
     with _parse_lock:
@@ -54,7 +61,7 @@ def function_source(func) -> FunctionSource:
         return hit
     try:
         lines, start = inspect.getsourcelines(func)
-        filename = inspect.getsourcefile(func) or code.co_filename
+        filename = str(inspect.getsourcefile(func) or getattr(code, "co_filename", "<unknown>"))
     except (OSError, TypeError) as exc:
         raise GPGPUError(
             f"cannot read the source of {getattr(func, '__qualname__', func)!r} ({exc}); kernels and the helpers "
@@ -87,5 +94,5 @@ def syntax_error(src: FunctionSource, node, message: str, hint: str = "", kernel
     where = f" in {kernel or src.name!r}"
     msg = f"{message}{where}" + (f"\n  hint: {hint}" if hint else "")
     err = SyntaxError(msg, (src.filename, line, col + 1, text))
-    err.hint = hint
+    err.hint = hint  # type: ignore[attr-defined]  # what to write instead, for tools that read it
     return err
