@@ -41,7 +41,7 @@ intel_new_builtin self_w α naïve""".split()
 WORDS = sorted({w for words in (_c_words.KEYWORDS, _c_words.OPENCL_C, _c_words.CUDA, _c_words.HIP, _c_words.PYGPGPU)
                 for w in words} | set(EXTRA))
 PY_WORDS = [w for w in WORDS if w.isidentifier() and not keyword.iskeyword(w)]
-PARAMS_PER_KERNEL = 32
+PARAMS_PER_KERNEL = 128
 
 
 def _one_per_c_name(words):

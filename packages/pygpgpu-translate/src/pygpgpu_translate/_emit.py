@@ -12,6 +12,11 @@ from ._types import ArrayType, Scalar, Vector, concrete
 
 __all__ = ["emit_program"]
 
+# C's binary operators by precedence (lower binds tighter); all of them associate to the left
+_PRECEDENCE = {op: level for level, ops in enumerate((("*", "/", "%"), ("+", "-"), ("<<", ">>"), ("<", "<=", ">", ">="),
+                                                       ("==", "!="), ("&",), ("^",), ("|",), ("&&",), ("||",)))
+               for op in ops}
+
 
 class Emitter:
     def __init__(self, dialect, default_float: Scalar):
@@ -80,7 +85,7 @@ class Emitter:
         if isinstance(e, ir.Load):
             return f"{e.array.cname}[{self.ex(e.index)}]"
         if isinstance(e, ir.Bin):
-            return f"({self.ex(e.a)} {e.op} {self.ex(e.b)})"
+            return self.chain(e)
         if isinstance(e, ir.Un):
             return f"({e.op}{self.ex(e.a)})"
         if isinstance(e, ir.Cast):
@@ -96,6 +101,20 @@ class Emitter:
         if isinstance(e, ir.Swizzle):
             return f"{self.ex(e.a)}{self.d.component(e.a.type, e.index)}"
         raise TypeError(f"cannot print {type(e).__name__}")
+
+    def chain(self, e) -> str:
+        """``(a + b - c)``: C's binary operators are left-associative, so a left operand of the same
+        precedence needs no brackets of its own (nesting them broke clang at 256 levels). Loops
+        down the chain instead of recursing."""
+        prec = _PRECEDENCE[e.op]
+        links = []
+        while isinstance(e, ir.Bin) and _PRECEDENCE[e.op] == prec:
+            links.append(e)
+            e = e.a
+        text = self.ex(e)
+        for link in reversed(links):
+            text = f"{text} {link.op} {self.ex(link.b)}"
+        return f"({text})"
 
     # ---- statements ----------------------------------------------------------------------------------
     def line(self, n, indent):

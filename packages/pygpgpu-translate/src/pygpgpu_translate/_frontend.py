@@ -109,13 +109,17 @@ def _is_float_word(node) -> bool:
 
 
 def _walk(src, node, located):
-    if hasattr(node, "lineno"):
-        located = node
-    _check_node(src, node, located)
-    if _is_float_word(node):
-        return
-    for child in ast.iter_child_nodes(node):
-        _walk(src, child, located)
+    # depth first, in source order, with a stack rather than recursion: a sum of 1000 terms is a
+    # 1000-deep tree
+    stack = [(node, located)]
+    while stack:
+        node, located = stack.pop()
+        if hasattr(node, "lineno"):
+            located = node
+        _check_node(src, node, located)
+        if _is_float_word(node):
+            continue
+        stack.extend((child, located) for child in reversed(list(ast.iter_child_nodes(node))))
 
 
 def _check_node(src, node, located):

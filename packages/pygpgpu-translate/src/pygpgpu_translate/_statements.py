@@ -27,7 +27,12 @@ class StatementRules:
         for s in body:
             self.line = s.lineno
             self.pre = []
-            res = self.stmt(s, top)
+            try:
+                res = self.stmt(s, top)
+            except RecursionError:
+                raise self.err(s, "this statement nests its expressions too deeply to translate (more levels of "
+                               "brackets, calls or ** than Python's stack allows)",
+                               "split it into several statements with intermediate variables") from None
             out.extend(self.pre)
             self.pre = []
             if res is None:
