@@ -30,6 +30,8 @@ import pytest
 from pygpgpu_translate import _c_words
 from pygpgpu_translate._names import RESERVED, RESERVED_FAMILIES, c_identifier, is_reserved
 
+from conftest import skip_no_device
+
 # The issue's cases, pygpgpu's own generated names, C's reserved _X/__x, one member of each
 # reserved family the lists do not spell out, and non-ASCII Python identifiers.
 EXTRA = """step dot normalize length sqrt min max exp abs round main double printf get_global_id M_PI INFINITY NAN
@@ -146,7 +148,7 @@ def test_every_word_as_parameter_and_local_name_runs_on_pocl(generated):
     try:
         device = registry.get_device("opencl")
     except Exception as exc:
-        pytest.skip(f"no OpenCL device: {exc}")
+        skip_no_device("opencl", f"no OpenCL device: {exc}")
     items = _translations(generated, "opencl")[len(KERNEL_WORDS):]
     program = device.context().program(_program(items), name="w12_names.cl")
     ins, _ = items[0]                                    # every word as a local
