@@ -47,7 +47,7 @@ def cache_limit() -> "int | None":
         return DEFAULT_MAX
     m = _SIZE_RE.match(text)
     unit = _UNITS.get(m.group(2).upper()) if m else None
-    if unit is None:
+    if m is None or unit is None:
         warn_once(("max", text), f"pygpgpu: PYGPGPU_CACHE_MAX={text!r} is not a size (write e.g. 500M, 2G or a "
                                  f"number of bytes; 0 for no bound); using the default of {DEFAULT_MAX >> 20} MiB")
         return DEFAULT_MAX

@@ -16,6 +16,7 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from ._cachedir import CacheWarning, checked_folder, default_location, make_private_dirs, unsafe_reason, warn_once
 from ._cachesize import NAMESPACES, after_write, cache_limit, clear, touch, usage
@@ -179,8 +180,9 @@ def cache_info() -> dict:
     """Where the disk cache is and what it holds: ``path`` (None when not in use), ``bytes``,
     ``entries``, ``limit`` (``PYGPGPU_CACHE_MAX`` in bytes, None for no bound), ``namespaces``."""
     root = cache_root()
-    info = {"path": str(root) if root is not None else None, "bytes": 0, "entries": 0, "limit": cache_limit(),
-            "namespaces": {}}
+    namespaces: dict[str, dict[str, int]] = {}
+    info: dict[str, Any] = {"path": str(root) if root is not None else None, "bytes": 0, "entries": 0,
+                            "limit": cache_limit(), "namespaces": namespaces}
     if root is None:
         return info
     info["bytes"], info["entries"] = usage(root)
@@ -191,5 +193,5 @@ def cache_info() -> dict:
     for name in names:
         size, count = usage(root, root / name)
         if count:
-            info["namespaces"][name] = {"bytes": size, "entries": count}
+            namespaces[name] = {"bytes": size, "entries": count}
     return info

@@ -9,6 +9,7 @@ ForkedProcessError (which says to use the spawn or forkserver start method). See
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from pygpgpu_core.forking import ForkedLibrary, mark_forked, on_fork_child
 
@@ -16,7 +17,7 @@ __all__: list = []
 
 
 def _drop_after_fork() -> None:
-    library = sys.modules.get("pygpgpu_opencl._library")
+    library: Any = sys.modules.get("pygpgpu_opencl._library")
     if library is None or library._loaded is None:
         return                       # never loaded in the parent: the child may use OpenCL normally
     library._loaded = ForkedLibrary("opencl")

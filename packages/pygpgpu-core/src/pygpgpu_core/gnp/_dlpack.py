@@ -176,6 +176,7 @@ def export_capsule(data_ptr: int, device: tuple[int, int], shape: tuple, dtype: 
         strides.append(step)
         step *= max(int(n), 1)
     strides_arr = (c_int64 * max(ndim, 1))(*reversed(strides))
+    managed: DLManagedTensor | DLManagedTensorVersioned
     if versioned:
         managed = DLManagedTensorVersioned()
         managed.version = DLPackVersion(*DLPACK_VERSION)
@@ -255,6 +256,7 @@ class ImportedTensor:
 def import_capsule(capsule: Any, source: Any = None) -> tuple[DLPackInfo, ImportedTensor]:
     """Consume a ``"dltensor"`` (or ``"dltensor_versioned"``) capsule. Only C-contiguous tensors
     are accepted (a strided one raises ``BufferError`` saying to make it contiguous)."""
+    managed: DLManagedTensor | DLManagedTensorVersioned
     if _PyCapsule_IsValid(capsule, _NAME.value):
         addr = _PyCapsule_GetPointer(capsule, _NAME.value)
         managed = DLManagedTensor.from_address(addr)
