@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -819,7 +820,8 @@ def test_execute(c, backend, device):
 # work items must be stopped by the kernel's own bounds guard. PoCL otherwise launches exactly
 # the domain, which leaves every guard unexercised without oclgrind. test_translate_guards.py
 # checks with sentinel-filled, larger-than-domain outputs that nothing past the domain is written.
-RAGGED_CAP = {1: 64, 2: 16, 3: 8}          # per-dimension ceiling: groups stay within every device's limit
+RAGGED_CAP = {1: 64, 2: 16, 3: 8}          # per-dimension ceiling
+RAGGED_GROUP_MAX = 256                      # items a group: NVIDIA's OpenCL allows 256 for these kernels
 
 
 def domain_ndim(k, args) -> int:
@@ -828,9 +830,10 @@ def domain_ndim(k, args) -> int:
 
 
 def ragged_local_size(args, ndim) -> tuple:
-    """Per dimension a size (the largest first) that divides no array extent and no integer argument:
-    a domain built from those is never a whole number of groups (range(a, b, step) counts are not
-    among the candidates, so those cases are ragged with high probability, not certainty)."""
+    """Per dimension a size that divides no array extent and no integer argument, the largest such
+    tuple with at most RAGGED_GROUP_MAX items a group (sizes may repeat): a domain built from those
+    is never a whole number of groups (range(a, b, step) counts are not among the candidates, so
+    those cases are ragged with high probability, not certainty)."""
     extents = set()
     for a in args:
         if isinstance(a, np.ndarray):
@@ -839,8 +842,10 @@ def ragged_local_size(args, ndim) -> tuple:
             extents.add(abs(int(a)))
     extents = {e for e in extents if e > 1}
     sizes = [n for n in range(RAGGED_CAP[ndim], 1, -1) if all(e % n for e in extents)]
-    assert len(sizes) >= ndim, f"no ragged local size for extents {sorted(extents)}"
-    return tuple(sizes[:ndim])
+    # combinations_with_replacement of a descending list: the largest sizes come first
+    fits = [t for t in itertools.combinations_with_replacement(sizes, ndim) if math.prod(t) <= RAGGED_GROUP_MAX]
+    assert fits, f"no ragged local size of at most {RAGGED_GROUP_MAX} items for extents {sorted(extents)}"
+    return fits[0]
 
 
 def _ragged_cases():
@@ -855,6 +860,16 @@ def test_execute_ragged_groups(c, backend, device):
     assert ndim, f"{c.name}: a case without a bracket must have an iteration domain"
     ragged = dataclasses.replace(c, bracket=(None, ragged_local_size(args, ndim)), make_args=lambda: args)
     run_case(ragged, backend)
+
+
+def test_ragged_local_sizes_fit_a_256_item_group_and_divide_no_extent():
+    """NVIDIA's OpenCL refused (8, 7, 6) = 336 items for work_size_3d; PoCL takes 4096."""
+    for c in _ragged_cases():
+        args = c.make_args()
+        local = ragged_local_size(args, domain_ndim(c.kernel, args))
+        extents = {e for a in args if isinstance(a, np.ndarray) for e in a.shape if e > 1}
+        assert math.prod(local) <= RAGGED_GROUP_MAX, (c.name, local)
+        assert all(e % n for n in local for e in extents), (c.name, local, extents)
 
 
 def test_ragged_groups_cover_every_domain_shape():
