@@ -76,6 +76,7 @@ class ArgSpec:
         if address in ("global", "constant", "local"):
             self.pointer = True
         # By-value size when known: 3-component vectors occupy 4 elements.
+        self.size: int | None
         if self.dtype is not None and not self.pointer:
             self.size = self.dtype.itemsize * (4 if self.width == 3 else self.width)
         else:
@@ -140,6 +141,7 @@ def scalar_bytes(spec: ArgSpec, value: Any, kernel: str) -> bytes:
                 "pass a numpy scalar such as np.int32(5) or np.float32(1.5)"
             )
         dt = spec.dtype
+        assert dt is not None, "is_scalar: the dtype is known"
         if isinstance(value, float) and dt.kind in "iu":
             raise TypeError(f"{where()} is {dt.name}; got a float ({value!r}); pass an int")
         if dt.kind in "iu":

@@ -224,7 +224,8 @@ class OpenCLBackend:
             handles = (c_void_p * n.value)()
             check(cl.clGetDeviceIDs(platform.handle, C.CL_DEVICE_TYPE_ALL, n.value, handles, None), "clGetDeviceIDs")
             for h in handles:
-                devices.append(Device(self, len(devices), platform, int(h)))
+                if h:                        # a NULL handle is no device (as for platforms above)
+                    devices.append(Device(self, len(devices), platform, int(h)))
         if not devices:     # e.g. PoCL that failed to start: say why, not "install a driver"
             raise BackendUnavailable("opencl", no_device_reason(platforms))
         # GPUs and accelerators first, CPUs (PoCL) last, each kind in platform order; the

@@ -11,6 +11,7 @@ with ``POCL_KERNEL_CACHE=0``).
 from __future__ import annotations
 
 import os
+from typing import Mapping
 
 __all__ = ["no_device_reason", "no_platform_reason", "pocl_cache_dir", "registered_icds", "unwritable_reason"]
 
@@ -43,17 +44,17 @@ def _is_pocl(icd_path: str, library: str) -> bool:
     return "pocl" in os.path.basename(icd_path).lower() or "pocl" in library.lower()
 
 
-def pocl_cache_dir(env: dict[str, str] | None = None) -> tuple[str, str]:
+def pocl_cache_dir(env: Mapping[str, str] | None = None) -> tuple[str, str]:
     """(the kernel cache directory PoCL will create, the variable it came from)."""
-    env = os.environ if env is None else env
-    leaf = "pocl/uncached" if env.get("POCL_KERNEL_CACHE", "").strip().lower() in ("0", "false", "no", "off") \
+    environ = os.environ if env is None else env
+    leaf = "pocl/uncached" if environ.get("POCL_KERNEL_CACHE", "").strip().lower() in ("0", "false", "no", "off") \
         else "pocl/kcache"
-    if env.get("POCL_CACHE_DIR"):
-        return env["POCL_CACHE_DIR"], "POCL_CACHE_DIR"
-    if env.get("XDG_CACHE_HOME"):
-        return os.path.join(env["XDG_CACHE_HOME"], leaf), "XDG_CACHE_HOME"
-    if "HOME" in env:
-        return os.path.join(env["HOME"], ".cache", leaf), "HOME"
+    if environ.get("POCL_CACHE_DIR"):
+        return environ["POCL_CACHE_DIR"], "POCL_CACHE_DIR"
+    if environ.get("XDG_CACHE_HOME"):
+        return os.path.join(environ["XDG_CACHE_HOME"], leaf), "XDG_CACHE_HOME"
+    if "HOME" in environ:
+        return os.path.join(environ["HOME"], ".cache", leaf), "HOME"
     return os.path.join("/tmp", leaf), "the default (HOME is not set)"
 
 

@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 from ctypes import POINTER, c_char_p, c_int32, c_size_t, c_uint32, c_uint64, c_void_p
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pygpgpu_core.errors import BackendUnavailable
 
@@ -116,6 +116,9 @@ class OpenCLLibrary:
             fn.restype = restype
             fn.argtypes = argtypes
             setattr(self, name, fn)
+
+    if TYPE_CHECKING:  # the entry points of _SIGNATURES, bound in __init__
+        def __getattr__(self, name: str) -> Any: ...
 
 
 _lock = threading.Lock()
