@@ -112,6 +112,11 @@ class ArrayOperators:
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         return ops().array_ufunc(ufunc, method, inputs, kwargs)
 
+    # -- numpy functions: np.sum(g), np.concatenate([g, h]); others raise TypeError, never compute on
+    # host copies behind the caller's back (np.asarray(g) / g.get() are the explicit way there)
+    def __array_function__(self, func, types, args, kwargs):
+        return ops().array_function(func, types, args, kwargs)
+
     # -- reductions -----------------------------------------------------------------------------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
         return ops().reduce("sum", self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,

@@ -18,6 +18,7 @@ from ._creation import arange, concatenate, linspace, stack
 from ._elementwise import assign, astype, binary, clip, copy, fill, supported_ufunc, ufunc_call, unary, where
 from ._indexing import getitem, nonzero, setitem, take
 from ._linalg import dot, matmul
+from ._numpy_functions import array_function
 from ._reduction import reduce
 from ._scan import scan
 from ._sort import argsort, sort
@@ -26,7 +27,7 @@ from ._user_reduce import DeviceReduction, reduce_decorator
 __all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "around", "assign", "fill", "copy",
            "astype", "where", "clip", "scan", "getitem", "setitem", "take", "nonzero", "dot",
            "matmul", "sort", "argsort", "arange", "linspace", "concatenate", "stack",
-           "reduce_decorator", "DeviceReduction"]
+           "reduce_decorator", "DeviceReduction", "array_function"]
 
 _REDUCE_METHODS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_and": "all",
                    "logical_or": "any"}

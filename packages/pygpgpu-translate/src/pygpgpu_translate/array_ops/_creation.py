@@ -16,6 +16,11 @@ from ._operands import check_dtype, check_same_device, classify, normalize_axis
 __all__ = ["arange", "linspace", "concatenate", "stack"]
 
 
+def _upload(host: np.ndarray, ctx: Any) -> DeviceArray:
+    from pygpgpu_core.gnp import asarray
+    return asarray(host, device=ctx)
+
+
 def _fill_source(kname: str, t: np.dtype) -> str:
     """numpy's arange fill: out[i] = start + i * delta in the result type."""
     T = np_type(t)
@@ -33,6 +38,8 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
     # numpy's rule: the common type of the three values, Python ints as int64, floats as float64
     dt = np.dtype(dtype) if dtype is not None else np.result_type(*(np.asarray(v).dtype for v in (start, stop, step)))
     dev, ctx = resolve_target(device)
+    if ctx is not dev.context():      # a private context (kernels run in the shared one): fill on the host
+        return _upload(np.arange(start, stop, step, dtype=dt), ctx)
     check_dtype(dt, "arange", "dtype", dev)
     if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
         length = len(range(int(start), int(stop), int(step)))
@@ -68,6 +75,9 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     dt = np.dtype(dtype) if dtype is not None else np.result_type(start, stop, float(num))
     dev, ctx = resolve_target(device)
+    if ctx is not dev.context():      # a private context (kernels run in the shared one): fill on the host
+        host = np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dt)
+        return (_upload(host[0], ctx), host[1]) if retstep else _upload(host, ctx)
     check_dtype(dt, "linspace", "dtype", dev)
     div = (num - 1) if endpoint else num
     delta = float(stop) - float(start)

@@ -188,7 +188,7 @@ def collapse(shape: tuple, layouts: list) -> "tuple[tuple, list]":
                 st[k - 1] = st[k]
                 del st[k]
         k -= 1
-    for s, st in zip(layouts, strides):
+    for s, st in zip(layouts, strides, strict=True):
         s.strides = st
     return tuple(dims), layouts
 

@@ -1,0 +1,95 @@
+"""``DeviceArray.__array_function__``: numpy functions called on device arrays (``np.sum(g)``,
+``np.concatenate([g, h])``, ``np.where(g > 0, g, 0)``) run the device implementation. A numpy
+function with none raises TypeError instead of quietly computing on host copies; the message
+says how to do that explicitly (``g.get()``)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pygpgpu_core.gnp import DeviceArray
+
+__all__ = ["array_function", "NUMPY_FUNCTIONS"]
+
+
+def _method(name: str):
+    def call(a, *args, **kwargs):
+        return getattr(a, name)(*args, **kwargs)
+    return call
+
+
+def _shape(a):
+    return a.shape
+
+
+def _ndim(a):
+    return a.ndim
+
+
+def _size(a, axis=None):
+    return a.size if axis is None else a.shape[axis]
+
+
+def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    from ._elementwise import ufunc_call
+    diff = ufunc_call("absolute", (ufunc_call("subtract", (a, b)),))
+    bound = ufunc_call("add", (atol, ufunc_call("multiply", (rtol, ufunc_call("absolute", (b,))))))
+    close = ufunc_call("logical_or", (ufunc_call("less_equal", (diff, bound)), ufunc_call("equal", (a, b))))
+    if equal_nan:
+        both = ufunc_call("logical_and", (ufunc_call("isnan", (a,)), ufunc_call("isnan", (b,))))
+        close = ufunc_call("logical_or", (close, both))
+    return close
+
+
+def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether all elements are close (reads back one bool, as numpy returns a Python bool)."""
+    return bool(_isclose(a, b, rtol, atol, equal_nan).all())
+
+
+def _array_equal(a1, a2, equal_nan=False):
+    from ._elementwise import ufunc_call
+    if getattr(a1, "shape", None) != getattr(a2, "shape", None):
+        return False
+    eq = ufunc_call("equal", (a1, a2))
+    if equal_nan:
+        eq = ufunc_call("logical_or", (eq, ufunc_call("logical_and", (ufunc_call("isnan", (a1,)),
+                                                                       ufunc_call("isnan", (a2,))))))
+    return bool(eq.all())
+
+
+def _table() -> dict:
+    from . import _creation, _elementwise, _indexing, _linalg, _sort
+
+    t = {
+        np.sum: _method("sum"), np.prod: _method("prod"), np.min: _method("min"), np.max: _method("max"),
+        np.amin: _method("min"), np.amax: _method("max"), np.mean: _method("mean"), np.var: _method("var"),
+        np.std: _method("std"), np.argmin: _method("argmin"), np.argmax: _method("argmax"), np.any: _method("any"),
+        np.all: _method("all"), np.cumsum: _method("cumsum"), np.cumprod: _method("cumprod"),
+        np.round: _method("round"), np.around: _method("round"), np.ravel: _method("ravel"),
+        np.reshape: lambda a, shape=None, order="C", **kw: a.reshape(kw.get("newshape", shape), order=order),
+        np.transpose: lambda a, axes=None: a.transpose(axes), np.swapaxes: _method("swapaxes"),
+        np.squeeze: _method("squeeze"), np.copy: lambda a, order="K", subok=False: a.copy(),
+        np.shape: _shape, np.ndim: _ndim, np.size: _size,
+        np.sort: _sort.sort, np.argsort: _sort.argsort, np.where: _elementwise.where, np.clip: _elementwise.clip,
+        np.dot: _linalg.dot, np.concatenate: _creation.concatenate, np.stack: _creation.stack,
+        np.nonzero: _indexing.nonzero, np.take: _indexing.take, np.isclose: _isclose, np.allclose: _allclose,
+        np.array_equal: _array_equal,
+    }
+    return t
+
+
+NUMPY_FUNCTIONS: dict = {}
+
+
+def array_function(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
+    if not NUMPY_FUNCTIONS:
+        NUMPY_FUNCTIONS.update(_table())
+    impl = NUMPY_FUNCTIONS.get(func)
+    if impl is None:
+        name = getattr(func, "__name__", repr(func))
+        raise TypeError(f"np.{name} is not implemented for pygpgpu device arrays (it would compute on host copies); "
+                        f"call it on g.get() to compute on the host explicitly, or write the computation as a "
+                        f"@kernel")
+    if not all(issubclass(t, DeviceArray) or issubclass(t, np.ndarray) for t in types):
+        return NotImplemented
+    return impl(*args, **kwargs)
