@@ -198,7 +198,7 @@ def test_import_loads_no_vendor_library():
         """
         import pygpgpu_cuda, pygpgpu_cuda._driver as d, pygpgpu_cuda._nvrtc as n
         maps = open("/proc/self/maps").read() if __import__("os").path.exists("/proc/self/maps") else ""
-        print(d._driver is None, n._nvrtc is None, "libcuda" in maps, "libnvrtc" in maps)
+        print(not d.driver.loaded, not n.nvrtc.loaded, "libcuda" in maps, "libnvrtc" in maps)
         """
     )
     assert proc.returncode == 0, proc.stderr
@@ -232,7 +232,7 @@ def test_launcher_kinds_pack_as_c_expects():
 
     import numpy as np
 
-    from pygpgpu_cuda._launch import normalize_kind
+    from pygpgpu_core.backend.args import normalize_kind
 
     class Params(ctypes.Structure):
         _fields_ = [("scale", ctypes.c_float), ("offset", ctypes.c_int), ("bias", ctypes.c_double)]
@@ -274,7 +274,7 @@ def test_vector_arguments_use_cuda_layout(nvrtc_compile):
     import numpy as np
 
     from pygpgpu_core import vec_types
-    from pygpgpu_cuda._launch import normalize_kind
+    from pygpgpu_core.backend.args import normalize_kind
 
     checks = []
     for base, n in [("float", 3), ("float", 4), ("double", 3), ("int", 2), ("char", 3), ("double", 2)]:

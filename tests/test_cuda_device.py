@@ -247,10 +247,8 @@ def test_compile_error_from_program(ctx):
 
 
 def test_large_transfer_round_trip_through_pinned_staging(ctx):
-    from pygpgpu_cuda import _memory
-
     n = (40 << 20) // 4 + 3  # several staging chunks and a ragged tail
-    assert n * 4 > _memory.STAGING_THRESHOLD
+    assert n * 4 > ctx.staging_threshold
     host = np.random.rand(n).astype(np.float32)
     buf = ctx.buffer(host.nbytes)
     t0 = time.perf_counter()
@@ -452,9 +450,9 @@ def test_cuda_and_opencl_in_one_process(ctx):
 
 
 def test_context_close_frees_everything(cuda_device):
-    from pygpgpu_cuda import CudaContext
+    from pygpgpu_cuda import Context
 
-    ctx = CudaContext(cuda_device)
+    ctx = Context(cuda_device)
     buf = ctx.buffer(1024)
     prog = ctx.program(VECADD)
     ctx.close()

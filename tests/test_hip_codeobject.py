@@ -1,4 +1,5 @@
-"""What the HIP backend reads from a compiled code object, and how it packs kernel arguments.
+"""What the HIP backend reads from a compiled code object, and how kernel arguments are packed
+for it (the driver kit's packer, shared with CUDA).
 
 All of it runs without a GPU: kernels are compiled by hiprtc and the resulting ELF is read.
 """
@@ -32,6 +33,13 @@ extern "C" __global__ __launch_bounds__(128) void bounded(float* x) { x[threadId
 
 class Pair(ctypes.Structure):
     _fields_ = [("a", ctypes.c_float), ("b", ctypes.c_double)]
+
+
+class Pointer:
+    """A stand-in device buffer at address ``ptr``."""
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
 
 
 @pytest.fixture(scope="module", params=["gfx90a", "gfx1030"])
@@ -72,20 +80,23 @@ def test_cpp_names_resolve_to_symbols(info):
 
 def test_packed_sizes_match_the_compiled_parameters(info):
     from pygpgpu_core.lowlevel import resolve_kernel_name
-    from pygpgpu_hip._launch import ArgumentLayout, check_param_sizes
+    from pygpgpu_core.backend.args import ArgumentLayout, check_param_kinds
+
+    def kinds(layout):
+        return [kind for _, kind in layout.params]
 
     mangled = resolve_kernel_name("mangled", list(info))
     layout = ArgumentLayout(["buffer", np.int64, "local", np.int8, Pair], "mangled")
-    check_param_sizes("mangled", info[mangled].param_sizes, layout.sizes)
+    check_param_kinds("mangled", info[mangled].param_sizes, kinds(layout))
     wrong = ArgumentLayout(["buffer", np.int32, np.int8, Pair], "mangled")
     with pytest.raises(TypeError, match="argument 1 of kernel 'mangled': the parameter is 8 bytes"):
-        check_param_sizes("mangled", info[mangled].param_sizes, wrong.sizes)
+        check_param_kinds("mangled", info[mangled].param_sizes, kinds(wrong))
     with pytest.raises(TypeError, match="has 3 parameters, but 2 arguments"):
-        check_param_sizes("plain", info["plain"].param_sizes, ArgumentLayout(["buffer", "buffer"]).sizes)
+        check_param_kinds("plain", info["plain"].param_sizes, kinds(ArgumentLayout(["buffer", "buffer"])))
 
 
 def test_layout_matches_the_c_struct_layout():
-    from pygpgpu_hip._launch import ArgumentLayout
+    from pygpgpu_core.backend.args import ArgumentLayout
 
     class Expected(ctypes.Structure):
         _fields_ = [("p", ctypes.c_void_p), ("f", ctypes.c_float), ("q", ctypes.c_int64), ("c", ctypes.c_int8),
@@ -93,7 +104,7 @@ def test_layout_matches_the_c_struct_layout():
 
     layout = ArgumentLayout(["buffer", np.float32, "local", np.int64, ctypes.c_int8, Pair, np.dtype("float64"),
                              np.uint16])
-    shared = layout.pack([None, np.float32(2.5), LocalMemory(64), 7, ctypes.c_int8(-1), Pair(1.0, 2.0), 3.0,
+    shared = layout.pack([Pointer(0), np.float32(2.5), LocalMemory(64), 7, ctypes.c_int8(-1), Pair(1.0, 2.0), 3.0,
                           np.uint16(65535)])
     assert shared == 64
     assert layout.offsets == [getattr(Expected, f).offset for f, _ in Expected._fields_]
@@ -102,23 +113,26 @@ def test_layout_matches_the_c_struct_layout():
     assert layout.storage.raw[:n] == bytes(expected)[:n]
     # each kernelParams entry points at its argument inside the one storage buffer
     base = ctypes.addressof(layout.storage)
-    assert [p - base for p in layout.params] == layout.offsets
+    assert [p - base for p in layout.pointers] == layout.offsets
 
 
 def test_bad_arguments_are_named():
-    from pygpgpu_hip._launch import ArgumentLayout, kind_of_value
+    from pygpgpu_core.backend.args import ArgumentLayout, kind_of_value
 
     layout = ArgumentLayout(["buffer", np.float32, "local", np.int32], "k")
+    null = Pointer(0)
+    with pytest.raises(TypeError, match="argument 0 of kernel 'k' must be a device Buffer"):
+        layout.pack([None, 1.0, LocalMemory(4), 1])
     with pytest.raises(TypeError, match="argument 1 of kernel 'k' must be float32"):
-        layout.pack([None, "two", LocalMemory(4), 1])
+        layout.pack([null, "two", LocalMemory(4), 1])
     with pytest.raises(TypeError, match="argument 2 of kernel 'k' must be LocalMemory"):
-        layout.pack([None, 1.0, 4, 1])
-    with pytest.raises(OverflowError, match="does not fit"):
-        layout.pack([None, 1.0, LocalMemory(4), 2**40])
-    with pytest.raises(TypeError, match="planned for 4 arguments, got 3"):
-        layout.pack([None, 1.0, LocalMemory(4)])
+        layout.pack([null, 1.0, 4, 1])
+    with pytest.raises(OverflowError, match="argument 3 of kernel 'k': 1099511627776 does not fit"):
+        layout.pack([null, 1.0, LocalMemory(4), 2**40])
+    with pytest.raises(TypeError, match="takes 4 arguments"):
+        layout.pack([null, 1.0, LocalMemory(4)])
     with pytest.raises(TypeError, match="float16"):
-        ArgumentLayout([np.float16])
+        ArgumentLayout([np.float16], float16=False)
     with pytest.raises(TypeError, match="no fixed C type"):
         kind_of_value(3, None)
     assert kind_of_value(3, 8) == np.int64 and kind_of_value(3, 4) == np.int32
@@ -133,3 +147,4 @@ def test_bad_arguments_are_named():
 
     with pytest.raises(ClosedError):
         layout.pack([Closed(), 1.0, LocalMemory(4), 1])
+    assert layout.pack([null, 1.0, LocalMemory(4), 1]) == 4

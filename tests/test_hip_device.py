@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pygpgpu_core.errors import BackendUnavailable, ClosedError, DriverError
+from pygpgpu_core.errors import BackendUnavailable, ClosedError
 from pygpgpu_core.protocols import LocalMemory
 from conftest import skip_no_device
 
@@ -131,7 +131,7 @@ def test_buffer_fill_copy_and_offsets(ctx):
     dst.write(np.arange(4, dtype=np.int32), offset=16)
     dst.read(host)
     np.testing.assert_array_equal(host[4:8], np.arange(4))
-    with pytest.raises(ValueError, match="do not fit"):
+    with pytest.raises(ValueError, match="does not fit"):
         dst.write(np.zeros(17, np.int32))
     dst.close()
     dst.close()  # idempotent
@@ -141,11 +141,11 @@ def test_buffer_fill_copy_and_offsets(ctx):
 
 def test_missing_kernel_name_is_explained(ctx):
     program = ctx.program(KERNELS["vecadd"])
-    with pytest.raises(DriverError, match='extern "C"'):
+    with pytest.raises(KeyError, match="no kernel named 'no_such_kernel'.*kernels in it: vecadd"):
         program.kernel("no_such_kernel")
 
 
-def test_too_large_local_size_is_refused(ctx, amd):
+def test_too_large_local_size_is_refused(ctx):
     kernel = ctx.program(KERNELS["vecadd"]).kernel("vecadd")
     with pytest.raises(ValueError, match="at most"):
-        kernel.launch((4096,), (amd.max_work_group_size * 2,), [np.zeros(1, np.float32)] * 3 + [np.int32(0)])
+        kernel.launch((4096,), (ctx.device.max_work_group_size * 2,), [np.zeros(1, np.float32)] * 3 + [np.int32(0)])

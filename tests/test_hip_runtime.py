@@ -27,11 +27,11 @@ def _run(code: str, **env) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def hip_runtime():
-    """The loaded HIP runtime API; skips (fails under PYGPGPU_REQUIRE_COMPILERS=1) when absent."""
-    from pygpgpu_hip import _hipapi
+    """The loaded HIP runtime's call table; skips (fails under PYGPGPU_REQUIRE_COMPILERS=1) when absent."""
+    from pygpgpu_hip import _driver
 
     try:
-        return _hipapi.api()
+        return _driver.driver()
     except BackendUnavailable as exc:
         if os.environ.get("PYGPGPU_REQUIRE_COMPILERS", "") not in ("", "0"):
             pytest.fail(f"the HIP runtime is required here but unavailable: {exc}")
@@ -63,18 +63,18 @@ def test_import_loads_no_vendor_library():
 
 
 def test_library_loads_and_reports_versions(hip_runtime):
-    from pygpgpu_hip import _hipapi, backend
+    from pygpgpu_hip import _driver, backend
 
-    runtime = _hipapi.runtime_version()
-    driver = _hipapi.driver_version()
+    runtime = _driver.runtime_version()
+    driver = _driver.driver_version()
     assert runtime > 0 and driver > 0
-    text = _hipapi.format_version(runtime)
+    text = _driver.format_version(runtime)
     assert re.fullmatch(r"\d+\.\d+\.\d+", text)
     major, minor, patch = (int(p) for p in text.split("."))
     assert runtime == major * 10_000_000 + minor * 100_000 + patch
     assert text in backend.version()
     # Cross-check against the version file the HIP SDK installs beside the library it loaded.
-    from pygpgpu_hip._library import library_path
+    from pygpgpu_core.libinfo import library_path
 
     lib = library_path(hip_runtime.lib)
     for root in (Path("/usr"), Path("/opt/rocm")):
@@ -88,12 +88,12 @@ def test_library_loads_and_reports_versions(hip_runtime):
 
 def test_error_names_come_from_the_runtime(hip_runtime):
     from pygpgpu_core.errors import DriverError
-    from pygpgpu_hip import _hipapi
+    from pygpgpu_hip import _driver
 
-    assert _hipapi.error_name(100) == "hipErrorNoDevice"
-    assert _hipapi.error_name(2) == "hipErrorOutOfMemory"
+    assert _driver.error_name(100) == "hipErrorNoDevice"
+    assert _driver.error_name(2) == "hipErrorOutOfMemory"
     with pytest.raises(DriverError, match=r"hipMalloc failed with hipErrorOutOfMemory \(2\): .*out of memory"):
-        _hipapi.check(2, "hipMalloc")
+        _driver.check(2, "hipMalloc")
 
 
 def test_no_device_raises_backend_unavailable_naming_hipErrorNoDevice(no_amd_gpu):
@@ -180,16 +180,16 @@ def test_library_override_that_does_not_load_is_reported():
 
 
 def test_library_override_by_path_is_used(hip_runtime):
-    from pygpgpu_hip._library import library_path
+    from pygpgpu_core.libinfo import library_path
 
     path = library_path(hip_runtime.lib)
     assert path and os.path.exists(path)
     proc = _run("""
-        from pygpgpu_hip import _hipapi
-        from pygpgpu_hip._library import library_path
-        print("VERSION", _hipapi.runtime_version(), library_path(_hipapi.api().lib))
+        from pygpgpu_hip import _driver
+        from pygpgpu_core.libinfo import library_path
+        print("VERSION", _driver.runtime_version(), library_path(_driver.driver().lib))
     """, PYGPGPU_HIP_LIB=path)
     assert proc.returncode == 0, proc.stderr
-    from pygpgpu_hip import _hipapi
+    from pygpgpu_hip import _driver
 
-    assert f"VERSION {_hipapi.runtime_version()} {path}" in proc.stdout
+    assert f"VERSION {_driver.runtime_version()} {path}" in proc.stdout

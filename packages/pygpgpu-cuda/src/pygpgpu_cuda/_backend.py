@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import ctypes
-import threading
 
+from pygpgpu_core.backend.driver import DriverBackend
 from pygpgpu_core.errors import BackendUnavailable
 
-from ._device import CudaDevice
-from ._driver import check, driver, driver_version, error_name
+from ._device import Device
+from ._driver import driver, driver_version, error_name
 from ._nvrtc import nvrtc_version
 
 __all__ = ["CudaBackend", "backend", "MIN_DRIVER"]
@@ -29,29 +29,19 @@ def nvrtc_driver_problem(nvrtc: tuple[int, int], drv: tuple[int, int]) -> str:
     )
 
 
-class CudaBackend:
+class CudaBackend(DriverBackend):
     """CUDA through the driver API (libcuda) and NVRTC; nothing is loaded until ``devices()``."""
 
     name = "cuda"
     dialect = "cuda"
+    title = "CUDA"
+    driver = driver
 
-    def __init__(self) -> None:
-        self._devices: "list[CudaDevice] | None" = None
-        self._lock = threading.Lock()
-
-    def devices(self) -> list[CudaDevice]:
+    def _enumerate(self) -> list[Device]:
         """Every CUDA device; BackendUnavailable says why there are none (no driver, no GPU,
         driver too old, NVRTC missing or newer than the driver)."""
-        if self._devices is not None:
-            return self._devices
-        with self._lock:
-            if self._devices is None:
-                self._devices = self._enumerate()
-        return self._devices
-
-    def _enumerate(self) -> list[CudaDevice]:
-        drv = driver()  # BackendUnavailable naming libcuda when it is missing
-        status = drv.cuInit(0)
+        calls = driver()  # BackendUnavailable naming libcuda when it is missing
+        status = calls.init(0)
         if status == _CUDA_ERROR_NO_DEVICE:
             raise BackendUnavailable("cuda", "the NVIDIA driver is installed but sees no CUDA device "
                                              "(check nvidia-smi and CUDA_VISIBLE_DEVICES)")
@@ -69,10 +59,10 @@ class CudaBackend:
         if problem:
             raise BackendUnavailable("cuda", problem)
         count = ctypes.c_int()
-        check(drv.cuDeviceGetCount(ctypes.byref(count)), "cuDeviceGetCount")
+        calls.check(calls.device_count(ctypes.byref(count)), calls.device_count)
         if count.value == 0:
             raise BackendUnavailable("cuda", "the NVIDIA driver reports no CUDA device")
-        return [CudaDevice(self, i) for i in range(count.value)]
+        return [Device(self, i) for i in range(count.value)]
 
     def version(self) -> str:
         """``"CUDA driver 13.0; NVRTC 13.5"`` (part of every binary cache key)."""
@@ -92,11 +82,6 @@ class CudaBackend:
             "nvrtc_library": probe(lambda: library_path(nvrtc().path)),
             "nvrtc_version": probe(lambda: "%d.%d" % nvrtc_version()),
         }
-
-    def __repr__(self) -> str:
-        if self._devices is None:
-            return "<CudaBackend (not probed)>"
-        return f"<CudaBackend {len(self._devices)} device(s)>"
 
 
 backend = CudaBackend()

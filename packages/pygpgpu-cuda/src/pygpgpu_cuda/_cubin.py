@@ -9,13 +9,12 @@ from __future__ import annotations
 import re
 import struct
 
+from pygpgpu_core.backend import elf
 from pygpgpu_core.binary_check import EM_CUDA, elf_problem, fatbin_problem, ptx_problem
 
 __all__ = ["is_cubin", "entry_names", "image_problem"]
 
-_STT_FUNC = 2
 _STO_CUDA_ENTRY = 0x10
-_SHT_SYMTAB = 2
 _PTX_ENTRY = re.compile(rb"\.entry\s+([A-Za-z_$][\w$]*)\s*\(")
 
 
@@ -24,24 +23,10 @@ def is_cubin(image: bytes) -> bool:
 
 
 def _cubin_entries(image: bytes) -> list[str]:
-    if len(image) < 64 or image[4] != 2 or image[5] != 1:  # 64-bit little-endian only
+    if not elf.is_elf64(image):
         return []
-    shoff, = struct.unpack_from("<Q", image, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", image, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize) for i in range(shnum)]
-    names = []
-    for sec in sections:
-        if sec[1] != _SHT_SYMTAB:
-            continue
-        offset, size, link, entsize = sec[4], sec[5], sec[6], sec[9] or 24
-        strtab = sections[link]
-        for pos in range(offset, offset + size, entsize):
-            st_name, st_info, st_other = struct.unpack_from("<IBB", image, pos)
-            if (st_info & 0xF) == _STT_FUNC and (st_info >> 4) in (1, 2) and st_other & _STO_CUDA_ENTRY:
-                start = strtab[4] + st_name
-                end = image.index(b"\0", start)
-                names.append(image[start:end].decode())
-    return names
+    return [s.name for s in elf.symbols(image)
+            if s.type == elf.STT_FUNC and s.bind in (1, 2) and s.other & _STO_CUDA_ENTRY]
 
 
 def image_problem(image: bytes) -> "str | None":

@@ -1,18 +1,17 @@
-"""The CUDA driver API (libcuda) through ctypes: loading, prototypes and the one ``check()``.
+"""The CUDA driver API (libcuda): its call table, its error table and the driver version.
 
-Nothing here runs at import time: :func:`driver` loads the library on first use, so
+Nothing here runs at import time: :data:`driver` loads the library on its first call, so
 ``import pygpgpu_cuda`` works on machines without an NVIDIA driver.
 """
 from __future__ import annotations
 
 import ctypes
-import os
 import sys
-import threading
-from ctypes import POINTER, c_char_p, c_float, c_int, c_size_t, c_uint, c_uint64, c_void_p
-from types import SimpleNamespace
+from ctypes import POINTER, c_char_p, c_float, c_int, c_uint, c_uint64, c_void_p
 
-from pygpgpu_core.errors import BackendUnavailable, ContextLost, DriverError
+from pygpgpu_core.backend.driver.calls import call_table
+from pygpgpu_core.backend.errors import ErrorTable
+from pygpgpu_core.backend.library import Calls, Function, LazyLibrary
 
 __all__ = ["driver", "check", "error_name", "driver_version", "STICKY_ERRORS", "LIB_ENV"]
 
@@ -22,58 +21,30 @@ _DEFAULT_LIB = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
 CUresult = c_int
 CUdeviceptr = c_uint64
 _h = c_void_p  # every opaque handle (CUcontext, CUmodule, CUfunction, CUstream, CUevent)
+_F = Function
 
-# name: argtypes. Unversioned names in cuda.h are macros for these exported symbols.
-_PROTOTYPES: dict[str, tuple] = {
-    "cuInit": (c_uint,),
-    "cuDriverGetVersion": (POINTER(c_int),),
-    "cuGetErrorName": (CUresult, POINTER(c_char_p)),
-    "cuGetErrorString": (CUresult, POINTER(c_char_p)),
-    "cuDeviceGetCount": (POINTER(c_int),),
-    "cuDeviceGet": (POINTER(c_int), c_int),
-    "cuDeviceGetName": (c_char_p, c_int, c_int),
-    "cuDeviceGetAttribute": (POINTER(c_int), c_int, c_int),
-    "cuDeviceTotalMem_v2": (POINTER(c_size_t), c_int),
-    "cuDevicePrimaryCtxRetain": (POINTER(_h), c_int),
-    "cuDevicePrimaryCtxRelease_v2": (c_int,),
-    "cuCtxSetCurrent": (_h,),
-    "cuCtxGetCurrent": (POINTER(_h),),
-    "cuCtxSynchronize": (),
-    "cuStreamCreate": (POINTER(_h), c_uint),
-    "cuStreamSynchronize": (_h,),
-    "cuStreamDestroy_v2": (_h,),
-    "cuEventCreate": (POINTER(_h), c_uint),
-    "cuEventRecord": (_h, _h),
-    "cuEventSynchronize": (_h,),
-    "cuEventElapsedTime": (POINTER(c_float), _h, _h),
-    "cuEventDestroy_v2": (_h,),
-    "cuStreamWaitEvent": (_h, _h, c_uint),
-    "cuMemAlloc_v2": (POINTER(CUdeviceptr), c_size_t),
-    "cuMemFree_v2": (CUdeviceptr,),
-    "cuMemGetInfo_v2": (POINTER(c_size_t), POINTER(c_size_t)),
-    "cuMemHostAlloc": (POINTER(c_void_p), c_size_t, c_uint),
-    "cuMemFreeHost": (c_void_p,),
-    "cuMemHostGetDevicePointer_v2": (POINTER(CUdeviceptr), c_void_p, c_uint),
-    "cuMemHostRegister_v2": (c_void_p, c_size_t, c_uint),
-    "cuMemHostUnregister": (c_void_p,),
-    "cuMemcpyHtoDAsync_v2": (CUdeviceptr, c_void_p, c_size_t, _h),
-    "cuMemcpyDtoHAsync_v2": (c_void_p, CUdeviceptr, c_size_t, _h),
-    "cuMemcpyDtoDAsync_v2": (CUdeviceptr, CUdeviceptr, c_size_t, _h),
-    "cuMemsetD8Async": (CUdeviceptr, ctypes.c_ubyte, c_size_t, _h),
-    "cuMemsetD16Async": (CUdeviceptr, ctypes.c_ushort, c_size_t, _h),
-    "cuMemsetD32Async": (CUdeviceptr, c_uint, c_size_t, _h),
-    "cuPointerGetAttribute": (c_void_p, c_int, CUdeviceptr),
-    "cuModuleLoadData": (POINTER(_h), c_void_p),
-    "cuModuleUnload": (_h,),
-    "cuModuleGetFunction": (POINTER(_h), _h, c_char_p),
-    "cuFuncGetAttribute": (POINTER(c_int), c_int, _h),
-    "cuFuncSetAttribute": (_h, c_int, c_int),
-    "cuLaunchKernel": (_h, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, _h, c_void_p, c_void_p),
-}
-# Newer entry points: bound when the driver has them, otherwise the feature is skipped.
-_OPTIONAL: dict[str, tuple] = {
-    "cuFuncGetParamInfo": (_h, c_size_t, POINTER(c_size_t), POINTER(c_size_t)),  # CUDA 12.4+
-}
+# Unversioned names in cuda.h are macros for these exported symbols.
+_V2 = {"DeviceTotalMem", "StreamDestroy", "EventDestroy", "MemAlloc", "MemFree", "MemGetInfo",
+       "MemHostGetDevicePointer", "MemHostRegister", "MemcpyHtoDAsync", "MemcpyDtoHAsync", "MemcpyDtoDAsync"}
+
+
+def _spell(stem: str) -> str:
+    return f"cu{stem}_v2" if stem in _V2 else f"cu{stem}"
+
+
+# role: function; the driver kit's roles (pygpgpu_core.backend.driver.calls) and CUDA's own.
+# cuFuncGetParamInfo (CUDA 12.4+) is bound when the driver has it, otherwise argument counts
+# are not checked.
+FUNCTIONS: dict[str, Function] = call_table(_spell, {
+    "init": _F("cuInit", (c_uint,)),
+    "error_name": _F("cuGetErrorName", (CUresult, POINTER(c_char_p))),
+    "error_string": _F("cuGetErrorString", (CUresult, POINTER(c_char_p))),
+    "device_get": _F("cuDeviceGet", (POINTER(c_int), c_int)),
+    "primary_context_retain": _F("cuDevicePrimaryCtxRetain", (POINTER(_h), c_int)),
+    "primary_context_release": _F("cuDevicePrimaryCtxRelease_v2", (c_int,)),
+    "context_synchronize": _F("cuCtxSynchronize", ()),
+    "event_elapsed_time": _F("cuEventElapsedTime", (POINTER(c_float), _h, _h)),
+})
 
 # Errors after which the context is unusable for the rest of the process.
 STICKY_ERRORS = {
@@ -102,94 +73,46 @@ _HINTS = {
     "or less shared memory",
 }
 
-_lock = threading.Lock()
-_driver: "SimpleNamespace | None" = None
+
+def _ask(role: str):
+    def ask(calls: Calls, code: int) -> "str | None":
+        text = c_char_p()
+        if getattr(calls, role)(code, ctypes.byref(text)) == 0 and text.value:
+            return text.value.decode()
+        return None
+
+    return ask
 
 
-def _load_library() -> ctypes.CDLL:
-    path = os.environ.get(LIB_ENV) or _DEFAULT_LIB
-    try:
-        return ctypes.CDLL(path)
-    except OSError as exc:
-        where = f"{path!r} (from ${LIB_ENV})" if os.environ.get(LIB_ENV) else repr(path)
-        raise BackendUnavailable(
-            "cuda",
-            f"the NVIDIA driver library {where} could not be loaded ({exc}). Install the NVIDIA driver "
-            f"(it ships {_DEFAULT_LIB}), or set {LIB_ENV} to the path of {_DEFAULT_LIB}",
-        ) from None
+ERRORS = ErrorTable(
+    "cuda", fatal=STICKY_ERRORS, hints=_HINTS, unknown="CUresult {code}",
+    lost="the CUDA context is lost and every later CUDA call in this process fails. Restart the Python "
+         "process; run it under compute-sanitizer to find the faulting access",
+    ask_name=_ask("error_name"), ask_text=_ask("error_string"),
+)
 
-
-def driver() -> SimpleNamespace:
-    """The bound driver functions (``driver().cuInit(0)``); loads libcuda on first call."""
-    global _driver
-    if _driver is not None:
-        return _driver
-    with _lock:
-        if _driver is None:
-            lib = _load_library()
-            ns = SimpleNamespace(path=getattr(lib, "_name", _DEFAULT_LIB))
-            for name, argtypes in list(_PROTOTYPES.items()) + list(_OPTIONAL.items()):
-                try:
-                    fn = getattr(lib, name)
-                except AttributeError:
-                    if name in _OPTIONAL:
-                        setattr(ns, name.removesuffix("_v2"), None)
-                        continue
-                    raise BackendUnavailable(
-                        "cuda", f"{ns.path} has no {name}: the NVIDIA driver is too old; update it"
-                    ) from None
-                fn.restype = CUresult
-                fn.argtypes = argtypes
-                setattr(ns, name.removesuffix("_v2"), fn)
-            # The launch path calls these with ready-made ctypes handles and small ints: without
-            # argtypes ctypes skips a from_param() per argument, 1-2 us of a 6-8 us launch on
-            # the H200 machine. (lib[name] is a separate function object from lib.name.)
-            for name in ("cuLaunchKernel", "cuCtxSetCurrent"):
-                raw = lib[name]
-                raw.restype = CUresult
-                setattr(ns, name + "_unchecked", raw)
-            _driver = ns
-    return _driver
+driver = LazyLibrary(
+    "cuda", "the NVIDIA driver library", FUNCTIONS, env=LIB_ENV, errors=ERRORS, fork_unsafe=True,
+    candidates=lambda: [_DEFAULT_LIB],
+    hint=f"Install the NVIDIA driver (it ships {_DEFAULT_LIB}), or set {LIB_ENV} to the path of {_DEFAULT_LIB}",
+    too_old="the NVIDIA driver is too old (update it)",
+)
+"""``driver()`` is the bound call table (``driver().init(0)``); the first call loads libcuda."""
 
 
 def error_name(code: int) -> str:
     """``CUDA_ERROR_...`` for a CUresult, from the driver itself when it is loaded."""
-    if code in STICKY_ERRORS:
-        return STICKY_ERRORS[code]
-    if _driver is not None:
-        text = c_char_p()
-        if _driver.cuGetErrorName(code, ctypes.byref(text)) == 0 and text.value:
-            return text.value.decode()
-    return f"CUresult {code}"
-
-
-def _error_text(code: int) -> str:
-    if _driver is None:
-        return ""
-    text = c_char_p()
-    if _driver.cuGetErrorString(code, ctypes.byref(text)) == 0 and text.value:
-        return text.value.decode()
-    return ""
+    return ERRORS.name(code, driver.calls)
 
 
 def check(status: int, call: str, hint: str = "") -> None:
     """Raise the pygpgpu error for a failed driver call (``status != CUDA_SUCCESS``)."""
-    if status == 0:
-        return
-    name = error_name(status)
-    if status in STICKY_ERRORS:
-        raise ContextLost(
-            "cuda", call, status, name,
-            f"a kernel faulted ({_error_text(status) or name}); the CUDA context is lost and every later "
-            "CUDA call in this process fails. Restart the Python process; run it under compute-sanitizer "
-            "to find the faulting access",
-        )
-    explanation = hint or _HINTS.get(status) or _error_text(status)
-    raise DriverError("cuda", call, status, name, explanation)
+    ERRORS.check(status, call, hint, driver.calls)
 
 
 def driver_version() -> tuple[int, int]:
     """The CUDA version the installed driver supports, e.g. ``(13, 0)``."""
     v = c_int()
-    check(driver().cuDriverGetVersion(ctypes.byref(v)), "cuDriverGetVersion")
+    calls = driver()
+    calls.check(calls.driver_version(ctypes.byref(v)), calls.driver_version)
     return v.value // 1000, (v.value % 1000) // 10

@@ -11,11 +11,10 @@ import glob
 import os
 import re
 import sys
-import threading
 from ctypes import POINTER, c_char_p, c_int, c_size_t, c_void_p
-from types import SimpleNamespace
-from typing import Sequence
+from typing import Any, Sequence
 
+from pygpgpu_core.backend.library import Function, LazyLibrary
 from pygpgpu_core.errors import BackendUnavailable, CompileError, DriverError
 
 __all__ = ["nvrtc", "nvrtc_version", "compile_cuda", "compile_with_log", "supported_archs", "parse_arch", "check_nvrtc", "LIB_ENV"]
@@ -36,35 +35,31 @@ def _install_hint() -> str:
             f"drivers), or set {LIB_ENV} to a libnvrtc")
 
 
-_PROTOTYPES: dict[str, tuple] = {
-    "nvrtcVersion": (POINTER(c_int), POINTER(c_int)),
-    "nvrtcGetNumSupportedArchs": (POINTER(c_int),),
-    "nvrtcGetSupportedArchs": (POINTER(c_int),),
-    "nvrtcCreateProgram": (POINTER(c_void_p), c_char_p, c_char_p, c_int, c_void_p, c_void_p),
-    "nvrtcCompileProgram": (c_void_p, c_int, POINTER(c_char_p)),
-    "nvrtcDestroyProgram": (POINTER(c_void_p),),
-    "nvrtcGetProgramLogSize": (c_void_p, POINTER(c_size_t)),
-    "nvrtcGetProgramLog": (c_void_p, c_char_p),
-    "nvrtcGetCUBINSize": (c_void_p, POINTER(c_size_t)),
-    "nvrtcGetCUBIN": (c_void_p, c_char_p),
-    "nvrtcGetPTXSize": (c_void_p, POINTER(c_size_t)),
-    "nvrtcGetPTX": (c_void_p, c_char_p),
+_F = Function
+_FUNCTIONS: dict[str, Function] = {
+    "nvrtcVersion": _F("nvrtcVersion", (POINTER(c_int), POINTER(c_int))),
+    "nvrtcGetNumSupportedArchs": _F("nvrtcGetNumSupportedArchs", (POINTER(c_int),)),
+    "nvrtcGetSupportedArchs": _F("nvrtcGetSupportedArchs", (POINTER(c_int),)),
+    "nvrtcCreateProgram": _F("nvrtcCreateProgram", (POINTER(c_void_p), c_char_p, c_char_p, c_int, c_void_p, c_void_p)),
+    "nvrtcCompileProgram": _F("nvrtcCompileProgram", (c_void_p, c_int, POINTER(c_char_p))),
+    "nvrtcDestroyProgram": _F("nvrtcDestroyProgram", (POINTER(c_void_p),)),
+    "nvrtcGetProgramLogSize": _F("nvrtcGetProgramLogSize", (c_void_p, POINTER(c_size_t))),
+    "nvrtcGetProgramLog": _F("nvrtcGetProgramLog", (c_void_p, c_char_p)),
+    "nvrtcGetCUBINSize": _F("nvrtcGetCUBINSize", (c_void_p, POINTER(c_size_t))),
+    "nvrtcGetCUBIN": _F("nvrtcGetCUBIN", (c_void_p, c_char_p)),
+    "nvrtcGetPTXSize": _F("nvrtcGetPTXSize", (c_void_p, POINTER(c_size_t))),
+    "nvrtcGetPTX": _F("nvrtcGetPTX", (c_void_p, c_char_p)),
+    "nvrtcGetErrorString": _F("nvrtcGetErrorString", (c_int,), restype=c_char_p),
 }
 
-_lock = threading.Lock()
-_nvrtc: "SimpleNamespace | None" = None
 
-
-def _locate() -> str:
-    override = os.environ.get(LIB_ENV)
-    if override:
-        return override
+def _locate() -> list[str]:
     try:
         from cuda.pathfinder import load_nvidia_dynamic_lib
     except ImportError as exc:
         raise BackendUnavailable("cuda", f"cuda-pathfinder is not installed ({exc}): pip install cuda-pathfinder") from None
     try:
-        return load_nvidia_dynamic_lib("nvrtc").abs_path
+        return [load_nvidia_dynamic_lib("nvrtc").abs_path]
     except Exception as exc:  # DynamicLibNotFoundError and friends
         raise BackendUnavailable("cuda", f"NVRTC (libnvrtc) was not found ({exc}). {_install_hint()}") from None
 
@@ -81,34 +76,9 @@ def _preload_builtins(path: str) -> None:
             continue
 
 
-def nvrtc() -> SimpleNamespace:
-    """The bound NVRTC functions; loads the library on first call."""
-    global _nvrtc
-    if _nvrtc is not None:
-        return _nvrtc
-    with _lock:
-        if _nvrtc is None:
-            path = _locate()
-            if os.path.isabs(path):
-                _preload_builtins(path)
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError as exc:
-                raise BackendUnavailable("cuda", f"NVRTC at {path!r} could not be loaded ({exc}). {_install_hint()}") from None
-            ns = SimpleNamespace(path=path)
-            for name, argtypes in _PROTOTYPES.items():
-                fn = getattr(lib, name, None)
-                if fn is None:
-                    raise BackendUnavailable("cuda", f"{path} has no {name}: this NVRTC is too old. {_install_hint()}")
-                fn.restype = c_int
-                fn.argtypes = argtypes
-                setattr(ns, name, fn)
-            get_error = lib.nvrtcGetErrorString
-            get_error.restype = c_char_p
-            get_error.argtypes = (c_int,)
-            ns.nvrtcGetErrorString = get_error
-            _nvrtc = ns
-    return _nvrtc
+nvrtc = LazyLibrary("cuda", "NVRTC (libnvrtc)", _FUNCTIONS, env=LIB_ENV, candidates=_locate, hint=_install_hint,
+                    prepare=_preload_builtins, too_old="this NVRTC is too old")
+"""``nvrtc()`` is the bound NVRTC functions; the first call loads the library (needs no GPU)."""
 
 
 def check_nvrtc(status: int, call: str) -> None:
@@ -167,7 +137,7 @@ def _target(arch: str) -> tuple[str, bool]:
     return f"sm_{number}{suffix}", True
 
 
-def _log(lib: SimpleNamespace, prog: c_void_p) -> str:
+def _log(lib: Any, prog: c_void_p) -> str:
     size = c_size_t()
     if lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size)) != 0 or size.value <= 1:
         return ""

@@ -1,7 +1,9 @@
 """pygpgpu-hip: the HIP backend of PyGPGPU (ctypes over libamdhip64 and hiprtc).
 
 Importing this package loads no vendor library; the HIP runtime is opened when devices are
-enumerated, and hiprtc (or the offline clang) when something is compiled.
+enumerated, and hiprtc (or the offline clang) when something is compiled. The device, context,
+buffer, program and kernel classes are the driver kit's (``pygpgpu_core.backend.driver``),
+shared with the CUDA backend under the same names.
 """
 from __future__ import annotations
 
@@ -32,8 +34,9 @@ __all__ = [
     "UnsupportedTarget",
 ]
 
+from ._backend import HipBackend, backend  # noqa: E402
 from ._context import Buffer, Context, Stream  # noqa: E402
-from ._device import Device, HipBackend, backend  # noqa: E402
-from ._module import Kernel, Program  # noqa: E402
+from ._device import Device  # noqa: E402
+from ._program import Kernel, Program  # noqa: E402
 
 __all__ += ["backend", "HipBackend", "Device", "Context", "Stream", "Buffer", "Program", "Kernel"]

@@ -49,9 +49,9 @@ def find_compiler(kind: str = "clang") -> str:
     if kind == "hipcc":
         path = os.environ.get("PYGPGPU_HIP_HIPCC") or shutil.which("hipcc")
         for root in rocm_roots():
-            cand = root / "bin" / ("hipcc" + (".bat" if sys.platform == "win32" else ""))
-            if not path and cand.exists():
-                path = str(cand)
+            hipcc = root / "bin" / ("hipcc" + (".bat" if sys.platform == "win32" else ""))
+            if not path and hipcc.exists():
+                path = str(hipcc)
         if not path:
             raise BackendUnavailable("hip", "hipcc was not found on PATH nor under $ROCM_PATH/bin; install hipcc "
                                             "or set PYGPGPU_HIP_HIPCC")
@@ -113,7 +113,7 @@ def hip_version(root: "Path | None") -> "str | None":
         except (OSError, ValueError):
             pass
     try:
-        from ._hipapi import format_version, runtime_version
+        from ._driver import format_version, runtime_version
 
         return format_version(runtime_version())
     except Exception:

@@ -12,23 +12,13 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from pygpgpu_core.backend import elf
+from pygpgpu_core.backend.driver.module import KernelInfo
 from pygpgpu_core.binary_check import EM_AMDGPU, elf_problem, offload_bundle_problem
 
 __all__ = ["KernelInfo", "read_code_object", "CodeObjectInfo", "code_object_problem"]
 
-_SHT_SYMTAB, _SHT_NOTE, _SHT_DYNSYM = 2, 7, 11
-_STT_OBJECT, _STT_FUNC = 1, 2
 _NT_AMDGPU_METADATA = 32
-
-
-@dataclass(frozen=True)
-class KernelInfo:
-    name: str
-    """The symbol (mangled unless the kernel is ``extern "C"``)."""
-    param_sizes: "tuple[int, ...] | None"
-    """Byte size of each explicit parameter, in order; None when the metadata is missing."""
-    static_shared: int = 0
-    max_threads: int = 0
 
 
 @dataclass(frozen=True)
@@ -93,44 +83,11 @@ def _unpack_map(data: bytes, pos: int, n: int):
     return out, pos
 
 
-def _sections(image: bytes) -> list[tuple]:
-    (shoff,) = struct.unpack_from("<Q", image, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", image, 0x3A)
-    return [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize) for i in range(shnum)]
-
-
-def _symbols(image: bytes, sections: list[tuple]) -> dict[str, int]:
-    """name -> symbol type, from .symtab/.dynsym."""
-    out: dict[str, int] = {}
-    for sec in sections:
-        if sec[1] not in (_SHT_SYMTAB, _SHT_DYNSYM):
-            continue
-        offset, size, link, entsize = sec[4], sec[5], sec[6], sec[9] or 24
-        strtab_offset = sections[link][4]
-        for pos in range(offset, offset + size, entsize):
-            st_name, st_info = struct.unpack_from("<IB", image, pos)
-            if not st_name:
-                continue
-            start = strtab_offset + st_name
-            name = image[start:image.index(b"\0", start)].decode(errors="replace")
-            out.setdefault(name, st_info & 0xF)
-    return out
-
-
-def _metadata(image: bytes, sections: list[tuple]) -> "dict | None":
-    for sec in sections:
-        if sec[1] != _SHT_NOTE:
-            continue
-        pos, end = sec[4], sec[4] + sec[5]
-        while pos + 12 <= end:
-            namesz, descsz, ntype = struct.unpack_from("<III", image, pos)
-            name_start = pos + 12
-            desc_start = name_start + ((namesz + 3) & ~3)
-            name = image[name_start:name_start + namesz].rstrip(b"\0")
-            if name == b"AMDGPU" and ntype == _NT_AMDGPU_METADATA:
-                value, _ = _unpack_msgpack(image[desc_start:desc_start + descsz])
-                return value if isinstance(value, dict) else None
-            pos = desc_start + ((descsz + 3) & ~3)
+def _metadata(image: bytes, sections: "list[elf.Section]") -> "dict | None":
+    for name, ntype, desc in elf.notes(image, sections):
+        if name == b"AMDGPU" and ntype == _NT_AMDGPU_METADATA:
+            value, _ = _unpack_msgpack(desc)
+            return value if isinstance(value, dict) else None
     return None
 
 
@@ -146,11 +103,13 @@ def code_object_problem(image: bytes) -> "str | None":
 
 def read_code_object(image: bytes) -> CodeObjectInfo:
     """The kernels of a code object; an empty result when it cannot be parsed."""
-    if len(image) < 64 or image[:4] != b"\x7fELF" or image[4] != 2 or image[5] != 1:
+    if not elf.is_elf64(image):
         return CodeObjectInfo({})
     try:
-        sections = _sections(image)
-        symbols = _symbols(image, sections)
+        sections = elf.sections(image)
+        symbols: dict[str, int] = {}  # name -> symbol type
+        for sym in elf.symbols(image, sections, (elf.SHT_SYMTAB, elf.SHT_DYNSYM)):
+            symbols.setdefault(sym.name, sym.type)
         meta = _metadata(image, sections) or {}
     except (struct.error, ValueError, IndexError):
         return CodeObjectInfo({})
@@ -169,7 +128,7 @@ def read_code_object(image: bytes) -> CodeObjectInfo:
         )
     kernels = {}
     for name, kind in symbols.items():
-        if kind == _STT_FUNC and symbols.get(name + ".kd") == _STT_OBJECT:
+        if kind == elf.STT_FUNC and symbols.get(name + ".kd") == elf.STT_OBJECT:
             kernels[name] = described.get(name, KernelInfo(name, None))
     for name, info in described.items():
         kernels.setdefault(name, info)

@@ -11,12 +11,14 @@ import sys
 import threading
 from ctypes import POINTER, c_char_p, c_int
 
-from pygpgpu_core.errors import CompileError, DriverError
+from pygpgpu_core.backend.library import Function, LazyLibrary
+from pygpgpu_core.errors import BackendUnavailable, CompileError, DriverError
+from pygpgpu_core.libinfo import library_path
 
 from . import _hiprtc_worker as _worker
-from ._library import hiprtc_library, library_path
+from ._library import hiprtc_candidates
 
-__all__ = ["check", "version", "compile_program", "library_dir"]
+__all__ = ["hiprtc", "check", "version", "compile_program", "library_dir"]
 
 HIPRTC_SUCCESS = 0
 HIPRTC_ERROR_COMPILATION = 6
@@ -42,24 +44,38 @@ _HINTS = {
 
 # comgr is not documented as thread-safe for concurrent in-process compiles on every release.
 _compile_lock = threading.Lock()
-_prototyped = False
 
 
-def _lib() -> ctypes.CDLL:
-    global _prototyped
-    lib = hiprtc_library()
-    if not _prototyped:
-        lib.hiprtcVersion.argtypes = [POINTER(c_int), POINTER(c_int)]
-        lib.hiprtcVersion.restype = c_int
-        lib.hiprtcGetErrorString.argtypes = [c_int]
-        lib.hiprtcGetErrorString.restype = c_char_p
-        _prototyped = True
-    return lib
+def _runtime_fallback(tried: "list[str]") -> ctypes.CDLL:
+    """ROCm 5: hiprtc lives inside libamdhip64."""
+    from ._driver import driver
+
+    searched = ", ".join(tried) or "nothing"
+    try:
+        runtime = driver().lib
+    except BackendUnavailable as exc:
+        raise BackendUnavailable("hip", f"hiprtc was not found (tried {searched}) and {exc.reason}") from None
+    if hasattr(runtime, "hiprtcCreateProgram"):
+        return runtime
+    raise BackendUnavailable(
+        "hip", f"hiprtc was not found (tried {searched}) and the HIP runtime does not export it; install ROCm's "
+               "hiprtc (package hiprtc or rocm-hip-runtime-dev), point PYGPGPU_HIPRTC_LIB at libhiprtc.so, or use "
+               "the offline compiler with PYGPGPU_HIP_COMPILER=clang")
+
+
+hiprtc = LazyLibrary(
+    "hip", "hiprtc", {
+        "hiprtcVersion": Function("hiprtcVersion", (POINTER(c_int), POINTER(c_int))),
+        "hiprtcGetErrorString": Function("hiprtcGetErrorString", (c_int,), restype=c_char_p),
+    }, env="PYGPGPU_HIPRTC_LIB", candidates=hiprtc_candidates, fallback=_runtime_fallback,
+    hint="Install ROCm's hiprtc (package hiprtc or rocm-hip-runtime-dev) or point PYGPGPU_HIPRTC_LIB at libhiprtc.so",
+)
+"""``hiprtc()``: the bound hiprtc functions (``.lib`` the library, for the compile worker)."""
 
 
 def _name(status: int) -> str:
     try:
-        text = _lib().hiprtcGetErrorString(int(status))
+        text = hiprtc().hiprtcGetErrorString(int(status))
         if text:
             return text.decode()
     except Exception:
@@ -75,7 +91,7 @@ def check(status: int, call: str) -> None:
 
 def version() -> tuple[int, int]:
     """hiprtcVersion (ROCm 5.2.3 reports (9, 0); ROCm 6+ report the HIP major/minor)."""
-    lib = _lib()
+    lib = hiprtc()
     major, minor = c_int(), c_int()
     check(lib.hiprtcVersion(ctypes.byref(major), ctypes.byref(minor)), "hiprtcVersion")
     return major.value, minor.value
@@ -83,8 +99,8 @@ def version() -> tuple[int, int]:
 
 def library_dir() -> "str | None":
     """The folder holding the hiprtc library (where comgr is looked for)."""
-    path = library_path(_lib())
-    return os.path.dirname(path) if path else None
+    path = library_path(hiprtc().lib)
+    return os.path.dirname(path) if os.sep in path else None
 
 
 # comgr names the source after its scratch folder; show the caller's name instead.
@@ -117,9 +133,9 @@ def _run_child(library: str, source: str, name: str, options: "list[str]") -> di
 
 def compile_program(source: str, name: str, options: "list[str]") -> tuple[bytes, str]:
     """Compile ``source``; returns (code object, build log). The target must already be validated."""
-    lib = _lib()
+    lib = hiprtc().lib
     if isolated():
-        result = _run_child(library_path(lib) or lib._name, source, name, options)
+        result = _run_child(library_path(lib), source, name, options)
     else:
         with _compile_lock:
             result = _worker.compile_with(lib, source, name, options)

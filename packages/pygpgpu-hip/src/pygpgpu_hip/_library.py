@@ -1,34 +1,24 @@
-"""Finding and loading the HIP runtime (libamdhip64) and hiprtc, on first use only.
+"""Where ROCm keeps the HIP runtime (libamdhip64) and hiprtc: the candidates the lazy
+loaders (``_driver.driver``, ``_hiprtc.hiprtc``) try, in order.
 
 ROCm 5 exports the hiprtc* symbols from libamdhip64 itself; ROCm 6 and 7 ship them in
 libhiprtc.so.6 / .7. ``PYGPGPU_HIP_LIB`` and ``PYGPGPU_HIPRTC_LIB`` override the search
-(a file path or a library name). Nothing here is imported by ``import pygpgpu_hip``'s
-backend object until a device or a compile is asked for.
+(a file path or a library name).
 """
 from __future__ import annotations
 
-import ctypes
 import glob
 import os
 import sys
-import threading
 from pathlib import Path
 
-from pygpgpu_core.errors import BackendUnavailable
-
-__all__ = ["hip_library", "hiprtc_library", "rocm_roots", "library_path", "INSTALL_HINT"]
+__all__ = ["hip_candidates", "hiprtc_candidates", "rocm_roots", "INSTALL_HINT"]
 
 INSTALL_HINT = (
-    "install the ROCm HIP runtime (Debian/Ubuntu: apt-get install libamdhip64-dev hipcc rocm-device-libs; "
+    "Install the ROCm HIP runtime (Debian/Ubuntu: apt-get install libamdhip64-dev hipcc rocm-device-libs; "
     "AMD's repositories: the rocm-hip-runtime package; Windows: the AMD HIP SDK), "
     "or point PYGPGPU_HIP_LIB at libamdhip64.so"
 )
-
-_lock = threading.Lock()
-_hip: "ctypes.CDLL | None" = None
-_hip_error: "str | None" = None
-_hiprtc: "ctypes.CDLL | None" = None
-_hiprtc_error: "str | None" = None
 
 
 def rocm_roots() -> list[Path]:
@@ -69,16 +59,6 @@ def _candidates(names: list[str]) -> list[str]:
     return out
 
 
-def _try_load(candidates: list[str]) -> "tuple[ctypes.CDLL | None, list[str]]":
-    tried = []
-    for cand in candidates:
-        try:
-            return ctypes.CDLL(cand), tried
-        except OSError as exc:
-            tried.append(f"{cand} ({exc})" if os.sep in cand else cand)
-    return None, tried
-
-
 def _hip_names() -> list[str]:
     if sys.platform == "win32":
         return ["amdhip64_7.dll", "amdhip64_6.dll", "amdhip64.dll"]
@@ -95,83 +75,11 @@ def _hiprtc_names() -> list[str]:
     return ["libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so"]
 
 
-def hip_library() -> ctypes.CDLL:
-    """The loaded HIP runtime. Raises BackendUnavailable (cached) saying how to install it."""
-    global _hip, _hip_error
-    with _lock:
-        if _hip is not None:
-            return _hip
-        if _hip_error is None:
-            override = os.environ.get("PYGPGPU_HIP_LIB", "").strip()
-            if override:
-                lib, tried = _try_load([override])
-                if lib is None:
-                    _hip_error = f"PYGPGPU_HIP_LIB={override!r} could not be loaded: {tried[0]}"
-            else:
-                lib, tried = _try_load(_candidates(_hip_names()))
-                if lib is None:
-                    _hip_error = f"the HIP runtime library was not found (tried {', '.join(tried)}); {INSTALL_HINT}"
-            if lib is not None:
-                _hip = lib
-                return lib
-        raise BackendUnavailable("hip", _hip_error)
+def hip_candidates() -> list[str]:
+    """The HIP runtime's names, then the same names in the ROCm folders."""
+    return _candidates(_hip_names())
 
 
-def hiprtc_library() -> ctypes.CDLL:
-    """The library exporting hiprtc*: libhiprtc, or libamdhip64 itself on ROCm 5."""
-    global _hiprtc, _hiprtc_error
-    with _lock:
-        if _hiprtc is not None:
-            return _hiprtc
-        cached_error = _hiprtc_error
-    if cached_error is not None:
-        raise BackendUnavailable("hip", cached_error)
-    override = os.environ.get("PYGPGPU_HIPRTC_LIB", "").strip()
-    if override:
-        lib, tried = _try_load([override])
-        error = None if lib is not None else f"PYGPGPU_HIPRTC_LIB={override!r} could not be loaded: {tried[0]}"
-    else:
-        lib, tried = _try_load(_candidates(_hiprtc_names()))
-        error = None
-        if lib is None:
-            try:
-                runtime = hip_library()
-            except BackendUnavailable as exc:
-                runtime, error = None, f"hiprtc was not found (tried {', '.join(tried) or 'nothing'}) and {exc.reason}"
-            if runtime is not None:
-                if hasattr(runtime, "hiprtcCreateProgram"):
-                    lib = runtime  # ROCm 5: hiprtc lives inside libamdhip64
-                else:
-                    error = (f"hiprtc was not found (tried {', '.join(tried)}) and the HIP runtime does not export it; "
-                             "install ROCm's hiprtc (package hiprtc or rocm-hip-runtime-dev), point PYGPGPU_HIPRTC_LIB "
-                             "at libhiprtc.so, or use the offline compiler with PYGPGPU_HIP_COMPILER=clang")
-    with _lock:
-        if lib is not None:
-            _hiprtc = lib
-            return lib
-        _hiprtc_error = error
-    raise BackendUnavailable("hip", error)
-
-
-def library_path(lib: ctypes.CDLL) -> "str | None":
-    """The file a loaded library came from (Linux: /proc/self/maps), or None if unknown."""
-    name = getattr(lib, "_name", "") or ""
-    if os.sep in name and os.path.exists(name):
-        return os.path.realpath(name)
-    base = os.path.basename(name).split(".so")[0]
-    try:
-        with open("/proc/self/maps") as maps:
-            for line in maps:
-                path = line.rstrip("\n").split(" ")[-1]
-                if base and os.path.basename(path).startswith(base + ".so"):
-                    return os.path.realpath(path)
-    except OSError:
-        pass
-    return None
-
-
-def reset_for_tests() -> None:
-    """Forget load failures so a test can change PYGPGPU_HIP_LIB (loaded libraries stay loaded)."""
-    global _hip, _hip_error, _hiprtc, _hiprtc_error
-    with _lock:
-        _hip = _hip_error = _hiprtc = _hiprtc_error = None
+def hiprtc_candidates() -> list[str]:
+    """hiprtc's names, then the same names in the ROCm folders."""
+    return _candidates(_hiprtc_names())

@@ -91,7 +91,7 @@ def compiler_identity(kind: "str | None" = None) -> str:
         major, minor = _hiprtc.version()
         parts = [f"hiprtc {major}.{minor}"]
         try:
-            from ._hipapi import format_version, runtime_version
+            from ._driver import format_version, runtime_version
 
             parts.append(f"HIP runtime {format_version(runtime_version())}")
         except Exception:  # hiprtc without the runtime (ROCm 6+ split libraries) is fine

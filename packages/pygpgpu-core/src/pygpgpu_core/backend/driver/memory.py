@@ -12,21 +12,19 @@ import os
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from ctypes import byref, c_uint, c_void_p
+from ctypes import byref, c_uint, c_uint64, c_void_p
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pygpgpu_core.handles import Closeable
-from pygpgpu_core.errors import ClosedError
-
-from ._driver import CUdeviceptr, check
-
+from ...errors import ClosedError
+from ...handles import Closeable
 
 if TYPE_CHECKING:
-    from ._context import CudaContext
+    from .context import DriverContext
 
-__all__ = ["CudaBuffer", "PinnedStaging", "pinned_empty", "host_mapped", "STAGING_THRESHOLD", "STAGING_CHUNK"]
+__all__ = ["DriverBuffer", "PinnedStaging", "pinned_empty", "host_mapped", "is_pinned", "host_memmove",
+           "staging_settings"]
 
 
 def _env_int(name: str, default: int) -> int:
@@ -40,15 +38,29 @@ def _env_int(name: str, default: int) -> int:
 # driver's own path is as fast; 64 MiB staged in 8 MiB chunks by 4 threads ran at 22-24 GB/s,
 # 1 GiB in 32 MiB chunks by 8 threads at 25-40 GB/s. Host memcpy is the limit: one thread
 # copies about 9 GB/s, and pieces under ~2 MiB cost more in hand-off than they gain.
-STAGING_THRESHOLD = _env_int("PYGPGPU_CUDA_STAGING_THRESHOLD", 16 << 20)
-STAGING_CHUNK = _env_int("PYGPGPU_CUDA_STAGING_CHUNK", 32 << 20)
+STAGING_THRESHOLD = 16 << 20
+STAGING_CHUNK = 32 << 20
 SMALL_CHUNK = 8 << 20
 MIN_PIECE = 2 << 20
-COPY_THREADS = max(1, _env_int("PYGPGPU_CUDA_COPY_THREADS", min(8, os.cpu_count() or 1)))
-_MEMTYPE_HOST = 1
-_CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2
-_CU_EVENT_DISABLE_TIMING = 2
 
+
+def staging_settings(backend: str) -> tuple[int, int]:
+    """``(threshold, chunk)``: pageable copies from ``threshold`` bytes on are staged in chunks of
+    ``chunk`` bytes; ``$PYGPGPU_<BACKEND>_STAGING_THRESHOLD`` / ``_STAGING_CHUNK`` override them."""
+    prefix = f"PYGPGPU_{backend.upper()}_"
+    return _env_int(prefix + "STAGING_THRESHOLD", STAGING_THRESHOLD), _env_int(prefix + "STAGING_CHUNK", STAGING_CHUNK)
+
+
+def _copy_threads() -> int:
+    """Threads that copy a staged transfer: ``$PYGPGPU_COPY_THREADS`` (``$PYGPGPU_CUDA_COPY_THREADS``,
+    its older name), else up to 8."""
+    for name in ("PYGPGPU_COPY_THREADS", "PYGPGPU_CUDA_COPY_THREADS"):
+        if os.environ.get(name):
+            return max(1, _env_int(name, 1))
+    return min(8, os.cpu_count() or 1)
+
+
+COPY_THREADS = _copy_threads()
 _pool: "ThreadPoolExecutor | None" = None
 _pool_lock = threading.Lock()
 
@@ -58,7 +70,7 @@ def _copy_pool() -> ThreadPoolExecutor:
     if _pool is None:
         with _pool_lock:
             if _pool is None:
-                _pool = ThreadPoolExecutor(COPY_THREADS - 1, thread_name_prefix="pygpgpu-cuda-copy")
+                _pool = ThreadPoolExecutor(COPY_THREADS - 1, thread_name_prefix="pygpgpu-copy")
     return _pool
 
 
@@ -82,62 +94,74 @@ def host_memmove(dst: int, src: int, nbytes: int) -> None:
 
 
 class _PinnedBlock:
-    """One cuMemHostAlloc allocation; freed when the last numpy view of it dies."""
+    """One page-locked host allocation; freed when the last numpy view of it dies."""
 
-    def __init__(self, context: "CudaContext", nbytes: int):
+    def __init__(self, context: "DriverContext", nbytes: int):
         self.context = context
         self.nbytes = nbytes
         ptr = c_void_p()
         context.make_current()
-        check(context.drv.cuMemHostAlloc(byref(ptr), max(nbytes, 1), 0), "cuMemHostAlloc",
-              f"could not page-lock {nbytes} bytes of host memory")
+        calls = context.calls
+        calls.check(calls.host_alloc(byref(ptr), max(nbytes, 1), 0), calls.host_alloc,
+                    f"could not page-lock {nbytes} bytes of host memory")
         self.ptr = ptr.value
 
     def close(self) -> None:
         ptr, self.ptr = self.ptr, None
         if ptr and not self.context.closed:
             self.context.make_current()
-            self.context.drv.cuMemFreeHost(ptr)
+            self.context.calls.host_free(ptr)
 
     def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
         if not _is_finalizing():
             self.close()
 
 
-def pinned_empty(context: "CudaContext", shape: Any, dtype: Any = np.float32) -> np.ndarray:
+def pinned_empty(context: "DriverContext", shape: Any, dtype: Any = np.float32) -> np.ndarray:
     """A numpy array in page-locked host memory (transfers to and from it run at full speed)."""
     dtype = np.dtype(dtype)
     count = int(np.prod(shape, dtype=np.int64))
     block = _PinnedBlock(context, count * dtype.itemsize)
     raw = (ctypes.c_uint8 * max(block.nbytes, 1)).from_address(block.ptr)
-    raw._pygpgpu_block = block  # the numpy view keeps the ctypes array, which keeps the block
+    raw._pygpgpu_block = block  # type: ignore[attr-defined]  # the numpy view keeps the ctypes array, which keeps the block
     return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape)
 
 
-def host_mapped(context: "CudaContext", nbytes: int) -> "tuple[np.ndarray, CudaBuffer]":
+def host_mapped(context: "DriverContext", nbytes: int) -> "tuple[np.ndarray, DriverBuffer]":
     """Page-locked host memory that kernels read and write in place: ``(host, buffer)``, a
     uint8 numpy view and a buffer over the same bytes. Every kernel access crosses the bus,
     so this suits a few KiB touched about once (a launch's tiny arguments), not working data."""
     host = pinned_empty(context, nbytes, np.uint8)
-    dptr = CUdeviceptr()
+    dptr = c_uint64()
     context.make_current()
-    check(context.drv.cuMemHostGetDevicePointer(byref(dptr), host.ctypes.data, 0), "cuMemHostGetDevicePointer")
-    return host, CudaBuffer(context, nbytes, dptr.value, owner=host)
+    calls = context.calls
+    calls.check(calls.host_get_device_pointer(byref(dptr), host.ctypes.data, 0), calls.host_get_device_pointer)
+    return host, context.buffer_class(context, nbytes, dptr.value, owner=host)
+
+
+def is_pinned(context: "DriverContext", hptr: int) -> bool:
+    """Whether host address ``hptr`` is page-locked (ours, torch's pin_memory(), ...)."""
+    query = context.pointer_host_memory
+    if query is None or not context.calls.has("pointer_get_attribute"):
+        return False
+    memtype = c_uint()
+    return context.calls.pointer_get_attribute(ctypes.addressof(memtype), query[0], hptr) == 0 \
+        and memtype.value == query[1]
 
 
 class PinnedStaging:
     """Two page-locked chunks + events that let host copies and DMA overlap."""
 
-    def __init__(self, context: "CudaContext", chunk: int = STAGING_CHUNK):
+    def __init__(self, context: "DriverContext", chunk: int = STAGING_CHUNK):
         self.context = context
         self.chunk = chunk
         self.lock = threading.Lock()
         self.blocks: list[_PinnedBlock] = []  # sized on first use: page-locking costs ~ms per MiB
-        self.events = []
-        drv = context.drv
+        self.events: list[c_void_p] = []
+        calls = context.calls
         for _ in range(2):
             ev = c_void_p()
-            check(drv.cuEventCreate(byref(ev), _CU_EVENT_DISABLE_TIMING), "cuEventCreate")
+            calls.check(calls.event_create(byref(ev), 2), calls.event_create)  # disable timing
             self.events.append(ev)
 
     def chunk_for(self, nbytes: int) -> int:
@@ -151,26 +175,28 @@ class PinnedStaging:
         return chunk
 
     def upload(self, dptr: int, hptr: int, nbytes: int) -> None:
-        drv, stream = self.context.drv, self.context.queue.handle
+        calls, stream = self.context.calls, self.context.queue.handle
+        check = calls.check
         with self.lock:
             chunk = self.chunk_for(nbytes)
             for i, off in enumerate(range(0, nbytes, chunk)):
                 n = min(chunk, nbytes - off)
                 slot = i & 1
-                check(drv.cuEventSynchronize(self.events[slot]), "cuEventSynchronize")
+                check(calls.event_synchronize(self.events[slot]), calls.event_synchronize)
                 host_memmove(self.blocks[slot].ptr, hptr + off, n)
-                check(drv.cuMemcpyHtoDAsync(dptr + off, self.blocks[slot].ptr, n, stream), "cuMemcpyHtoDAsync")
-                check(drv.cuEventRecord(self.events[slot], stream), "cuEventRecord")
-            check(drv.cuStreamSynchronize(stream), "cuStreamSynchronize")
+                check(calls.memcpy_htod_async(dptr + off, self.blocks[slot].ptr, n, stream), calls.memcpy_htod_async)
+                check(calls.event_record(self.events[slot], stream), calls.event_record)
+            check(calls.stream_synchronize(stream), calls.stream_synchronize)
 
     def download(self, hptr: int, dptr: int, nbytes: int) -> None:
-        drv, stream = self.context.drv, self.context.queue.handle
+        calls, stream = self.context.calls, self.context.queue.handle
+        check = calls.check
 
         def issue(i: int) -> None:
             off = offsets[i]
             slot = self.blocks[i & 1].ptr
-            check(drv.cuMemcpyDtoHAsync(slot, dptr + off, min(chunk, nbytes - off), stream), "cuMemcpyDtoHAsync")
-            check(drv.cuEventRecord(self.events[i & 1], stream), "cuEventRecord")
+            check(calls.memcpy_dtoh_async(slot, dptr + off, min(chunk, nbytes - off), stream), calls.memcpy_dtoh_async)
+            check(calls.event_record(self.events[i & 1], stream), calls.event_record)
 
         with self.lock:
             chunk = self.chunk_for(nbytes)
@@ -179,13 +205,13 @@ class PinnedStaging:
             for i, off in enumerate(offsets):
                 if i + 1 < len(offsets):
                     issue(i + 1)  # its slot was drained by the previous iteration's host copy
-                check(drv.cuEventSynchronize(self.events[i & 1]), "cuEventSynchronize")
+                check(calls.event_synchronize(self.events[i & 1]), calls.event_synchronize)
                 host_memmove(hptr + off, self.blocks[i & 1].ptr, min(chunk, nbytes - off))
 
     def close(self) -> None:
         for ev in self.events:
             if ev.value:
-                self.context.drv.cuEventDestroy(ev)
+                self.context.calls.event_destroy(ev)
         self.events = []
         for block in self.blocks:
             block.close()
@@ -208,16 +234,18 @@ def _host_array(host: Any, *, writable: bool, what: str) -> np.ndarray:
     return host
 
 
-class CudaBuffer(Closeable):
-    """``nbytes`` of device memory. ``ptr`` is the CUdeviceptr as an int (None once closed).
+class DriverBuffer(Closeable):
+    """``nbytes`` of device memory. ``ptr`` is the device address as an int (None once closed).
 
-    A buffer made by :meth:`CudaContext.buffer_from_pointer` wraps memory owned by someone
-    else (torch, CuPy, ...): it keeps ``owner`` alive and never frees the memory itself.
+    A buffer made by ``context.buffer_from_pointer`` wraps memory owned by someone else (torch,
+    CuPy, ...): it keeps ``owner`` alive and never frees the memory itself.
     """
 
     __slots__ = ("context", "nbytes", "ptr", "_owner", "_owns", "__weakref__")
+    zero_copy = False
+    """Never an alias of host memory (``buffer_from_host`` copies)."""
 
-    def __init__(self, context: "CudaContext", nbytes: int, ptr: "int | None" = None, owner: Any = None):
+    def __init__(self, context: "DriverContext", nbytes: int, ptr: "int | None" = None, owner: Any = None):
         nbytes = int(nbytes)
         if nbytes < 0:
             raise ValueError(f"a buffer size must be >= 0, got {nbytes}")
@@ -226,13 +254,14 @@ class CudaBuffer(Closeable):
         self._owner = owner
         self._owns = ptr is None
         if ptr is None:
-            handle = CUdeviceptr()
+            handle = c_uint64()
             context.make_current()
-            # cuMemAlloc rejects 0 bytes; an empty array still needs a distinct valid pointer.
-            check(context.drv.cuMemAlloc(byref(handle), max(nbytes, 1)), "cuMemAlloc",
-                  f"could not allocate {nbytes} bytes on {context.device.name}; free buffers or use smaller data")
+            calls = context.calls
+            # The drivers reject 0 bytes; an empty array still needs a distinct valid pointer.
+            calls.check(calls.mem_alloc(byref(handle), max(nbytes, 1)), calls.mem_alloc,
+                        f"could not allocate {nbytes} bytes on {context.device.name}; free buffers or use smaller data")
             ptr = handle.value
-        self.ptr = int(ptr)
+        self.ptr: "int | None" = int(ptr)
         context._track(self)
 
     # -- interop ---------------------------------------------------------------------------
@@ -240,34 +269,19 @@ class CudaBuffer(Closeable):
     def owns_memory(self) -> bool:
         return self._owns
 
-    def cuda_array_interface(self, shape: Any, dtype: Any, strides: Any = None, readonly: bool = False) -> dict:
-        """A ``__cuda_array_interface__`` (version 3) dict describing this buffer as an array."""
-        self._live()
-        dtype = np.dtype(dtype)
-        shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
-        return {
-            "shape": shape,
-            "typestr": dtype.str,
-            "descr": dtype.descr,
-            "data": (self.ptr, readonly),
-            "strides": None if strides is None else tuple(int(s) for s in strides),
-            "version": 3,
-            "stream": self.context.queue.handle.value or 1,  # 1 = the legacy default stream
-        }
-
-    def view(self, offset: int, nbytes: "int | None" = None) -> "CudaBuffer":
+    def view(self, offset: int, nbytes: "int | None" = None) -> "DriverBuffer":
         """A non-owning buffer over ``[offset, offset + nbytes)`` of this one (keeps it alive)."""
         self._live()
         offset = int(offset)
         nbytes = self.nbytes - offset if nbytes is None else int(nbytes)
         if offset < 0 or nbytes < 0 or offset + nbytes > self.nbytes:
             raise ValueError(f"view [{offset}, {offset + nbytes}) is outside the {self.nbytes}-byte buffer")
-        return CudaBuffer(self.context, nbytes, self.ptr + offset, owner=self)
+        return type(self)(self.context, nbytes, self.ptr + offset, owner=self)  # type: ignore[operator]
 
     # -- transfers ---------------------------------------------------------------------------
     def _live(self) -> None:
         if self.ptr is None:
-            raise ClosedError("this CUDA buffer")
+            raise ClosedError(f"this {self.context.title} buffer")
 
     def _range(self, nbytes: int, offset: int, what: str) -> None:
         self._live()
@@ -278,40 +292,43 @@ class CudaBuffer(Closeable):
 
     def write(self, host: Any, offset: int = 0) -> None:
         """Copy ``host`` into the buffer at byte ``offset``; returns when the copy is done."""
-        host = _host_array(host, writable=False, what="CudaBuffer.write")
+        host = _host_array(host, writable=False, what=f"{type(self).__name__}.write")
         self._range(host.nbytes, offset, "write")
-        self.context._upload(self.ptr + offset, host.ctypes.data, host.nbytes, host)
+        self.context._upload(self.ptr + offset, host.ctypes.data, host.nbytes, host)  # type: ignore[operator]
 
     def read(self, host: np.ndarray, offset: int = 0) -> None:
         """Copy into ``host`` from byte ``offset`` (after all queued work); blocking."""
-        host = _host_array(host, writable=True, what="CudaBuffer.read")
+        host = _host_array(host, writable=True, what=f"{type(self).__name__}.read")
         self._range(host.nbytes, offset, "read")
-        self.context._download(host.ctypes.data, self.ptr + offset, host.nbytes, host)
+        self.context._download(host.ctypes.data, self.ptr + offset, host.nbytes, host)  # type: ignore[operator]
 
     def write_async(self, host: np.ndarray, offset: int = 0) -> None:
         """Queue a copy from ``host`` (keep it alive and unchanged until ``synchronize()``);
         asynchronous only when ``host`` is page-locked (see ``context.pinned_empty``)."""
-        host = _host_array(host, writable=False, what="CudaBuffer.write_async")
+        host = _host_array(host, writable=False, what=f"{type(self).__name__}.write_async")
         self._range(host.nbytes, offset, "write")
         ctx = self.context
         ctx.make_current()
-        check(ctx.drv.cuMemcpyHtoDAsync(self.ptr + offset, host.ctypes.data, host.nbytes, ctx.queue.handle),
-              "cuMemcpyHtoDAsync")
+        calls = ctx.calls
+        calls.check(calls.memcpy_htod_async(self.ptr + offset, host.ctypes.data, host.nbytes,  # type: ignore[operator]
+                                            ctx.queue.handle), calls.memcpy_htod_async)
 
     def read_async(self, host: np.ndarray, offset: int = 0) -> None:
         """Queue a copy into ``host``; its contents are valid after ``synchronize()``."""
-        host = _host_array(host, writable=True, what="CudaBuffer.read_async")
+        host = _host_array(host, writable=True, what=f"{type(self).__name__}.read_async")
         self._range(host.nbytes, offset, "read")
         ctx = self.context
         ctx.make_current()
-        check(ctx.drv.cuMemcpyDtoHAsync(host.ctypes.data, self.ptr + offset, host.nbytes, ctx.queue.handle),
-              "cuMemcpyDtoHAsync")
+        calls = ctx.calls
+        calls.check(calls.memcpy_dtoh_async(host.ctypes.data, self.ptr + offset, host.nbytes,  # type: ignore[operator]
+                                            ctx.queue.handle), calls.memcpy_dtoh_async)
 
-    def copy_from(self, src: "CudaBuffer", nbytes: "int | None" = None) -> None:
-        """Copy ``nbytes`` (default: all of ``src``) from another buffer, in queue order."""
+    def copy_from(self, src: "DriverBuffer", nbytes: "int | None" = None) -> None:
+        """Copy ``nbytes`` (default: all of ``src``) from another buffer, in queue order; a
+        buffer of another device (or backend) is copied through the host."""
         self._live()
-        if not isinstance(src, CudaBuffer):
-            raise TypeError(f"copy_from needs a CudaBuffer, got {type(src).__name__}")
+        if not isinstance(src, DriverBuffer):
+            raise TypeError(f"copy_from needs a device buffer, got {type(src).__name__}")
         src._live()
         n = src.nbytes if nbytes is None else int(nbytes)
         if n < 0 or n > src.nbytes or n > self.nbytes:
@@ -325,7 +342,8 @@ class CudaBuffer(Closeable):
             return
         ctx = self.context
         ctx.make_current()
-        check(ctx.drv.cuMemcpyDtoDAsync(self.ptr, src.ptr, n, ctx.queue.handle), "cuMemcpyDtoDAsync")
+        calls = ctx.calls
+        calls.check(calls.memcpy_dtod_async(self.ptr, src.ptr, n, ctx.queue.handle), calls.memcpy_dtod_async)
 
     def fill(self, value: Any) -> None:
         """Set every element to ``value`` (a numpy scalar, or a bytes pattern), in queue order."""
@@ -338,13 +356,15 @@ class CudaBuffer(Closeable):
         if count == 0:
             return
         ctx.make_current()
-        drv, stream = ctx.drv, ctx.queue.handle
+        calls, stream, ptr = ctx.calls, ctx.queue.handle, self.ptr
         if len(set(pattern)) == 1:
-            check(drv.cuMemsetD8Async(self.ptr, pattern[0], self.nbytes, stream), "cuMemsetD8Async")
+            calls.check(calls.memset_d8_async(ptr, pattern[0], self.nbytes, stream), calls.memset_d8_async)
         elif size == 2:
-            check(drv.cuMemsetD16Async(self.ptr, int.from_bytes(pattern, "little"), count, stream), "cuMemsetD16Async")
+            calls.check(calls.memset_d16_async(ptr, int.from_bytes(pattern, "little"), count, stream),
+                        calls.memset_d16_async)
         elif size == 4:
-            check(drv.cuMemsetD32Async(self.ptr, int.from_bytes(pattern, "little"), count, stream), "cuMemsetD32Async")
+            calls.check(calls.memset_d32_async(ptr, int.from_bytes(pattern, "little"), count, stream),
+                        calls.memset_d32_async)
         else:
             # Any other pattern: write it once, then double the filled prefix with device copies.
             head = np.frombuffer(bytes(pattern), np.uint8)
@@ -352,7 +372,7 @@ class CudaBuffer(Closeable):
             done = size
             while done < self.nbytes:
                 n = min(done, self.nbytes - done)
-                check(drv.cuMemcpyDtoDAsync(self.ptr + done, self.ptr, n, stream), "cuMemcpyDtoDAsync")
+                calls.check(calls.memcpy_dtod_async(ptr + done, ptr, n, stream), calls.memcpy_dtod_async)  # type: ignore[operator]
                 done += n
 
     # -- lifetime ----------------------------------------------------------------------------
@@ -366,20 +386,12 @@ class CudaBuffer(Closeable):
         self._owner = None
         if ptr is not None and self._owns and not self.context.closed:
             self.context.make_current()
-            self.context.drv.cuMemFree(ptr)  # an error here (lost context) cannot be acted on
-
+            self.context.calls.mem_free(ptr)  # an error here (lost context) cannot be acted on
 
     def __int__(self) -> int:
         self._live()
-        return self.ptr
+        return self.ptr  # type: ignore[return-value]
 
     def __repr__(self) -> str:
         state = "closed" if self.ptr is None else hex(self.ptr)
-        return f"<CudaBuffer {self.nbytes} bytes at {state} on {self.context.device.selector}>"
-
-
-def is_pinned(context: "CudaContext", hptr: int) -> bool:
-    """Whether host address ``hptr`` is page-locked (ours, torch's pin_memory(), ...)."""
-    memtype = c_uint()
-    return context.drv.cuPointerGetAttribute(ctypes.addressof(memtype), _CU_POINTER_ATTRIBUTE_MEMORY_TYPE, hptr) == 0 \
-        and memtype.value == _MEMTYPE_HOST
+        return f"<{type(self).__name__} {self.nbytes} bytes at {state} on {self.context.device.selector}>"

@@ -1,0 +1,14 @@
+"""What backend packages build on; not user API (that stays at the top of ``pygpgpu_core``).
+
+* :mod:`.library`: a vendor library loaded on first use (override variable, candidate names,
+  install hint, prototypes, fork safety) and its call table.
+* :mod:`.errors`: a backend's status codes turned into :class:`~pygpgpu_core.errors.DriverError`.
+* :mod:`.args` and :mod:`.launcher`: kernel arguments packed for the pointer-array launch ABI
+  (``void** kernelParams``) that CUDA and HIP share, and the generated warm-path launcher.
+* :mod:`.elf`: sections, symbols and notes of an ELF image (CUBIN, AMDGPU code object).
+* :mod:`.driver`: the context, stream, buffer, program and kernel classes of a CUDA-like driver,
+  written once over a per-backend call table (see ``docs/writing-a-backend.md``).
+
+Importing this package imports none of them, and nothing here loads a vendor library.
+"""
+from __future__ import annotations
