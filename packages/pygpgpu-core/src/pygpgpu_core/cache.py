@@ -68,8 +68,9 @@ def cache_dir() -> Path:
     return path
 
 
-def cache_key(*parts: "str | bytes | int | float | None") -> str:
-    """A hex digest over ``parts`` (each length-prefixed, so ``("ab","c") != ("a","bc")``)."""
+def cache_key(*parts: "str | bytes | int | float | tuple | None") -> str:
+    """A hex digest over ``parts`` (each length-prefixed, so ``("ab","c") != ("a","bc")``); parts other
+    than bytes enter as their ``repr``, so a tuple of those types is a part too."""
     h = hashlib.sha256()
     h.update(PACKAGE_VERSION.encode())
     for part in parts:
