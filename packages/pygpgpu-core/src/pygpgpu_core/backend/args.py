@@ -54,6 +54,16 @@ BUFFER = ArgKind("buffer", 8, "Q", label="buffer")
 LOCAL = ArgKind("local", label="local")
 
 
+def _float16_cast(v: Any) -> float:
+    return float(np.float16(v))
+
+
+# C's conversion to float32 / float16, for values struct refuses because they are past the type's
+# range: they become +-inf. OpenCL's argument path converts this way (a ctypes c_float; numpy for
+# half), and so does numpy for float32 + a huge Python float (NEP 50), so every backend agrees.
+_C_FLOAT_CASTS: "dict[str, Callable[[Any], float]]" = {"f": lambda v: ctypes.c_float(v).value, "e": _float16_cast}
+
+
 def _ctypes_value(v: Any) -> Any:
     return getattr(v, "value", v)
 
@@ -224,8 +234,11 @@ def explain(kernel_name: str, kinds: Sequence[ArgKind], args: Any, exc: BaseExce
                 return TypeError(f"{where} must be LocalMemory(nbytes), got {type(value).__name__}")
         else:
             try:
-                struct.pack("<" + kind.fmt, kind.convert(value) if kind.convert else value)
-            except struct.error as inner:
+                packed = kind.convert(value) if kind.convert else value
+                if kind.tag == "scalar" and kind.fmt in _C_FLOAT_CASTS:
+                    packed = _C_FLOAT_CASTS[kind.fmt](packed)   # as the launcher packs it after an overflow
+                struct.pack("<" + kind.fmt, packed)
+            except (struct.error, OverflowError) as inner:
                 if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
                     return OverflowError(f"{where}: {value!r} does not fit in {kind.label} ({inner})")
                 return TypeError(f"{where} must be {kind.label}, got {type(value).__name__} {value!r}: {inner}")
@@ -254,6 +267,9 @@ class ArgumentLayout:
                             "use float32")
         self.params = [(i, k) for i, k in enumerate(self.kinds) if k.tag != "local"]
         self.locals = [i for i, k in enumerate(self.kinds) if k.tag == "local"]
+        self.float_casts = {i: _C_FLOAT_CASTS[k.fmt] for i, k in self.params
+                            if k.tag == "scalar" and k.fmt in _C_FLOAT_CASTS}
+        """Arguments converted the C way when packing overflows (see :meth:`pack`)."""
         fmt, offsets, offset = "<", [], 0
         for _, kind in self.params:
             pad = -offset % kind.align
@@ -274,18 +290,26 @@ class ArgumentLayout:
             *([base + o for o in offsets] + [base + offset] * (n_pointers - len(self.params)))
         )
 
-    def pack(self, args: Sequence[Any]) -> int:
+    def pack(self, args: Sequence[Any], *, c_float_casts: bool = False) -> int:
         """Write ``args`` into the storage (the launcher does this inline); returns the dynamic
-        shared memory bytes their LocalMemory arguments ask for."""
+        shared memory bytes their LocalMemory arguments ask for. A float32/float16 value past
+        the type's range (which struct refuses) is packed as C converts it, +-inf; the launcher
+        calls this with ``c_float_casts=True`` when its own packing overflowed."""
+        casts = self.float_casts if c_float_casts else {}
         try:
             if len(args) != len(self.kinds):
                 raise TypeError
             values = []
             for i, kind in self.params:
                 v = args[i]
-                values.append(v.ptr if kind.tag == "buffer" else kind.convert(v) if kind.convert else v)
+                v = v.ptr if kind.tag == "buffer" else kind.convert(v) if kind.convert else v
+                values.append(casts[i](v) if i in casts else v)
             shared = sum(args[i].nbytes for i in self.locals)
             self.struct.pack_into(self.storage, 0, *values)
+        except OverflowError as exc:
+            if self.float_casts and not c_float_casts:
+                return self.pack(args, c_float_casts=True)
+            raise explain(self.kernel_name, self.kinds, args, exc) from None
         except Exception as exc:
             raise explain(self.kernel_name, self.kinds, args, exc) from None
         return shared

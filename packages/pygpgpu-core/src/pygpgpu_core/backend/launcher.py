@@ -52,6 +52,7 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
         geometry=kernel.geometry,
         ensure_shared=kernel.ensure_shared,
         explain=lambda args, exc: explain(kernel.name, kinds, args, exc),
+        pack_c_float_casts=lambda args: layout.pack(args, c_float_casts=True),
         fail=kernel.launch_failed,
         lock=threading.Lock(),
         LIMIT=kernel.shared_default_limit,
@@ -76,6 +77,8 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
         + "    with lock:\n"
         "        try:\n"
         + (f"            pack_into(storage, 0, {', '.join(exprs)})\n" if exprs else "            pass\n")
+        # a float32/float16 value past its range: packed as C converts it (+-inf), as on OpenCL
+        + ("        except OverflowError:\n            pack_c_float_casts(args)\n" if layout.float_casts else "")
         + "        except Exception as exc:\n"
         "            raise explain(args, exc) from None\n"
         "        if not func:\n"
