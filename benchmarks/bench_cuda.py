@@ -67,6 +67,22 @@ extern "C" __global__ void nbody(const float4* pos, float4* acc, int n) {
     }
     acc[i] = make_float4(ax, ay, az, 0.0f);
 }
+// n-body as written with 1/sqrt: the issue-17 fast-math pair, built with --use_fast_math
+extern "C" __global__ void nbody_div(const float4* pos, float4* acc, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float4 p = pos[i];
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (int j = 0; j < n; ++j) {
+        float4 q = pos[j];
+        float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
+        float r2 = dx * dx + dy * dy + dz * dz + 1e-3f;
+        float inv = 1.0f / sqrtf(r2);
+        float s = q.w * inv * inv * inv;
+        ax += dx * s; ay += dy * s; az += dz * s;
+    }
+    acc[i] = make_float4(ax, ay, az, 0.0f);
+}
 extern "C" __global__ void histogram(const unsigned int* data, unsigned int* bins, long long n) {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(&bins[data[i] & 255u], 1u);
@@ -198,8 +214,14 @@ def optional(name, loader):
 # ---------------------------------------------------------------------------------------------
 def main() -> None:
     log(f"bench_cuda.py {'(quick sizes)' if QUICK else ''} python {platform.python_version()} numpy {np.__version__}")
+    started = time.perf_counter()
     pg = optional("pygpgpu low-level", load_pygpgpu)
     cp_mod = optional("cupy", load_cupy)
+    # the handwritten kernels built with --use_fast_math: the peers of @kernel(fastmath=True)
+    pg_fast = optional("pygpgpu low-level --use_fast_math",
+                       lambda: pg[1].program(CUDA_SOURCE, ["--use_fast_math"], name="bench_fast.cu")) if pg else None
+    cp_fast = optional("cupy --use_fast_math",
+                       lambda: cp_mod[0].RawModule(code=CUDA_SOURCE, options=("--use_fast_math",))) if cp_mod else None
     nb = optional("numba-cuda", load_numba)
     tr = optional("pygpgpu @kernel", load_translate)
     if pg:
@@ -468,6 +490,61 @@ def main() -> None:
             t = timeit(lambda: k(dp, da), cuda_sync_any, reps)
             return t, nbody_ok(to_host(da))
         record(name, "@kernel", run_tr)
+
+    # --- n-body written with 1.0 / sqrt: fast math (issue 17, item 3) ------------------------
+    # handwritten `1.0f / sqrtf(r2)` built with --use_fast_math (NVRTC turns it into rsqrt.approx)
+    # beside @kernel(fastmath=True) over `1.0 / math.sqrt(r2)`; "@kernel exact" is the default build.
+    name = f"n-body {nbody_n} 1/sqrt fastmath"
+    log(name)
+    if pg_fast:
+        def run_pg():
+            k = pg_fast.kernel("nbody_div")
+            dp, da = ctx.buffer_from_host(pos), ctx.buffer(pos.nbytes)
+            fn = k.launcher(["buffer", "buffer", np.int32])
+            t = timeit(lambda: fn((nbody_n,), (256,), (dp, da, nbody_n)), pg_sync, reps)
+            acc = np.empty_like(pos)
+            da.read(acc)
+            return t, nbody_ok(acc)
+        record(name, "pygpgpu", run_pg)
+    if cp_fast:
+        def run_cp():
+            cupy = cp_mod[0]
+            k = cp_fast.get_function("nbody_div")
+            dp, da = cupy.asarray(pos), cupy.empty_like(cupy.asarray(pos))
+            t = timeit(lambda: k(((nbody_n + 255) // 256,), (256,), (dp, da, np.int32(nbody_n))), cp_sync, reps)
+            return t, nbody_ok(cupy.asnumpy(da))
+        record(name, "cupy", run_cp)
+    if tr:
+        def nbody_div(pos, acc):
+            for i in range(acc.shape[0]):
+                ax = 0.0
+                ay = 0.0
+                az = 0.0
+                for j in range(pos.shape[0]):
+                    dx = pos[j, 0] - pos[i, 0]
+                    dy = pos[j, 1] - pos[i, 1]
+                    dz = pos[j, 2] - pos[i, 2]
+                    r2 = dx * dx + dy * dy + dz * dz + 1e-3
+                    inv = 1.0 / math.sqrt(r2)
+                    sc = pos[j, 3] * inv * inv * inv
+                    ax += dx * sc
+                    ay += dy * sc
+                    az += dz * sc
+                acc[i, 0] = ax
+                acc[i, 1] = ay
+                acc[i, 2] = az
+                acc[i, 3] = 0.0
+
+        def run_tr_mode(fastmath):
+            def run():
+                kernel, _ = tr
+                k = kernel(fastmath=fastmath)(nbody_div)["cuda"]
+                dp, da = gnp_put(pos), gnp_put(np.zeros_like(pos))
+                t = timeit(lambda: k(dp, da), cuda_sync_any, reps)
+                return t, nbody_ok(to_host(da))
+            return run
+        record(name, "@kernel", run_tr_mode(True))
+        record(name, "@kernel exact", run_tr_mode(False))
 
     # --- histogram ----------------------------------------------------------------------
     hn = N_HIST
@@ -864,10 +941,27 @@ def main() -> None:
             buf.close()
 
     # --- table -----------------------------------------------------------------------------------
-    columns = ["pygpgpu", "pygpgpu.launch", "cupy", "numba", "@kernel", "torch"]
+    columns = ["pygpgpu", "pygpgpu.launch", "cupy", "numba", "@kernel", "@kernel exact", "torch"]
+    # ours / peer, by time (lower is better; a GB/s row's ratio is the peer's GB/s over ours)
+    ratio_pairs = [("@kernel", "pygpgpu"), ("@kernel", "cupy"), ("pygpgpu", "cupy")]
     workloads = list(dict.fromkeys(r["workload"] for r in ROWS))
-    log("\n" + f"{'workload':<30}" + "".join(f"{c:>16}" for c in columns))
+    ratios: dict = {}
+
+    def ms_of(w, c):
+        row = next((r for r in ROWS if r["workload"] == w and r["column"] == c), None)
+        return row["ms"] if row and "ms" in row else None
+
+    log("\n" + f"{'workload':<30}" + "".join(f"{c:>16}" for c in columns)
+        + "".join(f"{a + '/' + b:>18}" for a, b in ratio_pairs))
     for w in workloads:
+        ratio_cells = []
+        for a, b in ratio_pairs:
+            ours, peer = ms_of(w, a), ms_of(w, b)
+            if ours is not None and peer:
+                ratios.setdefault(w, {})[f"{a}/{b}"] = ours / peer
+                ratio_cells.append(f"{ours / peer:.3f}x")
+            else:
+                ratio_cells.append("-")
         cells = []
         for c in columns:
             row = next((r for r in ROWS if r["workload"] == w and r["column"] == c), None)
@@ -879,7 +973,8 @@ def main() -> None:
                 unit = "us" if "us" in row else ("GB/s" if "GB/s" in row else None)
                 value = row[unit] if unit else row["ms"]
                 cells.append(f"{value:.3f}{' ' + unit if unit else ' ms'}{'' if row['correct'] else '!'}")
-        log(f"{w:<30}" + "".join(f"{c:>16}" for c in cells))
+        log(f"{w:<30}" + "".join(f"{c:>16}" for c in cells) + "".join(f"{c:>18}" for c in ratio_cells))
+    log(f"total {time.perf_counter() - started:.1f} s")
     if JSON_PATH:
         meta = {
             "date": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
@@ -892,7 +987,7 @@ def main() -> None:
             meta["device"] = repr(pg[0])
             meta["versions"] = pg[0].backend.version()
         with open(JSON_PATH, "w") as f:
-            json.dump({"meta": meta, "rows": ROWS}, f, indent=1)
+            json.dump({"meta": meta, "rows": ROWS, "ratios": ratios}, f, indent=1)
         log(f"wrote {JSON_PATH}")
 
 

@@ -29,6 +29,9 @@ class Dialect:
     # The launcher guarantees row-array pointers this alignment (ArrayType.align); telling the
     # compiler lets a row of 4 floats load as one 128-bit access. OpenCL C has no portable spelling.
     assume_aligned = ""
+    # Build options of @kernel(fastmath=True): the compiler may reassociate, contract, flush
+    # denormals, assume no NaN/inf and use approximate division, sqrt and transcendentals.
+    fast_math_options: tuple[str, ...] = ()
 
     # ---- types -------------------------------------------------------------
     def type_name(self, t) -> str:
@@ -78,6 +81,7 @@ class OpenCL(Dialect):
     local_ptr = "__local "
     local_decl = "__local "
     own_scalars = {"bool": "bool", "float16": "half"}
+    fast_math_options = ("-cl-fast-relaxed-math",)
 
     def headers(self, features):
         # fp64 and 64-bit atomics pragmas come with the prelude pieces that need them (ext:*)
@@ -92,6 +96,7 @@ class CUDA(Dialect):
     own_scalars = {"bool": "bool", "float16": "__half"}
     float_suffix = True
     assume_aligned = "__builtin_assume_aligned"
+    fast_math_options = ("--use_fast_math",)       # NVRTC: ftz, approximate div/sqrt, fast intrinsics
 
     # GPU_TABLE spells the 32-bit product; kernels may index past 2**32 work items, so widen first
     _wide = {"global_id": "((long long)blockIdx.{d} * blockDim.{d} + threadIdx.{d})",
@@ -105,6 +110,7 @@ class CUDA(Dialect):
 
 class HIP(CUDA):
     name = "hip"
+    fast_math_options = ("-ffast-math",)           # hiprtc and clang refuse NVRTC's --use_fast_math
 
 
 DIALECTS = {"opencl": OpenCL(), "cuda": CUDA(), "hip": HIP()}

@@ -178,7 +178,7 @@ class KernelFunction(Generic[P]):
     generated source; ``k.py_func`` is the original function. See :func:`kernel`."""
 
     def __init__(self, func: Callable[P, object], backend: str | None = None, default_float: Any = None,
-                 debug: bool = False) -> None:
+                 debug: bool = False, fastmath: bool = False) -> None:
         self._static = isinstance(func, staticmethod)
         if isinstance(func, staticmethod):        # @kernel over @staticmethod: the plain function
             func = func.__func__
@@ -187,6 +187,9 @@ class KernelFunction(Generic[P]):
         self.default_float = _default_float(default_float)
         # the bounds-checked debug mode (_bounds, _bounds_host): fixed when the kernel is defined
         self.debug = bool(debug) or bounds_check_default()
+        # fast-math build options (Dialect.fast_math_options): fixed when the kernel is defined,
+        # like debug, so the plans and translations this object caches never mix the two modes
+        self._fastmath = bool(fastmath)
         self.__name__ = func.__name__
         self.__qualname__ = getattr(func, "__qualname__", func.__name__)
         self.__doc__ = func.__doc__
@@ -225,6 +228,11 @@ class KernelFunction(Generic[P]):
 
     def __repr__(self):
         return f"<pygpgpu kernel {self.__qualname__}>"
+
+    @property
+    def fastmath(self) -> bool:
+        """Whether this kernel builds with its dialect's fast-math options (``@kernel(fastmath=True)``)."""
+        return self._fastmath
 
     def __reduce__(self):          # by reference like a function, or by value with its source (_pickling)
         from ._pickling import reduce_kernel
@@ -368,12 +376,12 @@ class KernelFunction(Generic[P]):
 
     # ---- translation ------------------------------------------------------------------------------
     def _translation(self, dialect, tokens, bits, self_obj):
-        key = (dialect, tokens, bits, self.debug)
+        key = (dialect, tokens, bits, self.debug, self._fastmath)
         t = self._translations.get(key)
         if t is None or not refs_current(t.refs):
             from ._translate import translate      # the translator loads on first use
             t = translate(self.py_func, self._specs(tokens), (tokens, bits), dialect, self.default_float, bits,
-                          self_obj, bounds_check=self.debug)
+                          self_obj, bounds_check=self.debug, fastmath=self._fastmath)
             self._translations[key] = t
         return t
 
@@ -462,8 +470,7 @@ class KernelFunction(Generic[P]):
                             f"{' (CUDA/HIP kernels take float32)' if dialect != 'opencl' else ''}; use float32")
         t0 = time.perf_counter()
         try:
-            # e.g. OpenCL's correctly rounded float32 division, which Python semantics need
-            options = getattr(device, "exact_math_options", ())
+            options = build_options(device, dialect, self._fastmath)
             program = device.context().program(t.source, options, name=t.name)
         except CompileError as exc:
             raise _with_source_path(exc, t, dialect) from None
@@ -480,6 +487,7 @@ class KernelFunction(Generic[P]):
         plan.set_tokens(self._flat_tokens(tokens), t.int_meets or ())
         plan.narrow = bits == 32
         plan.program = program
+        plan.build_options = options
         if debug:
             plan.launcher = logged_launcher(plan.launcher, t.name, device.selector)
         return plan
@@ -550,6 +558,21 @@ def _with_source_path(exc: CompileError, t, dialect) -> CompileError:
                         exc.log, t.source, path)
 
 
+def build_options(device, dialect: str, fastmath: bool) -> tuple:
+    """The compiler options of a translated kernel. Exact (the default): the device's
+    ``exact_math_options``, e.g. OpenCL's correctly rounded float32 division and sqrt, which
+    Python semantics need. ``fastmath``: the device's ``fast_math_options`` if it declares
+    them (a plug-in backend's compiler), else its dialect's (``-cl-fast-relaxed-math``,
+    ``--use_fast_math``, ``-ffast-math``)."""
+    if fastmath:
+        own = getattr(device, "fast_math_options", None)
+        if own is not None:
+            return tuple(own)
+        from ._dialects import dialect_for
+        return dialect_for(dialect).fast_math_options
+    return tuple(getattr(device, "exact_math_options", ()))
+
+
 def _dialect_of(backend) -> str:
     from pygpgpu_core.selector import canonical_backend
     if backend is None:
@@ -573,14 +596,14 @@ class _KernelDecorator(Protocol):
 
 @overload
 def kernel(func: Callable[P, object], *, backend: str | None = None, default_float: Any = None,
-           debug: bool = False) -> KernelFunction[P]: ...
+           debug: bool = False, fastmath: bool = False) -> KernelFunction[P]: ...
 @overload
 def kernel(func: None = None, *, backend: str | None = None, default_float: Any = None,
-           debug: bool = False) -> _KernelDecorator: ...
+           debug: bool = False, fastmath: bool = False) -> _KernelDecorator: ...
 
 
 def kernel(func: Callable[P, object] | None = None, *, backend: str | None = None, default_float: Any = None,
-           debug: bool = False) -> KernelFunction[P] | _KernelDecorator:
+           debug: bool = False, fastmath: bool = False) -> KernelFunction[P] | _KernelDecorator:
     """Turn a plain Python function over arrays and scalars into a GPU kernel.
 
     Use it bare or with options::
@@ -619,12 +642,17 @@ def kernel(func: Callable[P, object] | None = None, *, backend: str | None = Non
     :param debug: check every array subscript on the device and raise ``IndexError`` naming the
         array, index, shape and Python line for the first one out of bounds (also switched on
         for kernels defined while ``PYGPGPU_BOUNDS_CHECK=1``).
+    :param fastmath: build with the backend's fast-math options (``--use_fast_math`` on CUDA,
+        ``-cl-fast-relaxed-math`` on OpenCL, ``-ffast-math`` on HIP): float division, sqrt
+        and transcendentals become approximate, denormals may flush to zero, and the
+        compiler may reorder float arithmetic and assume no NaN or infinity
+        (``math.isnan`` may then answer False). Default: exact, IEEE-rounded as numpy.
     :returns: a :class:`KernelFunction`.
     :raises SyntaxError: at the first call, for Python the translator does not accept, pointing
         at your file and line and saying what to write instead.
     """
     if func is None:
         def decorate(f: Callable[Q, object]) -> KernelFunction[Q]:
-            return KernelFunction(f, backend=backend, default_float=default_float, debug=debug)
+            return KernelFunction(f, backend=backend, default_float=default_float, debug=debug, fastmath=fastmath)
         return decorate
-    return KernelFunction(func, backend=backend, default_float=default_float, debug=debug)
+    return KernelFunction(func, backend=backend, default_float=default_float, debug=debug, fastmath=fastmath)

@@ -162,7 +162,9 @@ _by_value_lock = threading.Lock()
 
 def kernel_by_value(payload: bytes, sources: dict, files: dict, options: dict):
     """Unpickle a kernel pickled by value: put its source back, load the function, decorate it."""
-    key = hashlib.sha256(payload + repr(sorted((f, sorted(s.items())) for f, s in sources.items())).encode()).digest()
+    # the options are part of the key: one function pickled as an exact and as a fastmath kernel
+    key = hashlib.sha256(payload + repr(sorted((f, sorted(s.items())) for f, s in sources.items())).encode()
+                         + repr(sorted(options.items())).encode()).digest()
     with _by_value_lock:
         hit = _by_value.get(key)
         if hit is not None:
@@ -173,7 +175,8 @@ def kernel_by_value(payload: bytes, sources: dict, files: dict, options: dict):
         from ._kernel import KernelFunction
 
         kf = KernelFunction(staticmethod(func) if options.get("static") else func, backend=options.get("backend"),
-                            default_float=options.get("default_float"), debug=options.get("debug", False))
+                            default_float=options.get("default_float"), debug=options.get("debug", False),
+                            fastmath=options.get("fastmath", False))
         if len(_by_value) > 256:
             _by_value.clear()
         _by_value[key] = kf
@@ -200,7 +203,7 @@ def reduce_kernel(kf) -> tuple:
     files: dict = {}
     _source_spans(kf.py_func, sources, files, set())
     options = {"backend": kf.backend, "default_float": kf.default_float.name, "debug": kf.debug,
-               "static": kf._static}
+               "fastmath": kf.fastmath, "static": kf._static}
     return kernel_by_value, (cloudpickle.dumps(kf.py_func), sources, files, options)
 
 
