@@ -2,13 +2,16 @@
 their kernels: the driver kit's classes with what is HIP's own."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence, cast
 
 from pygpgpu_core.backend.driver import DriverKernel, DriverProgram
 from pygpgpu_core.backend.driver.module import KernelInfo
 
 from ._codeobject import code_object_problem, read_code_object
 from .compiler import build_code_object
+
+if TYPE_CHECKING:
+    from ._device import Device
 
 __all__ = ["Program", "Kernel"]
 
@@ -30,7 +33,8 @@ class Program(DriverProgram):
     bad_image_codes = frozenset({200, 209, 218})  # stale cache entry, or code built for another target
 
     def _build(self, source: str, options: Sequence[str], name: str, use_cache: bool) -> tuple[bytes, str, bool]:
-        return build_code_object(source, self.context.device.target, options, name=name, use_cache=use_cache)
+        device = cast("Device", self.context.device)      # a HIP context's device: it has the target
+        return build_code_object(source, device.target, options, name=name, use_cache=use_cache)
 
     def _image_problem(self, image: bytes) -> "str | None":
         return code_object_problem(image)

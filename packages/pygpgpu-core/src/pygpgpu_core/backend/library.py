@@ -71,6 +71,9 @@ class Calls:
     def __repr__(self) -> str:
         return f"<{self.backend} library {self.path}>"
 
+    if TYPE_CHECKING:  # the roles of the backend's call table, bound when the library loads
+        def __getattr__(self, role: str) -> Any: ...
+
 
 _fork_unsafe: "weakref.WeakSet[LazyLibrary]" = weakref.WeakSet()
 

@@ -69,6 +69,17 @@ class DriverDevice:
     max_work_per_dim: ClassVar["int | None"] = None
     """Work items a launch may have per dimension (AMD counts them in 32 bits), None: no limit."""
 
+    # read by the subclass's __init__ (see above)
+    name: str
+    arch: str
+    global_mem_size: int
+    compute_units: int
+    max_work_group_size: int
+    max_block_dims: "tuple[int, int, int]"
+    max_grid_dims: "tuple[int, int, int]"
+    local_mem_size: int
+    local_mem_size_optin: int
+
     def __init__(self, backend: DriverBackend, index: int, ordinal: "int | None" = None):
         self.backend = backend
         self.index = index

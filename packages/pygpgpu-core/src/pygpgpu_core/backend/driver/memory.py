@@ -104,10 +104,10 @@ class _PinnedBlock:
         calls = context.calls
         calls.check(calls.host_alloc(byref(ptr), max(nbytes, 1), 0), calls.host_alloc,
                     f"could not page-lock {nbytes} bytes of host memory")
-        self.ptr = ptr.value
+        self.ptr: int = ptr.value or 0           # 0 once freed
 
     def close(self) -> None:
-        ptr, self.ptr = self.ptr, None
+        ptr, self.ptr = self.ptr, 0
         if ptr and not self.context.closed:
             self.context.make_current()
             self.context.calls.host_free(ptr)
@@ -124,7 +124,7 @@ def pinned_empty(context: "DriverContext", shape: Any, dtype: Any = np.float32) 
     block = _PinnedBlock(context, count * dtype.itemsize)
     raw = (ctypes.c_uint8 * max(block.nbytes, 1)).from_address(block.ptr)
     raw._pygpgpu_block = block  # type: ignore[attr-defined]  # the numpy view keeps the ctypes array, which keeps the block
-    return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape)
+    return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape)  # type: ignore[call-overload]  # a ctypes array is a buffer
 
 
 def host_mapped(context: "DriverContext", nbytes: int) -> "tuple[np.ndarray, DriverBuffer]":

@@ -101,6 +101,7 @@ class DriverProgram(Closeable):
         ctx, calls = self.context, self.context.calls
         problem = self._image_problem(image)  # checksums say nothing about structure: check it always
         if problem is not None:                # the driver would read past the end and may crash
+            assert calls.errors is not None, "a driver library has an error table"
             raise DriverError(ctx.backend_name, call_name(calls.module_load), _INVALID_IMAGE,
                               calls.errors.name(_INVALID_IMAGE, calls),
                               f"the module image of {self.name!r} was not passed to the driver: {problem}")
