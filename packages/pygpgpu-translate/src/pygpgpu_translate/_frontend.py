@@ -12,7 +12,7 @@ from ._source import FunctionSource, syntax_error
 
 __all__ = ["check_syntax", "ALLOWED_NODES", "REJECTED"]
 
-ALLOWED_NODES = (
+ALLOWED_NODES: tuple[type[ast.AST], ...] = (
     ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr,
     ast.If, ast.While, ast.For, ast.Break, ast.Continue, ast.Return, ast.Pass,
     ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.keyword, ast.Subscript,
