@@ -246,7 +246,7 @@ def k_recursion(x):
 
 def make_closure(scale):
     def scaled(v):
-        return v * scale
+        return v * scale  # REJECT (the captured name, reached from k_closure)
     return scaled
 
 
@@ -257,7 +257,7 @@ scaled_by_two = make_closure(2.0)
 @kernel
 def k_closure(x):
     for i in range(x.shape[0]):
-        x[i] = scaled_by_two(x[i])  # REJECT
+        x[i] = scaled_by_two(x[i])
 
 
 @rejects("dynamic shape indexing is not supported")
@@ -464,6 +464,8 @@ def _expected_line(k):
         return _marker_line(countdown)
     if k is k_barrier_in_helper_in_magic_loop:
         return _marker_line(sync_then_read)
+    if k is k_closure:
+        return _marker_line(scaled_by_two)
     return _marker_line(k.py_func)
 
 
@@ -660,4 +662,4 @@ def test_kernel_capturing_an_enclosing_variable_is_rejected():
 
     with pytest.raises(SyntaxError, match="closures are not supported.*scale") as info:
         captures.inspect(np.zeros(3, np.float32), backend="opencl")
-    assert info.value.lineno == captures.py_func.__code__.co_firstlineno + 1
+    assert info.value.lineno == captures.py_func.__code__.co_firstlineno + 3     # the line using `scale`

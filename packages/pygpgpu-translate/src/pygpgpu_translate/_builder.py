@@ -19,6 +19,7 @@ from ._calls import BARRIER_HINT, BARRIER_IN_DOMAIN
 from ._expressions import ExpressionRules
 from ._frontend import check_syntax
 from ._names import c_identifier
+from ._signs import KnownSigns
 from ._source import FunctionSource, KernelTypeError, function_source, syntax_error
 from ._statements import StatementRules
 from .prelude import piece_function
@@ -97,9 +98,12 @@ class ProgramBuilder:
                                f"(through {' -> '.join(c.co_name for c in self.stack)})",
                                "rewrite it as a loop", caller.kernel_name)
         if func.__closure__:
-            raise syntax_error(caller.src, call_node, f"closures are not supported: {func.__name__}() captures "
-                               f"{', '.join(code.co_freevars)} from an enclosing function",
-                               "define the helper at module level and pass the values as arguments", caller.kernel_name)
+            src = self.source_of(func)
+            use = first_use(src.tree, code.co_freevars)
+            what = repr(use.id) if isinstance(use, ast.Name) else ", ".join(code.co_freevars)
+            raise syntax_error(src, use, f"closures are not supported: helper {func.__name__}() uses {what} from "
+                               "an enclosing function", "define the helper at module level and pass the values as "
+                               "arguments", caller.kernel_name)
         key_types = []
         for b in arg_bindings:
             if isinstance(b, ir.ArrayRef):
@@ -157,7 +161,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.uses_barrier = False
         self.fn_params: list[ir.Param] = []
         self.self_attrs: dict[str, object] = {}
-        self.non_negative: set[str] = set()          # C names of variables proven >= 0 here (_signs)
+        self.non_negative = KnownSigns()             # C names of variables proven >= 0 here, bounds (_signs)
         self.store_counts: dict[str, int] = {}       # Python name -> assignments in the function
 
     # ---- errors ---------------------------------------------------------------------------------
@@ -165,8 +169,9 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         return syntax_error(self.src, node, msg, hint, self.kernel_name)
 
     def type_err(self, node, msg):
-        line = getattr(node, "lineno", self.src.tree.lineno)
-        return KernelTypeError(f"kernel {self.kernel_name!r}, {self.src.filename}:{line}: {msg}")
+        """A KernelTypeError at ``node`` (None: the statement being built) naming file and line."""
+        line = getattr(node, "lineno", None) or getattr(self, "line", None) or self.src.tree.lineno
+        return KernelTypeError(f"kernel {self.kernel_name!r}, {self.src.filename}:{line}: {msg}", self.src.filename, line)
 
     # ---- names ------------------------------------------------------------------------------------
     def cname(self, pyname: str) -> str:
@@ -367,6 +372,13 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         for t in table.values():
             self.prog.note_type(t)
         return table
+
+
+def first_use(tree, names):
+    """The first ``ast.Name`` in ``tree`` (in source order) reading one of ``names``, else ``tree``:
+    where a closure error points."""
+    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in names]
+    return min(uses, key=lambda n: (n.lineno, n.col_offset)) if uses else tree
 
 
 def _always_returns(body) -> bool:

@@ -10,7 +10,6 @@ import numpy as np
 
 from . import _ir as ir
 from ._builtins import BUILTINS, CAST_TYPES, Builtin, lookup_namespace, lookup_object
-from ._source import KernelTypeError
 from ._types import BOOL, INT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
@@ -258,13 +257,13 @@ class ExpressionRules:
                 if src == t:
                     return e
                 if src.width != t.width:
-                    raise KernelTypeError(f"kernel {self.kernel_name!r}, line {self.line}: cannot convert {src} to {t}")
+                    raise self.type_err(None, f"cannot convert {src} to {t}")
                 v = self.materialize(e)
                 return ir.VecCtor([self.convert(self.comp(v, k), t.base) for k in range(t.width)], t)
             s = self.materialize(self.convert(e, t.base))
             return ir.VecCtor([s] * t.width, t)
         if isinstance(src, Vector):
-            raise KernelTypeError(f"kernel {self.kernel_name!r}, line {self.line}: a {src} vector is used where a "
+            raise self.type_err(None, f"a {src} vector is used where a "
                                   f"{t} scalar is expected; pick a component (v.x) or reduce it (funcs.dot)")
         if src == t and e.type == t:
             return e
@@ -602,13 +601,16 @@ class ExpressionRules:
             obj = obj.py_func
         if isinstance(obj, staticmethod):
             obj = obj.__func__
-        if isinstance(obj, _pytypes.MethodType):
+        if isinstance(obj, _pytypes.MethodType) and isinstance(obj.__func__, _pytypes.FunctionType):
             raise self.err(node, "calling methods from a kernel is not supported",
                            "make it a module-level function or a @staticmethod and pass the attributes it needs")
         if isinstance(obj, _pytypes.FunctionType):
             return self.call_helper(obj, node)
-        name = getattr(obj, "__name__", type(obj).__name__)
-        raise self.err(node, f"{name!r} cannot be called from a kernel",
+        what = ast.unparse(node.func)
+        if _defined_in(obj, "numpy.random"):       # a bound method of numpy's generator, not user code
+            raise self.err(node, f"{what}() draws random numbers, which a kernel cannot do",
+                           "draw them on the host (r = np.random.default_rng().random(n)) and pass r as an array argument")
+        raise self.err(node, f"{what}() cannot be called from a kernel",
                        "call plain Python helper functions, math/np functions or gpu.* builtins")
 
     def call_helper(self, func, node):
@@ -691,6 +693,13 @@ class ExpressionRules:
 def _wrap_int(v: int, t: Scalar) -> int:
     """``v`` wrapped into integer type ``t`` (two's complement), as numpy's arithmetic does."""
     return int(np.array(v & ((1 << t.bits) - 1), dtype=f"uint{t.bits}").astype(t.dtype))
+
+
+def _defined_in(obj, package: str) -> bool:
+    """Whether a callable (a function, or a method of an object) comes from ``package``."""
+    owner = getattr(obj, "__self__", None)
+    modules = [getattr(obj, "__module__", None) or "", type(owner).__module__ if owner is not None else ""]
+    return any(m == package or m.startswith(package + ".") for m in modules)
 
 
 def _unsigned(x, u):

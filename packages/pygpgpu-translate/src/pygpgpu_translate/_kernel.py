@@ -8,6 +8,7 @@ disk, binaries by the backend.
 from __future__ import annotations
 
 import ast
+import difflib
 import inspect as _inspect
 import logging
 import time
@@ -57,8 +58,11 @@ class Inspection:
 def _default_float(value) -> Scalar:
     if value is None:
         return Scalar("float32")
-    dt = np.dtype(value)
-    if dt.kind != "f" or dt.name == "float16":
+    try:
+        dt = np.dtype(value)
+    except TypeError:
+        dt = None
+    if dt is None or dt.kind != "f" or dt.name == "float16":
         raise ValueError(f"default_float must be np.float32 or np.float64, got {value!r}")
     return Scalar(dt.name)
 
@@ -253,6 +257,12 @@ class KernelFunction(Generic[P]):
     def _bind(self, args, kwargs):
         """Keyword arguments and defaults -> the positional tuple the fast path expects."""
         sig = _inspect.signature(self.py_func)
+        unknown = [k for k in kwargs if k not in sig.parameters]
+        if unknown:          # sig.bind would first complain about a missing argument instead
+            near = difflib.get_close_matches(unknown[0], list(sig.parameters), n=1)
+            raise TypeError(f"kernel {self.__name__}(): unknown keyword argument {unknown[0]!r}"
+                            + (f" (did you mean {near[0]!r}?)" if near else "")
+                            + f"; its parameters are {', '.join(sig.parameters)}")
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:

@@ -16,7 +16,14 @@ __all__ = ["FunctionSource", "function_source", "parse", "syntax_error", "Kernel
 
 
 class KernelTypeError(GPGPUError, TypeError):
-    """A type problem inside a kernel (conflicting assignments, bad operand types)."""
+    """A type problem inside a kernel (conflicting assignments, bad operand types).
+
+    ``filename`` and ``lineno`` say where, as on a SyntaxError (the message names them too)."""
+
+    def __init__(self, message: str, filename: str = "", lineno: "int | None" = None):
+        super().__init__(message)
+        self.filename = filename
+        self.lineno = lineno
 
 
 @dataclass
