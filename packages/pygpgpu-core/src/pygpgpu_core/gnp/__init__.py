@@ -67,8 +67,8 @@ __all__ = [
     "get_memory_pool",
     "synchronize",
     "newaxis",
-    *_functions.__all__,
 ]
+__all__ += _functions.__all__
 
 newaxis = None
 
