@@ -4,8 +4,9 @@ A driver's blocking wait (``clFinish``, ``cuStreamSynchronize``, ``hipStreamSync
 in C, where Python cannot run its SIGINT handler: an endless kernel could only be stopped with
 SIGKILL. On the main thread (the only one Python delivers signals to) backends instead poll the
 queue's status: first spinning briefly (yielding the CPU), so short commands keep their blocking
-latency, then sleeping 50 us doubling up to 2 ms, so a long kernel costs the host at most ~500
-wake-ups a second. Ctrl-C raises ``KeyboardInterrupt`` out of the sleep; backends then raise
+latency, then sleeping a sixteenth of the time waited so far (50 us to 1 ms), so a wait
+overshoots the device by about 6 % (plus the OS's wake-up latency) and a long kernel costs the
+host ~1000 cheap wake-ups a second. Ctrl-C raises ``KeyboardInterrupt`` out of the sleep; backends then raise
 :func:`still_busy` (a plain KeyboardInterrupt, so an uncaught Ctrl-C still ends the process the
 usual way, by SIGINT) saying that the device may still be running the kernel and what it may
 still use.
@@ -19,9 +20,9 @@ from typing import Callable
 
 __all__ = ["on_main_thread", "poll", "still_busy", "describe"]
 
-SPIN_SECONDS = 300e-6
-FIRST_SLEEP = 50e-6
-LONGEST_SLEEP = 2e-3
+SPIN_SECONDS = 100e-6
+SHORTEST_SLEEP = 50e-6
+LONGEST_SLEEP = 1e-3
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 _main = threading.main_thread()
 
@@ -35,15 +36,15 @@ def poll(done: Callable[[], bool]) -> None:
     """Return once ``done()`` is true; KeyboardInterrupt (Ctrl-C) propagates from the sleeps."""
     if done():
         return
-    spin_until = time.perf_counter() + SPIN_SECONDS
+    start = time.perf_counter()
+    spin_until = start + SPIN_SECONDS
     while time.perf_counter() < spin_until:
         _yield()
         if done():
             return
-    delay = FIRST_SLEEP
     while not done():
-        time.sleep(delay)
-        delay = min(delay * 2, LONGEST_SLEEP)
+        elapsed = time.perf_counter() - start
+        time.sleep(min(max(elapsed * 0.0625, SHORTEST_SLEEP), LONGEST_SLEEP))
 
 
 def describe(value) -> str:

@@ -13,7 +13,7 @@ from pygpgpu_core.handles import OwnedHandle
 from . import _constants as C
 from ._library import lib
 from ._status import check
-from ._wait import settle, wait, wait_keeping
+from ._wait import enqueue, settle, track, wait, wait_keeping
 
 if TYPE_CHECKING:
     from ._context import Context
@@ -174,9 +174,14 @@ class Buffer(OwnedHandle):
         """
         cl = lib()
         err = c_int32(0)
-        ptr = cl.clEnqueueMapBuffer(queue, self._handle, 0, flags, offset, nbytes, 0, None, None, ctypes.byref(err))
-        check(err.value, "clEnqueueMapBuffer")
-        check(cl.clEnqueueUnmapMemObject(queue, self._handle, ptr, 0, None, None), "clEnqueueUnmapMemObject")
+        event = ctypes.c_void_p()
+        with self.context._enqueue_lock:    # the unmap is the queue's last command (see _wait.enqueue)
+            ptr = cl.clEnqueueMapBuffer(queue, self._handle, 0, flags, offset, nbytes, 0, None, None,
+                                        ctypes.byref(err))
+            check(err.value, "clEnqueueMapBuffer")
+            check(cl.clEnqueueUnmapMemObject(queue, self._handle, ptr, 0, None, ctypes.byref(event)),
+                  "clEnqueueUnmapMemObject")
+            track(self.context, event.value)
 
     def _enqueue_read(self, host: np.ndarray, offset: int = 0, blocking: bool = False) -> bool:
         """Read into ``host`` (alive until the queue finishes). Returns True if it waited for
@@ -187,7 +192,8 @@ class Buffer(OwnedHandle):
             self._enqueue_sync_host(queue, offset, host.nbytes, C.CL_MAP_READ)
             return False
         check(
-            lib().clEnqueueReadBuffer(queue, self._require(), int(blocking), offset, host.nbytes, ptr, 0, None, None),
+            enqueue(self.context, lib().clEnqueueReadBuffer, queue, self._require(), int(blocking), offset,
+                    host.nbytes, ptr, 0, None),
             "clEnqueueReadBuffer",
         )
         return blocking
@@ -206,13 +212,12 @@ class Buffer(OwnedHandle):
             wait(self.context, queue)
             return
         # enqueued without blocking, then waited for in slices: Ctrl-C can interrupt it
-        event = ctypes.c_void_p()
         check(
-            lib().clEnqueueWriteBuffer(queue, handle, 0, offset, arr.nbytes, host_address(arr), 0, None,
-                                       ctypes.byref(event)),
+            enqueue(self.context, lib().clEnqueueWriteBuffer, queue, handle, 0, offset, arr.nbytes,
+                    host_address(arr), 0, None),
             "clEnqueueWriteBuffer",
         )
-        wait_keeping(self.context, queue, event.value, (arr, host))
+        wait_keeping(self.context, queue, (arr, host))
 
     def read(self, host: "np.ndarray | None" = None, offset: int = 0) -> np.ndarray:
         """Copy from byte ``offset`` into ``host`` (writable, C-contiguous); blocking.
@@ -232,13 +237,12 @@ class Buffer(OwnedHandle):
             self._enqueue_sync_host(queue, offset, arr.nbytes, C.CL_MAP_READ)
             wait(self.context, queue)
             return host
-        event = ctypes.c_void_p()     # not blocking in the driver: Ctrl-C can interrupt the wait
-        check(
-            lib().clEnqueueReadBuffer(queue, handle, 0, offset, arr.nbytes, host_address(arr), 0, None,
-                                      ctypes.byref(event)),
+        check(                        # not blocking in the driver: Ctrl-C can interrupt the wait
+            enqueue(self.context, lib().clEnqueueReadBuffer, queue, handle, 0, offset, arr.nbytes,
+                    host_address(arr), 0, None),
             "clEnqueueReadBuffer",
         )
-        wait_keeping(self.context, queue, event.value, (arr,))
+        wait_keeping(self.context, queue, (arr,))
         return host
 
     def write_async(self, host: np.ndarray, offset: int = 0) -> None:
@@ -251,8 +255,8 @@ class Buffer(OwnedHandle):
         if arr.nbytes == 0:
             return
         check(
-            lib().clEnqueueWriteBuffer(self.context.queue_handle(), handle, 0, offset, arr.nbytes,
-                                       host_address(arr), 0, None, None),
+            enqueue(self.context, lib().clEnqueueWriteBuffer, self.context.queue_handle(), handle, 0, offset,
+                    arr.nbytes, host_address(arr), 0, None),
             "clEnqueueWriteBuffer",
         )
 
@@ -266,8 +270,8 @@ class Buffer(OwnedHandle):
         if arr.nbytes == 0:
             return
         check(
-            lib().clEnqueueReadBuffer(self.context.queue_handle(), handle, 0, offset, arr.nbytes,
-                                      host_address(arr), 0, None, None),
+            enqueue(self.context, lib().clEnqueueReadBuffer, self.context.queue_handle(), handle, 0, offset,
+                    arr.nbytes, host_address(arr), 0, None),
             "clEnqueueReadBuffer",
         )
 
@@ -288,7 +292,8 @@ class Buffer(OwnedHandle):
         if src is self and abs(int(src_offset) - int(dst_offset)) < nbytes:
             raise ValueError("copy_from(): source and destination ranges overlap")
         check(
-            lib().clEnqueueCopyBuffer(queue, src_handle, handle, int(src_offset), int(dst_offset), nbytes, 0, None, None),
+            enqueue(self.context, lib().clEnqueueCopyBuffer, queue, src_handle, handle, int(src_offset),
+                    int(dst_offset), nbytes, 0, None),
             "clEnqueueCopyBuffer",
         )
 
@@ -317,10 +322,11 @@ class Buffer(OwnedHandle):
         size = len(pattern)
         if cl.clEnqueueFillBuffer is not None and size in (1, 2, 4, 8, 16, 32, 64, 128):
             buf = ctypes.create_string_buffer(pattern, size)
-            check(cl.clEnqueueFillBuffer(queue, handle, buf, size, 0, self.nbytes, 0, None, None), "clEnqueueFillBuffer")
+            check(enqueue(self.context, cl.clEnqueueFillBuffer, queue, handle, buf, size, 0, self.nbytes, 0, None),
+                  "clEnqueueFillBuffer")
             # The pattern is copied at enqueue time per the spec, but waiting keeps the
             # semantics of write() (done when it returns) and the pattern buffer alive.
-            wait_keeping(self.context, queue, None, (buf,))
+            wait_keeping(self.context, queue, (buf,))
             return
         self.write(np.frombuffer(pattern * (self.nbytes // size), dtype=np.uint8))
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import threading
 import weakref
 from ctypes import c_int32, c_void_p
 from typing import TYPE_CHECKING, Sequence
@@ -70,6 +71,10 @@ class Context(OwnedHandle):
         check(err.value, "clCreateContext")
         self._handle = int(handle)
         self.device = device
+        # the event of the last command enqueued (None: none since the last completed wait); a
+        # wait for the queue waits for it (see _wait.enqueue)
+        self._last_event: "int | None" = None
+        self._enqueue_lock = threading.Lock()
         # id -> weak reference of every live buffer and program (a plain dict: adding and
         # removing costs far less than a WeakSet on the per-buffer path).
         self._children: "dict[int, weakref.ref[OwnedHandle]]" = {}

@@ -27,6 +27,8 @@ from ._args import ADDRESS_NAMES, ArgSpec, describe, scalar_bytes
 from ._buffer import Buffer
 from ._library import info_sizes, info_str, info_uint, info_ulong, lib
 from ._staging import ArrayStaging
+from ._wait import enqueue as enqueue_tracked
+from ._wait import track
 from ._status import check
 
 if TYPE_CHECKING:
@@ -357,7 +359,8 @@ class Kernel(OwnedHandle):
                 # Remember the caller's value only when it cannot change under the same identity.
                 value = args[i]
                 last[i] = value if value.__class__ in _IMMUTABLE_EXACT or not _mutable(value) else _UNSET
-            status = cl.clEnqueueNDRangeKernel(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
+            status = enqueue_tracked(self.context, cl.clEnqueueNDRangeKernel, queue, kh, work.dims, None, work.gws,
+                                     work.lws, 0, None)
             if status:
                 check(status, f"clEnqueueNDRangeKernel({self.name!r}, global={work.key_g}, local={work.key_l})")
             self.context._last_launch = (self.name, args)   # named if Ctrl-C interrupts a wait for it
@@ -418,6 +421,9 @@ class Kernel(OwnedHandle):
         enqueue = lib().clEnqueueNDRangeKernel
         name = self.name
         lock = self._launch_lock
+        queue_lock = context._enqueue_lock     # the launch becomes the queue's last command (_wait.enqueue)
+        event = c_void_p()
+        event_ref = ctypes.byref(event)
 
         def launch(global_size: Any, local_size: Any, args: Sequence[Any]) -> None:
             kh = self._handle
@@ -434,7 +440,10 @@ class Kernel(OwnedHandle):
                 if work.changed(global_size, local_size):
                     work.update(global_size, local_size)
                 if work.total:
-                    status = enqueue(queue, kh, work.dims, None, work.gws, work.lws, 0, None, None)
+                    with queue_lock:
+                        status = enqueue(queue, kh, work.dims, None, work.gws, work.lws, 0, None, event_ref)
+                        if not status:
+                            track(context, event.value)
                     if status:
                         check(status, f"clEnqueueNDRangeKernel({name!r}, global={work.key_g}, local={work.key_l})")
                     context._last_launch = (name, args)   # named if Ctrl-C interrupts a wait for it

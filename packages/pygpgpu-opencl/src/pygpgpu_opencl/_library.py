@@ -40,6 +40,7 @@ _SIGNATURES: dict[str, tuple[Any, tuple]] = {
     "clWaitForEvents": (cl_int, (cl_uint, _P(handle))),
     "clGetEventInfo": (cl_int, (handle, cl_uint, c_size_t, c_void_p, _P(c_size_t))),
     "clReleaseEvent": (cl_int, (handle,)),
+    "clRetainEvent": (cl_int, (handle,)),
     "clEnqueueMarkerWithWaitList": (cl_int, (handle, cl_uint, c_void_p, _P(handle))),
     "clEnqueueMarker": (cl_int, (handle, _P(handle))),
     "clFlush": (cl_int, (handle,)),

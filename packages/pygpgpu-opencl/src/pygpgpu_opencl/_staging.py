@@ -18,7 +18,7 @@ from . import _constants as C
 from ._buffer import host_address
 from ._library import lib
 from ._status import check
-from ._wait import settle, wait_keeping
+from ._wait import enqueue, settle, track, wait_keeping
 
 if TYPE_CHECKING:
     from ._context import Context
@@ -83,20 +83,24 @@ class ArrayStaging:
         for mem, _, contiguous, zero_copy in self.readbacks:
             if zero_copy:  # map + unmap makes the host memory current; no copy
                 err = c_int32(0)
-                ptr = cl.clEnqueueMapBuffer(queue, mem, 0, C.CL_MAP_READ, 0, contiguous.nbytes, 0, None, None,
-                                            ctypes.byref(err))
-                check(err.value, "clEnqueueMapBuffer")
-                check(cl.clEnqueueUnmapMemObject(queue, mem, ptr, 0, None, None), "clEnqueueUnmapMemObject")
+                event = ctypes.c_void_p()
+                with self.context._enqueue_lock:   # the unmap is the queue's last command (_wait.enqueue)
+                    ptr = cl.clEnqueueMapBuffer(queue, mem, 0, C.CL_MAP_READ, 0, contiguous.nbytes, 0, None, None,
+                                                ctypes.byref(err))
+                    check(err.value, "clEnqueueMapBuffer")
+                    check(cl.clEnqueueUnmapMemObject(queue, mem, ptr, 0, None, ctypes.byref(event)),
+                          "clEnqueueUnmapMemObject")
+                    track(self.context, event.value)
             else:
                 check(
-                    cl.clEnqueueReadBuffer(queue, mem, 0, 0, contiguous.nbytes, host_address(contiguous),
-                                           0, None, None),
+                    enqueue(self.context, cl.clEnqueueReadBuffer, queue, mem, 0, 0, contiguous.nbytes,
+                            host_address(contiguous), 0, None),
                     "clEnqueueReadBuffer",
                 )
         # One wait for everything on the in-order queue (in slices: Ctrl-C can interrupt it).
         # Aliased inputs live in the caller's arrays: they must outlive the kernel's reads.
         if self.readbacks or self.aliased:
-            wait_keeping(self.context, queue, None, tuple(self.hosts))
+            wait_keeping(self.context, queue, tuple(self.hosts))
         self.done = True
         for _, original, contiguous, _ in self.readbacks:
             if contiguous is not original:

@@ -25,7 +25,7 @@ from . import _constants as C
 from ._library import lib
 from ._status import check
 
-__all__ = ["wait", "wait_keeping", "settle", "busy", "keep_alive"]
+__all__ = ["wait", "wait_keeping", "settle", "busy", "keep_alive", "enqueue", "track"]
 
 
 class _Interrupted:
@@ -43,13 +43,45 @@ def _status(cl, event: int) -> int:
     return value.value
 
 
-def _marker(cl, queue: int) -> int:
+def enqueue(context, call, *args) -> int:
+    """Run ``call(*args, &event)`` (a ``clEnqueue*`` whose last parameter is its event) and keep
+    that event as the queue's last command, atomically: a wait for the whole queue then waits
+    for this event (in-order queue: every earlier command is done when it is) instead of
+    enqueueing a marker, which costs PoCL a round trip through its scheduler. Returns the
+    status. Every enqueue on a context's queue goes through here (or :func:`track`)."""
     event = c_void_p()
-    if cl.clEnqueueMarkerWithWaitList is not None:
-        check(cl.clEnqueueMarkerWithWaitList(queue, 0, None, ctypes.byref(event)), "clEnqueueMarkerWithWaitList")
-    else:
-        check(cl.clEnqueueMarker(queue, ctypes.byref(event)), "clEnqueueMarker")
-    return event.value
+    with context._enqueue_lock:
+        status = call(*args, ctypes.byref(event))
+        if status == 0:
+            track(context, event.value)
+    return status
+
+
+def track(context, event: int) -> None:
+    """Make ``event`` (owned by the caller until now) the queue's last command; call it holding
+    ``context._enqueue_lock`` together with the enqueue that made it."""
+    previous = context._last_event
+    context._last_event = event
+    if previous:
+        lib().clReleaseEvent(previous)
+
+
+def _last(context) -> "int | None":
+    """A reference of our own to the queue's last command, or None when nothing was queued
+    since the last completed whole-queue wait."""
+    with context._enqueue_lock:
+        event = context._last_event
+        if event:
+            check(lib().clRetainEvent(event), "clRetainEvent")
+        return event or None
+
+
+def _done_with(context, event: int) -> None:
+    """``event`` completed: the queue is idle up to it (forget it unless a later one came)."""
+    with context._enqueue_lock:
+        if context._last_event == event:
+            context._last_event = None
+            lib().clReleaseEvent(event)
 
 
 def busy(context) -> bool:
@@ -77,26 +109,23 @@ def keep_alive(context, *objects) -> None:
         state.keep.extend(o for o in objects if o is not None)
 
 
-def wait(context, queue: int, event: "int | None" = None) -> None:
-    """Wait until ``event`` (default: everything enqueued on ``queue``) has completed; releases
-    ``event``. On the main thread Ctrl-C interrupts the wait (see :func:`still_busy`)."""
+def wait(context, queue: int) -> None:
+    """Wait until every command enqueued on ``context``'s queue has completed. On the main thread
+    Ctrl-C interrupts the wait (see ``waiting.still_busy``)."""
     cl = lib()
+    if context.__dict__.get("_interrupted") is not None and on_main_thread() and busy(context) and (
+            finalizing() or isinstance(sys.exc_info()[1], KeyboardInterrupt)):
+        return                    # at exit, or cleanup while Ctrl-C unwinds: never wait for the runaway
+    event = _last(context)
+    if event is None:
+        return                    # nothing queued since the last completed wait
     if not on_main_thread():      # Python delivers signals to the main thread only
-        if event is None:
-            check(cl.clFinish(queue), "clFinish")
-            return
         try:
             check(cl.clWaitForEvents(1, ctypes.byref(c_void_p(event))), "clWaitForEvents")
+            _done_with(context, event)
         finally:
             cl.clReleaseEvent(event)
         return
-    if context.__dict__.get("_interrupted") is not None and busy(context) and (
-            finalizing() or isinstance(sys.exc_info()[1], KeyboardInterrupt)):
-        if event is not None:     # at exit, or cleanup while Ctrl-C unwinds: never wait for the runaway
-            cl.clReleaseEvent(event)
-        return
-    if event is None:
-        event = _marker(cl, queue)
     start = time.perf_counter()
     status = [1]
 
@@ -108,22 +137,24 @@ def wait(context, queue: int, event: "int | None" = None) -> None:
         check(cl.clFlush(queue), "clFlush")
         poll(done)
     except KeyboardInterrupt:
-        _interrupt(context, event, time.perf_counter() - start)
+        _interrupt(context, event, time.perf_counter() - start)   # keeps our reference
         raise AssertionError("unreachable") from None      # pragma: no cover
     except BaseException:
         cl.clReleaseEvent(event)
         raise
-    cl.clReleaseEvent(event)
     if status[0] < 0:         # the command failed: the driver reports why through the queue
+        cl.clReleaseEvent(event)
         check(cl.clFinish(queue), "clFinish")
         check(status[0], "a queued command")
+    _done_with(context, event)
+    cl.clReleaseEvent(event)
 
 
-def wait_keeping(context, queue: int, event: "int | None" = None, keep: tuple = ()) -> None:
+def wait_keeping(context, queue: int, keep: tuple = ()) -> None:
     """:func:`wait`, keeping the host memory ``keep`` alive when the device may still use it
     afterwards (the wait was interrupted, or skipped for an interrupted command)."""
     try:
-        wait(context, queue, event)
+        wait(context, queue)
     except KeyboardInterrupt:
         keep_alive(context, *keep)
         raise
@@ -138,7 +169,7 @@ def settle(context, queue: int, keep: tuple = ()) -> None:
     if context.__dict__.get("_interrupted") is not None and busy(context):
         keep_alive(context, *keep)
         return
-    wait_keeping(context, queue, None, keep)
+    wait_keeping(context, queue, keep)
 
 
 def _interrupt(context, event: int, waited: float):
