@@ -14,21 +14,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from .protocols import option
+
 __all__ = ["ACCELERATOR", "CPU", "GPU", "order_devices", "type_rank"]
 
 GPU = 0
 ACCELERATOR = 1
 """Anything that is neither a GPU nor a CPU (FPGA, DSP, custom devices), and devices of
-backends that do not say (every CUDA and HIP device is a GPU; ranking them equal keeps
-their order)."""
+backends that do not say (``is_gpu`` / ``is_cpu``, optional attributes of the contract)."""
 CPU = 2
 
 
 def type_rank(device: Any) -> int:
     """``GPU``, ``ACCELERATOR`` or ``CPU`` from the device's ``is_gpu`` / ``is_cpu`` flags."""
-    if getattr(device, "is_gpu", False):
+    if option(device, "is_gpu"):
         return GPU
-    if getattr(device, "is_cpu", False):
+    if option(device, "is_cpu"):
         return CPU
     return ACCELERATOR
 

@@ -1,7 +1,10 @@
 """The contract between the translator, the device arrays and the vendor backends.
 
 A backend package exposes one object implementing :class:`Backend` through the entry
-point group ``pygpgpu.backends``. Everything else is reached from it. Work sizes use
+point group ``pygpgpu.backends``. Everything else is reached from it. What a backend may
+offer beyond these protocols is declared at the end of this module: optional methods as
+capability protocols (:func:`supports`), optional attributes with the value core assumes
+without them (:func:`option`). Work sizes use
 total-work semantics everywhere: ``global_size`` is the total number of work items per
 dimension (rounded up by the backend to a multiple of ``local_size``), and CUDA/HIP
 derive their grid as ``ceil(global / local)``.
@@ -22,6 +25,18 @@ __all__ = [
     "Kernel",
     "LocalMemory",
     "WorkSize",
+    "Describable",
+    "StreamSynchronizer",
+    "StreamWaits",
+    "HostMappedMemory",
+    "PinnedHostMemory",
+    "ForeignPointers",
+    "BinaryPrograms",
+    "AsyncCopies",
+    "BufferViews",
+    "OPTIONAL_ATTRIBUTES",
+    "option",
+    "supports",
 ]
 
 WorkSize = "tuple[int, ...]"
@@ -162,3 +177,135 @@ class Kernel(Protocol):
     def __getitem__(self, config: Any) -> Callable[..., None]:
         """``k[(global, local)](*args)`` and ``k[global](*args)``."""
         ...
+
+
+# -- optional capabilities ---------------------------------------------------------------------
+# What a backend *may* offer beyond the protocols above. Core asks for each one here, by name,
+# and takes its plain path when a backend does not declare it: optional methods are the
+# capability protocols below (checked with :func:`supports`), optional attributes are listed in
+# OPTIONAL_ATTRIBUTES with the value core assumes when one is absent (read with :func:`option`).
+# Nothing in core branches on a backend's name: a backend declares what it can do.
+
+@runtime_checkable
+class Describable(Protocol):
+    """On a Backend: its section of ``pygpgpu info``."""
+
+    def describe(self) -> dict:
+        """Libraries and versions (loads them; never raises: ``libinfo.probe`` each value)."""
+        ...
+
+
+@runtime_checkable
+class StreamSynchronizer(Protocol):
+    """On a Backend: wait for a foreign stream (a producer's CUDA array interface ``stream``)
+    when the context's queue cannot order itself after it (:class:`StreamWaits`)."""
+
+    def synchronize_stream(self, stream: int) -> None: ...
+
+
+@runtime_checkable
+class StreamWaits(Protocol):
+    """On a Queue: order later work after everything queued on a foreign stream handle
+    (``1`` / ``2``: the legacy / per-thread default stream), without blocking the host."""
+
+    def wait_for_stream(self, stream: int) -> None: ...
+
+
+@runtime_checkable
+class HostMappedMemory(Protocol):
+    """On a Context: page-locked host bytes kernels use in place, ``(host uint8 array, buffer)``
+    (small launch arguments skip their copies)."""
+
+    def host_mapped(self, nbytes: int) -> "tuple[np.ndarray, Buffer]": ...
+
+
+@runtime_checkable
+class PinnedHostMemory(Protocol):
+    """On a Context: numpy arrays in page-locked memory (staging copies run at full speed)."""
+
+    def pinned_empty(self, shape: Any, dtype: Any = np.float32) -> np.ndarray: ...
+
+
+@runtime_checkable
+class ForeignPointers(Protocol):
+    """On a Context: a non-owning buffer over device memory allocated elsewhere (DLPack, the
+    CUDA array interface); ``owner`` is kept alive as long as the buffer."""
+
+    def buffer_from_pointer(self, ptr: int, nbytes: int, owner: Any = None) -> "Buffer": ...
+
+
+@runtime_checkable
+class BinaryPrograms(Protocol):
+    """On a Context: load ``program.binary`` built earlier; with ``source``, a binary the driver
+    rejects is rebuilt from it (kernel files keep binaries beside their sources)."""
+
+    def program_from_binary(self, binary: bytes, *, source: str = "", options: Sequence[str] = (),
+                            name: str = "") -> "Program": ...
+
+
+@runtime_checkable
+class AsyncCopies(Protocol):
+    """On a Buffer: copies queued without waiting (the host array stays alive and unchanged
+    until the context synchronizes)."""
+
+    def write_async(self, host: np.ndarray, offset: int = 0) -> None: ...
+    def read_async(self, host: np.ndarray, offset: int = 0) -> None: ...
+
+
+@runtime_checkable
+class BufferViews(Protocol):
+    """On a Buffer: a non-owning buffer over ``[offset, offset + nbytes)`` (one allocation
+    serves the small arguments of a launch)."""
+
+    def view(self, offset: int, nbytes: "int | None" = None) -> "Buffer": ...
+
+
+OPTIONAL_ATTRIBUTES: "dict[str, tuple[str, Any, str]]" = {
+    # name: (declared on, value core assumes when absent, meaning)
+    "dlpack_device_type": ("Backend", None,
+                           "the DLPack device type of its buffers' ``ptr`` (2 CUDA, 10 ROCm): device arrays export "
+                           "``__dlpack__`` as that type, and DLPack tensors of that type are wrapped on its devices; "
+                           "None: not DLPack-addressable device memory"),
+    "cuda_array_interface": ("Backend", False,
+                             "its buffers' ``ptr`` are CUDA device pointers: device arrays offer "
+                             "``__cuda_array_interface__`` and objects exposing it are wrapped on its devices"),
+    "mem_base_addr_align": ("Device", 1, "the alignment (bytes) sub-buffers and zero-copy host memory need"),
+    "exact_math_options": ("Device", (), "build options that keep IEEE math (OpenCL: no fast relaxed math)"),
+    "is_gpu": ("Device", False, "a GPU (device order, reduction sizes)"),
+    "is_cpu": ("Device", False, "a CPU device (device order, reduction sizes)"),
+    "handle": ("Queue", None, "the raw stream handle (an int or a ctypes pointer; 0 / None: the default stream)"),
+    "zero_copy": ("Buffer", False, "the buffer aliases the host array it was made from"),
+    "closed": ("Buffer", False, "the buffer was closed (``close()`` frees it once)"),
+    "max_threads": ("Kernel", None, "the largest group (threads a block) the compiled kernel allows"),
+    "work_group_size": ("Kernel", None, "the same, as OpenCL's kernel work-group size"),
+}
+
+
+def option(obj: Any, name: str) -> Any:
+    """``obj``'s optional attribute ``name`` (one of :data:`OPTIONAL_ATTRIBUTES`), or the value
+    core assumes when ``obj`` does not declare it. A name not in the contract is a KeyError."""
+    return getattr(obj, name, OPTIONAL_ATTRIBUTES[name][1])
+
+
+_supported: "dict[tuple[type, type], bool]" = {}
+
+
+def _methods(capability: type) -> list[str]:
+    return [n for n, v in vars(capability).items() if callable(v) and not n.startswith("_")]
+
+
+def supports(obj: Any, capability: type) -> bool:
+    """Whether ``obj`` offers every method of a capability protocol above: defined by its class
+    (decided once per class: a fraction of a microsecond afterwards, where ``isinstance`` on a
+    protocol costs ~10 us) or set on the instance itself. A ``__getattr__`` that answers any
+    name (an OpenCL Program hands out kernels that way) declares nothing."""
+    key = (type(obj), capability)
+    found = _supported.get(key)
+    if found is None:
+        names = _methods(capability)
+        if all(callable(getattr(type(obj), n, None)) for n in names):
+            found = _supported[key] = True
+        else:
+            own = getattr(obj, "__dict__", {})
+            return all(callable(getattr(type(obj), n, None)) or callable(own.get(n)) for n in names)
+    return found

@@ -36,6 +36,8 @@ class CudaBackend(DriverBackend):
     dialect = "cuda"
     title = "CUDA"
     driver = driver
+    dlpack_device_type = 2         # kDLCUDA: device arrays export and import CUDA device memory
+    cuda_array_interface = True    # buffer pointers are CUdeviceptrs
 
     def _enumerate(self) -> list[Device]:
         """Every CUDA device; BackendUnavailable says why there are none (no driver, no GPU,

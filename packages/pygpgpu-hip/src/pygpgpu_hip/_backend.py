@@ -21,6 +21,7 @@ class HipBackend(DriverBackend):
     dialect = "hip"
     title = "HIP"
     driver = driver
+    dlpack_device_type = 10        # kDLROCM: device arrays export and import ROCm device memory
 
     def _enumerate(self) -> list[Device]:
         """Every AMD GPU; BackendUnavailable when the runtime is missing or sees no device."""

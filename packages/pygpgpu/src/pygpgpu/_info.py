@@ -63,16 +63,16 @@ def _backend(name: str, status: str) -> dict[str, Any]:
     from pygpgpu_core import registry
     from pygpgpu_core.errors import GPGPUError
     from pygpgpu_core.libinfo import unavailable
+    from pygpgpu_core.protocols import Describable, supports
 
     entry: dict[str, Any] = {"status": status, "available": False, "details": {}, "devices": []}
     try:
         backend = registry.get_backend(name)
     except GPGPUError:
         return entry  # the plug-in did not load: status says why
-    describe = getattr(backend, "describe", None)   # optional for third-party backends
-    if describe is not None:
+    if supports(backend, Describable):   # optional for third-party backends
         try:
-            entry["details"] = _plain(describe())
+            entry["details"] = _plain(backend.describe())
         except Exception as exc:  # a plug-in's own report must not break ours
             entry["details"] = {"describe": unavailable(exc)}
     try:

@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from .. import mempool
+from ..protocols import option
 from . import _dlpack
-from ._device import backend_name, resolve_target
+from ._device import resolve_target
 from ._dispatch import ops
 from ._indexing import basic_view_layout, c_strides, is_basic_key, is_c_contiguous, span
 from ._operators import ArrayOperators
@@ -465,11 +466,9 @@ class DeviceArray(ArrayOperators):
 
     # -- interop ------------------------------------------------------------------------------
     def _dl_device(self) -> tuple[int, int]:
-        name = backend_name(self.device)
-        if name == "cuda":
-            return _dlpack.kDLCUDA, self.device.index
-        if name == "hip":
-            return _dlpack.kDLROCM, self.device.index
+        declared = option(self.device.backend, "dlpack_device_type")   # e.g. kDLCUDA, kDLROCM
+        if declared is not None:
+            return int(declared), self.device.index
         if self._host is not None:
             return _dlpack.kDLCPU, 0
         return _dlpack.kDLOpenCL, self.device.index
@@ -529,8 +528,9 @@ class DeviceArray(ArrayOperators):
 
     @property
     def __cuda_array_interface__(self) -> dict:
-        """CUDA Array Interface v3 (CUDA arrays only; data is synchronized before it is handed out)."""
-        if backend_name(self.device) != "cuda":
+        """CUDA Array Interface v3 (arrays of a backend declaring ``cuda_array_interface``: CUDA;
+        data is synchronized before it is handed out)."""
+        if not option(self.device.backend, "cuda_array_interface"):
             raise AttributeError(
                 f"__cuda_array_interface__ exists only on CUDA arrays; this one is on {self.device.selector}"
             )

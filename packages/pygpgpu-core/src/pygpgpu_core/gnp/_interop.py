@@ -7,34 +7,33 @@ the consumed DLPack tensor) is kept alive as long as the wrapper.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from .. import registry
+from ..errors import GPGPUError
+from ..protocols import ForeignPointers, StreamSynchronizer, StreamWaits, option, supports
 from . import _dlpack
 from ._array import DeviceArray, _check_dtype
 from ._device import backend_name, resolve_device
 
 __all__ = ["as_device_array", "from_dlpack", "export_stream"]
 
-_BACKEND_OF_DL = {_dlpack.kDLCUDA: "cuda", _dlpack.kDLCUDAManaged: "cuda", _dlpack.kDLROCM: "hip"}
+# DLPack device types whose memory another type's devices address the same way
+_SAME_MEMORY_AS = {_dlpack.kDLCUDAManaged: _dlpack.kDLCUDA}
 
 
 def _stream_handle(context: Any) -> int | None:
-    """The backend stream's raw handle as an int, or None when it is the legacy default stream."""
-    queue = getattr(context, "queue", None)
-    for attr in ("handle", "ptr", "stream"):
-        h = getattr(queue, attr, None)
-        if h is None:
-            continue
-        h = getattr(h, "value", h)  # a ctypes c_void_p
-        try:
-            h = int(h) if h is not None else None
-        except (TypeError, ValueError):
-            continue
-        return h or None
-    return None
+    """The context queue's raw stream handle as an int, or None for the legacy default stream."""
+    h = option(getattr(context, "queue", None), "handle")
+    h = getattr(h, "value", h)  # a ctypes c_void_p
+    if h is None:
+        return None
+    try:
+        return int(h) or None
+    except (TypeError, ValueError):
+        return None
 
 
 def export_stream(context: Any) -> int | None:
@@ -52,30 +51,43 @@ def _consumer_stream(context: Any) -> int:
     return _stream_handle(context) or 1
 
 
-def _device_for(backend: str, index: int, device: Any) -> Any:
+def _device_for(memory: str, addresses: Callable[[Any], bool], index: int, device: Any) -> Any:
+    """The device that holds foreign ``memory`` (its ``index``-th, or ``device`` when given): of
+    the first installed backend (probe order) whose backend object ``addresses`` it."""
     if device is not None:
         dev = resolve_device(device)
-        if backend_name(dev) != backend:
+        if not addresses(dev.backend):
             raise ValueError(
-                f"this array is in {backend} device memory but the requested device is {dev.selector}; "
+                f"this array is in {memory} but the requested device is {dev.selector}; "
                 f"move it first (e.g. gnp.asarray(x).to({dev.selector!r}))"
             )
         return dev
-    devices = registry.backend_devices(backend)
+    for name in registry.backend_names():
+        try:
+            if addresses(registry.get_backend(name)):
+                break
+        except GPGPUError:
+            continue
+    else:
+        raise BufferError(f"no installed PyGPGPU backend addresses {memory}")
+    devices = registry.backend_devices(name)
     if not 0 <= index < len(devices):
-        raise ValueError(f"the array is on {backend} device {index}, but only {len(devices)} exist")
+        raise ValueError(f"the array is on {name} device {index}, but only {len(devices)} exist")
     return devices[index]
 
 
 def _wrap_pointer(dev: Any, ptr: int, shape: tuple, dtype: np.dtype, owner: Any) -> DeviceArray:
     ctx = dev.context()
-    make = getattr(ctx, "buffer_from_pointer", None)
-    if make is None:
+    if not supports(ctx, ForeignPointers):
         raise TypeError(f"the {backend_name(dev)} backend cannot wrap foreign device pointers "
                         "(its context has no buffer_from_pointer)")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    buf = make(int(ptr), nbytes, owner)
+    buf = ctx.buffer_from_pointer(int(ptr), nbytes, owner)
     return DeviceArray._wrap(tuple(shape), dtype, dev, buf, owner)
+
+
+def _addresses_cuda_arrays(backend: Any) -> bool:
+    return bool(option(backend, "cuda_array_interface"))
 
 
 def _from_cuda_array_interface(obj: Any, device: Any) -> DeviceArray:
@@ -93,7 +105,7 @@ def _from_cuda_array_interface(obj: Any, device: Any) -> DeviceArray:
                                  "make it contiguous first (torch: .contiguous(), CuPy: cupy.ascontiguousarray)")
             expected *= n
     ptr, _readonly = cai["data"]
-    dev = _device_for("cuda", 0, device)
+    dev = _device_for("CUDA device memory", _addresses_cuda_arrays, 0, device)
     stream = cai.get("stream")
     if stream is not None and cai.get("version", 0) >= 3 and stream != _stream_handle(dev.context()):
         _wait_for_foreign_stream(dev, int(stream))
@@ -103,13 +115,11 @@ def _from_cuda_array_interface(obj: Any, device: Any) -> DeviceArray:
 def _wait_for_foreign_stream(dev: Any, stream: int) -> None:
     """Order our queue after the producer's stream (CAI v3 ``stream``)."""
     queue = dev.context().queue
-    wait = getattr(queue, "wait_for_stream", None)
-    if wait is not None:
-        wait(stream)
+    if supports(queue, StreamWaits):
+        queue.wait_for_stream(stream)
         return
-    sync = getattr(dev.backend, "synchronize_stream", None)
-    if sync is not None:
-        sync(stream)
+    if supports(dev.backend, StreamSynchronizer):
+        dev.backend.synchronize_stream(stream)
         return
     # Without either hook the producer must have finished (legacy-default-stream producers
     # synchronize implicitly with blocking streams, which is what our backends use).
@@ -117,10 +127,16 @@ def _wait_for_foreign_stream(dev: Any, stream: int) -> None:
 
 def _from_dlpack_device(obj: Any, device: Any) -> DeviceArray:
     dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
-    backend = _BACKEND_OF_DL.get(dev_type)
-    if backend is None:
-        raise BufferError(f"DLPack device type {dev_type} is not one gnp can wrap (CUDA=2, ROCm=10, CPU=1)")
-    dev = _device_for(backend, dev_id, device)
+    memory_type = _SAME_MEMORY_AS.get(dev_type, dev_type)
+
+    def addresses(backend: Any) -> bool:
+        return option(backend, "dlpack_device_type") == memory_type
+
+    try:
+        dev = _device_for(f"DLPack device type {dev_type} memory", addresses, dev_id, device)
+    except BufferError:
+        raise BufferError(f"DLPack device type {dev_type} is not one gnp can wrap: no installed backend declares it "
+                          "(CUDA=2 with pygpgpu-cuda, ROCm=10 with pygpgpu-hip; CPU=1 is copied)") from None
     try:
         capsule = obj.__dlpack__(stream=_consumer_stream(dev.context()))
     except TypeError:

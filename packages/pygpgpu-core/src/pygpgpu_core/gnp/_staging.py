@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import mempool
 from ..errors import GPGPUError
+from ..protocols import AsyncCopies, BufferViews, HostMappedMemory, PinnedHostMemory, option, supports
 from ._device import resolve_target
 from ._transfer import download, record_transfer, upload
 
@@ -147,7 +148,7 @@ def stage_numpy(host: np.ndarray, device: Any, *, read: bool = True, write: bool
 def _zero_copy_buffer(ctx: Any, host: np.ndarray, align: int) -> Any:
     """A buffer aliasing ``host``, or None when the backend would copy (misaligned, or a backend
     without ``align``, which then demands its own base-address alignment)."""
-    base = int(getattr(ctx.device, "mem_base_addr_align", 1) or 1)
+    base = int(option(ctx.device, "mem_base_addr_align") or 1)
     if host.ctypes.data % min(align, base):
         return None  # cheaper to decide here than to create and close a copying buffer
     try:
@@ -156,7 +157,7 @@ def _zero_copy_buffer(ctx: Any, host: np.ndarray, align: int) -> Any:
         if host.ctypes.data % base:
             return None
         buf = ctx.buffer_from_host(host, zero_copy=True)
-    if getattr(buf, "zero_copy", False):
+    if option(buf, "zero_copy"):
         return buf
     buf.close()  # the backend copied after all: use the counted path
     return None
@@ -219,7 +220,7 @@ def batch_supported(context: Any) -> bool:
         return False
     try:
         buf = block.buffer
-        if not hasattr(buf, "view"):
+        if not supports(buf, BufferViews):
             return False
         try:
             buf.view(0, 1).close()
@@ -247,7 +248,7 @@ class SmallBatch:
         self.context = context
         self.key = (key, mapped_max)
         device = getattr(context, "device", None)
-        step = max(_SLOT_ALIGN, int(getattr(device, "mem_base_addr_align", 1) or 1), int(align))
+        step = max(_SLOT_ALIGN, int(option(device, "mem_base_addr_align") or 1), int(align))
         order = sorted(range(len(key)), key=lambda i: key[i][1])
         offsets = [0] * len(key)
         end = {g: 0 for g in (UPLOAD, BOTH, DOWNLOAD, UNUSED)}
@@ -267,10 +268,9 @@ class SmallBatch:
         self.pending = False
         self.views = []
         limit = MAPPED_BATCH_MAX if mapped_max is None else mapped_max
-        mapped = getattr(context, "host_mapped", None) if SMALL_BATCH_DIRECT and at <= limit else None
-        if mapped is not None:
+        if SMALL_BATCH_DIRECT and at <= limit and supports(context, HostMappedMemory):
             # Host memory the kernel uses in place: the host copies in and out, nothing is queued.
-            self.host, self.buffer = mapped(at)
+            self.host, self.buffer = context.host_mapped(at)
             self.direct = True
         else:
             self.pool = mempool.get_pool(context)
@@ -283,7 +283,7 @@ class SmallBatch:
                 self.host = self.block.host
         try:
             self.views = [self.buffer.view(offsets[i], max(key[i][0], 1)) for i in range(len(key))]
-            if self.host is None and hasattr(context, "pinned_empty"):
+            if self.host is None and supports(context, PinnedHostMemory):
                 self.host = context.pinned_empty(self.block.nbytes, np.uint8)
             elif self.host is None:
                 raw = np.empty(self.block.nbytes + _HOST_ALIGN, np.uint8)
@@ -296,7 +296,7 @@ class SmallBatch:
     @property
     def usable(self) -> bool:
         buf = self.buffer
-        return buf is not None and not getattr(buf, "closed", False)
+        return buf is not None and not option(buf, "closed")
 
     def upload(self, arrays) -> None:
         """Copy ``arrays`` (one per argument; None where nothing goes up) into the block with
@@ -321,11 +321,10 @@ class SmallBatch:
             # (direct), else the whole staged range, alignment gaps included.
             if not self.direct:
                 buf = self.buffer
-                write = getattr(buf, "write_async", None)
-                if write is None:
-                    buf.write(host[:n], 0)
+                if supports(buf, AsyncCopies):
+                    buf.write_async(host[:n], 0)
                 else:
-                    write(host[:n], 0)
+                    buf.write(host[:n], 0)
                 copied = n
             record_transfer("h2d", copied)
 
@@ -338,11 +337,10 @@ class SmallBatch:
         host = self.host
         if not self.direct:
             buf = self.buffer
-            read = getattr(buf, "read_async", None)
-            if read is None:
-                buf.read(host[start:end], start)
+            if supports(buf, AsyncCopies):
+                buf.read_async(host[start:end], start)
             else:
-                read(host[start:end], start)
+                buf.read(host[start:end], start)
         self.context.synchronize()
         self.pending = False
         offsets = self.offsets
@@ -361,7 +359,7 @@ class SmallBatch:
         buf, self.buffer = self.buffer, None
         if buf is None:
             return
-        if self.pending and not getattr(buf, "closed", False):
+        if self.pending and not option(buf, "closed"):
             try:
                 self.context.synchronize()   # queued work may still use the staging area
             except GPGPUError:

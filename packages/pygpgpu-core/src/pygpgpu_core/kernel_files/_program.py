@@ -16,6 +16,7 @@ from typing import Any
 from ..cache import cache_key
 from ..cdecl import compile_source
 from ..errors import CompileError, GPGPUError
+from ..protocols import BinaryPrograms, supports
 from ._cache import SourceCache
 
 __all__ = ["FilePrograms"]
@@ -66,7 +67,7 @@ class FilePrograms:
             version = "?"
         key = cache_key("kernel-file", source, getattr(backend, "name", ""), device.name, getattr(device, "arch", ""),
                         version, *self.options)
-        from_binary = _declared(context, "program_from_binary")
+        from_binary = context.program_from_binary if supports(context, BinaryPrograms) else None
         if from_binary is not None:
             binary = self.cache.load_binary(device, key)  # None when missing or failing its checksum
             if binary is not None:

@@ -27,6 +27,9 @@ class DriverBackend:
     dialect: ClassVar[str] = ""
     title: ClassVar[str] = ""
     driver: "ClassVar[LazyLibrary]"
+    # optional attributes of the contract (pygpgpu_core.protocols.OPTIONAL_ATTRIBUTES)
+    dlpack_device_type: ClassVar["int | None"] = None
+    cuda_array_interface: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self._devices: "list[Any] | None" = None
@@ -68,6 +71,8 @@ class DriverDevice:
     extensions: ClassVar[frozenset] = frozenset()
     max_work_per_dim: ClassVar["int | None"] = None
     """Work items a launch may have per dimension (AMD counts them in 32 bits), None: no limit."""
+    is_gpu: ClassVar[bool] = True
+    is_cpu: ClassVar[bool] = False
 
     # read by the subclass's __init__ (see above)
     name: str
