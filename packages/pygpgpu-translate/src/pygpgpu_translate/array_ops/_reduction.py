@@ -101,6 +101,14 @@ def _tree(red: Reduction, lines: list, arg: bool) -> None:
 _MASK = {False: "2147483647", True: "9223372036854775807"}
 
 
+def _first_of_chunk() -> list:
+    """j0 = (seg * GROUP + lid) * c, one operation per assignment: each is then a sum or product
+    of two values the translator proves non-negative, and so is j0 (and the loop counter from it)."""
+    return [f"    w = seg * {GROUP}",
+            "    wl = w + lid",
+            "    j0 = wl * c"]
+
+
 def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool, chunked: bool,
                  two_d: bool) -> str:
     """The rows kernel: group (seg, row) reduces segment ``seg`` of row ``row`` into
@@ -140,32 +148,29 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
                   "    row = gpu.get_group_id(0)"]
     lines += [f"    rr = r & {mask}",
               f"    ns = segs & {mask}",
-              "    base = row * rr",
               "    o = row * ns + seg"]
 
+    # x is (rows, r): x[row, j] keeps each subscript a sum the translator proves non-negative,
+    # so no Python negative-index wrap (a compare per load, which stops CPU vectorization)
     def load(at):
-        v = red.map(f"x[{at}]") if mapped else f"x[{at}]"
-        return v
+        return red.map(f"x[row, {at}]") if mapped else f"x[row, {at}]"
     if arg:
-        vi_of = (lambda at, jj: f"xi[{at}]") if arg_in else (lambda at, jj: f"np.int64({jj})")
+        vi_of = (lambda at: f"xi[row, {at}]") if arg_in else (lambda at: f"np.int64({at})")
         lines += ["    acc = ident",
                   "    ai = np.int64(-1)"]
         if chunked:
             lines += [f"    c = cl & {mask}",
-                      f"    j0 = (seg * {GROUP} + lid) * c",
-                      "    for jj in range(j0, min(j0 + c, rr)):",
-                      "        t = base + jj"]
-            ind = "        "
+                      *_first_of_chunk(),
+                      "    for jj in range(j0, min(j0 + c, rr)):"]
         else:
             lines += [f"    j = seg * {GROUP} + lid",
                       f"    step = ns * {GROUP}",
                       "    while j < rr:",
-                      "        t = base + j",
                       "        jj = j",
                       "        j += step"]
-            ind = "        "
-        lines += [f"{ind}v = {load('t')}",
-                  f"{ind}vi = {vi_of('t', 'jj')}",
+        ind = "        "
+        lines += [f"{ind}v = {load('jj')}",
+                  f"{ind}vi = {vi_of('jj')}",
                   f"{ind}if ai < 0 or _better(acc, ai, v, vi):",
                   f"{ind}    acc = v",
                   f"{ind}    ai = vi",
@@ -176,23 +181,21 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
         lines += [f"    acc{k} = ident" for k in range(u)]
         if chunked:
             lines += [f"    c = cl & {mask}",
-                      f"    j0 = (seg * {GROUP} + lid) * c",
-                      f"    for jj in range(j0, min(j0 + c, r8 & {mask}), 8):",
-                      "        t = base + jj"]
-            lines += [f"        acc{k} = {red.comb(f'acc{k}', load('t' if k == 0 else f't + {k}'))}" for k in range(u)]
+                      *_first_of_chunk(),
+                      f"    for jj in range(j0, min(j0 + c, r8 & {mask}), 8):"]
+            lines += [f"        acc{k} = {red.comb(f'acc{k}', load('jj' if k == 0 else f'jj + {k}'))}" for k in range(u)]
             lines += ["    if seg == 0 and lid == 0:",
                       f"        for jj in range(r8 & {mask}, rr):",
-                      f"            acc0 = {red.comb('acc0', load('base + jj'))}"]
+                      f"            acc0 = {red.comb('acc0', load('jj'))}"]
         else:
             lines += [f"    j = seg * {GROUP} + lid",
                       f"    step = ns * {GROUP}",
-                      f"    while j + {u - 1} * step < rr:",
-                      "        t = base + j"]
-            lines += [f"        acc{k} = {red.comb(f'acc{k}', load('t' if k == 0 else f't + {k} * step'))}"
+                      f"    while j + {u - 1} * step < rr:"]
+            lines += [f"        acc{k} = {red.comb(f'acc{k}', load('j' if k == 0 else f'j + {k} * step'))}"
                       for k in range(u)]
             lines += [f"        j += {u} * step",
                       "    while j < rr:",
-                      f"        acc0 = {red.comb('acc0', load('base + j'))}",
+                      f"        acc0 = {red.comb('acc0', load('j'))}",
                       "        j += step"]
         level = [f"acc{k}" for k in range(u)]
         while len(level) > 1:           # combine the accumulators pairwise
@@ -386,7 +389,7 @@ def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count:
     cl = -(-r // (segs * GROUP * 8)) * 8          # elements per work item, a multiple of 8 (chunked)
     r8 = r - r % 8
     ctx = device.context()
-    xf = x.reshape(-1)
+    xf = x.reshape(outer, r)              # the kernel indexes x[row, j]
     out = DeviceArray((outer,), red.out, ctx)
     two_d = segs > 1
     cfg = _rows_config(segs, outer, chunked, wide)
@@ -403,12 +406,12 @@ def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count:
         launch(_kernel(red, "rows", True, False, chunked=chunked, two_d=two_d), device, cfg,
                (xf, part, parti, r, r8, segs, cl, ident, count))
         launch(_kernel(red, "rows", False, True, arg_in=True, chunked=chunked), device, cfg2,
-               (part, parti, out, segs, s8, 1, cl2, ident, count))
+               (part.reshape(outer, segs), parti.reshape(outer, segs), out, segs, s8, 1, cl2, ident, count))
         return out
     launch(_kernel(red, "rows", True, False, chunked=chunked, two_d=two_d), device, cfg,
            (xf, part, r, r8, segs, cl, ident, count))
     launch(_kernel(red, "rows", False, True, chunked=chunked), device, cfg2,
-           (part, out, segs, s8, 1, cl2, ident, count))
+           (part.reshape(outer, segs), out, segs, s8, 1, cl2, ident, count))
     return out
 
 
