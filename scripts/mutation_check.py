@@ -45,6 +45,7 @@ GUARDS = "tests/test_translate_guards.py"
 NEG_INDEX = "tests/test_translate_negative_index.py"
 CATALOGUE = "tests/test_translate_catalogue.py::test_execute"
 SIGN_PROOFS = "tests/test_translate_sign_proofs.py"
+GUARD_SIGNS = "tests/test_translate_guard_signs.py"
 ACCESS_WORDS = "tests/test_translate_launch.py::test_access_analysis_reads_writes_aliases_atomics_helpers"
 ACCESS_EFFECTS = "tests/test_translate_access_effects.py"
 
@@ -142,8 +143,8 @@ MUTATIONS = [
              "                i = ir.Const(-i.value, it)",
              (f"{CATALOGUE}", "-k", "negative_constant", NEG_INDEX), "a[-1] is the last element"),
     Mutation("sign-proof-subtraction", f"{TRANSLATE}/_signs.py",
-             'return (isinstance(a, ir.Bin) and a.op in ("+", "*")',
-             'return (isinstance(a, ir.Bin) and a.op in ("+", "-", "*")',
+             "                return _difference_non_negative(a.a, a.b, known)",
+             "                return _unsigned_of_non_negative(a.a, known) and _unsigned_of_non_negative(a.b, known)",
              (NEG_INDEX, SIGN_PROOFS), "i - k is not provably >= 0 (its index needs the wrap)"),
     Mutation("sign-proof-any-variable", f"{TRANSLATE}/_signs.py",
              "        return e.name in known\n", "        return True\n",
@@ -156,6 +157,32 @@ MUTATIONS = [
              "        return t.bits >= src.bits and is_non_negative(a, known)",
              "        return is_non_negative(a, known)",
              (SIGN_PROOFS,), "a value cast to fewer bits may turn negative"),
+    # ---- bounds from loop starts and if guards (y - 1 in range(1, n), i - 1 under if i > 0) ----
+    Mutation("sign-proof-guard-greater", f"{TRANSLATE}/_signs.py",
+             '    if op == ">":\n        low = k + 1\n', '    if op == ">":\n        low = k + 2\n',
+             (GUARD_SIGNS,), "if i > 0 proves i >= 1, not more (i - 2 still wraps)"),
+    Mutation("sign-proof-guard-else-negated", f"{TRANSLATE}/_signs.py",
+             "    op = c.op if holds else _NEGATED[c.op]", "    op = c.op",
+             (GUARD_SIGNS,), "the else branch of if i > 0 knows i <= 0, not i >= 1"),
+    Mutation("sign-proof-guard-disjunction", f"{TRANSLATE}/_signs.py",
+             '    if (c.op == "&&" and holds) or (c.op == "||" and not holds):', '    if c.op in ("&&", "||"):',
+             (GUARD_SIGNS,), "if a or b proves neither alone"),
+    Mutation("sign-proof-guard-not-equal", f"{TRANSLATE}/_signs.py",
+             'elif op == "!=" and lower_bound(ir.Var(name, None), known) == k:', 'elif op == "!=":',
+             (GUARD_SIGNS,), "k != 0 proves k >= 1 only when k >= 0 is known"),
+    Mutation("sign-proof-guard-reassigned", f"{TRANSLATE}/_statements.py",
+             "if c in pynames and not stores_name(body, pynames[c])}", "if c in pynames}",
+             (GUARD_SIGNS,), "a variable the branch assigns loses what its test proved"),
+    Mutation("sign-proof-guard-scope", f"{TRANSLATE}/_statements.py",
+             "                    lower.pop(n, None)\n", "                    pass\n",
+             (GUARD_SIGNS,), "a bound holds inside its branch or loop only"),
+    Mutation("sign-proof-loop-start", f"{TRANSLATE}/_statements.py",
+             "lower_bound(start_c, self.non_negative) if counts_up else None", "1 if counts_up else None",
+             (GUARD_SIGNS,), "a range counter is at least its start, range(0, n) proves y >= 0 only"),
+    Mutation("sign-proof-difference-bound", f"{TRANSLATE}/_signs.py",
+             "    return c is not None and c >= 0 and low is not None and low >= c\n",
+             "    return c is not None and c >= 0 and low is not None and low + 1 >= c\n",
+             (GUARD_SIGNS, NEG_INDEX), "i - c is >= 0 only when i >= c is proven"),
     # ---- bounds guards ----
     Mutation("work-size-guard", f"{TRANSLATE}/_entry.py",
              'c = ir.Bin(">=", gid, ir.Var(f"_pyg_n{k}", idx), BOOL)',

@@ -94,7 +94,7 @@ def row_sums_of_transpose(a, out):
     for i in range(out.shape[0]):
         total = 0.0
         for k in range(1, a.shape[0], 2):
-            total += a[k, i] + a[k - 1, i]    # k - 1 >= 0 is beyond the proof: one wrap expected
+            total += a[k, i] + a[k - 1, i]    # k counts up from 1: k - 1 >= 0 needs no wrap either
         out[i] = total
 
 
@@ -107,7 +107,7 @@ def gather_gid(x, out):
 
 
 @pytest.mark.parametrize("k, args, wraps", [
-    (row_sums_of_transpose, lambda: (np.ones((4, 4), np.float32), np.ones(4, np.float32)), 1),
+    (row_sums_of_transpose, lambda: (np.ones((4, 4), np.float32), np.ones(4, np.float32)), 0),
     (gather_gid, lambda: (np.ones(8, np.float32), np.ones(8, np.float32)), 0),
 ])
 def test_indices_proven_non_negative_need_no_wrap(k, args, wraps):

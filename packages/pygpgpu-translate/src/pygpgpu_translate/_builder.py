@@ -19,6 +19,7 @@ from ._calls import BARRIER_HINT, BARRIER_IN_DOMAIN
 from ._expressions import ExpressionRules
 from ._frontend import check_syntax
 from ._names import c_identifier
+from ._signs import KnownSigns
 from ._source import FunctionSource, KernelTypeError, function_source, syntax_error
 from ._statements import StatementRules
 from .prelude import piece_function
@@ -160,7 +161,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.uses_barrier = False
         self.fn_params: list[ir.Param] = []
         self.self_attrs: dict[str, object] = {}
-        self.non_negative: set[str] = set()          # C names of variables proven >= 0 here (_signs)
+        self.non_negative = KnownSigns()             # C names of variables proven >= 0 here, bounds (_signs)
         self.store_counts: dict[str, int] = {}       # Python name -> assignments in the function
 
     # ---- errors ---------------------------------------------------------------------------------

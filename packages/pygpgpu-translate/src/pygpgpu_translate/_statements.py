@@ -13,7 +13,7 @@ from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict,
                      join, literal_default, wider_int)
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
-from ._signs import is_non_negative, stores_name
+from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 
 __all__ = ["StatementRules"]
 
@@ -100,8 +100,12 @@ class StatementRules:
         self.pre = []
         saved = self.top_level_of_domain
         self.top_level_of_domain = False
-        body = self.stmts(s.body)
-        orelse = self.stmts(s.orelse)
+        # what the test proves (if i > 0: i - 1 >= 0) for each branch that keeps the variable as tested
+        holds, fails = guard_bounds(cond, self.non_negative)
+        with self.known_bounds(self.unassigned_in(holds, s.body)):
+            body = self.stmts(s.body)
+        with self.known_bounds(self.unassigned_in(fails, s.orelse)):
+            orelse = self.stmts(s.orelse)
         self.top_level_of_domain = saved
         self.pre = pre
         if isinstance(cond, ir.Const):     # compile-time constant condition (e.g. a module flag)
@@ -380,7 +384,9 @@ class StatementRules:
         self.loop_depth += 1
         saved = self.top_level_of_domain
         self.top_level_of_domain = False
-        with self.non_negative_names([var.name] if counts_up else []):
+        # and counts from its start: in range(1, n), y - 1 is >= 0 too
+        with self.non_negative_names([var.name] if counts_up else [],
+                                     lower_bound(start_c, self.non_negative) if counts_up else None):
             body = self.stmts(s.body)
         self.top_level_of_domain = saved
         self.loop_depth -= 1
@@ -389,14 +395,37 @@ class StatementRules:
         return ir.For(var, start_c, stop, step_c, body, s.lineno, sign)
 
     @contextlib.contextmanager
-    def non_negative_names(self, cnames):
-        """``cnames`` count as proven >= 0 inside the ``with`` block (a loop body)."""
-        added = [n for n in cnames if n not in self.non_negative]
-        self.non_negative.update(added)
+    def non_negative_names(self, cnames, start=None):
+        """``cnames`` count as proven >= 0 inside the ``with`` block (a loop body), and as >= ``start``
+        when that is given (a counter's proven first value)."""
+        with self.known_bounds({n: max(start or 0, 0) for n in cnames}):
+            yield
+
+    @contextlib.contextmanager
+    def known_bounds(self, bounds):
+        """Inside the ``with`` block, each C name of ``bounds`` is proven >= its value (>= 0)."""
+        known = self.non_negative
+        lower = known.lower
+        saved = {n: lower.get(n) for n in bounds}
+        added = [n for n in bounds if n not in known]
+        known.update(added)
+        for n, low in bounds.items():
+            if low > lower.get(n, 0):
+                lower[n] = low
         try:
             yield
         finally:
-            self.non_negative.difference_update(added)
+            known.difference_update(added)
+            for n, low in saved.items():
+                if low is None:
+                    lower.pop(n, None)
+                else:
+                    lower[n] = low
+
+    def unassigned_in(self, bounds, body):
+        """The bounds of variables that ``body`` never assigns (there they keep the tested value)."""
+        pynames = {c: p for p, c in self.cnames.items()}
+        return {c: low for c, low in bounds.items() if c in pynames and not stores_name(body, pynames[c])}
 
     def domain_loop(self, s):
         d = self.domain
@@ -473,7 +502,8 @@ class StatementRules:
         counts_up = d.kind != "range" or (is_non_negative(self.convert(start, idx), self.non_negative)
                                           and isinstance(step, ir.Const) and step.value > 0)
         proven = [self.cname(n) for n in names if counts_up and not stores_name(s.body, n)]
-        with self.non_negative_names(proven):
+        first = lower_bound(self.convert(start, idx), self.non_negative) if d.kind == "range" and counts_up else None
+        with self.non_negative_names(proven, first):
             body = self.stmts(s.body)
         self.top_level_of_domain = saved
         self.prog.in_domain_body = False
