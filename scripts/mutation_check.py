@@ -41,6 +41,7 @@ PYSEM = "tests/test_translate_pysem.py"
 FUZZ_TYPED = "tests/test_translate_fuzz.py::test_typed_integer_expressions_match_numpy"
 FUZZ_INT32 = "tests/test_translate_fuzz.py::test_random_integer_expressions_match_python"
 FUZZ_FLOAT = "tests/test_translate_fuzz.py::test_random_float_expressions_match_python"
+INT_SEMANTICS = "tests/test_trust_int_semantics.py"
 GUARDS = "tests/test_translate_guards.py"
 NEG_INDEX = "tests/test_translate_negative_index.py"
 CATALOGUE = "tests/test_translate_catalogue.py::test_execute"
@@ -130,9 +131,38 @@ MUTATIONS = [
              (f"{CATALOGUE}", "-k", "casts or py_semantics or mixed or floor_div", FUZZ_FLOAT),
              "int array * weak float is float math, not int"),
     Mutation("narrow-int-results-unwrapped", f"{TRANSLATE}/_expressions.py",
-             "        if ct.bits < 32:\n            return ir.Cast(e, e.type)\n",
-             "        if ct.bits < 0:\n            return ir.Cast(e, e.type)\n",
+             "            return ir.Cast(e, e.type)\n        if ct.kind == \"i\" and",
+             "            return e\n        if ct.kind == \"i\" and",
              (FUZZ_TYPED, "-k", "int8 or int16"), "int8/int16 arithmetic wraps like numpy (C computes it in int)"),
+    # ---- no undefined behaviour in C integer arithmetic (GPU compilers exploit it; PoCL happens not to) ----
+    Mutation("narrow-mul-shift-in-int", f"{TRANSLATE}/_expressions.py",
+             '            if isinstance(e, ir.Bin) and e.op in ("*", "<<"):\n',
+             '            if False:\n',
+             (INT_SEMANTICS, "-k", "undefined"), "int8/int16 * and << run in uint32 (ushort * ushort, -x << n overflow int)"),
+    Mutation("signed-arithmetic-in-signed-type", f"{TRANSLATE}/_expressions.py",
+             '        if ct.kind == "i" and isinstance(e, (ir.Bin, ir.Un)) and e.op in ("+", "-", "*", "<<"):',
+             '        if False and isinstance(e, (ir.Bin, ir.Un)) and e.op in ("+", "-", "*", "<<"):',
+             (INT_SEMANTICS, "-k", "undefined"), "int32/int64 + - * << and unary - run in the unsigned type"),
+    Mutation("shift-count-unchecked", f"{TRANSLATE}/_expressions.py",
+             "        if count_in_range or (isinstance(cb, ir.Const) and 0 <= cb.value < ct.bits):",
+             "        if True:",
+             (FUZZ_TYPED, INT_SEMANTICS, "-k", "follow_numpy or typed"), "a shift count past the width gives 0 (numpy), not C's undefined result"),
+    Mutation("shift-right-sign-fill", f"{TRANSLATE}/prelude/_pysem.py",
+             'beyond = f"({t})0" if is_unsigned(s) else f"(a < 0 ? ({t})-1 : ({t})0)"',
+             'beyond = f"({t})0"',
+             (INT_SEMANTICS, "-k", "follow_numpy"), "a negative value shifted right by the width or more is -1"),
+    Mutation("vector-shift-count-unmasked", f"{TRANSLATE}/_expressions.py",
+             "            mask = ir.Const(base.bits - 1, base)",
+             "            mask = ir.Const(-1, base)",
+             (INT_SEMANTICS, "-k", "vector"), "vector shifts take the count modulo the bit width, as the host classes do"),
+    Mutation("pow-products-unwrapped", f"{TRANSLATE}/_expressions.py",
+             "                out = self.wrap_narrow(ir.Bin(\"*\", out, x, t))",
+             "                out = ir.Bin(\"*\", out, x, t)",
+             ("tests/test_translate_fuzz.py::test_power_and_invert_wrap_like_numpy",), "x ** 3 wraps after each product"),
+    Mutation("invert-narrow-unwrapped", f"{TRANSLATE}/_expressions.py",
+             '        return self.wrap_narrow(ir.Un("~", v, v.type))',
+             '        return ir.Un("~", v, v.type)',
+             ("tests/test_translate_fuzz.py::test_power_and_invert_wrap_like_numpy",), "~uint8(10) is 245"),
     # ---- negative indices and the sign proofs that skip their wrap ----
     Mutation("negative-index-wrap-dropped", f"{TRANSLATE}/_expressions.py",
              'i = ir.Ternary(ir.Bin("<", i, ir.Const(0, it), BOOL), ir.Bin("+", i, arr.shape[k], it), i, it)',

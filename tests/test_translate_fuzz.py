@@ -195,7 +195,13 @@ class _TypedGen:
                 p, _ = self.leaf(tx)
                 q = self.literal(tx) if r.random() < 0.5 else self.leaf(tx)[0]
                 return f"({p} {r.choice(['//', '%'])} {q})", tx
-            return f"({x} {r.choice(['<<', '>>'])} {r.randint(0, tx.itemsize * 8 - 1)})", tx
+            op = r.choice(['<<', '>>'])
+            if r.random() < 0.35:      # a count from an array: promotes, may be negative or past the width
+                y, ty = self.leaf()
+                t = np.result_type(tx, ty)
+                if t.kind != "f" and (same_as is None or t == same_as):
+                    return f"({x} {op} {y})", t
+            return f"({x} {op} {r.randint(0, tx.itemsize * 8 + 3)})", tx     # numpy: past the width gives 0 / -1
         if kind < 0.67:
             if r.random() < 0.5:
                 return f"{r.choice(['abs', '-'] if is_float else ['abs', '-', '~'])}({x})", tx

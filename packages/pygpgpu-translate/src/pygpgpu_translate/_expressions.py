@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _ir as ir
 from ._builtins import BUILTINS, CAST_TYPES, Builtin, lookup_namespace, lookup_object
-from ._types import BOOL, INT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete
+from ._types import BOOL, INT32, UINT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._nesting import deeper_than
@@ -330,6 +330,13 @@ class ExpressionRules:
         width = (va or vb).width
         a = self.materialize(a) if va else self.materialize(a)
         b = self.materialize(b) if vb else self.materialize(b)
+        if opname in ("<<", ">>") and (va or vb).base.is_int:
+            # the host vector classes take the count modulo the bit width (OpenCL's rule): so do we
+            base = (va or vb).base
+            mask = ir.Const(base.bits - 1, base)
+            comps = [self.shift(opname, self.comp(a, k), self.scalar_binop("&", self.convert(self.comp(b, k), base), mask, node),
+                                base, count_in_range=True) for k in range(width)]
+            return ir.VecCtor(comps, Vector(base, width))
         comps = [self.scalar_binop(opname, self.comp(a, k), self.comp(b, k), node) for k in range(width)]
         base = comps[0].type.strong() if not comps[0].type.weak else concrete(comps[0].type, self.prog.default_float)
         if base.kind == "b":
@@ -369,10 +376,12 @@ class ExpressionRules:
                 raise self.type_err(node, f"operator {opname} needs integers, got {ta} and {tb}")
             if ta.kind == "b" and tb.kind == "b" and opname in ("|", "^", "&"):
                 return ir.Bin(opname, a, b, BOOL)
-            t = binary_result(ta, tb, df) if opname not in ("<<", ">>") else (ta if not ta.weak else binary_result(ta, tb, df))
+            t = binary_result(ta, tb, df)    # shifts promote like numpy too: int8 << int16 is int16
             f = self.const_fold(opname, a, b, t)
             if f is not None:
                 return f
+            if opname in ("<<", ">>"):
+                return self.shift(opname, a, b, t)
             ct = concrete(t, df)
             return self.wrap_narrow(ir.Bin(opname, self.convert(a, ct), self.convert(b, ct), t))
         if opname == "**":
@@ -407,6 +416,12 @@ class ExpressionRules:
         if not (isinstance(ct, Scalar) and ct.is_int):
             return e
         if ct.bits < 32:
+            if isinstance(e, ir.Bin) and e.op in ("*", "<<"):
+                # C computes char/short in int, where ushort * ushort overflows and a negative value
+                # shifted left is undefined (NVIDIA's compilers then gave int16 results out of
+                # range): multiply and shift in uint32; the low bits are the same
+                b = e.b if e.op == "<<" else _unsigned(e.b, UINT32)
+                return ir.Cast(ir.Bin(e.op, _unsigned(e.a, UINT32), b, UINT32), e.type)
             if (isinstance(e, ir.Bin) and e.op in ("+", "-") and isinstance(e.a, ir.Cast) and e.a.type == e.type
                     and isinstance(e.a.a, ir.Bin) and e.a.a.op in ("+", "-")):
                 # wrapping once at the end of a run of + and - is the same: a + b + c stays flat
@@ -419,6 +434,20 @@ class ExpressionRules:
             b = e.b if e.op == "<<" else _unsigned(e.b, u)
             return ir.Cast(ir.Bin(e.op, _unsigned(e.a, u), b, u), e.type)
         return e
+
+    def shift(self, opname, a, b, t, count_in_range=False):
+        """``a << b`` / ``a >> b`` in type ``t`` with numpy's results: a count outside 0..bits-1
+        gives 0 (-1 for a negative value shifted right), where C's behaviour is undefined. A
+        constant count in range (the common case) shifts inline; other counts go through the
+        prelude's ``pyshl``/``pyshr``, which test the count first. ``count_in_range``: the caller
+        made sure of it (vector components mask their counts)."""
+        ct = concrete(t, self.prog.default_float)
+        if ct.kind == "b":
+            t = ct = INT32
+        ca, cb = self.convert(a, ct), self.convert(b, ct)
+        if count_in_range or (isinstance(cb, ir.Const) and 0 <= cb.value < ct.bits):
+            return self.wrap_narrow(ir.Bin(opname, ca, cb, t))
+        return self.prelude_call("pyshl" if opname == "<<" else "pyshr", [ca, cb], t)
 
     def power(self, a, b, node):
         df = self.prog.default_float

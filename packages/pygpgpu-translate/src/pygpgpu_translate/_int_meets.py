@@ -40,25 +40,42 @@ def _exprs(e):
             yield from _exprs(sub)
 
 
-def _is_wrap(e) -> bool:
-    """Whether ``e`` is the translator's wrapping arithmetic on signed ints (``_expressions.wrap_narrow``):
-    ``(int)((uint)a + (uint)b)``, computed in the unsigned type of the same width because signed
-    overflow is undefined in C. Its inner casts reinterpret bits; they convert no value."""
-    if not (isinstance(e, ir.Cast) and _is_int(e.type) and e.type.kind == "i" and isinstance(e.a, ir.Bin)):
-        return False
-    b = e.a
-    u = Scalar(f"uint{e.type.bits}")
-    if b.type != u or b.op not in ("+", "-", "*", "<<"):
-        return False
-    operands = (b.a,) if b.op == "<<" else (b.a, b.b)
-    return all((isinstance(o, ir.Cast) and o.type == u) or isinstance(o, ir.Const) for o in operands)
+_WRAP_OPS = ("+", "-", "*", "<<")
+
+
+def _wrap_leaves(e):
+    """The operands of the translator's wrapping arithmetic ``e`` (``_expressions.wrap_narrow``),
+    or None when ``e`` is not one. Signed ints (and narrow ones) compute + - * << in the unsigned
+    type of at least 32 bits, because signed overflow is undefined in C: ``(int)((uint)a + (uint)b)``,
+    ``(short)((uint)a * (uint)b)``, chains ``(int)((uint)a + (uint)b + (uint)c)``, ``(int)(0u - (uint)a)``.
+    Those inner casts to the unsigned type reinterpret bits; they convert no value."""
+    if not (isinstance(e, ir.Cast) and _is_int(e.type) and (e.type.kind == "i" or e.type.bits < 32)
+            and isinstance(e.a, ir.Bin)):
+        return None
+    u = Scalar(f"uint{max(e.type.bits, 32)}")
+    if not (e.a.type == u and e.a.op in _WRAP_OPS):
+        return None
+    leaves: list = []
+
+    def walk(b):
+        if isinstance(b, ir.Bin) and b.type == u and b.op in _WRAP_OPS:
+            walk(b.a)
+            walk(b.b)             # for << the count, an operand like any other here
+        elif isinstance(b, ir.Cast) and b.type == u:
+            leaves.append(b.a)    # the reinterpretation itself is no conversion; what it wraps may hold some
+        else:
+            leaves.append(b)
+
+    walk(e.a)
+    return leaves
 
 
 def _conversions(e):
     """The integer conversions in ``e`` that change a value's type (not the wrap reinterpretations)."""
-    if _is_wrap(e):
-        for o in (e.a.a, e.a.b):
-            yield from _conversions(o.a if isinstance(o, ir.Cast) and o.type == e.a.type else o)
+    leaves = _wrap_leaves(e)
+    if leaves is not None:
+        for o in leaves:
+            yield from _conversions(o)
         return
     if isinstance(e, ir.Cast):
         yield e

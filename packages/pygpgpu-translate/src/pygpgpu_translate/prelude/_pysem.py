@@ -10,7 +10,12 @@ zeros; a float division by zero gives numpy's results (``x // 0.0`` is ``x / 0.0
 is NaN).
 
 ``pypow`` (integer types): ``a ** b`` wrapping like numpy (the multiplication runs in the
-unsigned type: signed overflow is undefined in C); a negative exponent gives ``1 // a ** -b``.
+unsigned type of at least 32 bits: signed overflow is undefined in C); a negative exponent gives ``1 // a ** -b``.
+
+``pyshl`` / ``pyshr`` (integer types): numpy's ``a << b`` / ``a >> b``: a count outside
+0..bits-1 (negative counts included) gives 0, or -1 for a negative ``a`` shifted right; C leaves
+such counts undefined. The left shift runs in the unsigned type (at least 32 bits): shifting a
+negative value left is undefined in C too.
 
 ``pymin`` / ``pymax`` (float types): Python's builtin ``min(a, b)`` / ``max(a, b)``: ``b`` only
 when it is strictly smaller/larger, so ``min(nan, 1.0)`` is NaN and ``min(1.0, nan)`` is 1.0.
@@ -24,6 +29,7 @@ from ._types import (
     FLOAT_SCALARS,
     INT_SCALARS,
     WIDTHS,
+    bits,
     c_type,
     component,
     float_literal,
@@ -35,14 +41,14 @@ from ._types import (
 )
 from ._vec import fp64_deps
 
-PY_OPS = ("pyfloordiv", "pymod", "pypow", "pymin", "pymax", "npminimum", "npmaximum", "npsign")
+PY_OPS = ("pyfloordiv", "pymod", "pypow", "pyshl", "pyshr", "pymin", "pymax", "npminimum", "npmaximum", "npsign")
 _UNARY = ("npsign",)
 
 
 def pysem_types(op: str) -> list[str]:
     """Every type name ``<op>:<T>`` exists for."""
     scalars = {"pyfloordiv": INT_SCALARS + FLOAT_SCALARS, "pymod": INT_SCALARS + FLOAT_SCALARS,
-               "pypow": INT_SCALARS}.get(op, FLOAT_SCALARS)
+               "pypow": INT_SCALARS, "pyshl": INT_SCALARS, "pyshr": INT_SCALARS}.get(op, FLOAT_SCALARS)
     return [f"{s}{w}" for s in scalars for w in ("",) + WIDTHS]
 
 
@@ -64,6 +70,8 @@ def pysem_source(dialect: str, op: str, type_name: str) -> str:
         return f"{head} {{ return {make_vector(dialect, type_name, comps)}; }}\n"
     if op == "pypow":
         return f"{head} {{ {_pow_body(dialect, s)} }}\n"
+    if op in ("pyshl", "pyshr"):
+        return f"{head} {{ {_shift_body(dialect, op, s)} }}\n"
     if s in FLOAT_SCALARS:
         return f"{head} {{ {_float_body(dialect, op, s)} }}\n"
     if is_unsigned(s):
@@ -83,11 +91,24 @@ def pysem_source(dialect: str, op: str, type_name: str) -> str:
 
 def _pow_body(dialect: str, s: str) -> str:
     t = c_type(dialect, s)
-    u = c_type(dialect, s if is_unsigned(s) else "u" + s)
+    # narrow types multiply in unsigned int: C computes ushort * ushort in int, where it overflows
+    u = c_type(dialect, "uint") if bits(s) < 32 else c_type(dialect, s if is_unsigned(s) else "u" + s)
     negative = "" if is_unsigned(s) else (
         f"if (b < 0) return a == 1 ? ({t})1 : (a == -1 ? ((b & 1) ? ({t})-1 : ({t})1) : ({t})0); ")
     return (f"{negative}{u} r = 1, x = ({u})a; "
             f"while (b) {{ if (b & 1) r *= x; x *= x; b >>= 1; }} return ({t})r;")
+
+
+def _shift_body(dialect: str, op: str, s: str) -> str:
+    t = c_type(dialect, s)
+    u = c_type(dialect, s if is_unsigned(s) else "u" + s)
+    n = bits(s)
+    in_range = f"({u})b < {n}"             # a negative count is a huge unsigned one
+    if op == "pyshl":
+        wide = c_type(dialect, "uint") if n < 32 else u
+        return f"return {in_range} ? ({t})(({wide})a << b) : ({t})0;"
+    beyond = f"({t})0" if is_unsigned(s) else f"(a < 0 ? ({t})-1 : ({t})0)"
+    return f"return {in_range} ? ({t})(a >> b) : {beyond};"
 
 
 _FLOAT_SIMPLE = {
