@@ -24,7 +24,6 @@ import time
 import traceback
 
 import numpy as np
-
 import pygpgpu
 import pygpgpu.numpy as gnp
 from pygpgpu_core import registry

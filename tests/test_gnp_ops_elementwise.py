@@ -359,3 +359,40 @@ def test_operands_on_different_contexts():
             g + h
         with pytest.raises(ValueError, match=r"\.to\("):
             h * 2
+
+
+def test_warm_path_keeps_numpy_rules(backend):
+    """The second call of an operation takes the cached fast path; it must still convert, refuse
+    and promote exactly as the first (full) one."""
+    i8 = np.array([1, -2, 3], np.int8)
+    g = up(i8, backend)
+    for _ in range(3):
+        check(g + 1, i8 + 1)
+        check(g == 3, i8 == 3)
+        check(g == 300, i8 == 300)                 # out of range: the full path, exact
+        with pytest.raises(OverflowError):
+            g + 1000
+        check(g * np.int16(2), i8 * np.int16(2))
+    f = up(np.array([1.0, 2.0], np.float32), backend)
+    for _ in range(3):
+        check(f * 2.5, np.array([1.0, 2.0], np.float32) * 2.5)
+        with np.errstate(over="ignore"):
+            check(f * 1e300, np.array([1.0, 2.0], np.float32) * np.float32(np.inf))
+        check(f + 2**40, np.array([1.0, 2.0], np.float32) + 2**40)
+    out = gnp.empty((2,), np.float64, device=backend)
+    for _ in range(2):
+        assert np.add(f, 1.0, out=out) is out
+        check(out, np.array([2.0, 3.0]))
+
+
+def test_warm_path_keeps_the_context_check():
+    from conftest import first_device
+    from pygpgpu_opencl import Context
+
+    dev = first_device("opencl")
+    a = gnp.asarray(np.ones(2, np.float32), device=dev)
+    a + a
+    with Context(dev) as other:                    # a cached signature never skips the context check
+        b = gnp.asarray(np.ones(2, np.float32), device=other)
+        with pytest.raises(ValueError, match=r"\.to\("):
+            b + b

@@ -376,9 +376,106 @@ def _check_out(out: Any, shape: tuple, result_dt: np.dtype, name: str, casting: 
     return out
 
 
+# The warm path: (ufunc, operand types, out dtype) -> (loop input dtypes, result dtype, flat kernel), filled
+# by the first call that had plain C-contiguous operands of one shape (the full checks ran then).
+_fast: dict = {}
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _fast_call(name: str, inputs: tuple, out: Any) -> Any:
+    """``ufunc_call`` for the common case (plain arrays of one shape on one context, Python floats
+    and ints, numpy scalars) in a few dict lookups; None when the full path must run."""
+    sig = []
+    first = None
+    for x in inputs:
+        t = type(x)
+        if t is DeviceArray:
+            if first is None:
+                first = x
+            elif x.shape != first.shape or x.buffer.context is not first.buffer.context:
+                return None
+            sig.append(x.dtype)
+        elif t is float or t is int:
+            sig.append(t)
+        elif isinstance(x, np.generic):
+            sig.append((x.dtype,))
+        else:
+            return None
+    if first is None:
+        return None
+    ctx = first.buffer.context
+    if out is not None and (type(out) is not DeviceArray or out.shape != first.shape or out.buffer.context is not ctx):
+        return None
+    entry = _fast.get((name, tuple(sig), None if out is None else out.dtype, first.device, ctx))
+    if entry is None:
+        return None
+    in_dts, out_dt, kern = entry
+    args = [None]
+    for k, x in enumerate(inputs):
+        t = type(x)
+        if t is DeviceArray:
+            args.append(x if len(x.shape) == 1 else flat(x))
+            continue
+        dt = in_dts[k]
+        if t is float:
+            if dt.kind != "f" or (dt.itemsize == 4 and not -_F32_MAX <= x <= _F32_MAX):
+                return None                   # overflow, NaN: the full path converts as numpy does
+        elif t is int:
+            info = _int_range(dt)
+            if info is None or not info[0] <= x <= info[1]:
+                return None                   # numpy's OverflowError (or an exact comparison)
+        args.append(dt.type(x))
+    if out is None:
+        out = DeviceArray(first.shape, out_dt, first.buffer.context)
+    if out.size:
+        args[0] = out if len(out.shape) == 1 else flat(out)
+        launch(kern, first.device, DEFAULT_CONFIG, tuple(args))
+    return out
+
+
+_int_ranges: dict = {}
+
+
+def _int_range(dt: np.dtype) -> "tuple[int, int] | None":
+    r = _int_ranges.get(dt)
+    if r is None and dt.kind in "iu":
+        info = np.iinfo(dt)
+        r = _int_ranges[dt] = (int(info.min), int(info.max))
+    elif r is None and dt.kind == "f":
+        r = _int_ranges[dt] = (-2**53, 2**53)       # exactly representable: converts as numpy does
+    return r
+
+
+def _remember_fast(name: str, inputs: tuple, in_dts: tuple, out_dt: np.dtype, out: Any, device: Any) -> None:
+    """Make the next call like this one take :func:`_fast_call` (the checks it skips passed now;
+    they depend only on the key: operation, operand types, out dtype, device and context)."""
+    if name == "power":                         # a negative integer exponent must raise each time
+        return
+    sig = []
+    for x in inputs:
+        t = type(x)
+        if t is DeviceArray:
+            sig.append(x.dtype)
+        elif t is float or t is int:
+            sig.append(t)
+        elif isinstance(x, np.generic):
+            sig.append((x.dtype,))
+        else:
+            return
+    kinds = "".join("A" if type(x) is DeviceArray else "S" for x in inputs)
+    key = (name, tuple(sig), None if out is None else out.dtype, device, device.context())
+    if len(_fast) > 4096:
+        _fast.clear()
+    _fast[key] = (in_dts, out_dt, _kernel(name, kinds, in_dts, out_dt if out is None else out.dtype, 0))
+
+
 def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> Any:
     """``np.<name>(*inputs, out=out, dtype=dtype)`` on the device. NotImplemented when an input
     is not something device operations take (so Python can try the other operand)."""
+    if dtype is None and casting == "same_kind":
+        r = _fast_call(name, inputs, out)
+        if r is not None:
+            return r
     ops = []
     for k, x in enumerate(inputs):
         c = classify(x, name, k)
@@ -410,10 +507,14 @@ def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, cas
             raise ValueError("Integers to negative integer powers are not allowed.")
     operands = [x if isinstance(x, DeviceArray) else _scalar_value(x, in_dts[k], name, k) for k, x in enumerate(ops)]
     shape = _result_shape(arrays, out)
+    given = out
     if out is None:
         out = DeviceArray(shape, out_dt, device.context())
     else:
         _check_out(out, shape, out_dt, name, casting, device)
+    if (dtype is None and casting == "same_kind" and all(type(x) is not DeviceArrayView for x in arrays)
+            and all(x.shape == shape for x in arrays) and type(out) is DeviceArray):
+        _remember_fast(name, inputs, in_dts, out_dt, given, device)
     return run(name, operands, in_dts, out, device)
 
 

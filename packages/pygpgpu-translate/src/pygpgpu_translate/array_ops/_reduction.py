@@ -183,7 +183,8 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
             lines += [f"    c = cl & {mask}",
                       *_first_of_chunk(),
                       f"    for jj in range(j0, min(j0 + c, r8 & {mask}), 8):"]
-            lines += [f"        acc{k} = {red.comb(f'acc{k}', load('jj' if k == 0 else f'jj + {k}'))}" for k in range(u)]
+            lines += [f"        acc{k} = {red.comb(f'acc{k}', load('jj' if k == 0 else f'jj + {k}'))}"
+                      for k in range(u)]
             lines += ["    if seg == 0 and lid == 0:",
                       f"        for jj in range(r8 & {mask}, rr):",
                       f"            acc0 = {red.comb('acc0', load('jj'))}"]
