@@ -399,7 +399,10 @@ class DeviceArray(ArrayOperators):
                 raise ValueError(f"cannot reshape array of size {self.size} into shape {tuple(shape)}")
             shape[shape.index(-1)] = self.size // known
         new = _normalize_shape(shape)
-        if int(np.prod(new, dtype=np.int64)) != self.size:
+        count = 1
+        for n in new:
+            count *= n
+        if count != self.size:
             raise ValueError(f"cannot reshape array of size {self.size} into shape {new}")
         if not self.is_contiguous:
             return self.copy().reshape(new)
