@@ -50,7 +50,6 @@ class BoundsChecks:
             text = fb.src.lines[line - 1].strip() if 0 < line <= len(fb.src.lines) else ""
             self.sites.append([arr.root, fb.src.filename, line, kind, func, text])
         n = len(parts)
-        self.ndims.add(n)
         args = [self.error, ir.Const(site, INT32)]
         for p, extent in zip(parts, arr.shape):
             args += [p, extent]
@@ -79,8 +78,9 @@ class BoundsChecks:
             fn.access[ERROR_NAME] = {"r", "w"}
         layout.append(("errbuf", ERROR_NAME))
         done: set = set()
+        self.ndims = set()          # the checks the final IR calls (provisional passes made others)
         for fn in [kernel] + helpers:
-            _pass_error_buffer(fn.body, self.error, done)
+            _pass_error_buffer(fn.body, self.error, done, self.ndims)
 
     def source(self) -> str:
         """The C functions of the checks this translation uses."""
@@ -107,12 +107,13 @@ class BoundsChecks:
         return "\n".join(lines)
 
 
-def _pass_error_buffer(node, error, done) -> None:
+def _pass_error_buffer(node, error, done, ndims) -> None:
     """Append ``error`` to the arguments of every helper call under ``node`` (each call once:
-    the builder may share one expression between several statements)."""
+    the builder may share one expression between several statements); collect the ranks of
+    the ``_pyg_bounds<ndim>`` checks called in ``ndims``."""
     if isinstance(node, list):
         for x in node:
-            _pass_error_buffer(x, error, done)
+            _pass_error_buffer(x, error, done, ndims)
         return
     if not isinstance(node, (ir.Expr, ir.Stmt)) or isinstance(node, ir.ArrayRef):
         return
@@ -121,6 +122,9 @@ def _pass_error_buffer(node, error, done) -> None:
     done.add(id(node))
     for name, value in vars(node).items():
         if name != "helper" and isinstance(value, (ir.Expr, ir.Stmt, list)):
-            _pass_error_buffer(value, error, done)
-    if isinstance(node, ir.Call) and getattr(node, "helper", None) is not None:
-        node.args.append(error)
+            _pass_error_buffer(value, error, done, ndims)
+    if isinstance(node, ir.Call):
+        if getattr(node, "helper", None) is not None:
+            node.args.append(error)
+        elif node.fn.startswith("_pyg_bounds"):
+            ndims.add(int(node.fn[len("_pyg_bounds"):]))

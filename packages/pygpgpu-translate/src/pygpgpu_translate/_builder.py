@@ -1,7 +1,9 @@
 """Python AST -> typed IR, one function at a time (kernels and monomorphized helpers).
 
 Type inference runs the builder over the body until every local's type (the join of all
-values assigned to it) is stable; the last pass produces the IR. Python semantics that C
+values assigned to it) is stable; the last pass produces the IR. Provisional passes record
+into a scratch ``Recording`` that is discarded, so helper specializations, prelude pieces and
+features met only at provisional types never reach the output. Python semantics that C
 lacks are lowered here (floor division, modulo, power, min/max/abs/round, int->float on
 store, vector arithmetic component by component), so the emitter only prints. The rules
 themselves live in ``_statements`` and ``_expressions``; this module holds the state.
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins as _pybuiltins
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -20,7 +23,7 @@ from ._expressions import ExpressionRules
 from ._frontend import check_syntax
 from ._names import c_identifier
 from ._signs import KnownSigns
-from ._source import FunctionSource, KernelTypeError, function_source, syntax_error
+from ._source import FunctionSource, KernelTypeError, definition_key, function_source, syntax_error
 from ._statements import StatementRules
 from .prelude import piece_function
 from ._types import (BOOL, INT32, INT64, TYPE_LATTICE_HEIGHT, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector,
@@ -40,17 +43,45 @@ class ProgramBuilder:
         self.index_type = INT64 if index_bits == 64 else INT32
         self.kernel_name = kernel_name
         self.kernel_cname = c_identifier(kernel_name)   # the entry point's C name: the launcher looks it up
-        self.helpers: dict = {}              # key -> ir.Function (dependencies first)
+        self.rec = Recording()               # what the output keeps (a scratch copy in provisional passes)
+        self.built: dict = {}                # helper key -> (ir.Function, its Recording): built once, reused
         self.helper_names: set[str] = set()
-        self.features: set[str] = set()
         self.sources: dict = {}              # code object -> FunctionSource
         self.global_refs: dict = {}          # (id(globals), name) -> (globals, name, value)
         self.stack: list = []
         self.local_arrays: list = []
-        self.prelude_needed: set[str] = set()
-        self.uses_barrier = False            # anywhere in the kernel or a helper it calls
         self.in_domain_body = False          # building code behind the magic loop's bounds guard
-        self.barrier_helpers: set = set()    # helper keys whose body (or callees) has a barrier
+
+    # What the rest of the translator reads: the final recording
+    @property
+    def helpers(self) -> dict:
+        return self.rec.helpers
+
+    @property
+    def features(self) -> set:
+        return self.rec.features
+
+    @property
+    def prelude_needed(self) -> set:
+        return self.rec.prelude
+
+    @property
+    def uses_barrier(self) -> bool:
+        return self.rec.uses_barrier
+
+    @uses_barrier.setter
+    def uses_barrier(self, value: bool) -> None:
+        self.rec.uses_barrier = value
+
+    def scratch(self) -> "Recording":
+        """Start a provisional pass: record into a copy, discarded by :meth:`restore`. Returns the
+        recording to restore."""
+        kept = self.rec
+        self.rec = kept.copy()
+        return kept
+
+    def restore(self, kept: "Recording") -> None:
+        self.rec = kept
 
     def need_piece(self, family: str, t) -> str:
         """The C function of prelude piece ``family:<t>`` (``"pymod"``, ``"funcs.abs"``...), emitted once."""
@@ -70,6 +101,13 @@ class ProgramBuilder:
                 self.prelude_needed.add("ext:fp64")     # OpenCL's pragma (empty elsewhere)
             if t.name == "float16":
                 self.features.add("fp16")
+
+    def name_helpers(self) -> None:
+        """Give the helpers the output keeps their C names, in order (``pyg_f``, ``pyg_f_1``...).
+        Named once the kernel is built, so specializations that only provisional passes made
+        take no names."""
+        for fn in self.helpers.values():
+            fn.name = self.unique_helper_name(fn.name)
 
     def unique_helper_name(self, base: str) -> str:
         # the pyg_ prefix is reserved (locals named pyg_* are renamed), so a local variable can never
@@ -113,25 +151,55 @@ class ProgramBuilder:
             else:
                 raise syntax_error(caller.src, call_node, f"cannot pass a {type(b).__name__} to helper {func.__name__}()",
                                    "pass numbers, vectors or arrays", caller.kernel_name)
-        key = (code, tuple(key_types))
-        if key in self.helpers:
-            if key in self.barrier_helpers and self.in_domain_body:
-                raise syntax_error(caller.src, call_node, BARRIER_IN_DOMAIN.format(f"{func.__name__}() calls gpu.barrier(), which"),
-                                   BARRIER_HINT, caller.kernel_name)
-            return self.helpers[key]
-        src = self.source_of(func)
-        self.stack.append(code)
-        had_barrier, self.uses_barrier = self.uses_barrier, False
-        try:
-            fb = FunctionBuilder(self, src, func, is_kernel=False, kernel_name=caller.kernel_name)
-            fn = fb.build_helper(key_types)
-        finally:
-            self.stack.pop()
-        if self.uses_barrier:
-            self.barrier_helpers.add(key)
-        self.uses_barrier = self.uses_barrier or had_barrier
-        self.helpers[key] = fn
+        key = (definition_key(func), tuple(key_types))
+        built = self.built.get(key)
+        if built is None:
+            # built once, into a recording of its own: a later pass (or caller) that calls it
+            # again takes the function and everything it needs from there
+            src = self.source_of(func)
+            self.stack.append(code)
+            outer, self.rec = self.rec, Recording()
+            try:
+                fb = FunctionBuilder(self, src, func, is_kernel=False, kernel_name=caller.kernel_name)
+                fn = fb.build_helper(key_types)
+            finally:
+                self.stack.pop()
+                own, self.rec = self.rec, outer
+            own.helpers[key] = fn
+            if own.uses_barrier:
+                own.barrier_helpers.add(key)
+            built = self.built[key] = (fn, own)
+        fn, own = built
+        if key in own.barrier_helpers and self.in_domain_body:
+            raise syntax_error(caller.src, call_node, BARRIER_IN_DOMAIN.format(f"{func.__name__}() calls gpu.barrier(), which"),
+                               BARRIER_HINT, caller.kernel_name)
+        self.rec.merge(own)
         return fn
+
+
+@dataclass
+class Recording:
+    """What lowering records for the output besides the IR: the helper functions (dependencies
+    first), the prelude pieces and target features they use, which helpers reach a barrier and
+    whether any code does. Type inference's provisional passes record into a copy that is
+    thrown away, so a specialization, piece or feature seen only at a provisional type never
+    reaches the generated source."""
+    helpers: dict = field(default_factory=dict)      # key -> ir.Function
+    prelude: set = field(default_factory=set)        # prelude piece names
+    features: set = field(default_factory=set)       # "fp64", "fp16"
+    barrier_helpers: set = field(default_factory=set)
+    uses_barrier: bool = False
+
+    def copy(self) -> "Recording":
+        return Recording(dict(self.helpers), set(self.prelude), set(self.features), set(self.barrier_helpers),
+                         self.uses_barrier)
+
+    def merge(self, other: "Recording") -> None:
+        self.helpers.update(other.helpers)          # keys already here keep their (earlier) place
+        self.prelude |= other.prelude
+        self.features |= other.features
+        self.barrier_helpers |= other.barrier_helpers
+        self.uses_barrier = self.uses_barrier or other.uses_barrier
 
 
 class FunctionBuilder(StatementRules, ExpressionRules):
@@ -269,7 +337,11 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         for _ in range(limit):
             self.changed = set()
             self.reset_pass()
-            self.stmts(body, top=True)
+            kept = self.prog.scratch()       # a provisional pass leaves nothing behind but types
+            try:
+                self.stmts(body, top=True)
+            finally:
+                self.prog.restore(kept)
             if not self.changed:
                 break
         else:
@@ -345,8 +417,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
             raise self.err(fdef, f"helper {fdef.name}() returns a value on some paths and nothing on others",
                            "return a value on every path")
         body = self._cast_returns(body, ret)
-        name = self.prog.unique_helper_name(fdef.name)
-        fn = ir.Function(name, self.fn_params, ret, body, self.locals_table(), False, self.src.filename, fdef.lineno)
+        fn = ir.Function(fdef.name, self.fn_params, ret, body, self.locals_table(), False, self.src.filename, fdef.lineno)
         return fn
 
     def _cast_returns(self, body, ret):

@@ -93,7 +93,8 @@ class Emitter:
         if isinstance(e, ir.Call):
             if "{0}" in e.fn:        # a call template from GPU_TABLE, e.g. "__fdividef({0}, {1})"
                 return e.fn.format(*(self.ex(a) for a in e.args))
-            return f"{e.fn}({', '.join(self.ex(a) for a in e.args)})"
+            fn = e.helper.name if getattr(e, "helper", None) is not None else e.fn   # helpers are named last
+            return f"{fn}({', '.join(self.ex(a) for a in e.args)})"
         if isinstance(e, ir.Ternary):
             return f"({self.ex(e.cond)} ? {self.ex(e.a)} : {self.ex(e.b)})"
         if isinstance(e, ir.VecCtor):

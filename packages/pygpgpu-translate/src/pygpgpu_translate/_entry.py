@@ -221,6 +221,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             params.append(ir.Param(f"_pyg_n{k}", idx, hidden=True))
             layout.append(("bound", k, idx.dtype))
     body_ir = fb.run_passes(body)
+    prog.name_helpers()
     # no early return when any barrier (also in a helper) needs every work item of the group
     if fb.domain is not None and fb.domain.kind == "work_size" and not prog.uses_barrier:
         cond = None

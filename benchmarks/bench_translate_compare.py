@@ -1,0 +1,169 @@
+"""Translation time (AST -> source, in-process, no disk cache) of this tree against another
+checkout of the translator, for refactors of the translator (issue 14: inference without
+provisional side effects, the dialect object, the builtin registry).
+
+    python benchmarks/bench_translate_compare.py --baseline DIR [--write-results]
+
+``DIR`` holds ``packages/pygpgpu-translate/src`` and ``packages/pygpgpu-core/src`` of the
+baseline, e.g. ``git archive <commit> packages/pygpgpu-translate packages/pygpgpu-core | tar -x -C DIR``.
+Each side runs in its own process; best of repeats per kernel and dialect.
+``--write-results`` replaces this script's section of benchmarks/RESULTS.md.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+MARK_START, MARK_END = "<!-- bench_translate_compare:start -->", "<!-- bench_translate_compare:end -->"
+
+KERNELS = textwrap.dedent('''
+    import math
+    import numpy as np
+    from pygpgpu_core import funcs, gpu
+    from pygpgpu_translate import kernel
+
+    @kernel
+    def saxpy(x, y, out, alpha):
+        for i in range(out.shape[0]):
+            out[i] = x[i] * alpha + y[i]
+
+    def square(v):
+        return v * v
+
+    def clamp01(v):
+        if v < 0.0:
+            return 0.0
+        if v > 1.0:
+            return 1.0
+        return v
+
+    def weight(v):
+        return clamp01(square(v)) * 0.5 + 0.25
+
+    @kernel
+    def apply_all(x, out):
+        for i in range(out.shape[0]):
+            out[i] = weight(x[i])
+
+    @kernel
+    def histogram(data, counts):
+        gpu.work_size(data)
+        i = gpu.get_global_id(0)
+        gpu.atomic_add(counts, data[i], 1)
+
+    @kernel
+    def normalize_all(vecs, out):
+        for i, v in enumerate(vecs):
+            out[i] = funcs.normalize(v)
+
+    def h1(v):
+        return v // 2 + 1
+
+    def h2(v):
+        return h1(v) % 7
+
+    def h3(v):
+        return h2(v) * 3
+
+    def h4(v):
+        return h3(v) - h1(v)
+
+    @kernel
+    def widening_helpers(x, out):
+        for i in range(x.shape[0]):
+            acc = 0
+            acc = h4(acc + i)
+            acc = acc + x[i] * 0.5
+            out[i] = acc
+
+    @kernel
+    def math_mix(x, out):
+        for i in range(x.shape[0]):
+            v = x[i]
+            out[i] = math.sqrt(abs(v)) + math.exp(-v) * np.sin(v) + max(v, 0.0) + gpu.native_exp(v) + round(v)
+''')
+
+CHILD = textwrap.dedent('''
+    import json, sys, time
+    sys.path.insert(0, {folder!r})
+    import numpy as np
+    import kernels as ks
+    from pygpgpu_translate import _translate
+    x = np.zeros(64, np.float32)
+    cases = {{"saxpy": (ks.saxpy, (x, x, x, 2.0)), "apply_all (3 helpers)": (ks.apply_all, (x, x)),
+             "histogram": (ks.histogram, (np.zeros(4, np.int32),) * 2),
+             "normalize_all": (ks.normalize_all, (np.zeros((4, 4), np.float32),) * 2),
+             "widening_helpers (4 helpers)": (ks.widening_helpers, (x, x)), "math_mix": (ks.math_mix, (x, x))}}
+    rows = {{}}
+    for name, (k, a) in cases.items():
+        for dialect in ("opencl", "cuda"):
+            best = 1e9
+            for _ in range({reps}):
+                t = time.perf_counter()
+                tok, bits = k._signature(list(a))
+                _translate.translate(k.py_func, k._specs(tok), (tok, bits), dialect, k.default_float, bits, use_disk=False)
+                best = min(best, time.perf_counter() - t)
+            rows[name + " / " + dialect] = best * 1e3
+    print(json.dumps(rows))
+''')
+
+
+def run(folder: str, src_paths: list[str], reps: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(src_paths), PYGPGPU_CACHE_DIR=tempfile.mkdtemp())
+    out = subprocess.run([sys.executable, "-c", CHILD.format(folder=folder, reps=reps)], env=env,
+                         capture_output=True, text=True, timeout=600)
+    if out.returncode:
+        raise RuntimeError(out.stderr)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    if "--baseline" not in sys.argv:
+        raise SystemExit(__doc__)
+    base = os.path.abspath(sys.argv[sys.argv.index("--baseline") + 1])
+    folder = tempfile.mkdtemp(prefix="bench-translate-compare-")
+    with open(os.path.join(folder, "kernels.py"), "w") as f:
+        f.write(KERNELS)
+    def paths(root):
+        return [os.path.join(root, "packages", p, "src") for p in ("pygpgpu-translate", "pygpgpu-core")]
+    label = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h"], capture_output=True, text=True).stdout.strip()
+    # alternate the two sides so that load on the shared machine hits both alike
+    before: dict = {}
+    after: dict = {}
+    for _ in range(3):
+        for side, root in ((before, base), (after, ROOT)):
+            for k, v in run(folder, paths(root), 15).items():
+                side[k] = min(v, side.get(k, 1e9))
+    lines = [MARK_START, "## Translation time before/after a translator refactor (bench_translate_compare.py)", "",
+             f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {platform.python_version()}; "
+             f"AST -> source in-process, no disk cache, best of 45 per row, ms (2 shared cores: expect noise). "
+             f"*before*: {os.path.basename(base.rstrip('/'))}; *after*: the working tree at {label}.", "",
+             "| kernel / dialect | before | after | after/before |", "|---|---|---|---|"]
+    for k in after:
+        b, a = before.get(k), after[k]
+        lines.append(f"| {k} | {b:.2f} | {a:.2f} | {a / b:.2f} |" if b else f"| {k} | - | {a:.2f} | - |")
+    lines.append(MARK_END)
+    text = "\n".join(lines)
+    print(text)
+    if "--write-results" in sys.argv:
+        path = os.path.join(HERE, "RESULTS.md")
+        old = open(path).read()
+        if MARK_START in old:
+            new = re.sub(re.escape(MARK_START) + ".*?" + re.escape(MARK_END), lambda m: text, old, flags=re.S)
+        else:
+            new = old.rstrip() + "\n\n" + text + "\n"
+        with open(path, "w") as f:
+            f.write(new)
+
+
+if __name__ == "__main__":
+    main()
