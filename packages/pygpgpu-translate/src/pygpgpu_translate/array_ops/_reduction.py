@@ -54,10 +54,11 @@ class Reduction:
         self.arg = arg                    # None, or "min"/"max": argmin/argmax track indices
         self.helpers = helpers or {}      # extra globals (a user's combine function)
         self.helper_source = helper_source
+        self._key = (self.name, self.combine, self.acc, self.out, self.prepare, self.final, self.arg,
+                     tuple(sorted((k, id(v)) for k, v in self.helpers.items())), self.helper_source)
 
     def key(self):
-        return (self.name, self.combine, self.acc, self.out, self.prepare, self.final, self.arg,
-                tuple(sorted((k, id(v)) for k, v in self.helpers.items())), self.helper_source)
+        return self._key
 
     def map(self, v: str) -> str:
         return self.prepare.format(v=v, acc=np_type(self.acc))
@@ -303,7 +304,18 @@ def _numpy_result_dtype(op: str, dt: np.dtype, dtype: Any) -> np.dtype:
     return r
 
 
+_reductions: dict = {}
+
+
 def _reduction_for(op: str, dt: np.dtype, dtype: Any) -> Reduction:
+    key = (op, dt, dtype)
+    red = _reductions.get(key)
+    if red is None:
+        red = _reductions[key] = _new_reduction(op, dt, dtype)
+    return red
+
+
+def _new_reduction(op: str, dt: np.dtype, dtype: Any) -> Reduction:
     if op in ("sum", "prod"):
         out = _numpy_result_dtype(op, dt, dtype)
         acc = out
