@@ -14,11 +14,12 @@ from test_vec_helpers import COMPILE_ERRORS, opencl_runner, rtc_compile  # noqa:
 DIALECTS = ("opencl", "cuda", "hip")
 _DEFINED_FN = re.compile(r"(?:static inline|__device__ __forceinline__)\s[^(){};]*?\b(pg_\w+)\s*\(")
 _DEFINED_TYPE = re.compile(r"struct alignas\(\d+\) (pg_\w+)")
+_DEFINED_TYPEDEF = re.compile(r"typedef struct \{[^}]*\} (pg_\w+);")
 _USED = re.compile(r"\bpg_\w+\b")
 
 
 def _defined(src: str) -> set[str]:
-    return set(_DEFINED_FN.findall(src)) | set(_DEFINED_TYPE.findall(src))
+    return set(_DEFINED_FN.findall(src)) | set(_DEFINED_TYPE.findall(src)) | set(_DEFINED_TYPEDEF.findall(src))
 
 
 def test_names_cover_every_family():

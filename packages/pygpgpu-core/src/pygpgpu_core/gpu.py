@@ -9,7 +9,9 @@ Inside ``@kernel`` the translator replaces each call using :data:`GPU_TABLE`
 * atomics perform the operation on a numpy array and return the old value, so code without
   work-item queries runs as plain Python;
 * ``local_array(shape, dtype)`` is ``np.zeros``; ``work_size(*arrays)`` does nothing;
-* ``rsqrt`` and the ``native_*`` fast-math functions compute the precise result.
+* ``rsqrt`` and the ``native_*`` fast-math functions compute the precise result;
+* ``uniform``, ``normal`` and ``randint`` (``gpu_random``) draw the same counter-based random
+  numbers as kernels do, also for numpy arrays of counters.
 
 Fast math follows OpenCL's naming: ``native_<fn>`` (``native_exp``, ``native_sin``,
 ``native_divide``...) is the hardware approximation on each backend (OpenCL ``native_exp``,
@@ -30,6 +32,7 @@ from typing import Any, Callable, cast
 import numpy as np
 
 from .errors import GPGPUError
+from .gpu_random import normal, randint, uniform
 
 __all__ = [
     "LOCAL",
@@ -62,6 +65,9 @@ __all__ = [
     "GpuSpec",
     "GPU_TABLE",
     "ATOMIC_DTYPES",
+    "uniform",
+    "normal",
+    "randint",
 ]
 
 

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from pygpgpu_core import gpu_random
 from pygpgpu_core.funcs import FUNCS_TABLE
 from pygpgpu_core.gpu import GPU_TABLE
 
@@ -122,6 +123,11 @@ for _s in GPU_TABLE.values():
     _add(f"gpu.{_s.name}", _s.arity, _rule, _key, _first_line(_s.doc))
 for _f in FUNCS_TABLE.values():
     _add(f"funcs.{_f.name}", _f.arity, f"funcs_{_f.name}", _f.name, _first_line(_f.doc))
+
+# ---- counter-based random numbers (pygpgpu_core.gpu_random; the device half is prelude/_random) ----------
+for _r, _arity in (("uniform", 2), ("normal", 2), ("randint", 4)):
+    _host = getattr(gpu_random, _r)
+    _add(f"gpu.{_r}", _arity, "random", _r, _first_line(_host.__doc__ or ""), [_host])
 
 _BY_OBJECT: dict[int, Builtin] = {}
 for _b in BUILTINS.values():

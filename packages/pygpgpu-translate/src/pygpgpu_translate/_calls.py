@@ -11,6 +11,7 @@ import math
 from . import _ir as ir
 from .prelude import PRELUDE_NAMES
 from ._bounds import BoundsChecks
+from ._random_calls import call_random
 from ._types import BOOL, FLOAT32, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
 BARRIER_IN_DOMAIN = ("{} cannot be inside a magic loop: work items past the end of the domain skip the "
@@ -107,6 +108,8 @@ def call_builtin(self, b, node, obj):
     rule = b.rule
     lo, hi = b.arity
     n = len(node.args)
+    if rule == "random":                          # gpu.uniform/normal/randint (dtype= keyword)
+        return call_random(self, b, node)
     if node.keywords and rule not in ("local_array", "round"):
         raise self.err(node, f"{b.name}() does not take keyword arguments in kernels")
     if n < lo or (hi is not None and n > hi):

@@ -36,6 +36,9 @@ short ushort int uint long ulong float double``; ``long`` is always 64-bit) or a
     zero yields 0), integer ``**`` (integer types), builtin ``min``/``max`` and numpy's
     ``minimum``/``maximum``/``sign`` (float types; for integers ``funcs.*`` means the same), on
     scalars and vectors (component-wise). The generated kernels call these for Python semantics.
+``philox:uint``, ``random_uniform:<float|double>``, ``random_normal:<float|double>``, ``random_randint:long``
+    Counter-based random numbers (``gpu.uniform/normal/randint``): ``pg_philox4x32_10`` and
+    ``pg_uniform_<T>(seed, counter)``, ``pg_normal_<T>``, ``pg_randint_long(seed, counter, low, high)``.
 ``ext:fp64``, ``ext:int64_base_atomics``, ``ext:int64_extended_atomics``
     OpenCL ``#pragma OPENCL EXTENSION`` lines (empty elsewhere); pulled in automatically.
 
@@ -48,7 +51,7 @@ from typing import Iterable
 
 from pygpgpu_core.funcs import FUNCS_TABLE
 
-from . import _atomics, _funcs, _pysem, _vec
+from . import _atomics, _funcs, _pysem, _random, _vec
 from ._types import (
     DIALECTS,
     VECTORS,
@@ -81,6 +84,8 @@ def _all_names() -> frozenset[str]:
             names |= {f"atomic_{op}:{t}", f"atomic_{op}.local:{t}"}
     for op in _pysem.PY_OPS:
         names |= {f"{op}:{t}" for t in _pysem.pysem_types(op)}
+    for fam in _random.RANDOM_FAMILIES:
+        names |= {f"{fam}:{t}" for t in _random.random_types(fam)}
     return frozenset(names)
 
 
@@ -111,6 +116,8 @@ def _resolve(dialect: str, name: str, native: bool) -> tuple[list[str], str]:
         )
     if family in _pysem.PY_OPS:
         return _pysem.pysem_deps(dialect, family, type_name), _pysem.pysem_source(dialect, family, type_name)
+    if family in _random.RANDOM_FAMILIES:
+        return _random.random_deps(dialect, family, type_name), _random.random_source(dialect, family, type_name)
     raise KeyError(name)
 
 
@@ -161,4 +168,6 @@ def piece_function(name: str) -> str | None:
         return _atomics.function_name(op, type_name, bool(local))
     if family in _pysem.PY_OPS:
         return f"pg_{family}_{type_name}"
+    if family in _random.RANDOM_FAMILIES:
+        return _random.function_name(family, type_name)
     return None
