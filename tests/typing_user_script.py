@@ -59,8 +59,8 @@ def run(n: int, backend: str) -> float:
     again = saxpy[backend].inspect(x, x, out, 2.0)
     source: str = info.source
 
-    g = gnp.asarray(x)                                    # device arrays pass for Floats
-    doubled = gnp.zeros(n, dtype=np.float32)
+    g = gnp.asarray(x, device=backend)                    # device arrays pass for Floats
+    doubled = gnp.zeros(n, dtype=np.float32, device=backend)
     saxpy[backend](g, g, doubled, 1.0)
     host = doubled.get()
     assert np.array_equal(host, x * 2)
