@@ -20,17 +20,15 @@ from dataclasses import dataclass
 
 from pygpgpu_core.cache import DiskCache, cache_key
 
-from ._access import access_word, analyze_function, own_index_accesses, streamed_arrays
-from ._builder import ProgramBuilder
-from ._bounds import BoundsChecks
+from typing import TYPE_CHECKING
+
 from ._domain import validate as validate_domain
-from ._entry import build_kernel
-from ._int_meets import int_meets
-from ._dialects import dialect_for
-from ._emit import emit_program
 from ._source import function_source
 from ._state import log, stats
 from ._types import Scalar
+
+if TYPE_CHECKING:
+    from ._builder import ProgramBuilder
 
 __all__ = ["Translation", "translate", "stats", "log"]
 
@@ -160,7 +158,7 @@ def _fingerprint(value):
     return "object", f"{type(value).__module__}.{type(value).__qualname__}:{getattr(value, '__module__', '')}.{name}"
 
 
-def _deps(prog: ProgramBuilder) -> list:
+def _deps(prog: "ProgramBuilder") -> list:
     out = []
     for (gid, name), (g, _n, value) in sorted(prog.global_refs.items(), key=lambda kv: (str(kv[1][0].get("__name__")), kv[0][1])):
         kind, fp = _fingerprint(value)
@@ -208,6 +206,15 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                 pass
     log.debug("translating %s for %s (generated-source cache key %s)", src.name, dialect_name, key or "none")
     t0 = time.perf_counter()
+    # the translator proper loads here, on a cache miss: a process whose kernels all come from the
+    # disk cache never imports the builder, the analyses or the emitter
+    from ._access import access_word, analyze_function, own_index_accesses, streamed_arrays
+    from ._bounds import BoundsChecks
+    from ._builder import ProgramBuilder
+    from ._dialects import dialect_for
+    from ._emit import emit_program
+    from ._entry import build_kernel
+    from ._int_meets import int_meets
     dialect = dialect_for(dialect_name)
     prog = ProgramBuilder(dialect, default_float, index_bits, src.name)
     if bounds_check:
