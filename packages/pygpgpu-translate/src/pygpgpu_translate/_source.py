@@ -6,13 +6,15 @@ import ast
 import hashlib
 import inspect
 import textwrap
+import linecache
 import threading
+import types
 from typing import Literal, overload
 from dataclasses import dataclass
 
 from pygpgpu_core.errors import GPGPUError
 
-__all__ = ["FunctionSource", "function_source", "parse", "syntax_error", "KernelTypeError"]
+__all__ = ["FunctionSource", "function_source", "definition_key", "parse", "syntax_error", "KernelTypeError"]
 
 
 class KernelTypeError(GPGPUError, TypeError):
@@ -61,19 +63,33 @@ def parse(text: str, mode: str = "exec") -> ast.AST:
 
 
 def function_source(func) -> FunctionSource:
-    """Parse ``func`` once per code object; line numbers are absolute in its file."""
+    """Parse ``func`` once per code object and file; line numbers are absolute in its file.
+
+    The source comes from the file or from ``linecache`` (notebook cells, code exec'd after
+    registering its text there) through ``inspect``, else from where Python kept a text without
+    a file (``python -c``, ``python - < script``, the interactive prompt: ``_source_text``)."""
     code = getattr(func, "__code__", None)
-    hit = _cache.get(code)
+    # code objects compare equal across files (co_filename is not compared): identical functions
+    # at the same line of two files must not share one entry, or #line names the wrong file
+    key = (code, getattr(code, "co_filename", None))
+    hit = _cache.get(key)
     if hit is not None:
         return hit
+    whole = None
     try:
         lines, start = inspect.getsourcelines(func)
         filename = str(inspect.getsourcefile(func) or getattr(code, "co_filename", "<unknown>"))
     except (OSError, TypeError) as exc:
-        raise GPGPUError(
-            f"cannot read the source of {getattr(func, '__qualname__', func)!r} ({exc}); kernels and the helpers "
-            "they call must be defined in a .py file, not in an interactive prompt or exec()"
-        ) from None
+        from ._source_text import missing_source_hint, unregistered_source
+        found = unregistered_source(code) if isinstance(code, types.CodeType) else None
+        if found is None:
+            filename = getattr(code, "co_filename", "<unknown>")
+            raise GPGPUError(
+                f"cannot read the source of {getattr(func, '__qualname__', func)!r} ({exc}); kernels and the helpers "
+                f"they call are translated from their source text, and {missing_source_hint(filename)}"
+            ) from None
+        lines, start, whole = found
+        filename = code.co_filename
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     first = next((ln for ln in lines if ln.strip()), "")
@@ -83,15 +99,35 @@ def function_source(func) -> FunctionSource:
     if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise GPGPUError(f"{func!r} is not defined by a def statement; lambdas cannot be kernels or helpers")
     ast.increment_lineno(tree, start - 1)
-    try:
-        with open(filename, encoding="utf-8") as f:
-            file_lines = f.read().splitlines()
-    except OSError:
-        file_lines = [""] * (start - 1) + text.splitlines()
+    if whole is not None:
+        file_lines = [ln.rstrip("\r\n") for ln in whole]
+    else:
+        file_lines = _file_lines(filename, func)
+        if len(file_lines) < start - 1 + len(lines):
+            file_lines = [""] * (start - 1) + text.splitlines()
     src = FunctionSource(func, filename, file_lines, fdef, text, indent,
                          hashlib.sha256(text.encode()).hexdigest())
-    _cache[code] = src
+    _cache[key] = src
     return src
+
+
+def _file_lines(filename: str, func) -> list:
+    """The lines of ``filename`` for error messages: the file on disk, else the text linecache
+    holds under that name (a notebook cell, a registered exec'd text)."""
+    try:
+        with open(filename, encoding="utf-8") as f:
+            return f.read().splitlines()
+    except (OSError, UnicodeDecodeError, ValueError):
+        pass
+    return [ln.rstrip("\r\n") for ln in linecache.getlines(filename, getattr(func, "__globals__", None))]
+
+
+def definition_key(func) -> tuple:
+    """What tells two helper definitions apart inside one translation: equal code objects from
+    two files (``co_filename`` is not part of code equality) or two module namespaces read
+    different globals, so they are different helpers."""
+    code = func.__code__
+    return (code, code.co_filename, id(getattr(func, "__globals__", None)))
 
 
 def syntax_error(src: FunctionSource, node, message: str, hint: str = "", kernel: str = "") -> SyntaxError:
