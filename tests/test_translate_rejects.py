@@ -303,11 +303,11 @@ def k_classdef(x):
         x[i] = 1.0
 
 
-@rejects("print() is not supported")
+@rejects("print() cannot print a whole array")
 @kernel
 def k_print(x):
     for i in range(x.shape[0]):
-        print(i)  # REJECT
+        print(x)  # REJECT
 
 
 @rejects("cannot be called from a kernel")

@@ -623,8 +623,9 @@ class ExpressionRules:
             return self.vector_ctor(Vector(Scalar(vi[0]), vi[1]), node)
         if obj is range or obj in (enumerate, np.ndindex, np.ndenumerate):
             raise self.err(node, f"{getattr(obj, '__name__', obj)}() is only valid as the iterable of a for loop")
-        if obj is print:
-            raise self.err(node, "print() is not supported in kernels", "write values into an output array and print on the host")
+        if obj is print:                       # device printf, formatted like Python (_print)
+            from ._print import build_print
+            return build_print(self, node)
         from ._kernel import KernelFunction   # a kernel called from a kernel runs as a helper
         if isinstance(obj, KernelFunction):
             obj = obj.py_func
@@ -675,6 +676,8 @@ class ExpressionRules:
         args = []
         for v in values:
             if isinstance(v, ir.ArrayRef):
+                if v.type.space == "local" and self.prog.dialect.name == "opencl":
+                    pass
                 args.append(v)
                 args.extend(v.shape)
             else:

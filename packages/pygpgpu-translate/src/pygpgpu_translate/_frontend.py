@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from ._print import is_print_call, print_gate_children
 from ._source import FunctionSource, syntax_error
 
 __all__ = ["check_syntax", "ALLOWED_NODES", "REJECTED"]
@@ -54,7 +55,7 @@ REJECTED = {
     ast.ClassDef: ("class definitions inside kernels are not supported", "define classes at module level"),
     ast.FunctionDef: ("nested functions (closures) are not supported in kernels", "move the function to module level; it becomes a device helper"),
     ast.NamedExpr: ("assignment expressions (:=) are not supported in kernels", "assign in a separate statement"),
-    ast.JoinedStr: ("f-strings are not supported in kernels", "kernels cannot build or print strings"),
+    ast.JoinedStr: ("f-strings are not supported in kernels", "kernels cannot build strings; an f-string may be a print() argument"),
     ast.MatMult: ("the @ operator is not supported in kernels", "write the products out, or use funcs.dot on vectors"),
     ast.Is: ("'is' comparisons are not supported in kernels", "compare values with =="),
     ast.IsNot: ("'is not' comparisons are not supported in kernels", "compare values with !="),
@@ -70,7 +71,8 @@ for _name, _msg in (("Match", ("match statements are not supported in kernels", 
 
 def _constant_problem(value):
     if isinstance(value, str):
-        return "strings are not supported in kernels", "kernels work on numbers; encode choices as int constants"
+        return ("strings are not supported in kernels",
+                "kernels work on numbers; encode choices as int constants (print() takes string literals)")
     if isinstance(value, bytes):
         return "bytes are not supported in kernels", "pass a uint8 array instead"
     if value is None:
@@ -118,6 +120,9 @@ def _walk(src, node, located):
             located = node
         _check_node(src, node, located)
         if _is_float_word(node):
+            continue
+        if is_print_call(node):              # print's string literals and f-strings are its own (_print)
+            stack.extend((child, located) for child in reversed(print_gate_children(node)))
             continue
         stack.extend((child, located) for child in reversed(list(ast.iter_child_nodes(node))))
 

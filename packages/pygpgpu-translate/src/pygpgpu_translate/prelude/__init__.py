@@ -53,6 +53,7 @@ from pygpgpu_core.funcs import FUNCS_TABLE
 
 from . import _atomics, _funcs, _pysem, _random, _vec
 from ._types import (
+    DIALECTS,
     VECTORS,
     c_type,
     check_dialect,
@@ -69,6 +70,7 @@ __all__ = [
     "component",
     "make_vector",
     "comparison_type",
+    "DIALECTS",
 ]
 
 def _all_names() -> frozenset[str]:
@@ -136,7 +138,7 @@ def prelude_source(dialect: str, needed: Iterable[str], *, native: bool = True) 
     ``native=False`` makes OpenCL use the portable component-wise bodies that CUDA/HIP get
     instead of wrapping OpenCL builtins; tests use it to execute those bodies on an OpenCL
     device. Generated kernels keep the default."""
-    dialect = check_dialect(dialect).name      # an unknown dialect raises here; pieces are cached by name
+    check_dialect(dialect)
     order: list[str] = []
     seen: set[str] = set()
 

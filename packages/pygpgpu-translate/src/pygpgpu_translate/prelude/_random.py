@@ -87,11 +87,14 @@ def random_source(dialect: str, family: str, type_name: str) -> str:
     head = f"{fp} {{ret}} {function_name(family, type_name)}({u64} seed, {u64} counter{{extra}}) {{{{\n" \
            f"    pg_philox4 x = {_draw(u32)};\n"
     if family == "random_randint":
-        mulhi = "mul_hi(r, n)" if dialect == "opencl" else "__umul64hi(r, n)"
+        # the high half of r * n from 32-bit limbs, as on the host: no dialect's mul_hi spelling needed
         return head.format(ret=i64, extra=f", {i64} low, {i64} high") + f"""    if (high <= low) return low;
     {u64} r = (({u64})x.w[0] << 32) | x.w[1];
     {u64} n = ({u64})high - ({u64})low;
-    return ({i64})(({u64})low + {mulhi});
+    {u64} r_lo = r & 0xFFFFFFFFu, r_hi = r >> 32, n_lo = n & 0xFFFFFFFFu, n_hi = n >> 32;
+    {u64} t = r_hi * n_lo + ((r_lo * n_lo) >> 32);
+    {u64} w = (t & 0xFFFFFFFFu) + r_lo * n_hi;
+    return ({i64})(({u64})low + r_hi * n_hi + (t >> 32) + (w >> 32));
 }}
 """
     t = type_name
