@@ -134,6 +134,11 @@ MUTATIONS = [
              "            return ir.Cast(e, e.type)\n        if ct.kind == \"i\" and",
              "            return e\n        if ct.kind == \"i\" and",
              (FUZZ_TYPED, "-k", "int8 or int16"), "int8/int16 arithmetic wraps like numpy (C computes it in int)"),
+    Mutation("out-of-range-literal-wraps", f"{TRANSLATE}/_expressions.py",
+             "                elif e.type.weak and isinstance(v, int) and not _fits(v, t):",
+             "                elif False:",
+             ("tests/test_translate_fuzz.py::test_out_of_range_literal_raises_overflow_error",),
+             "a Python int literal that does not fit the type it meets raises OverflowError (NEP 50)"),
     # ---- no undefined behaviour in C integer arithmetic (GPU compilers exploit it; PoCL happens not to) ----
     Mutation("narrow-mul-shift-in-int", f"{TRANSLATE}/_expressions.py",
              '            if isinstance(e, ir.Bin) and e.op in ("*", "<<"):\n',

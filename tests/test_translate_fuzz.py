@@ -335,7 +335,6 @@ def test_out_of_range_python_scalars_raise_overflow_error(backend, family):
         assert out.tolist() == [-1, -1, -1], "nothing may run before the error"
 
 
-@pytest.mark.xfail(strict=True, reason="translator bug: a literal outside the type it meets wraps (numpy raises)")
 @pytest.mark.parametrize("family", ["int8", "uint8", "int16", "int32"])
 def test_out_of_range_literal_raises_overflow_error(tmp_path, backend, family):
     info = np.iinfo(family)

@@ -78,15 +78,15 @@ def test_int_ops_follow_numpy(backend, family):
 
 def _captured_ir(monkeypatch, k, *args):
     """The IR of ``k``'s kernel function for ``args`` (translated afresh, no cache)."""
-    from pygpgpu_translate import _translate
+    from pygpgpu_translate import _emit, _translate
     seen = []
-    real_emit, real_translate = _translate.emit_program, _translate.translate
+    real_emit, real_translate = _emit.emit_program, _translate.translate
 
     def emit(dialect, df, fn, helpers, *rest):
         seen.append((fn, helpers))
         return real_emit(dialect, df, fn, helpers, *rest)
 
-    monkeypatch.setattr(_translate, "emit_program", emit)
+    monkeypatch.setattr(_emit, "emit_program", emit)     # translate() imports it on each miss
     monkeypatch.setattr(_translate, "translate", lambda *a, **kw: real_translate(*a, **{**kw, "use_disk": False}))
     k.inspect(*args, backend="cuda")
     return seen[-1]
@@ -216,3 +216,69 @@ def test_scalar_arguments_in_wrapping_arithmetic_are_not_range_checked_as_unsign
     out = np.zeros(5, np.int64)
     scaled[backend](a, s, out)
     np.testing.assert_array_equal(out, _host(scaled, a, s, out=out))
+
+
+# ---- a Python int literal that does not fit the type it meets: OverflowError, as numpy raises --------------
+@kernel
+def literal_store(a, out):
+    for i in range(out.shape[0]):
+        out[i] = 300
+
+
+@kernel
+def literal_in_ternary(a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i] if a[i] > 0 else -129
+
+
+@kernel
+def literal_in_cast(a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i] + np.uint8(-1)
+
+
+@kernel
+def literal_in_min(a, out):
+    for i in range(out.shape[0]):
+        out[i] = min(a[i], 1000)
+
+
+@kernel
+def literal_int32(a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i] ^ 0x9E3779B9
+
+
+@pytest.mark.parametrize("k, a, out, host_raises", [
+    (literal_store, np.zeros(4, np.int8), np.zeros(4, np.int8), True),
+    (literal_in_cast, np.zeros(4, np.uint8), np.zeros(4, np.int64), True),
+    (literal_int32, np.zeros(4, np.int32), np.zeros(4, np.int64), True),
+    # on the host the result's type depends on the value (np.int8 or a Python int); a kernel needs one
+    # type, and int8 cannot hold the literal: refused rather than computed in a type the host would not use
+    (literal_in_ternary, np.zeros(4, np.int8), np.zeros(4, np.int64), False),
+    (literal_in_min, np.zeros(4, np.int8), np.zeros(4, np.int64), False),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_out_of_range_literals_raise_overflow_error_like_numpy(backend, k, a, out, host_raises):
+    if host_raises:
+        with pytest.raises(OverflowError):           # numpy 2 on the host
+            _host(k, a, out=out)
+    before = out.copy()
+    with pytest.raises(OverflowError, match=r"test_trust_int_semantics\.py:\d+: the Python int -?\d+ does not fit"):
+        k[backend](a, out)
+    np.testing.assert_array_equal(out, before)
+
+
+@kernel
+def literals_that_fit(a, out):
+    for i in range(out.shape[0]):
+        out[i, 0] = a[i] + 127
+        out[i, 1] = a[i] + -128
+        out[i, 2] = (a[i] * 100) & 0x7F
+        out[i, 3] = np.int8(-128) + a[i]
+
+
+def test_literals_at_the_edge_of_the_type_still_wrap(backend):
+    a = np.array([-128, -1, 0, 1, 127], np.int8)
+    out = np.zeros((5, 4), np.int64)
+    literals_that_fit[backend](a, out)
+    np.testing.assert_array_equal(out, _host(literals_that_fit, a, out=out))

@@ -274,6 +274,8 @@ class ExpressionRules:
             elif t.is_int:
                 if isinstance(v, float):
                     v = int(v) if math.isfinite(v) else 0
+                elif e.type.weak and isinstance(v, int) and not _fits(v, t):
+                    raise self.literal_overflow(v, t)
                 v = int(np.array(int(v)).astype(t.dtype)) if isinstance(v, (int, bool)) and not t.dtype.type(0).dtype.kind == "b" else v
             else:
                 v = float(v)
@@ -282,6 +284,14 @@ class ExpressionRules:
             return e
         self.prog.note_type(t)
         return ir.Cast(e, t)
+
+    def literal_overflow(self, v, t):
+        """numpy (NEP 50) raises when a Python int meets an integer type that cannot hold it:
+        ``np.int8(1) + 300``. A kernel cannot raise at run time, but a literal is known now."""
+        return OverflowError(
+            f"kernel {self.kernel_name!r}, {self.src.filename}:{self.line}: the Python int {v} does not fit {t.name}, "
+            f"the type it meets here (numpy raises OverflowError too: np.{t.name}(1) + {v}); convert the other operand "
+            f"to a wider type first (e.g. np.int64(x) + {v}), or write a constant that fits")
 
     def truth(self, e, node):
         if e.type is UNKNOWN:
@@ -718,6 +728,11 @@ class ExpressionRules:
         return ir.VecCtor([self.convert(c, vt.base) for c in comps], vt)
 
     from ._calls import call_builtin, call_math, float_type_of, componentwise, prelude_call  # noqa: E402
+
+
+def _fits(v: int, t: Scalar) -> bool:
+    info = np.iinfo(t.dtype)
+    return int(info.min) <= v <= int(info.max)
 
 
 def _wrap_int(v: int, t: Scalar) -> int:
