@@ -91,8 +91,7 @@ class BoundsChecks:
         i64, i32 = d.type_name(INT64), d.type_name(INT32)
         ptr = f"{d.global_ptr}{i32}*"
         params = ", ".join([f"{ptr} err", f"{i32} site"] + [f"{i64} i{k}, {i64} n{k}" for k in range(n)])
-        claim = ("atomic_cmpxchg((volatile __global int*)err, 0, 1)" if d.name == "opencl"
-                 else "atomicCAS(err, 0, 1)")
+        claim = d.atomic_cas_global_int("err", "0", "1")
         lines = [f"{d.device_fn_prefix}bool _pyg_bounds{n}({params})", "{",
                  "    int dim = -1;", f"    {i64} i = 0;"]
         for k in reversed(range(n)):        # the first failing dimension is reported

@@ -68,7 +68,7 @@ def _native_math(self, name, args, node):
         ft = float_type_of(self, _common_type(self, xs))
         ct = concrete(ft, self.prog.default_float)
         work = FLOAT32 if ct.bits <= 32 else ct
-        call = ir.Call(self.prog.dialect.gpu_spelling(name, work), [self.convert(x, work) for x in xs],
+        call = ir.Call(self.prog.dialect.native_math(name, work), [self.convert(x, work) for x in xs],
                        ft if work == ct else work)
         return call if work == ct else ir.Cast(call, ft)
     return componentwise(self, scalar, args, node)

@@ -1,77 +1,190 @@
-"""Dialects as data: type names, qualifiers, work-item builtins and spellings per backend.
+"""Dialects: every spelling of one target language, in one object per target.
 
-The emitter is shared; each dialect only fills in words. A difference that needs more
-than a word (float atomics, Python floor division, vector rows) is lowered in the IR or
-calls a prelude piece (``prelude/``), not printed here.
+The IR and the prelude's logic are shared; a ``Dialect`` answers every question whose answer
+is text of its language: type names and qualifiers, literals, the work-item table, barriers,
+math function names, the atomics and vector pieces of the prelude, the build options of fast
+math. The emitter and the prelude ask it (docs/architecture.md#dialects-and-builtins); nothing
+else compares against a dialect's name. A difference that needs more than a word (float
+atomics, Python floor division, vector rows) is lowered in the IR or calls a prelude piece.
+
+Dialects are found by name in a registry: ``"opencl"``, ``"cuda"`` and ``"hip"`` are built in; a
+third-party backend names its own in its ``dialect`` attribute and registers it, either with
+:func:`register_dialect` or lazily through the ``pygpgpu.dialects`` entry-point group (the entry
+names a ``Dialect`` instance or subclass). An unknown name is an error, never OpenCL.
 """
 from __future__ import annotations
 
-from pygpgpu_core.gpu import FENCE_SPELLING, GLOBAL, GPU_TABLE, LOCAL
+import threading
 
-from . import prelude as _prelude
+from pygpgpu_core.errors import GPGPUError
+
+from .prelude._types import split_type
 from ._types import Scalar, Vector
 
-__all__ = ["Dialect", "OpenCL", "CUDA", "HIP", "dialect_for", "DIALECTS"]
+__all__ = ["Dialect", "OpenCL", "CUDA", "HIP", "UnknownDialect", "dialect_for", "register_dialect", "dialect_names",
+           "DEFAULT_DIALECT"]
 
 _DIMS = "xyz"
-_FENCES = {"local": LOCAL, "global": GLOBAL, "both": LOCAL | GLOBAL}
+ENTRY_POINT_GROUP = "pygpgpu.dialects"
+
+# gpu.rsqrt and gpu.native_* at float64: the precise function (the fast hardware ones are float32-only)
+_PRECISE = {"rsqrt": "rsqrt({0})", "native_sqrt": "sqrt({0})", "native_rsqrt": "rsqrt({0})",
+            "native_recip": "(1.0 / ({0}))", "native_exp": "exp({0})", "native_exp2": "exp2({0})",
+            "native_exp10": "exp10({0})", "native_log": "log({0})", "native_log2": "log2({0})",
+            "native_log10": "log10({0})", "native_sin": "sin({0})", "native_cos": "cos({0})",
+            "native_tan": "tan({0})", "native_divide": "(({0}) / ({1}))", "native_powr": "pow({0}, {1})"}
+
+
+class UnknownDialect(GPGPUError, ValueError):
+    """No dialect is registered under a name (a backend or selector names one the translator lacks)."""
 
 
 class Dialect:
+    """The words of one target language. Subclass one of the built-in dialects (``OpenCL`` or
+    ``CUDA``) to describe a new target, override what differs, and :func:`register_dialect` it.
+
+    Type arguments named ``type_name`` are the prelude's short names (``"float"``, ``"long"``,
+    ``"float4"``, ``"ulong16"``); ``t`` arguments are the translator's ``Scalar``/``Vector``."""
+
     name = ""
+    source_suffix = ".c"       # the file name suffix of a failed build's kept source
     kernel_prefix = ""
-    device_fn_prefix = "static inline "
+    device_fn_prefix = "static inline "           # helpers the translator generates
+    prelude_fn_prefix = "static inline"           # prelude pieces
     global_ptr = ""            # qualifier on pointer parameters into global memory
     local_ptr = ""             # qualifier on pointers into local/shared memory
     local_decl = ""            # qualifier on a static local/shared array declaration
     own_scalars: dict = {}     # the scalars the prelude has no name for (bool, float16)
-    float_suffix = False       # CUDA/HIP spell float32 math as sqrtf, expf, ...
+    float_suffix = False       # sqrt -> sqrtf for float32 (CUDA/HIP); OpenCL's math is overloaded
+    float16 = False            # kernels may take float16 arrays (where the device has them)
+    # OpenCL C's vector model: every type and width built in, with its operators, comparisons
+    # giving -1/0 per component and (float4)(a, b, c, d) literals; the prelude adds none of them
+    builtin_vectors = False
     # The launcher guarantees row-array pointers this alignment (ArrayType.align); telling the
     # compiler lets a row of 4 floats load as one 128-bit access. OpenCL C has no portable spelling.
     assume_aligned = ""
     # Build options of @kernel(fastmath=True): the compiler may reassociate, contract, flush
     # denormals, assume no NaN/inf and use approximate division, sqrt and transcendentals.
     fast_math_options: tuple[str, ...] = ()
+    # literals
+    long_suffix = "LL"
+    ulong_suffix = "ULL"
     # print() in kernels: the device printf and its length modifier for 64-bit integers
     printf = "printf"
     printf_int64 = "ll"
+    nan32 = "__int_as_float(0x7fc00000)"
+    inf32 = "__int_as_float(0x7f800000)"
+    nan64 = "__longlong_as_double(0x7ff8000000000000LL)"
+    inf64 = "__longlong_as_double(0x7ff0000000000000LL)"
+    # work items: what -> template with {d} the dimension's letter (x, y, z) and {n} its number
+    work_items: dict = {}
+    native32: dict = {}        # gpu.rsqrt / gpu.native_* at float32: call templates ("native_exp({0})")
 
-    # ---- types -------------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"<dialect {self.name!r}>"
+
+    # ---- types: prelude short names ----------------------------------------------------------------
+    def c_type(self, type_name: str) -> str:
+        """The C spelling of a scalar or vector type (``"long"`` -> ``long long`` on CUDA)."""
+        return type_name
+
+    def own_struct(self, type_name: str) -> bool:
+        """Whether the prelude itself defines this vector type (as ``struct pg_<T>``)."""
+        return False
+
+    def component(self, type_name: str, i: int) -> str:
+        """Member access suffix of component ``i`` (``".x"``, ``".s5"``)."""
+        return f".s{i:x}"
+
+    def make_vector(self, type_name: str, comps: list[str]) -> str:
+        """An expression building a vector from one expression per component."""
+        return f"pg_make_{type_name}({', '.join(comps)})"
+
+    def vector_literal(self, type_name: str, comps: list[str]) -> str:
+        """The toolchain's own constructor of a built-in vector type (``make_float4(...)``)."""
+        return f"make_{self.c_type(type_name)}({', '.join(comps)})"
+
+    def vector_operator_builtin(self, op: str, form: str, type_name: str) -> bool:
+        """Whether the toolchain already defines vector operator ``op`` in ``form`` (``"vv"``,
+        ``"vs"``, ``"sv"``, ``"vv="``, ``"vs="``, ``"unary"``) on ``type_name``."""
+        return self.builtin_vectors
+
+    # ---- types: the translator's -----------------------------------------------------------------
     def type_name(self, t) -> str:
         if isinstance(t, (Scalar, Vector)):
             short = t.short_name
-            return _prelude.c_type(self.name, short) if short else self.own_scalars[t.name]
+            return self.c_type(short) if short else self.own_scalars[t.name]
         return "void"
-
-    def component(self, t: Vector, k: int) -> str:
-        return _prelude.component(self.name, t.name, k)
 
     def param_scalar_name(self, t: Scalar) -> str:
         return self.type_name(Scalar("uint8") if t.name == "bool" else t)
 
     def vector_ctor(self, t: Vector, args: list[str]) -> str:
-        return _prelude.make_vector(self.name, t.name, args)
+        return self.make_vector(t.name, args)
 
-    # ---- gpu.* builtins: spelled by pygpgpu_core.gpu.GPU_TABLE -------------
+    def vector_member(self, t: Vector, k: int) -> str:
+        return self.component(t.name, k)
+
+    # ---- literals ------------------------------------------------------------------------------------
+    def float_special(self, value: float, t: Scalar) -> str:
+        """NaN or +-infinity of float type ``t`` (float16 takes the float32 spelling)."""
+        wide = t.name == "float64"
+        if value != value:
+            return f"({self.nan64})" if wide else self.nan32
+        sign = "" if value > 0 else "-"
+        if wide:
+            return f"({sign}{self.inf64})"
+        return self.inf32 if value > 0 else f"(-{self.inf32})"
+
+    # ---- work items and synchronization ---------------------------------------------------------
     def work_item(self, what: str, dim: int) -> str:
-        return GPU_TABLE[f"get_{what}"].expr(self.name, [], dim=dim)
+        """``what``: global_id, local_id, group_id, global_size, local_size, num_groups."""
+        if dim not in (0, 1, 2):
+            raise ValueError(f"gpu.get_{what}: dimension must be 0, 1 or 2, got {dim}")
+        return self.work_items[what].format(d=_DIMS[dim], n=dim)
 
     def barrier(self, fence: str) -> str:
-        return GPU_TABLE["barrier"].expr(self.name, [FENCE_SPELLING[_FENCES[fence]]])
+        """``fence``: ``"local"``, ``"global"`` or ``"both"``."""
+        raise NotImplementedError
 
     def mem_fence(self, fence: str) -> str:
-        return GPU_TABLE["mem_fence"].expr(self.name, [FENCE_SPELLING[_FENCES[fence]]])
+        raise NotImplementedError
 
-    def gpu_spelling(self, name: str, t: Scalar) -> str:
-        """Call template (``"native_exp({0})"``) of math builtin ``gpu.<name>`` at float32 or float64."""
-        spec = GPU_TABLE[name]
-        return spec.spelling[self.name] if t.name == "float32" else spec.native["double"]
-
-    # ---- math --------------------------------------------------------------
-    def math_name(self, name: str, t: Scalar) -> str:
-        if self.float_suffix and t.name == "float32":
+    # ---- math ------------------------------------------------------------------------------------------
+    def math_name(self, name: str, t) -> str:
+        """C name of math function ``name`` (``sqrt``, ``fmin``...) at float type ``t`` (a Scalar or
+        a short name)."""
+        short = t if isinstance(t, str) else t.short_name
+        if self.float_suffix and short == "float":
             return name + "f"
         return name
+
+    def native_math(self, name: str, t: Scalar) -> str:
+        """Call template of ``gpu.rsqrt`` / ``gpu.native_<fn>`` at float32 or float64."""
+        return self.native32[name] if t.name == "float32" else _PRECISE[name]
+
+    def builtin_function(self, name: str, type_name: str) -> str | None:
+        """The language's own function computing ``funcs.<name>`` on ``type_name`` to the host's
+        precision, or None where the prelude's body is used."""
+        return None
+
+    def mul_hi64(self, a: str, b: str) -> str:
+        """The high 64 bits of the 128-bit product of two unsigned 64-bit values."""
+        return f"__umul64hi({a}, {b})"
+
+    # ---- atomics and extensions ---------------------------------------------------------------------
+    def atomic_source(self, op: str, type_name: str, local: bool) -> str:
+        """The prelude piece ``atomic_<op>[.local]:<type_name>`` (``prelude/_atomics`` says what it means)."""
+        raise NotImplementedError
+
+    def atomic_cas_global_int(self, p: str, cmp: str, v: str) -> str:
+        """Compare-and-swap on an int in global memory, returning the old value."""
+        raise NotImplementedError
+
+    def extension_pragma(self, extension: str) -> str:
+        """The line enabling an optional feature (``fp64``, ``int64_base_atomics``,
+        ``int64_extended_atomics``); empty where it needs none."""
+        return ""
 
     def headers(self, features: set[str]) -> list[str]:
         return []
@@ -79,49 +192,220 @@ class Dialect:
 
 class OpenCL(Dialect):
     name = "opencl"
+    source_suffix = ".cl"
     kernel_prefix = "__kernel void"
     global_ptr = "__global "
     local_ptr = "__local "
     local_decl = "__local "
     own_scalars = {"bool": "bool", "float16": "half"}
+    float16 = True
+    builtin_vectors = True
     fast_math_options = ("-cl-fast-relaxed-math",)
+    long_suffix = "L"
+    ulong_suffix = "UL"
     printf_int64 = "l"         # OpenCL C's long is 64-bit
+    nan32 = "NAN"
+    inf32 = "INFINITY"
+    nan64 = "(double)NAN"
+    inf64 = "(double)INFINITY"
+    work_items = {w: f"get_{w}({{n}})" for w in ("global_id", "local_id", "group_id", "global_size", "local_size",
+                                               "num_groups")}
+    native32 = {"rsqrt": "rsqrt({0})", "native_divide": "native_divide({0}, {1})", "native_powr": "native_powr({0}, {1})",
+                **{f"native_{f}": f"native_{f}({{0}})" for f in ("sqrt", "rsqrt", "recip", "exp", "exp2", "exp10",
+                                                                   "log", "log2", "log10", "sin", "cos", "tan")}}
+    _FENCES = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE",
+               "both": "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE"}
+    _PRAGMAS = {"fp64": "cl_khr_fp64", "int64_base_atomics": "cl_khr_int64_base_atomics",
+                "int64_extended_atomics": "cl_khr_int64_extended_atomics"}
+
+    def make_vector(self, type_name, comps):
+        return f"(({type_name})({', '.join(comps)}))"
+
+    def vector_literal(self, type_name, comps):
+        return f"({type_name})({', '.join(comps)})"
+
+    def barrier(self, fence):
+        return f"barrier({self._FENCES[fence]})"
+
+    def mem_fence(self, fence):
+        return f"mem_fence({self._FENCES[fence]})"
+
+    def builtin_function(self, name, type_name):
+        from pygpgpu_core.funcs import FUNCS_TABLE
+        return FUNCS_TABLE[name].opencl_builtin(type_name)
+
+    def mul_hi64(self, a, b):
+        return f"mul_hi({a}, {b})"
+
+    def atomic_source(self, op, type_name, local):
+        from .prelude._atomics import opencl_atomic_source
+        return opencl_atomic_source(self, op, type_name, local)
+
+    def atomic_cas_global_int(self, p, cmp, v):
+        return f"atomic_cmpxchg((volatile __global int*){p}, {cmp}, {v})"
+
+    def extension_pragma(self, extension):
+        return f"#pragma OPENCL EXTENSION {self._PRAGMAS[extension]} : enable\n"
 
     def headers(self, features):
         # fp64 and 64-bit atomics pragmas come with the prelude pieces that need them (ext:*)
         return ["#pragma OPENCL EXTENSION cl_khr_fp16 : enable"] if "fp16" in features else []
 
 
+_CUDA_SCALAR = {"char": "signed char", "uchar": "unsigned char", "short": "short", "ushort": "unsigned short",
+                "int": "int", "uint": "unsigned int", "long": "long long", "ulong": "unsigned long long",
+                "float": "float", "double": "double"}
+# Built-in CUDA/HIP vector names of the 2/3/4-wide types ("long" is 64-bit: longlong).
+_CUDA_VEC_BASE = {"char": "char", "uchar": "uchar", "short": "short", "ushort": "ushort", "int": "int", "uint": "uint",
+                  "long": "longlong", "ulong": "ulonglong", "float": "float", "double": "double"}
+# gpu.native_* at float32 on CUDA/HIP (the hardware intrinsics where there is one)
+_CUDA_NATIVE = {"rsqrt": "rsqrtf({0})", "native_sqrt": "sqrtf({0})", "native_rsqrt": "rsqrtf({0})",
+                "native_recip": "__fdividef(1.0f, {0})", "native_exp": "__expf({0})", "native_exp2": "exp2f({0})",
+                "native_exp10": "__exp10f({0})", "native_log": "__logf({0})", "native_log2": "__log2f({0})",
+                "native_log10": "__log10f({0})", "native_sin": "__sinf({0})", "native_cos": "__cosf({0})",
+                "native_tan": "__tanf({0})", "native_divide": "__fdividef({0}, {1})", "native_powr": "__powf({0}, {1})"}
+
+
 class CUDA(Dialect):
     name = "cuda"
+    source_suffix = ".cu"
     kernel_prefix = 'extern "C" __global__ void'
     device_fn_prefix = "static __device__ __forceinline__ "
+    prelude_fn_prefix = "__device__ __forceinline__"
     local_decl = "__shared__ "
     own_scalars = {"bool": "bool", "float16": "__half"}
     float_suffix = True
     assume_aligned = "__builtin_assume_aligned"
     fast_math_options = ("--use_fast_math",)       # NVRTC: ftz, approximate div/sqrt, fast intrinsics
+    # ids and sizes of the whole grid are widened before the product: kernels may index past 2**32 items
+    work_items = {"global_id": "((long long)blockIdx.{d} * blockDim.{d} + threadIdx.{d})",
+                  "global_size": "((long long)gridDim.{d} * blockDim.{d})",
+                  "local_id": "threadIdx.{d}", "group_id": "blockIdx.{d}", "local_size": "blockDim.{d}",
+                  "num_groups": "gridDim.{d}"}
+    native32 = _CUDA_NATIVE
+    # CUDA 13 deprecates these 4-wide built-ins (their alignment changed); the prelude defines its own.
+    own_vector_structs = frozenset({"long4", "ulong4", "double4"})
+    int64_min_max_atomics = True     # atomicMin/atomicMax on long long
 
-    # GPU_TABLE spells the 32-bit product; kernels may index past 2**32 work items, so widen first
-    _wide = {"global_id": "((long long)blockIdx.{d} * blockDim.{d} + threadIdx.{d})",
-             "global_size": "((long long)gridDim.{d} * blockDim.{d})"}
+    def c_type(self, type_name):
+        s, w = split_type(type_name)
+        if w == 1:
+            return _CUDA_SCALAR[s]
+        if self.own_struct(type_name):
+            return f"pg_{type_name}"
+        return f"{_CUDA_VEC_BASE[s]}{w}"
 
-    def work_item(self, what, dim):
-        if what in self._wide:
-            return self._wide[what].format(d=_DIMS[dim])
-        return super().work_item(what, dim)
+    def own_struct(self, type_name):
+        _, w = split_type(type_name)
+        return w in (8, 16) or type_name in self.own_vector_structs
+
+    def component(self, type_name, i):
+        _, w = split_type(type_name)
+        if w > 4:
+            return f".s{i:X}"
+        return "." + "xyzw"[i]
+
+    def barrier(self, fence):
+        # __syncthreads() orders shared and global memory for the block: every fence maps to it
+        return "__syncthreads()"
+
+    def mem_fence(self, fence):
+        return "__threadfence()"
+
+    def atomic_source(self, op, type_name, local):
+        from .prelude._atomics import cuda_atomic_source
+        return cuda_atomic_source(self, op, type_name, local)
+
+    def atomic_cas_global_int(self, p, cmp, v):
+        return f"atomicCAS({p}, {cmp}, {v})"
 
 
 class HIP(CUDA):
     name = "hip"
+    source_suffix = ".hip"
     fast_math_options = ("-ffast-math",)           # hiprtc and clang refuse NVRTC's --use_fast_math
+    own_vector_structs = frozenset()
+    int64_min_max_atomics = False    # a compare-exchange loop instead
+
+    def vector_operator_builtin(self, op, form, type_name):
+        """What HIP's own vector types (ROCm 5.2 HIP_vector_type, probed with hiprtc) already
+        define; the prelude adds only the rest, since redefining them would be ambiguous."""
+        if self.own_struct(type_name):
+            return False
+        s, _ = split_type(type_name)
+        if form == "unary":
+            return op == "~" or (op == "-" and not s.startswith("u"))
+        if op in ("%", "&", "|", "^", "<<", ">>") and form == "vs=":
+            return False
+        if op == "<<" and form == "sv":
+            return False
+        return True
 
 
-DIALECTS = {"opencl": OpenCL(), "cuda": CUDA(), "hip": HIP()}
+# ---- the registry ------------------------------------------------------------------------------------
+DEFAULT_DIALECT = "opencl"
+"""What ``k.inspect(...)`` writes when no backend is installed at all."""
+
+_lock = threading.Lock()
+DIALECTS: dict[str, Dialect] = {"opencl": OpenCL(), "cuda": CUDA(), "hip": HIP()}
+_entry_points_failed: dict[str, str] = {}
 
 
-def dialect_for(name: str) -> Dialect:
+def register_dialect(name: str, dialect) -> Dialect:
+    """Make ``dialect`` (a :class:`Dialect` instance or subclass) the dialect called ``name``:
+    a backend whose ``dialect`` attribute is ``name`` gets kernels written by it. Registering
+    the same object again is a no-op; another object under a taken name is a ``ValueError``."""
+    if isinstance(dialect, type) and issubclass(dialect, Dialect):
+        dialect = dialect()
+    if not isinstance(dialect, Dialect):
+        raise TypeError(f"register_dialect({name!r}, ...) needs a pygpgpu_translate.Dialect instance or subclass, "
+                        f"got {type(dialect).__name__}")
+    if not (isinstance(name, str) and name.isidentifier()):
+        raise ValueError(f"a dialect name is an identifier, got {name!r}")
+    with _lock:
+        known = DIALECTS.get(name)
+        if known is not None and known is not dialect:
+            raise ValueError(f"dialect {name!r} is already registered ({known!r}); pick another name")
+        dialect.name = name
+        DIALECTS[name] = dialect
+    return dialect
+
+
+def dialect_names() -> list[str]:
+    return sorted(DIALECTS)
+
+
+def dialect_for(name) -> Dialect:
+    """The dialect registered as ``name`` (a ``Dialect`` passes through). Raises
+    :class:`UnknownDialect` for a name neither registered nor provided by an entry point."""
+    if isinstance(name, Dialect):
+        return name
+    d = DIALECTS.get(name)
+    if d is not None:
+        return d
+    d = _from_entry_point(name)
+    if d is not None:
+        return d
+    why = f" ({_entry_points_failed[name]})" if name in _entry_points_failed else ""
+    raise UnknownDialect(f"unknown dialect {name!r}{why}; registered dialects: {', '.join(dialect_names())}. A backend "
+                         "with its own dialect registers it: pygpgpu_translate.register_dialect(name, MyDialect()) or "
+                         f"an entry point in the {ENTRY_POINT_GROUP!r} group (docs/writing-a-backend.md)")
+
+
+def _from_entry_point(name) -> Dialect | None:
+    if not isinstance(name, str) or name in _entry_points_failed:
+        return None
+    from importlib.metadata import entry_points
     try:
-        return DIALECTS[name]
-    except KeyError:
-        raise ValueError(f"unknown source dialect {name!r}; expected one of {sorted(DIALECTS)}") from None
+        found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    except Exception as exc:      # broken metadata must not take translation down
+        _entry_points_failed[name] = f"reading the {ENTRY_POINT_GROUP!r} entry points raised {exc!r}"
+        return None
+    if not found:
+        return None
+    try:
+        return register_dialect(name, found[0].load())
+    except Exception as exc:
+        _entry_points_failed[name] = f"loading entry point {found[0].value!r} raised {type(exc).__name__}: {exc}"
+        return None
+

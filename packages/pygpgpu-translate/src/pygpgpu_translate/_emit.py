@@ -32,9 +32,9 @@ class Emitter:
 
     def const(self, v, t) -> str:
         t = concrete(t, self.df)
-        d = self.d.name
+        d = self.d
         if isinstance(t, Vector):
-            return self.d.vector_ctor(t, [self.const(v, t.base)] * t.width)
+            return d.vector_ctor(t, [self.const(v, t.base)] * t.width)
         n = t.name
         if n == "bool":
             return "true" if v else "false"
@@ -45,31 +45,23 @@ class Emitter:
             if n == "uint32":
                 return f"{v & 0xFFFFFFFF}u"
             if n == "int64":
-                suffix = "L" if d == "opencl" else "LL"
+                suffix = d.long_suffix
                 return f"({v + 1}{suffix} - 1)" if v == -2**63 else (f"({v}{suffix})" if v < 0 else f"{v}{suffix}")
             if n == "uint64":
-                return f"{v & 0xFFFFFFFFFFFFFFFF}{'UL' if d == 'opencl' else 'ULL'}"
+                return f"{v & 0xFFFFFFFFFFFFFFFF}{d.ulong_suffix}"
             return f"(({self.tname(t)}){v})"
         v = float(v)
-        if n == "float64":
-            if math.isnan(v):
-                return "((double)NAN)" if d == "opencl" else "__longlong_as_double(0x7ff8000000000000LL)"
-            if math.isinf(v):
-                s = "" if v > 0 else "-"
-                return f"({s}(double)INFINITY)" if d == "opencl" else f"({s}__longlong_as_double(0x7ff0000000000000LL))"
+        if math.isnan(v) or math.isinf(v):
+            text = d.float_special(v, t)
+        elif n == "float64":
             return f"({v!r})" if v < 0 else repr(v)
-        if math.isnan(v):
-            text = "NAN" if d == "opencl" else "__int_as_float(0x7fc00000)"
-        elif math.isinf(v):
-            text = ("INFINITY" if d == "opencl" else "__int_as_float(0x7f800000)")
-            text = text if v > 0 else f"(-{text})"
         else:
             r = repr(float(v))
             if "e" not in r and "." not in r:
                 r += ".0"
             text = f"{r}f" if v >= 0 else f"({r}f)"
         if n == "float16":
-            return f"((half){text})"
+            return f"(({self.tname(t)}){text})"
         return text
 
     # ---- expressions ---------------------------------------------------------------------------------
@@ -100,7 +92,7 @@ class Emitter:
         if isinstance(e, ir.VecCtor):
             return self.d.vector_ctor(e.type, [self.ex(a) for a in e.args])
         if isinstance(e, ir.Swizzle):
-            return f"{self.ex(e.a)}{self.d.component(e.a.type, e.index)}"
+            return f"{self.ex(e.a)}{self.d.vector_member(e.a.type, e.index)}"
         raise TypeError(f"cannot print {type(e).__name__}")
 
     def chain(self, e) -> str:

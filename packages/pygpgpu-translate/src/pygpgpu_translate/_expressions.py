@@ -686,8 +686,6 @@ class ExpressionRules:
         args = []
         for v in values:
             if isinstance(v, ir.ArrayRef):
-                if v.type.space == "local" and self.prog.dialect.name == "opencl":
-                    pass
                 args.append(v)
                 args.extend(v.shape)
             else:

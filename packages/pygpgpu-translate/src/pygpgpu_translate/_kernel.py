@@ -23,6 +23,7 @@ from pygpgpu_core.errors import CompileError, GPGPUError
 from pygpgpu_core.logs import logged_launcher
 
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
+from ._dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect, dialect_for, dialect_names
 from ._launch import LaunchPlan
 from ._launch_checks import WideIndexNeeded, needs_wide_ids
 from ._signature import INDEX_LIMIT, FAST_TOKENS, arg_token, is_device_array, plain_ndarray, spec_from_token
@@ -470,14 +471,14 @@ class KernelFunction(Generic[P]):
 
     def _build_plan(self, device, tokens, bits, values):
         backend = device.backend
-        dialect = getattr(backend, "dialect", None) or _dialect_of(getattr(backend, "name", "opencl"))
+        dialect = _backend_dialect(backend)
         t = self._translation(dialect, tokens, bits, values[0] if self._is_method else None)
         if "fp64" in t.features and not getattr(device, "fp64", True):
             raise GPGPUError(f"kernel {self.__name__!r} uses float64, which {device.selector} ({device.name}) does not "
                              "support; pass float32 arrays or use @kernel(default_float=np.float32)")
-        if "fp16" in t.features and (dialect != "opencl" or not getattr(device, "fp16", False)):
+        if "fp16" in t.features and not (dialect_for(dialect).float16 and getattr(device, "fp16", False)):
             raise TypeError(f"kernel {self.__name__!r}: float16 arrays are not supported on {device.selector}"
-                            f"{' (CUDA/HIP kernels take float32)' if dialect != 'opencl' else ''}; use float32")
+                            f"{'' if dialect_for(dialect).float16 else f' ({dialect} kernels take float32)'}; use float32")
         t0 = time.perf_counter()
         try:
             options = build_options(device, dialect, self._fastmath)
@@ -492,7 +493,7 @@ class KernelFunction(Generic[P]):
         plan = (CheckedLaunchPlan if t.bounds_sites is not None else LaunchPlan)(
             t, handle, device, self._all_names(), self.py_func)
         plan._n_call_params = len(self._param_names)
-        plan.set_alignment(self._flat_tokens(tokens) if dialect != "opencl" else ())
+        plan.set_alignment(self._flat_tokens(tokens) if dialect_for(dialect).assume_aligned else ())
         plan.vector_arrays = [i for i, tok in enumerate(self._flat_tokens(tokens)) if isinstance(tok, tuple) and tok[0] == "av"]
         plan.set_tokens(self._flat_tokens(tokens), t.int_meets or ())
         plan.narrow = bits == 32
@@ -556,7 +557,7 @@ def _with_source_path(exc: CompileError, t, dialect) -> CompileError:
     path = exc.source_path
     if not path:
         import hashlib
-        ext = {"opencl": ".cl", "cuda": ".cu", "hip": ".hip"}.get(dialect, ".c")
+        ext = dialect_for(dialect).source_suffix
         try:      # an unusable cache folder (CacheUnavailable is an OSError): no path to show
             target = cache_dir() / "failed" / f"{t.name}-{hashlib.sha256(t.source.encode()).hexdigest()[:12]}{ext}"
             atomic_write(target, t.source.encode())
@@ -578,25 +579,40 @@ def build_options(device, dialect: str, fastmath: bool) -> tuple:
         own = getattr(device, "fast_math_options", None)
         if own is not None:
             return tuple(own)
-        from ._dialects import dialect_for
         return dialect_for(dialect).fast_math_options
     return tuple(getattr(device, "exact_math_options", ()))
 
 
 def _dialect_of(backend) -> str:
+    """The dialect a backend selector (``"cuda:1"``, ``"relay"``) or a dialect name is written in.
+    No backend named and none installed: the default dialect. An unknown name is an error."""
     from pygpgpu_core.selector import canonical_backend
     if backend is None:
         try:
             backend = registry.default_backend_name()
         except GPGPUError:
-            backend = "opencl"
-    name = canonical_backend(str(backend).split(":")[0]) if backend else "opencl"
-    if name in ("opencl", "cuda", "hip"):
+            return DEFAULT_DIALECT
+    name = canonical_backend(str(backend).split(":")[0])
+    if name in DIALECTS:          # a dialect's name (each built-in backend is named for its dialect)
         return name
     try:
-        return registry.get_backend(name).dialect
-    except GPGPUError:
-        return "opencl"
+        found = registry.get_backend(name)
+    except GPGPUError as exc:
+        try:
+            return dialect_for(name).name         # a dialect from the pygpgpu.dialects entry points
+        except UnknownDialect:
+            raise UnknownDialect(f"cannot tell which dialect to write for {backend!r}: {exc}; name a backend or a "
+                                 f"dialect ({', '.join(dialect_names())})") from None
+    return _backend_dialect(found)
+
+
+def _backend_dialect(backend) -> str:
+    """A backend's ``dialect`` attribute, checked against the registry (an unknown one raises)."""
+    name = getattr(backend, "dialect", None)
+    if not name:
+        raise UnknownDialect(f"backend {getattr(backend, 'name', backend)!r} declares no dialect: the Backend "
+                             "protocol's 'dialect' attribute names the source the translator writes for it")
+    return dialect_for(name).name
 
 
 class _KernelDecorator(Protocol):

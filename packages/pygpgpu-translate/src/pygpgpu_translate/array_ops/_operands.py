@@ -82,13 +82,21 @@ def check_dtype(dtype: np.dtype, op: str, position: "int | str", device: Any = N
     if dtype.kind not in ELEMENT_KINDS:
         raise TypeError(f"gnp.{op}: operand {position} has dtype {dtype}, which device operations do not support "
                         "(bool, int8..int64, uint8..uint64, float32, float64)")
-    if dtype == np.float16 and device is not None and (not getattr(device, "fp16", False)
-                                                         or getattr(device.backend, "name", "") != "opencl"):
+    if dtype == np.float16 and device is not None and not (getattr(device, "fp16", False) and _dialect_has_float16(device)):
         raise TypeError(f"gnp.{op}: operand {position} is float16, which {device.selector} does not compute with "
                         "(float16 needs an OpenCL device with cl_khr_fp16); convert with .astype(np.float32)")
     if dtype == np.float64 and device is not None and not getattr(device, "fp64", True):
         raise TypeError(f"gnp.{op}: operand {position} is float64, which {device.selector} does not support; use "
                         "float32")
+
+
+def _dialect_has_float16(device: Any) -> bool:
+    """Whether kernels written for the device's dialect may take float16 (OpenCL's may)."""
+    from .._dialects import dialect_for
+    try:
+        return dialect_for(getattr(device.backend, "dialect", "")).float16
+    except ValueError:       # UnknownDialect: the launch says so; here it only cannot compute in float16
+        return False
 
 
 def check_same_device(arrays: list, op: str) -> Any:

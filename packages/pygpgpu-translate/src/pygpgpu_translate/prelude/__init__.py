@@ -53,7 +53,6 @@ from pygpgpu_core.funcs import FUNCS_TABLE
 
 from . import _atomics, _funcs, _pysem, _random, _vec
 from ._types import (
-    DIALECTS,
     VECTORS,
     c_type,
     check_dialect,
@@ -70,7 +69,6 @@ __all__ = [
     "component",
     "make_vector",
     "comparison_type",
-    "DIALECTS",
 ]
 
 def _all_names() -> frozenset[str]:
@@ -138,7 +136,7 @@ def prelude_source(dialect: str, needed: Iterable[str], *, native: bool = True) 
     ``native=False`` makes OpenCL use the portable component-wise bodies that CUDA/HIP get
     instead of wrapping OpenCL builtins; tests use it to execute those bodies on an OpenCL
     device. Generated kernels keep the default."""
-    check_dialect(dialect)
+    dialect = check_dialect(dialect).name      # an unknown dialect raises here; pieces are cached by name
     order: list[str] = []
     seen: set[str] = set()
 

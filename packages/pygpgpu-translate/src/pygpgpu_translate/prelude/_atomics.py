@@ -14,7 +14,7 @@ the atomics is a data race that oclgrind reports); every value they act on comes
 """
 from __future__ import annotations
 
-from ._types import c_type
+from ._types import dialect_of
 
 ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg", "inc", "dec")
 ATOMIC_TYPES = ("int", "uint", "long", "ulong", "float", "double")
@@ -34,34 +34,43 @@ def function_name(op: str, type_name: str, local: bool = False) -> str:
     return f"pg_atomic_{op}_{'local_' if local else ''}{type_name}"
 
 
-def ext_int64(dialect: str, which: str) -> str:
-    if dialect != "opencl":
-        return ""
-    return f"#pragma OPENCL EXTENSION cl_khr_int64_{which}_atomics : enable\n"
+def ext_int64(dialect, which: str) -> str:
+    return dialect_of(dialect).extension_pragma(f"int64_{which}_atomics")
 
 
-def atomic_deps(dialect: str, op: str, type_name: str, local: bool) -> list[str]:
-    if dialect == "opencl" and type_name == "double":
+def atomic_deps(dialect, op: str, type_name: str, local: bool) -> list[str]:
+    """The extension pieces 64-bit atomics need (OpenCL's pragmas; empty pieces elsewhere)."""
+    if type_name == "double":
         return ["ext:fp64", "ext:int64_base_atomics"]
-    if dialect == "opencl" and type_name in ("long", "ulong"):
+    if type_name in ("long", "ulong"):
         return ["ext:int64_base_atomics"] + (["ext:int64_extended_atomics"] if op in _INT64_EXTENDED else [])
     return []
 
 
-def atomic_source(dialect: str, op: str, type_name: str, local: bool) -> str:
+def atomic_source(dialect, op: str, type_name: str, local: bool) -> str:
+    """The dialect writes the piece: ``opencl_atomic_source`` and ``cuda_atomic_source`` below."""
     if type_name not in atomic_types(op):
         raise KeyError(f"atomic_{op} is not defined for {type_name}")
-    t = c_type(dialect, type_name)
-    if dialect == "opencl":
-        space = "__local" if local else "__global"
-        ptr = f"volatile {space} {t}* p"
-        body = _opencl_body(op, type_name, space)
-    else:
-        ptr = f"{t}* p"
-        body = _cuda_body(dialect, op, type_name)
-    params = {"cmpxchg": f"{ptr}, {t} cmp, {t} v", "inc": ptr, "dec": ptr}.get(op, f"{ptr}, {t} v")
-    prefix = "static inline" if dialect == "opencl" else "__device__ __forceinline__"
-    return f"{prefix} {t} {function_name(op, type_name, local)}({params}) {{ {body} }}\n"
+    return dialect_of(dialect).atomic_source(op, type_name, local)
+
+
+def _params(op: str, ptr: str, t: str) -> str:
+    return {"cmpxchg": f"{ptr}, {t} cmp, {t} v", "inc": ptr, "dec": ptr}.get(op, f"{ptr}, {t} v")
+
+
+def opencl_atomic_source(d, op: str, type_name: str, local: bool) -> str:
+    """OpenCL C's atomic_* / atom_* builtins on __global or __local pointers."""
+    t = d.c_type(type_name)
+    space = "__local" if local else "__global"
+    body = _opencl_body(op, type_name, space)
+    return f"{d.prelude_fn_prefix} {t} {function_name(op, type_name, local)}({_params(op, f'volatile {space} {t}* p', t)}) {{ {body} }}\n"
+
+
+def cuda_atomic_source(d, op: str, type_name: str, local: bool = False) -> str:
+    """CUDA's atomic* functions (HIP has the same), one pointer type for shared and global memory."""
+    t = d.c_type(type_name)
+    body = _cuda_body(d, op, type_name)
+    return f"{d.prelude_fn_prefix} {t} {function_name(op, type_name, local)}({_params(op, f'{t}* p', t)}) {{ {body} }}\n"
 
 
 def _opencl_body(op: str, type_name: str, space: str) -> str:
@@ -107,15 +116,15 @@ def _opencl_float_body(op: str, f: str, space: str) -> str:
     return loop
 
 
-def _cuda_body(dialect: str, op: str, type_name: str) -> str:
+def _cuda_body(d, op: str, type_name: str) -> str:
     if type_name in _CUDA_BITS:
         return _cuda_float_body(op, type_name)
-    t = c_type(dialect, type_name)
+    t = d.c_type(type_name)
     if type_name == "long":
         # Two's complement makes the unsigned 64-bit atomics exact for signed values.
         u = "unsigned long long"
         if op in ("min", "max"):
-            if dialect == "cuda":
+            if d.int64_min_max_atomics:
                 return f"return atomic{op.capitalize()}(p, v);"
             pick = "<" if op == "min" else ">"
             return (

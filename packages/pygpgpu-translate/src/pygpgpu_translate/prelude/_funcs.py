@@ -15,6 +15,7 @@ from ._types import (
     WIDTHS,
     c_type,
     component,
+    dialect_of,
     float_literal,
     float_math,
     fn_prefix,
@@ -44,9 +45,9 @@ def func_types(name: str) -> list[str]:
 def funcs_deps(dialect: str, name: str, type_name: str, native: bool = True) -> list[str]:
     s, w = split_type(type_name)
     deps = fp64_deps(dialect, type_name)
-    if w == 1 or (native and _opencl_native(dialect, name, type_name)):
+    if w == 1 or (native and _builtin_function(dialect, name, type_name)):
         return deps
-    if dialect != "opencl":
+    if not dialect_of(dialect).builtin_vectors:
         deps.append(f"vec:{type_name}")
     if name not in GEOMETRIC:
         deps.append(f"funcs.{name}:{s}")
@@ -57,10 +58,9 @@ def funcs_deps(dialect: str, name: str, type_name: str, native: bool = True) -> 
     return deps
 
 
-def _opencl_native(dialect: str, name: str, type_name: str) -> str | None:
-    if dialect != "opencl":
-        return None
-    return FUNCS_TABLE[name].opencl_builtin(type_name)
+def _builtin_function(dialect, name: str, type_name: str) -> str | None:
+    """The language's own function for it (OpenCL C's dot, clamp...), if it has one."""
+    return dialect_of(dialect).builtin_function(name, type_name)
 
 
 def funcs_source(dialect: str, name: str, type_name: str, native: bool = True) -> str:
@@ -72,7 +72,7 @@ def funcs_source(dialect: str, name: str, type_name: str, native: bool = True) -
     params = ", ".join(f"{vt} {a}" for a in args)
     ret = sc if spec.result == "base" else vt
     fname = f"pg_{name}_{type_name}"
-    builtin = _opencl_native(dialect, name, type_name) if native else None
+    builtin = _builtin_function(dialect, name, type_name) if native else None
     if builtin:
         body = f"return {builtin}({', '.join(args)});"
     elif w == 1 and name == "smoothstep":

@@ -32,6 +32,7 @@ from ._types import (
     bits,
     c_type,
     component,
+    dialect_of,
     float_literal,
     float_math,
     fn_prefix,
@@ -56,7 +57,7 @@ def pysem_deps(dialect: str, op: str, type_name: str) -> list[str]:
     s, w = split_type(type_name)
     deps = fp64_deps(dialect, type_name)
     if w > 1:
-        deps += ([f"vec:{type_name}"] if dialect != "opencl" else []) + [f"{op}:{s}"]
+        deps += ([f"vec:{type_name}"] if not dialect_of(dialect).builtin_vectors else []) + [f"{op}:{s}"]
     return deps
 
 

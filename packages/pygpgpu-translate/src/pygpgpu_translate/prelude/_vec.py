@@ -6,6 +6,7 @@ from ._types import (
     c_type,
     comparison_type,
     component,
+    dialect_of,
     fn_prefix,
     is_int,
     make_vector,
@@ -18,17 +19,15 @@ INT_OPS = ("%", "&", "|", "^", "<<", ">>")
 CMP_FUNCS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
-def fp64_deps(dialect: str, type_name: str) -> list[str]:
-    """OpenCL needs the fp64 pragma before any double code."""
-    if dialect == "opencl" and split_type(type_name)[0] == "double":
+def fp64_deps(dialect, type_name: str) -> list[str]:
+    """Double code comes after the dialect's fp64 pragma (OpenCL's; the piece is empty elsewhere)."""
+    if split_type(type_name)[0] == "double":
         return ["ext:fp64"]
     return []
 
 
-def ext_fp64(dialect: str) -> str:
-    if dialect != "opencl":
-        return ""
-    return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+def ext_fp64(dialect) -> str:
+    return dialect_of(dialect).extension_pragma("fp64")
 
 
 # -- vec:<T> -------------------------------------------------------------------------------------
@@ -50,10 +49,8 @@ def vec_source(dialect: str, type_name: str) -> str:
         members = " ".join(f"{sc} {component(dialect, type_name, i)[1:]};" for i in range(w))
         out.append(f"struct alignas({align}) {vt} {{ {members} }};")
         body = f"{vt} v; " + " ".join(f"v{component(dialect, type_name, i)} = c{i};" for i in range(w)) + " return v;"
-    elif dialect == "opencl":
-        body = f"return ({vt})({', '.join(comps)});"
     else:
-        body = f"return make_{vt}({', '.join(comps)});"
+        body = f"return {dialect_of(dialect).vector_literal(type_name, comps)};"
     out.append(f"{pre} {vt} pg_make_{type_name}({params}) {{ {body} }}")
     out.append(
         f"{pre} {vt} pg_splat_{type_name}({sc} s) {{ return {make_vector(dialect, type_name, ['s'] * w)}; }}"
@@ -62,39 +59,28 @@ def vec_source(dialect: str, type_name: str) -> str:
 
 
 # -- vec_ops:<T> ---------------------------------------------------------------------------------
-def vec_ops_deps(dialect: str, type_name: str) -> list[str]:
-    if dialect != "opencl":
+def vec_ops_deps(dialect, type_name: str) -> list[str]:
+    if not dialect_of(dialect).builtin_vectors:
         return [f"vec:{type_name}"]
     return fp64_deps(dialect, type_name)
 
 
-def _hip_builtin_has(op: str, form: str, type_name: str) -> bool:
-    """What HIP's own vector types (ROCm 5.2 HIP_vector_type, probed with hiprtc) already define;
-    the prelude adds only the rest, since redefining them would be ambiguous."""
-    s, _ = split_type(type_name)
-    if form == "unary":
-        return op == "~" or (op == "-" and not s.startswith("u"))
-    if op in INT_OPS and form == "vs=":
-        return False
-    if op == "<<" and form == "sv":
-        return False
-    return True
-
-
 def vec_ops_source(dialect: str, type_name: str) -> str:
     """C++ operators with scalar broadcast on either side, compound assignment and unary ops.
-    Empty for OpenCL (native); for HIP's built-in 2/3/4-wide types only what HIP lacks. Shifts
+    Empty for OpenCL (native); for HIP's built-in 2/3/4-wide types only what HIP lacks
+    (``Dialect.vector_operator_builtin``). Shifts
     defined here take the count modulo the bit width, as OpenCL does."""
-    if dialect == "opencl":
+    d = dialect_of(dialect)
+    if d.builtin_vectors:
         return ""
     s, w = split_type(type_name)
     sc = c_type(dialect, s)
     vt = c_type(dialect, type_name)
     pre = fn_prefix(dialect)
     mask = bits(s) - 1
-    keep = (lambda op, form: True) if dialect == "cuda" or own_struct(dialect, type_name) else (
-        lambda op, form: not _hip_builtin_has(op, form, type_name)
-    )
+
+    def keep(op: str, form: str) -> bool:
+        return not d.vector_operator_builtin(op, form, type_name)
 
     def comp(var: str, i: int, scalar: bool) -> str:
         return var if scalar else f"{var}{component(dialect, type_name, i)}"
@@ -131,8 +117,8 @@ def vec_ops_source(dialect: str, type_name: str) -> str:
 
 
 # -- vec_cmp:<T> ---------------------------------------------------------------------------------
-def vec_cmp_deps(dialect: str, type_name: str) -> list[str]:
-    if dialect == "opencl":
+def vec_cmp_deps(dialect, type_name: str) -> list[str]:
+    if dialect_of(dialect).builtin_vectors:
         return fp64_deps(dialect, type_name)
     return [f"vec:{type_name}", f"vec:{comparison_type(type_name)}"]
 
@@ -147,7 +133,7 @@ def vec_cmp_source(dialect: str, type_name: str, native: bool = True) -> str:
     pre = fn_prefix(dialect)
     lines = []
     for name, op in CMP_FUNCS.items():
-        if dialect == "opencl" and native:
+        if native and dialect_of(dialect).builtin_vectors:
             body = f"return a {op} b;"
         else:
             comps = [
