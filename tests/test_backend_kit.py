@@ -124,7 +124,7 @@ def test_large_transfers_go_through_the_pinned_staging_and_arrive_whole(ctx, sim
 
 
 def test_an_array_transferred_again_is_page_locked_in_place(ctx, sim):
-    from pygpgpu_core.hostpin import PIN_MIN
+    from pygpgpu_core.backend.hostpin import PIN_MIN
 
     host = np.ones(PIN_MIN // 4, np.float32)
     buf = ctx.buffer(host.nbytes)

@@ -1,7 +1,7 @@
 import os
 import stat
 
-from pygpgpu_core.cache import DiskCache, atomic_write, cache_dir, cache_key
+from pygpgpu_core.backend.cache import DiskCache, atomic_write, cache_dir, cache_key
 
 
 def test_cache_dir_is_private_and_overridable(tmp_path, monkeypatch):

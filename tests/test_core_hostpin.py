@@ -1,4 +1,4 @@
-"""The pin cache's policy (pygpgpu_core.hostpin), with a recording stand-in for the driver's
+"""The pin cache's policy (pygpgpu_core.backend.hostpin), with a recording stand-in for the driver's
 register/unregister: which arrays get page-locked, when, and that memory is never freed while
 registered. The real thing runs in the CUDA tests (tests/test_gnp_transfers.py) on a GPU."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import gc
 import numpy as np
 import pytest
 
-from pygpgpu_core.hostpin import PIN_MIN, PinCache, data_owner, pin_cache_limit
+from pygpgpu_core.backend.hostpin import PIN_MIN, PinCache, data_owner, pin_cache_limit
 
 
 class FakeDriver:

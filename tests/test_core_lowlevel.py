@@ -1,4 +1,4 @@
-"""The launch conveniences CUDA and HIP share (pygpgpu_core.lowlevel), against a stand-in
+"""The launch conveniences CUDA and HIP share (pygpgpu_core.backend.lowlevel), against a stand-in
 backend that records what the launcher receives; the real backends run them in
 tests/test_cuda_device.py and tests/test_hip_device.py."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core.errors import ClosedError
-from pygpgpu_core.lowlevel import bracket_call, launch_with_host_arrays, split_work_bracket
+from pygpgpu_core.backend.lowlevel import bracket_call, launch_with_host_arrays, split_work_bracket
 
 
 class FakeDevice:
@@ -121,7 +121,7 @@ def test_adapt_runs_first_and_brackets_launch():
 
 
 def test_kernel_symbols_of_cpp_modules():
-    from pygpgpu_core.lowlevel import kernel_symbol
+    from pygpgpu_core.backend.lowlevel import kernel_symbol
 
     symbols = ["vecadd", "_Z5saxpyPKfPff", "_Z4fillIfEvPT_i", "_Z4fillIiEvPT_i", "_ZN3ops5scaleEPf"]
     assert kernel_symbol("vecadd", symbols, "CUDA program 'm'") == "vecadd"
@@ -135,7 +135,7 @@ def test_kernel_symbols_of_cpp_modules():
 
 
 def test_kernels_as_program_attributes():
-    from pygpgpu_core.lowlevel import kernel_attribute
+    from pygpgpu_core.backend.lowlevel import kernel_attribute
 
     class Program:
         def kernel(self, name):

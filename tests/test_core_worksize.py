@@ -1,6 +1,6 @@
 import pytest
 
-from pygpgpu_core.worksize import block_geometry, work_dims
+from pygpgpu_core.backend.worksize import block_geometry, work_dims
 
 LIMITS = dict(max_threads=1024, max_block_dims=(1024, 1024, 64), max_grid_dims=(2**31 - 1, 65535, 65535),
               device_name="TestGPU", kernel_name="k")

@@ -323,7 +323,7 @@ def test_host_mapped_memory_is_used_in_place_by_kernels(ctx):
 
 
 def test_arrays_that_come_back_are_page_locked_then_released(ctx):
-    from pygpgpu_core.hostpin import PIN_MIN
+    from pygpgpu_core.backend.hostpin import PIN_MIN
 
     pins = ctx._pin_cache()
     x = np.arange(PIN_MIN // 4, dtype=np.float32)

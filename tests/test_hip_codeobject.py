@@ -57,7 +57,7 @@ def test_kernel_symbols_are_listed(info):
 
 
 def test_parameter_sizes_come_from_the_metadata(info):
-    from pygpgpu_core.lowlevel import resolve_kernel_name
+    from pygpgpu_core.backend.lowlevel import resolve_kernel_name
 
     assert info["plain"].param_sizes == (8, 8, 4)
     mangled = resolve_kernel_name("mangled", list(info))
@@ -67,7 +67,7 @@ def test_parameter_sizes_come_from_the_metadata(info):
 
 
 def test_cpp_names_resolve_to_symbols(info):
-    from pygpgpu_core.lowlevel import resolve_kernel_name
+    from pygpgpu_core.backend.lowlevel import resolve_kernel_name
 
     symbols = list(info)
     assert resolve_kernel_name("plain", symbols) == "plain"
@@ -79,7 +79,7 @@ def test_cpp_names_resolve_to_symbols(info):
 
 
 def test_packed_sizes_match_the_compiled_parameters(info):
-    from pygpgpu_core.lowlevel import resolve_kernel_name
+    from pygpgpu_core.backend.lowlevel import resolve_kernel_name
     from pygpgpu_core.backend.args import ArgumentLayout, check_param_kinds
 
     def kinds(layout):

@@ -14,7 +14,7 @@ import pytest
 
 from pygpgpu_core import kernel_files as kf
 from pygpgpu_core import registry
-from pygpgpu_core.cache import DiskCache
+from pygpgpu_core.backend.cache import DiskCache
 from pygpgpu_core.errors import GPGPUError
 from conftest import skip_no_device
 

@@ -112,7 +112,7 @@ def test_pin_cache_forget_drops_entries_without_unregistering():
     """What a forked child does with the parent's page-locked arrays (CUDA): forget, no driver call."""
     import numpy as np
 
-    from pygpgpu_core.hostpin import PIN_MIN, PinCache
+    from pygpgpu_core.backend.hostpin import PIN_MIN, PinCache
 
     calls = []
     cache = PinCache(lambda ptr, n: calls.append(("register", ptr)) or True,

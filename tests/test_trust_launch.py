@@ -453,7 +453,7 @@ def test_masked_arrays_and_matrices_are_refused_with_a_hint(backend):
 
 
 def test_hip_style_limit_on_threads_per_dimension():
-    from pygpgpu_core.worksize import block_geometry
+    from pygpgpu_core.backend.worksize import block_geometry
     limits = dict(max_threads=1024, max_block_dims=(1024, 1024, 1024), max_grid_dims=(2**32 - 1,) * 3,
                   device_name="TestAMD", kernel_name="k")
     assert block_geometry(2**32 - 256, 256, default_local=(256,), max_work_per_dim=2**32 - 1, **limits)[0] == 2**24 - 1

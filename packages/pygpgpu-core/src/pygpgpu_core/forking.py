@@ -100,10 +100,10 @@ def _forget_core_state() -> None:
     """Pools of inherited contexts and the exit-time drain list: the parent's, not ours."""
     import sys
 
-    handles = sys.modules.get("pygpgpu_core.handles")
+    handles = sys.modules.get("pygpgpu_core.backend.handles")
     if handles is not None:
         handles._drain_at_exit.clear()          # exiting must not wait on the parent's queues
-    mempool: Any = sys.modules.get("pygpgpu_core.mempool")
+    mempool: Any = sys.modules.get("pygpgpu_core.backend.mempool")
     if mempool is not None:
         mempool._pools.clear()                  # blocks of the parent's contexts: never freed here
         mempool._pools_lock = threading.Lock()  # it may have been held by another thread at fork

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pygpgpu_core.errors import GPGPUError
-from pygpgpu_core.handles import OwnedHandle
+from pygpgpu_core.backend.handles import OwnedHandle
 
 from . import _constants as C
 from ._library import lib

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from pygpgpu_core.handles import OwnedHandle, drain_at_exit
+from pygpgpu_core.backend.handles import OwnedHandle, drain_at_exit
 
 from . import _fork  # noqa: F401  (registers the fork handler)
 from ._buffer import Buffer
@@ -122,7 +122,7 @@ class Context(OwnedHandle):
         """Free the device-array pool's cached blocks, then every buffer, program and kernel, then
         the context. Calling it again does nothing."""
         if self._handle is not None:
-            from pygpgpu_core.mempool import release_context
+            from pygpgpu_core.backend.mempool import release_context
 
             release_context(self)  # its blocks are buffers of this context: freed while it is alive
         super().close()

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from pygpgpu_core.errors import DriverError
-from pygpgpu_core.handles import OwnedHandle
-from pygpgpu_core.lowlevel import split_work_bracket
+from pygpgpu_core.backend.handles import OwnedHandle
+from pygpgpu_core.backend.lowlevel import split_work_bracket
 from pygpgpu_core.protocols import LocalMemory
 
 from . import _constants as C

@@ -18,7 +18,7 @@ import sys
 import time
 from ctypes import c_int32, c_void_p
 
-from pygpgpu_core.handles import finalizing
+from pygpgpu_core.backend.handles import finalizing
 from pygpgpu_core.waiting import on_main_thread, poll, still_busy
 
 from . import _constants as C

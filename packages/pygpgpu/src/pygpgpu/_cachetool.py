@@ -14,7 +14,7 @@ __all__ = ["cache_stats", "clear_cache"]
 
 
 def _folder(folder: "Path | str | None") -> Path:
-    from pygpgpu_core.cache import cache_dir
+    from pygpgpu_core.backend.cache import cache_dir
 
     return Path(folder) if folder is not None else cache_dir()
 

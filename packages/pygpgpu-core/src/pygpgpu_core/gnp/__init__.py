@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import mempool as _mempool
+from ..backend import mempool as _mempool
 from . import _functions
 from ._array import DeviceArray, DeviceArrayView
 from ._creation import (

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import mempool
+from ..backend import mempool
 from ..errors import GPGPUError
 from ..protocols import AsyncCopies, BufferViews, HostMappedMemory, PinnedHostMemory, option, supports
 from ._device import resolve_target

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..cache import cache_key
+from ..backend.cache import cache_key
 from ..cdecl import compile_source
 from ..errors import CompileError, GPGPUError
 from ..protocols import BinaryPrograms, supports

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cache import atomic_write
+from ..backend.cache import atomic_write
 from ..cdecl import ParsedFile, Pointer, Scalar, Struct, Vector
 
 __all__ = ["stub_text", "write_stub"]

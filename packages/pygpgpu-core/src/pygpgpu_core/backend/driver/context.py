@@ -16,8 +16,8 @@ import numpy as np
 
 from ...errors import ClosedError
 from ...forking import FORKED, ForkedLibrary, closed_error
-from ...handles import Closeable
-from ...hostpin import PIN_MIN, PinCache
+from ..handles import Closeable
+from ..hostpin import PIN_MIN, PinCache
 from ..library import on_library_forked
 from .memory import DriverBuffer, PinnedStaging, host_mapped, is_pinned, pinned_empty, staging_settings
 
@@ -272,7 +272,7 @@ class DriverContext(Closeable):
         """Free every buffer and module of this context and release it."""
         if self.closed:
             return
-        from ...mempool import release_context
+        from ..mempool import release_context
 
         release_context(self)  # the device-array pool's cached blocks first, while the context lives
         try:

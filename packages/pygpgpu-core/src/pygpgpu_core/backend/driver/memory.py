@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import ClosedError
-from ...handles import Closeable
+from ..handles import Closeable
 
 if TYPE_CHECKING:
     from .context import DriverContext

@@ -13,9 +13,9 @@ import numpy as np
 
 from ...errors import ClosedError, DriverError
 from ...forking import closed_error
-from ...handles import Closeable
-from ...lowlevel import bracket_call, kernel_attribute, kernel_symbol, launch_with_host_arrays
-from ...worksize import block_geometry, work_dims
+from ..handles import Closeable
+from ..lowlevel import bracket_call, kernel_attribute, kernel_symbol, launch_with_host_arrays
+from ..worksize import block_geometry, work_dims
 from ..args import check_param_kinds, kind_of_value
 from ..errors import call_name
 from ..launcher import build_launcher
