@@ -57,19 +57,18 @@ def call_math(self, name, args, node):
     def scalar(*xs):
         ft = float_type_of(self, _common_type(self, xs))
         ct = concrete(ft, self.prog.default_float)
-        return ir.Call(self.prog.dialect.math_name(name, ct), [self.convert(x, ct) for x in xs], ft)
+        return ir.MathCall(name, [self.convert(x, ct) for x in xs], ft, ct)
     return componentwise(self, scalar, args, node)
 
 
 def _native_math(self, name, args, node):
-    """gpu.rsqrt and gpu.native_*, spelled by GPU_TABLE: its float32 spelling, its precise one for
-    float64; float16 (which the fast hardware functions lack) runs the float32 spelling."""
+    """gpu.rsqrt and gpu.native_*: the dialect's fast float32 function, the precise one for
+    float64; float16 (which the fast hardware functions lack) runs the float32 one."""
     def scalar(*xs):
         ft = float_type_of(self, _common_type(self, xs))
         ct = concrete(ft, self.prog.default_float)
         work = FLOAT32 if ct.bits <= 32 else ct
-        call = ir.Call(self.prog.dialect.native_math(name, work), [self.convert(x, work) for x in xs],
-                       ft if work == ct else work)
+        call = ir.MathCall(name, [self.convert(x, work) for x in xs], ft if work == ct else work, work, fast=True)
         return call if work == ct else ir.Cast(call, ft)
     return componentwise(self, scalar, args, node)
 
@@ -132,8 +131,8 @@ def call_builtin(self, b, node, obj):
                 # would skip a barrier the others wait at (undefined on every backend).
                 raise self.err(node, BARRIER_IN_DOMAIN.format("gpu.barrier()"), BARRIER_HINT)
             self.uses_barrier = self.prog.uses_barrier = True
-            return ir.Raw(self.prog.dialect.barrier(fence), VOID)
-        return ir.Raw(self.prog.dialect.mem_fence(fence), VOID)
+            return ir.Barrier(fence, VOID)
+        return ir.MemFence(fence, VOID)
     if rule == "workitem":
         d = 0
         if node.args:
@@ -141,7 +140,7 @@ def call_builtin(self, b, node, obj):
             if not (isinstance(dv, ir.Const) and dv.value in (0, 1, 2)):
                 raise self.err(node.args[0], f"{b.name}() needs a constant dimension 0, 1 or 2")
             d = dv.value
-        return ir.Cast(ir.Raw(self.prog.dialect.work_item(b.cname, d), INT64, True), self.prog.index_type)
+        return ir.Cast(ir.WorkItem(b.cname, d, INT64), self.prog.index_type)
     if rule == "atomic":
         return _atomic(self, b, node)
     if rule == "len":
@@ -182,7 +181,7 @@ def call_builtin(self, b, node, obj):
             if not x.type.is_float:
                 return ir.Const(b.cname == "isfinite", BOOL)
             ct = concrete(x.type, df)
-            return ir.Bin("!=", ir.Cast(ir.Call(b.cname, [self.convert(x, ct)], INT32), INT32), ir.Const(0, INT32), BOOL)
+            return ir.Bin("!=", ir.Cast(ir.MathCall(b.cname, [self.convert(x, ct)], INT32, ct), INT32), ir.Const(0, INT32), BOOL)
         if isinstance(args[0].type, Vector):
             raise self.err(node, f"{b.name}() on a vector is not supported", "test each component")
         return f(args[0])

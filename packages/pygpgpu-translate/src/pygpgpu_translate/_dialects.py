@@ -35,6 +35,10 @@ _PRECISE = {"rsqrt": "rsqrt({0})", "native_sqrt": "sqrt({0})", "native_rsqrt": "
             "native_tan": "tan({0})", "native_divide": "(({0}) / ({1}))", "native_powr": "pow({0}, {1})"}
 
 
+# classification functions CUDA overloads for float and double (there is no isnanf)
+_OVERLOADED = frozenset({"isnan", "isinf", "isfinite"})
+
+
 class UnknownDialect(GPGPUError, ValueError):
     """No dialect is registered under a name (a backend or selector names one the translator lacks)."""
 
@@ -155,13 +159,19 @@ class Dialect:
         """C name of math function ``name`` (``sqrt``, ``fmin``...) at float type ``t`` (a Scalar or
         a short name)."""
         short = t if isinstance(t, str) else t.short_name
-        if self.float_suffix and short == "float":
+        if self.float_suffix and short == "float" and name not in _OVERLOADED:
             return name + "f"
         return name
 
     def native_math(self, name: str, t: Scalar) -> str:
         """Call template of ``gpu.rsqrt`` / ``gpu.native_<fn>`` at float32 or float64."""
         return self.native32[name] if t.name == "float32" else _PRECISE[name]
+
+    def math_call(self, name: str, at: Scalar, args: list[str], fast: bool = False) -> str:
+        """A call of math function ``name`` computed in ``at``; ``fast``: gpu.rsqrt / gpu.native_*."""
+        if fast:
+            return self.native_math(name, at).format(*args)
+        return f"{self.math_name(name, at)}({', '.join(args)})"
 
     def builtin_function(self, name: str, type_name: str) -> str | None:
         """The language's own function computing ``funcs.<name>`` on ``type_name`` to the host's

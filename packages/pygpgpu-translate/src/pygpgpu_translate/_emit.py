@@ -82,9 +82,15 @@ class Emitter:
             return f"({e.op}{self.ex(e.a)})"
         if isinstance(e, ir.Cast):
             return f"(({self.tname(e.type)})({self.ex(e.a)}))"
+        if isinstance(e, ir.MathCall):
+            return self.d.math_call(e.name, e.at, [self.ex(a) for a in e.args], e.fast)
+        if isinstance(e, ir.WorkItem):
+            return self.d.work_item(e.what, e.dim)
+        if isinstance(e, ir.Barrier):
+            return self.d.barrier(e.fence)
+        if isinstance(e, ir.MemFence):
+            return self.d.mem_fence(e.fence)
         if isinstance(e, ir.Call):
-            if "{0}" in e.fn:        # a call template from GPU_TABLE, e.g. "__fdividef({0}, {1})"
-                return e.fn.format(*(self.ex(a) for a in e.args))
             fn = e.helper.name if getattr(e, "helper", None) is not None else e.fn   # helpers are named last
             return f"{fn}({', '.join(self.ex(a) for a in e.args)})"
         if isinstance(e, ir.Ternary):

@@ -226,7 +226,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     if fb.domain is not None and fb.domain.kind == "work_size" and not prog.uses_barrier:
         cond = None
         for k in range(fb.domain.ndim):
-            gid = ir.Cast(ir.Raw(prog.dialect.work_item("global_id", fb.domain.ndim - 1 - k), INT64, True), idx)
+            gid = ir.Cast(ir.WorkItem("global_id", fb.domain.ndim - 1 - k, INT64), idx)
             c = ir.Bin(">=", gid, ir.Var(f"_pyg_n{k}", idx), BOOL)
             cond = c if cond is None else ir.Bin("||", cond, c, BOOL)
         body_ir = [ir.If(cond, [ir.Return(None, src.tree.lineno)], [], src.tree.lineno)] + body_ir

@@ -479,7 +479,7 @@ class ExpressionRules:
         if t.is_int or t.kind == "b":
             return self.prelude_call("pypow", [a, b], t)
         ct = concrete(t, df)
-        return ir.Call(self.prog.dialect.math_name("pow", ct), [self.convert(a, ct), self.convert(b, ct)], t)
+        return ir.MathCall("pow", [self.convert(a, ct), self.convert(b, ct)], t, ct)
 
     def ex_UnaryOp(self, node):
         v = self.value(node.operand)

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
-    "Expr", "Const", "Var", "Raw", "Bin", "Un", "Cast", "Call", "Ternary", "Load", "VecCtor", "Swizzle",
+    "Expr", "Const", "Var", "Raw", "Bin", "Un", "Cast", "Call", "MathCall", "WorkItem", "Barrier", "MemFence",
+    "Ternary", "Load", "VecCtor", "Swizzle",
     "ArrayRef", "Stmt", "Assign", "Store", "ExprStmt", "If", "While", "For", "Break", "Continue",
     "Return", "LocalArrayDecl", "Function", "Param",
 ]
@@ -33,10 +34,34 @@ class Var(Expr):
 
 @dataclass
 class Raw(Expr):
-    """Dialect-spelled text (work-item builtins, constants) with a known type."""
+    """Text printed as it is, with a known type (a printf format string; "?" while types are unknown)."""
     text: str
     type: Any
-    non_negative: bool = False   # work-item ids and sizes: indexing with them needs no wrap
+    non_negative: bool = False
+
+
+@dataclass
+class WorkItem(Expr):
+    """``gpu.get_<what>(dim)``: global_id, local_id, group_id, global_size, local_size, num_groups;
+    the dialect spells it (``get_global_id(0)``, ``threadIdx.x``). Never negative."""
+    what: str
+    dim: int
+    type: Any
+    non_negative = True
+
+
+@dataclass
+class Barrier(Expr):
+    """``gpu.barrier(flags)``: ``fence`` is "local", "global" or "both"."""
+    fence: str
+    type: Any
+
+
+@dataclass
+class MemFence(Expr):
+    """``gpu.mem_fence(flags)``."""
+    fence: str
+    type: Any
 
 
 @dataclass
@@ -62,9 +87,20 @@ class Cast(Expr):
 
 @dataclass
 class Call(Expr):
-    fn: str            # C function name (builtin, prelude piece, helper) or a GPU_TABLE template "f({0})"
+    fn: str            # C function name: a prelude piece or a helper (``.helper``: named when emitted)
     args: list
     type: Any
+
+
+@dataclass
+class MathCall(Expr):
+    """Math function ``name`` (``sqrt``, ``fmin``, ``isnan``...; with ``fast``: ``gpu.rsqrt`` and
+    ``gpu.native_*``) computed in float type ``at``; the dialect names it (``sqrtf`` on CUDA)."""
+    name: str
+    args: list
+    type: Any
+    at: Any
+    fast: bool = False
 
 
 @dataclass

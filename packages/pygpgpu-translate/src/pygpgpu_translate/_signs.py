@@ -38,11 +38,11 @@ def is_non_negative(e: ir.Expr, known: "set[str]") -> bool:
         return isinstance(e.value, (bool, int)) and e.value >= 0
     if isinstance(e, ir.Var):
         return e.name in known
-    if isinstance(e, ir.Raw):
+    if isinstance(e, (ir.Raw, ir.WorkItem)):
         return e.non_negative
     if isinstance(e, ir.Cast):
         a, t, src = e.a, e.type, getattr(e.a, "type", None)
-        if isinstance(a, ir.Raw):
+        if isinstance(a, (ir.Raw, ir.WorkItem)):
             return a.non_negative
         if src is None or not (getattr(t, "is_int", False) and getattr(src, "is_int", False)):
             return False

@@ -31,9 +31,6 @@ from . import _ir as ir
 
 __all__ = ["SplitKernel", "split_proof"]
 
-_WORK_ITEM_BUILTINS = ("get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
-                       "get_num_groups", "get_global_offset")
-
 
 class SplitProof:
     """What the analysis found for one signature: the arrays to slice and the domain function."""
@@ -79,8 +76,8 @@ def _position_free(kf, fn: ir.Function, index: str, shape_vars: dict) -> None:
             if e.name.startswith("_pyg_n") and where != "guard":
                 raise _refuse(kf, "it uses the size of its domain in the loop body")
             return
-        if isinstance(e, ir.Raw):
-            if where == "body" and any(b in e.text for b in _WORK_ITEM_BUILTINS):
+        if isinstance(e, ir.WorkItem):
+            if where == "body":
                 raise _refuse(kf, "it calls work-item builtins (gpu.get_global_id and friends)")
             return
         for attr in ("a", "b", "cond"):

@@ -430,7 +430,7 @@ class StatementRules:
     def domain_loop(self, s):
         d = self.domain
         idx = self.prog.index_type
-        gid = [ir.Cast(ir.Raw(self.prog.dialect.work_item("global_id", d.ndim - 1 - k), INT64, True), idx)
+        gid = [ir.Cast(ir.WorkItem("global_id", d.ndim - 1 - k, INT64), idx)
                for k in range(d.ndim)]
         bounds = [ir.Var(f"_pyg_n{k}", idx) for k in range(d.ndim)]
         out = []
