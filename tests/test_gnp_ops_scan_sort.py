@@ -145,3 +145,26 @@ def test_sort_arguments(backend):
         gnp.sort(g, axis=1)
     with pytest.raises(TypeError, match="device array"):
         gnp.sort(np.array([1, 2]))
+
+
+@pytest.mark.parametrize("path", ["radix", "bitonic"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int32, np.uint32, np.int64, np.uint64,
+                                   np.bool_])
+def test_both_sort_paths(backend, path, dtype, monkeypatch):
+    """The radix sort (long 1-D arrays) and the bitonic sort (short ones, axes) agree with numpy on
+    tile boundaries, every NaN (also negative ones) last, -0.0 equal to 0.0, and stable ties."""
+    from pygpgpu_translate.array_ops import _sort
+
+    monkeypatch.setattr(_sort, "RADIX_MIN", 1 if path == "radix" else 1 << 40)
+    for n in (1, 2, 2047, 2048, 2049, 6000):
+        a = sample(n, dtype, n, lo=-30, hi=30)
+        if np.dtype(dtype).kind == "f" and n > 100:
+            a[::37] = np.nan
+            a[1::41] = -np.array(np.nan, dtype)          # a NaN with the sign bit set
+            a[2::43] = -0.0
+            a[3::47] = np.inf
+            a[4::53] = -np.inf
+        g = up(a, backend)
+        check(gnp.sort(g), np.sort(a))
+        check(gnp.argsort(g), np.argsort(a, kind="stable"))
+        check(gnp.sort(g[::-2]), np.sort(a[::-2]))

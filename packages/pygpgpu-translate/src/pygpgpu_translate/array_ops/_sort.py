@@ -1,4 +1,5 @@
-"""``gnp.sort`` / ``gnp.argsort``: a bitonic sort of (key, index) pairs on the device.
+"""``gnp.sort`` / ``gnp.argsort``: a bitonic sort of (key, index) pairs on the device, for short
+arrays and for sorting along an axis; long 1-D sorts take the radix sort (``_radix``).
 
 Each row (the sorted axis) is padded to a power of two ``P``; padding entries carry an index
 ``>= n`` and order after every real element. The order is numpy's: NaN after every number, and
@@ -6,7 +7,7 @@ equal keys by their original index, so the sort is stable (``argsort`` agrees wi
 ``kind="stable"``). Stages that compare elements less than ``BLOCK`` apart run in local memory,
 one group per ``BLOCK`` elements (``gpu.barrier`` between steps); longer strides run one
 compare-exchange per work item in global memory. That is O(n log^2 n) work: simple and
-portable, but slower than a radix sort for large arrays (docs/device-arrays.md has numbers).
+portable, but slower than the radix sort for long arrays.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ __all__ = ["sort", "argsort"]
 
 GROUP = 256
 BLOCK = 2 * GROUP
+RADIX_MIN = 1 << 14          # 1-D sorts from this length take the radix sort (_radix)
 
 
 def _after_source(t: np.dtype) -> str:
@@ -174,6 +176,19 @@ def _check_args(kind, order, stable, op):
         raise ValueError(f"gnp.{op}: kind must be one of 'quicksort', 'mergesort', 'heapsort', 'stable'")
 
 
+def _radix_input(a: DeviceArray, axis: Any, op: str) -> "DeviceArray | None":
+    """The contiguous 1-D array to radix-sort when the sort is of one long row, else None."""
+    from ._radix import radix_supported
+
+    if not (axis is None or a.ndim == 1) or a.size < RADIX_MIN or not radix_supported(a.dtype, a.size):
+        return None
+    if a.ndim == 1:
+        normalize_axis(axis if axis is not None else 0, 1, op)
+    device = check_same_device([a], op)
+    check_dtype(a.dtype, op, 0, device)
+    return contiguous(a).reshape(-1)
+
+
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """A sorted copy (numpy order: NaN last; stable whatever ``kind`` says)."""
     if not isinstance(a, DeviceArray):
@@ -181,6 +196,10 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: An
     _check_args(kind, order, stable, "sort")
     if a.ndim == 0 and axis is not None:
         raise np.exceptions.AxisError(axis, 0)
+    flat = _radix_input(a, axis, "sort")
+    if flat is not None:
+        from ._radix import gather, radix_sort_indices
+        return gather(flat, radix_sort_indices(flat))
     keys, _idx, n, P, shape, undo = _sorted_pairs(a, axis, "sort")
     out = DeviceArray(shape, a.dtype, a.context)
     if out.size:
@@ -197,6 +216,10 @@ def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable:
     _check_args(kind, order, stable, "argsort")
     if a.ndim == 0 and axis is not None:
         raise np.exceptions.AxisError(axis, 0)
+    flat = _radix_input(a, axis, "argsort")
+    if flat is not None:
+        from ._radix import radix_sort_indices
+        return radix_sort_indices(flat).astype(np.int64)
     _keys, idx, n, P, shape, undo = _sorted_pairs(a, axis, "argsort")
     out = DeviceArray(shape, np.int64, a.context)
     if out.size:
