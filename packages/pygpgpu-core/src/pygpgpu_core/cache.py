@@ -1,6 +1,10 @@
 """Moved to :mod:`pygpgpu_core.backend.cache`; importing this old name gives that very module."""
 import sys
+from typing import TYPE_CHECKING
 
 from .backend import cache as _moved
+
+if TYPE_CHECKING:
+    from .backend.cache import *  # noqa: F403  (what type checkers see under the old name)
 
 sys.modules[__name__] = _moved
