@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from . import _ir as ir
+from ._records import RecordType
 from ._types import ArrayType, Scalar, Vector, concrete
 
 __all__ = ["emit_program"]
@@ -28,6 +29,8 @@ class Emitter:
 
     # ---- types & constants ---------------------------------------------------------------------------
     def tname(self, t) -> str:
+        if isinstance(t, RecordType):          # a structured dtype's C struct (_records)
+            return t.cname
         return self.d.type_name(concrete(t, self.df))
 
     def const(self, v, t) -> str:
@@ -75,7 +78,7 @@ class Emitter:
         if isinstance(e, ir.ArrayRef):
             return e.cname
         if isinstance(e, ir.Load):
-            return f"{e.array.cname}[{self.ex(e.index)}]"
+            return f"{e.array.cname}[{self.ex(e.index)}]{e.member}"
         if isinstance(e, ir.Bin):
             return self.chain(e)
         if isinstance(e, ir.Un):
@@ -135,7 +138,7 @@ class Emitter:
         if isinstance(s, ir.Assign):
             self.w(f"{s.target.name} = {self.ex(s.value)};", indent)
         elif isinstance(s, ir.Store):
-            self.w(f"{s.array.cname}[{self.ex(s.index)}] = {self.ex(s.value)};", indent)
+            self.w(f"{s.array.cname}[{self.ex(s.index)}]{s.member} = {self.ex(s.value)};", indent)
         elif isinstance(s, ir.ExprStmt):
             self.w(f"{self.ex(s.value)};", indent)
         elif isinstance(s, ir.If):

@@ -14,6 +14,7 @@ from ._types import BOOL, INT32, UINT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_W
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._nesting import deeper_than
+from ._records import RecordType, is_record_binding, record_attribute, record_element, record_subscript, record_value
 from ._signs import is_non_negative
 
 __all__ = ["ExpressionRules"]
@@ -24,6 +25,8 @@ class ExpressionRules:
 
     def value(self, node) -> ir.Expr:
         e = self.expr(node)
+        if is_record_binding(e):              # p[i].pos as a vector, or an error saying what to read
+            e = record_value(self, e, node)
         if isinstance(e, ir.Expr) and not isinstance(e, ir.ArrayRef):
             return self.shallow(e)
         if isinstance(e, ir.ArrayRef):
@@ -66,6 +69,8 @@ class ExpressionRules:
     def ex_Attribute(self, node):
         base = self.expr(node.value)
         attr = node.attr
+        if is_record_binding(base):           # p[i].mass (_records)
+            return record_attribute(self, base, attr, node)
         if isinstance(base, ir.ArrayRef):
             if attr == "shape":
                 return ShapeRef(base)
@@ -137,6 +142,8 @@ class ExpressionRules:
 
     def ex_Subscript(self, node):
         base = self.expr(node.value)
+        if is_record_binding(base):           # p[i]["mass"], p[i].pos[k] (_records)
+            return record_subscript(self, base, node)
         if isinstance(base, ShapeRef):
             k = self.expr(node.slice)
             if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
@@ -205,6 +212,8 @@ class ExpressionRules:
 
     def index_array(self, arr, idx, node):
         t = arr.type
+        if isinstance(t.elem, RecordType):    # p[i] of a structured array: an element, not a value
+            return record_element(self, arr, idx, node)
         if len(idx) == t.ndim:
             flat, ok = self.checked_index(arr, idx, node)
             if flat.type is UNKNOWN:
@@ -227,6 +236,11 @@ class ExpressionRules:
 
     def subscript_target(self, target):
         arr = self.expr(target.value)
+        if is_record_binding(arr):            # p[i]["mass"] = ..., p[i].pos[k] = ...: _records stores
+            return arr, None, None, None
+        if isinstance(arr, ir.ArrayRef) and isinstance(arr.type.elem, RecordType):
+            raise self.err(target, "a whole record cannot be assigned in a kernel",
+                           "assign its fields: p[i].mass = ... or p[i]['mass'] = ...")
         if not isinstance(arr, ir.ArrayRef):
             if isinstance(arr, ir.Expr) and isinstance(arr.type, Vector):
                 raise self.err(target, "writing a vector component is not supported",

@@ -121,6 +121,10 @@ def _walk(src, node, located):
         _check_node(src, node, located)
         if _is_float_word(node):
             continue
+        if (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                and isinstance(node.slice.value, str)):
+            stack.append((node.value, located))      # p[i]["mass"]: a record field (_records)
+            continue
         if is_print_call(node):              # print's string literals and f-strings are its own (_print)
             stack.extend((child, located) for child in reversed(print_gate_children(node)))
             continue

@@ -125,6 +125,7 @@ class Load(Expr):
     array: ArrayRef
     index: Expr        # flat element index
     type: Any
+    member: str = ""   # C member path of a record element's field (".f_pos[2]"), see _records
 
 
 @dataclass
@@ -158,6 +159,7 @@ class Store(Stmt):
     value: Expr
     line: int = 0
     full_domain: bool = False   # unconditional store at the domain index (full-overwrite analysis)
+    member: str = ""            # C member path of a record element's field, see _records
 
 
 @dataclass

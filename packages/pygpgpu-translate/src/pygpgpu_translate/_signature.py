@@ -8,12 +8,17 @@ from __future__ import annotations
 import numpy as np
 
 from ._bindings import KernelParamSpec, vector_class_info
+from ._records import record_type
 from ._types import VECTOR_WIDTHS, ArrayType, Scalar, Vector
 
 __all__ = ["base_view", "vector_dtype_info", "arg_token", "spec_from_token", "is_device_array", "vector_value_info",
            "plain_ndarray", "INDEX_LIMIT"]
 
 INDEX_LIMIT = 2**31 - 1
+# The field names of the host vector classes' dtypes (float4.dtype: x y z w; wider ones: s0 ... sf):
+# a structured dtype with other names is a record array, not an array of vectors
+_VECTOR_NAMES = {w: {tuple("xyzw"[:w]), tuple(f"s{k:x}" for k in range(w)), tuple(f"s{k:X}" for k in range(w))}
+                 for w in VECTOR_WIDTHS}
 _SUPPORTED = {"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
               "float16", "float32", "float64"}
 
@@ -51,6 +56,8 @@ def vector_dtype_info(dtype):
         return None
     base = dtype.fields[names[0]][0]
     width = len(names)
+    if width in VECTOR_WIDTHS and names not in _VECTOR_NAMES[width]:
+        return None                        # a record with fields of one type (p[i].mass): not a vector
     if width not in VECTOR_WIDTHS or any(dtype.fields[n][0] != base for n in names) or base.kind not in "iuf":
         return None
     if any(dtype.fields[n][1] != k * base.itemsize for k, n in enumerate(names)):
@@ -133,6 +140,7 @@ def arg_token(value, name: str):
             vi = vector_dtype_info(value.dtype)
             if vi is not None:
                 return ("av", vi[0], value.ndim + 1, vi[1], vi[2])
+            return ("a", value.dtype, value.ndim, 0, 0)     # a record array: its rows are never vectors
         row = _row(value.shape, value.ndim)
         return ("a", value.dtype, value.ndim, row, _row_align(row, value.dtype) if row else 0)
     if t is float:
@@ -153,6 +161,8 @@ def arg_token(value, name: str):
             raise TypeError(f"argument {name!r}: numpy scalars of type {value.dtype} are not supported")
         return ("s", value.dtype)
     if isinstance(value, np.ndarray):
+        if value.dtype.fields is not None and vector_dtype_info(value.dtype) is None:
+            return ("a", value.dtype, value.ndim, 0, 0)     # a record array subclass (np.recarray)
         row = _row(value.shape, value.ndim)
         return ("a", value.dtype, value.ndim, row, _row_align(row, value.dtype) if row else 0)
     if is_device_array(value):
@@ -198,9 +208,11 @@ def spec_from_token(token, name: str, default_float: Scalar) -> KernelParamSpec:
     dtype, ndim, row = token[1], token[2], token[3]
     if ndim < 1 or ndim > 3:
         raise ValueError(f"argument {name!r}: arrays must have 1 to 3 dimensions, got {ndim}")
-    if dtype.fields is not None or dtype.subdtype is not None:
-        raise TypeError(f"argument {name!r}: structured dtype {dtype} is not supported; pass a plain numeric array "
-                        "(an (N, 4) float32 array indexes as float4 rows)")
+    if dtype.fields is not None:           # a record array: C structs in numpy's layout (_records)
+        return KernelParamSpec(name, "array", ArrayType(record_type(dtype, name), ndim))
+    if dtype.subdtype is not None:
+        raise TypeError(f"argument {name!r}: subarray dtype {dtype} is not supported; pass a plain numeric array "
+                        "with one more dimension")
     if dtype.name not in _SUPPORTED:
         raise TypeError(f"argument {name!r}: arrays of {dtype} are not supported; use bool, int8..uint64, "
                         "float16, float32 or float64")

@@ -13,6 +13,7 @@ from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict,
                      join, literal_default, wider_int)
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
+from ._records import is_record_binding, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 
 __all__ = ["StatementRules"]
@@ -165,6 +166,8 @@ class StatementRules:
             if b is not None and b.rule == "local_array":
                 return self.local_array(target.id, value_node)
         value = self.expr(value_node)
+        if is_record_binding(value):             # v = p[i].pos: a vector, or an error saying what to read
+            value = record_value(self, value, value_node)
         if isinstance(value, ir.ArrayRef):
             if not isinstance(target, ast.Name):
                 raise self.err(s, "arrays cannot be stored into other arrays", "copy element by element in a loop")
@@ -240,6 +243,8 @@ class StatementRules:
             return [ir.Assign(var, converted, s.lineno)]
         if isinstance(target, ast.Subscript):
             arr, index, ok, row = self.subscript_target(target)
+            if is_record_binding(arr):
+                return record_store(self, arr, target.slice, value, s)
             if value.type is UNKNOWN:
                 return []
             full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
@@ -261,6 +266,8 @@ class StatementRules:
             return BoundsChecks.stores(ok, [ir.Store(arr, index, self.convert(value, arr.type.elem), s.lineno, full)], s.lineno)
         if isinstance(target, ast.Attribute):
             base = self.expr(target.value)
+            if is_record_binding(base):           # p[i].mass = ... (_records)
+                return record_store(self, base, target.attr, value, s)
             if isinstance(base, ir.ArrayRef):
                 raise self.err(target, f"cannot set attribute {target.attr!r} of array {ast.unparse(target.value)!r}: "
                                "arrays have no attributes to assign in a kernel",
@@ -281,6 +288,9 @@ class StatementRules:
         else:
             current = self.value(ast.Name(id=s.target.id, ctx=ast.Load(), lineno=s.lineno, col_offset=s.col_offset)) \
                 if isinstance(s.target, ast.Name) else None
+            if isinstance(s.target, ast.Attribute):       # p[i].mass += ... (record fields)
+                current = self.value(ast.Attribute(value=s.target.value, attr=s.target.attr, ctx=ast.Load(),
+                                                   lineno=s.lineno, col_offset=s.target.col_offset))
             if current is None:
                 raise self.err(s, "augmented assignment to this target is not supported")
         result = self.binop(s.op, current, self.value(s.value), s)
