@@ -1,27 +1,30 @@
-"""The builtin table: every function a kernel may call that is not a user helper.
+"""The builtin registry: every function a kernel may call that is not a user helper, one row each.
 
-One row per builtin: qualified name, arity, type rule (implemented once in ``_calls``), a key
-the rule uses (the C base name of math.* rows, each dialect spelling it: ``sqrt`` -> ``sqrtf``
-on CUDA for float32), the host objects that resolve to it (so ``math.sqrt``, ``np.sqrt`` and
-``from math import sqrt`` all land here) and a docstring.
+A row says what the call is (qualified name, arity, accepted keywords), how it is lowered (the
+``lower_*`` function of ``_calls`` it names, with the ``key`` that function is parametrized by:
+the math function, the atomic operation, the work-item word...), what it does in plain Python
+(``host``; ``hosts`` are other objects meaning the same, so ``math.sqrt``, ``np.sqrt`` and
+``from math import sqrt`` all land on one row) and its docstring. ``gpu.*`` and ``funcs.*``
+calls also resolve by name inside the ``pygpgpu_core.gpu`` / ``pygpgpu_core.funcs`` modules
+(and their re-exports). How each dialect spells what a lowering produces is the dialect's
+business (``_dialects``); pygpgpu-core keeps only the host functions.
 
-gpu.* and funcs.* rows are not written here: they are generated from ``pygpgpu_core.gpu.GPU_TABLE``
-and ``pygpgpu_core.funcs.FUNCS_TABLE``, which own what those functions are (names, arities,
-docs, host behaviour) and how each dialect spells them (``_dialects`` reads GPU_TABLE's
-templates; funcs.* lower to IR or to prelude pieces). This table adds only what the translator
-needs on top: which type rule applies. They resolve by name inside the ``pygpgpu_core.gpu`` /
-``pygpgpu_core.funcs`` modules (and their re-exports).
+Lowerings are named, not imported, so the syntax gate (``_precheck``) and a generated-source
+cache hit can look builtins up without loading the translator proper.
 """
 from __future__ import annotations
 
 import builtins
+import importlib
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from pygpgpu_core import funcs as _funcs
+from pygpgpu_core import gpu as _gpu
 from pygpgpu_core import gpu_random
 from pygpgpu_core.funcs import FUNCS_TABLE
-from pygpgpu_core.gpu import GPU_TABLE
 
 __all__ = ["Builtin", "BUILTINS", "lookup_object", "lookup_namespace", "GPU_MODULES", "FUNCS_MODULES", "CAST_TYPES"]
 
@@ -30,17 +33,40 @@ __all__ = ["Builtin", "BUILTINS", "lookup_object", "lookup_namespace", "GPU_MODU
 class Builtin:
     name: str                  # qualified: "math.sqrt", "gpu.atomic_add", "funcs.dot"
     arity: tuple               # (min, max); max None = variadic
-    rule: str                  # type/lowering rule the builder applies
-    cname: str = ""            # C base name (dialects add suffixes / native_ prefixes)
+    lowering: str              # "lower_x" in _calls, or "module:function" in this package
+    host: Any = field(default=None, compare=False, hash=False)   # what the call does in plain Python
     doc: str = ""
-    hosts: tuple = field(default=(), compare=False, hash=False)
+    key: Any = ""              # what the lowering is parametrized by
+    hosts: tuple = field(default=(), compare=False, hash=False)   # other objects meaning the same
+    keywords: tuple = ()       # keyword arguments the lowering reads
+    checked: bool = True       # False: the lowering checks arguments and keywords itself (named parameters)
+
+    def lower(self, fb, node):
+        """The call at ``node`` lowered by this row's function (in the function builder ``fb``)."""
+        fn = _LOWERINGS.get(self.lowering)
+        if fn is None:
+            module, _, name = self.lowering.rpartition(":")
+            fn = _LOWERINGS[self.lowering] = getattr(importlib.import_module(f".{module or '_calls'}", __package__), name)
+        return fn(fb, self, node)
 
 
+_LOWERINGS: dict = {}
 BUILTINS: dict[str, Builtin] = {}
 
 
-def _add(name, arity, rule, cname="", doc="", hosts=()):
-    BUILTINS[name] = Builtin(name, arity if isinstance(arity, tuple) else (arity, arity), rule, cname, doc, tuple(hosts))
+def _first_line(doc: str | None) -> str:
+    return doc.strip().splitlines()[0] if doc and doc.strip() else ""
+
+
+def row(name, arity, lowering, host=None, doc="", key="", hosts=(), keywords=(), checked=True) -> Builtin:
+    """Add a builtin. ``arity``: an int or (min, max); ``doc``: defaults to the host's first doc line."""
+    hosts = tuple(h for h in hosts if h is not None)
+    if host is None and hosts:
+        host, hosts = hosts[0], hosts[1:]
+    b = Builtin(name, arity if isinstance(arity, tuple) else (arity, arity), lowering, host,
+                doc or _first_line(getattr(host, "__doc__", None)), key, hosts, tuple(keywords), checked)
+    BUILTINS[name] = b
+    return b
 
 
 # ---- float math: math.* and np.* -----------------------------------------------------------------
@@ -59,80 +85,89 @@ _FLOAT1 = {  # C name: (math attr, numpy attr, doc)
     "tgamma": ("gamma", None, "gamma function"),
 }
 for _c, (_m, _n, _d) in _FLOAT1.items():
-    hosts = [getattr(math, _m, None), getattr(np, _n, None) if _n else None]
-    _add(f"math.{_c}", 1, "float1", _c, _d, [h for h in hosts if h is not None])
+    row(f"math.{_c}", 1, "lower_math", doc=_d, key=_c, hosts=[getattr(math, _m, None), getattr(np, _n) if _n else None])
 
 for _c, _m, _n, _d in [("atan2", "atan2", "arctan2", "arc tangent of y/x with the quadrant"),
                        ("hypot", "hypot", "hypot", "sqrt(x*x + y*y) without overflow"),
                        ("fmod", "fmod", "fmod", "C remainder: sign of the dividend"),
                        ("copysign", "copysign", "copysign", "magnitude of x with the sign of y"),
                        ("pow", "pow", None, "x**y in floating point")]:
-    _add(f"math.{_c}", 2, "float2", _c, _d, [h for h in (getattr(math, _m), getattr(np, _n) if _n else None) if h is not None])
-_add("np.power", 2, "pow", "pow", "x**y with Python/numpy typing", [np.power])
+    row(f"math.{_c}", 2, "lower_math", doc=_d, key=_c, hosts=[getattr(math, _m), getattr(np, _n) if _n else None])
+row("np.power", 2, "lower_power", np.power, "x**y with Python/numpy typing")
 
 for _c in ("floor", "ceil", "trunc"):
-    _add(f"math.{_c}", 1, "float_to_int", _c, f"{_c} of x as an int (Python semantics)", [getattr(math, _c)])
-    _add(f"np.{_c}", 1, "float_round", _c, f"{_c} of x, same float type (numpy semantics)", [getattr(np, _c)])
-_add("np.rint", 1, "float_round", "rint", "round half to even, same float type", [np.rint])
-_add("np.round", (1, 1), "float_round", "rint", "round half to even, same float type", [np.round, np.around])
-_add("fabs", 1, "fabs", "fabs", "absolute value as a float", [math.fabs, np.fabs])
-
-for _c, _hosts in (("isnan", [math.isnan, np.isnan]), ("isinf", [math.isinf, np.isinf]),
-                   ("isfinite", [math.isfinite, np.isfinite])):
-    _add(f"math.{_c}", 1, "predicate", _c, f"{_c}(x) -> bool", _hosts)
+    row(f"math.{_c}", 1, "lower_float_to_int", getattr(math, _c), f"{_c} of x as an int (Python semantics)", _c)
+    row(f"np.{_c}", 1, "lower_math", getattr(np, _c), f"{_c} of x, same float type (numpy semantics)", _c)
+row("np.rint", 1, "lower_math", np.rint, "round half to even, same float type", "rint")
+row("np.round", 1, "lower_math", np.round, "round half to even, same float type", "rint", hosts=[np.around])
+row("fabs", 1, "lower_math", math.fabs, "absolute value as a float", "fabs", hosts=[np.fabs])
+for _c, _np in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite)):
+    row(f"math.{_c}", 1, "lower_classify", getattr(math, _c), f"{_c}(x) -> bool", _c, hosts=[_np])
 
 # ---- Python builtins with Python semantics ---------------------------------------------------------
-_add("abs", 1, "abs", "", "absolute value, same type (ints stay ints)", [builtins.abs, np.abs, np.absolute])
-_add("min", (2, None), "min", "", "smallest argument (Python: the first of equal ones)", [builtins.min])
-_add("max", (2, None), "max", "", "largest argument", [builtins.max])
-_add("np.minimum", 2, "npmin", "", "element-wise minimum; NaN if either is NaN", [np.minimum])
-_add("np.maximum", 2, "npmax", "", "element-wise maximum; NaN if either is NaN", [np.maximum])
-_add("np.fmin", 2, "fmin", "", "element-wise minimum ignoring NaN", [np.fmin])
-_add("np.fmax", 2, "fmax", "", "element-wise maximum ignoring NaN", [np.fmax])
-_add("np.clip", 3, "clip", "", "min(max(x, lo), hi)", [np.clip])
-_add("np.where", 3, "where", "", "a if cond else b", [np.where])
-_add("np.sign", 1, "sign", "", "-1, 0 or 1 in x's type", [np.sign])
-_add("round", (1, 2), "round", "rint", "Python round: half to even, an int without ndigits", [builtins.round])
-_add("pow", 2, "pow", "pow", "x**y with Python typing", [builtins.pow])
-_add("len", 1, "len", "", "first dimension of an array", [builtins.len])
+row("abs", 1, "lower_abs", builtins.abs, "absolute value, same type (ints stay ints)", hosts=[np.abs, np.absolute])
+row("min", (2, None), "lower_min_max", builtins.min, "smallest argument (Python: the first of equal ones)", ("min", None))
+row("max", (2, None), "lower_min_max", builtins.max, "largest argument", ("max", None))
+row("np.minimum", 2, "lower_min_max", np.minimum, "element-wise minimum; NaN if either is NaN", ("min", "propagate"))
+row("np.maximum", 2, "lower_min_max", np.maximum, "element-wise maximum; NaN if either is NaN", ("max", "propagate"))
+row("np.fmin", 2, "lower_min_max", np.fmin, "element-wise minimum ignoring NaN", ("min", "ignore"))
+row("np.fmax", 2, "lower_min_max", np.fmax, "element-wise maximum ignoring NaN", ("max", "ignore"))
+row("np.clip", 3, "lower_clamp", np.clip, "min(max(x, lo), hi)")
+row("np.where", 3, "lower_where", np.where, "a if cond else b")
+row("np.sign", 1, "lower_sign", np.sign, "-1, 0 or 1 in x's type; NaN stays NaN", False)
+row("round", (1, 2), "lower_round", builtins.round, "Python round: half to even, an int without ndigits",
+    keywords=("ndigits",))
+row("pow", 2, "lower_power", builtins.pow, "x**y with Python typing")
+row("len", 1, "lower_len", builtins.len, "first dimension of an array")
 
+# ---- conversions -------------------------------------------------------------------------------------
 CAST_TYPES = {builtins.int: "int", builtins.float: "float", builtins.bool: "bool"}
+for _py, _n in ((builtins.int, "int"), (builtins.float, "float"), (builtins.bool, "bool")):
+    row(_n, 1, "lower_cast", _py, f"{_n}(x) with Python semantics (truncation toward zero for int)", _n)
+_NP_CASTS: dict[str, list] = {}
 for _t in ("bool_", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
            "float16", "float32", "float64", "intc", "uintc", "single", "double", "half", "intp"):
     if hasattr(np, _t):
         CAST_TYPES[getattr(np, _t)] = np.dtype(getattr(np, _t)).name
-for _py, _n in ((builtins.int, "int"), (builtins.float, "float"), (builtins.bool, "bool")):
-    _add(_n, 1, "cast", "", f"{_n}(x) with Python semantics (truncation toward zero for int)", [_py])
+        _NP_CASTS.setdefault(np.dtype(getattr(np, _t)).name, []).append(getattr(np, _t))
+for _n, _objs in _NP_CASTS.items():
+    row(f"np.{_n}", 1, "lower_cast", doc=f"x converted to {_n} (integers wrap, floats truncate toward zero)", key=_n,
+        hosts=_objs)
 
-# ---- gpu.* and funcs.*: names, arities and docs come from pygpgpu-core's tables --------------------
-# GPU_TABLE / FUNCS_TABLE say what each function is and how every dialect spells it; a row here only
-# adds the translator's type rule (and the key the rule passes on: a GPU_TABLE name for "native", the
-# work-item word, the atomic op).
-def _first_line(doc: str) -> str:
-    return doc.strip().splitlines()[0] if doc.strip() else ""
-
-
-_GPU_RULES = {"workitem": "workitem", "atomic": "atomic", "memory": "local_array", "host": "work_size",
-              "math": "native"}
-for _s in GPU_TABLE.values():
-    if _s.category == "sync":
-        _rule, _key = _s.name, ""          # barrier / mem_fence
-    else:
-        _rule = _GPU_RULES[_s.category]
-        _key = {"workitem": _s.name[len("get_"):], "atomic": _s.name[len("atomic_"):], "math": _s.name}.get(_s.category, "")
-    _add(f"gpu.{_s.name}", _s.arity, _rule, _key, _first_line(_s.doc))
-for _f in FUNCS_TABLE.values():
-    _add(f"funcs.{_f.name}", _f.arity, f"funcs_{_f.name}", _f.name, _first_line(_f.doc))
-
-# ---- counter-based random numbers (pygpgpu_core.gpu_random; the device half is prelude/_random) ----------
+# ---- gpu.*: work items, synchronization, atomics, shared memory, fast math, random numbers ------------
+for _w in ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups"):
+    row(f"gpu.get_{_w}", (0, 1), "lower_work_item", getattr(_gpu, f"get_{_w}"), key=_w)
+row("gpu.barrier", (0, 1), "lower_barrier", _gpu.barrier)
+row("gpu.mem_fence", (0, 1), "lower_mem_fence", _gpu.mem_fence)
+for _op in ("add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg", "inc", "dec"):
+    row(f"gpu.atomic_{_op}", {"cmpxchg": 4, "inc": 2, "dec": 2}.get(_op, 3), "lower_atomic",
+        getattr(_gpu, f"atomic_{_op}"), key=_op)
+row("gpu.local_array", (1, 2), "lower_local_array", _gpu.local_array, keywords=("dtype",))
+row("gpu.work_size", (1, None), "lower_work_size", _gpu.work_size)
+row("gpu.rsqrt", 1, "lower_native", _gpu.rsqrt, key="rsqrt")
+for _name, _host in _gpu.NATIVE_FUNCS.items():
+    row(f"gpu.{_name}", 2 if _name in ("native_divide", "native_powr") else 1, "lower_native", _host, key=_name)
 for _r, _arity in (("uniform", 2), ("normal", 2), ("randint", 4)):
-    _host = getattr(gpu_random, _r)
-    _add(f"gpu.{_r}", _arity, "random", _r, _first_line(_host.__doc__ or ""), [_host])
+    row(f"gpu.{_r}", _arity, "_random_calls:call_random", getattr(gpu_random, _r), key=_r,
+        keywords=("dtype",) if _r != "randint" else (), checked=False)
+
+# ---- funcs.*: the dual-sided vector/scalar functions -------------------------------------------------
+_FUNCS_LOWERING = {"dot": ("lower_dot", ""), "length": ("lower_length", ""), "distance": ("lower_distance", ""),
+                   "normalize": ("lower_normalize", ""), "cross": ("lower_cross", ""), "reflect": ("lower_reflect", ""),
+                   "clamp": ("lower_clamp", ""), "mix": ("lower_mix", ""), "step": ("lower_step", ""),
+                   "smoothstep": ("lower_smoothstep", ""), "fma": ("lower_math", "fma"), "sign": ("lower_sign", True),
+                   "radians": ("lower_scale", math.pi / 180.0), "degrees": ("lower_scale", 180.0 / math.pi),
+                   "min": ("lower_min_max", ("min", "ignore")), "max": ("lower_min_max", ("max", "ignore")),
+                   "abs": ("lower_abs", "")}
+for _f in FUNCS_TABLE.values():
+    _lowering, _key = _FUNCS_LOWERING[_f.name]
+    row(f"funcs.{_f.name}", _f.arity, _lowering, getattr(_funcs, _f.name), key=_key)
 
 _BY_OBJECT: dict[int, Builtin] = {}
 for _b in BUILTINS.values():
-    for _h in _b.hosts:
-        _BY_OBJECT.setdefault(id(_h), _b)
+    for _h in (_b.host,) + _b.hosts:
+        if _h is not None:
+            _BY_OBJECT.setdefault(id(_h), _b)
 
 GPU_MODULES = ("pygpgpu_core.gpu", "pygpgpu.gpu")
 FUNCS_MODULES = ("pygpgpu_core.funcs", "pygpgpu.funcs", "pygpgpu.vec_types.funcs", "pygpgpu_core.vec_types.funcs")

@@ -1,17 +1,17 @@
-"""Builtin calls: the type rule of every row of the builtin table, lowered to IR.
+"""Builtin calls: the lowering each row of the builtin table (``_builtins.BUILTINS``) names.
 
-These are methods of the function builder (bound in ``_builder.FunctionBuilder``); kept here
-so each module has one job: the builder walks Python, this file knows what builtins mean.
+``call_builtin`` and the helpers are methods of the function builder (bound in
+``_builder.FunctionBuilder``); the ``lower_*`` functions take the builder, the row and the call
+node. Kept here so each module has one job: the builder walks Python, this file knows what
+builtins mean.
 """
 from __future__ import annotations
 
 import ast
-import math
 
 from . import _ir as ir
 from .prelude import PRELUDE_NAMES
 from ._bounds import BoundsChecks
-from ._random_calls import call_random
 from ._types import BOOL, FLOAT32, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
 BARRIER_IN_DOMAIN = ("{} cannot be inside a magic loop: work items past the end of the domain skip the "
@@ -20,7 +20,6 @@ BARRIER_HINT = ("declare the domain with gpu.work_size(x), take i = gpu.get_glob
                 "loads/stores with 'if i < n:', leaving the barrier unconditional")
 
 __all__ = ["call_builtin", "call_math", "float_type_of", "componentwise", "prelude_call"]
-
 
 
 def float_type_of(self, t):
@@ -104,167 +103,248 @@ def _sign(self, x, nan_gives_zero=False):
 
 
 def call_builtin(self, b, node, obj):
-    rule = b.rule
-    lo, hi = b.arity
-    n = len(node.args)
-    if rule == "random":                          # gpu.uniform/normal/randint (dtype= keyword)
-        return call_random(self, b, node)
-    if node.keywords and rule not in ("local_array", "round"):
-        raise self.err(node, f"{b.name}() does not take keyword arguments in kernels")
-    if n < lo or (hi is not None and n > hi):
-        want = f"{lo}" if lo == hi else (f"{lo} to {hi}" if hi is not None else f"at least {lo}")
-        raise self.err(node, f"{b.name}() takes {want} arguments, {n} given")
-    if rule == "work_size":      # read by the entry analysis, erased from the body
-        return None
-    if rule == "local_array":
-        raise self.err(node, "gpu.local_array(...) must be assigned to a name: tile = gpu.local_array(256, np.float32)")
-    if rule in ("barrier", "mem_fence"):        # defaults as on the host: barrier LOCAL, mem_fence both
-        fence = "both" if rule == "mem_fence" else "local"
-        if node.args:
-            names = " ".join(x.attr if isinstance(x, ast.Attribute) else getattr(x, "id", "")
-                             for x in ast.walk(node.args[0]) if isinstance(x, (ast.Attribute, ast.Name))).upper()
-            has_l, has_g = "LOCAL" in names, "GLOBAL" in names
-            fence = "both" if has_l and has_g else ("global" if has_g else "local")
-        if rule == "barrier":
-            if self.prog.in_domain_body:
-                # The magic loop's body sits behind the bounds guard: work items past the end
-                # would skip a barrier the others wait at (undefined on every backend).
-                raise self.err(node, BARRIER_IN_DOMAIN.format("gpu.barrier()"), BARRIER_HINT)
-            self.uses_barrier = self.prog.uses_barrier = True
-            return ir.Barrier(fence, VOID)
-        return ir.MemFence(fence, VOID)
-    if rule == "workitem":
-        d = 0
-        if node.args:
-            dv = self.value(node.args[0])
-            if not (isinstance(dv, ir.Const) and dv.value in (0, 1, 2)):
-                raise self.err(node.args[0], f"{b.name}() needs a constant dimension 0, 1 or 2")
-            d = dv.value
-        return ir.Cast(ir.WorkItem(b.cname, d, INT64), self.prog.index_type)
-    if rule == "atomic":
-        return _atomic(self, b, node)
-    if rule == "len":
-        a = self.expr(node.args[0])
-        if isinstance(a, ir.ArrayRef):
-            return a.shape[0]
-        if isinstance(a, ir.Expr) and isinstance(a.type, Vector):
-            return ir.Const(a.type.width, Scalar("int32", weak=True))
-        raise self.err(node, "len() needs an array")
-    if rule == "cast" and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-        return ir.Const(float(node.args[0].value), Scalar("float32", weak=True))     # float("inf")
-    args = [self.value(a) for a in node.args]
-    if any(a.type is UNKNOWN for a in args):
-        return ir.Raw("?", UNKNOWN)
-    for a in args:
-        if isinstance(a.type, ArrayType):
-            raise self.err(node, f"{b.name}() works on numbers and vectors, not whole arrays", "index the array")
-    df = self.prog.default_float
-    if rule == "float1" or rule == "float2":
-        return call_math(self, b.cname, args, node)
-    if rule == "native":
-        return _native_math(self, b.cname, args, node)
-    if rule == "pow":
-        return self.power(args[0], args[1], node)
-    if rule == "float_to_int":
-        def f(x):
-            if not x.type.is_float:
-                return x
-            r = call_math(self, b.cname, [x], node)
-            return ir.Cast(r, Scalar("int64" if x.type.bits == 64 else "int32", weak=True))
-        return componentwise(self, f, args, node)
-    if rule == "float_round":
-        return call_math(self, b.cname, args, node)
-    if rule == "fabs":
-        return call_math(self, "fabs", args, node)
-    if rule == "predicate":
-        def f(x):
-            if not x.type.is_float:
-                return ir.Const(b.cname == "isfinite", BOOL)
-            ct = concrete(x.type, df)
-            return ir.Bin("!=", ir.Cast(ir.MathCall(b.cname, [self.convert(x, ct)], INT32, ct), INT32), ir.Const(0, INT32), BOOL)
-        if isinstance(args[0].type, Vector):
-            raise self.err(node, f"{b.name}() on a vector is not supported", "test each component")
-        return f(args[0])
-    if rule in ("abs", "funcs_abs"):
-        def f(x):
-            if x.type.is_float:
-                return call_math(self, "fabs", [x], node)
-            if x.type.kind == "u":
-                return x
-            return prelude_call(self, "funcs.abs", [x])
-        return componentwise(self, f, args, node)
-    if rule in ("min", "max", "npmin", "npmax", "fmin", "fmax", "funcs_min", "funcs_max"):
-        kind = "min" if "min" in rule else "max"
-        nan_rule = {"npmin": "propagate", "npmax": "propagate", "fmin": "ignore", "fmax": "ignore",
-                    "funcs_min": "ignore", "funcs_max": "ignore"}.get(rule)   # Python min/max: first wins
+    """A call of builtin row ``b`` (``_builtins.BUILTINS``): its arity and keywords checked, then
+    the row's own lowering."""
+    if b.checked:
+        lo, hi = b.arity
+        n = len(node.args)
+        extra = [kw.arg for kw in node.keywords if kw.arg not in b.keywords]
+        if extra:
+            raise self.err(node, f"{b.name}() does not take keyword arguments in kernels" if not b.keywords else
+                           f"{b.name}() takes no keyword argument {extra[0]!r} in kernels")
+        if n < lo or (hi is not None and n > hi):
+            want = f"{lo}" if lo == hi else (f"{lo} to {hi}" if hi is not None else f"at least {lo}")
+            raise self.err(node, f"{b.name}() takes {want} arguments, {n} given")
+    return b.lower(self, node)
 
-        def f(*xs):
-            out = xs[0]
-            for x in xs[1:]:
-                t = binary_result(out.type, x.type, df)
-                if nan_rule == "ignore" and t.is_float:            # C fmin/fmax: the number wins over NaN
-                    out = call_math(self, "f" + kind, [out, x], node)
-                else:
-                    out = _min_max(self, kind, [out, x], nan_propagates=nan_rule == "propagate")
-            return out
-        return componentwise(self, f, args, node)
-    if rule in ("clip", "funcs_clamp"):
-        return componentwise(self, lambda x, lo_, hi_: _min_max(self, "min", [_min_max(self, "max", [x, lo_]), hi_]),
-                             args, node)
-    if rule == "where":
-        cond = self.truth(args[0], node)
-        t = self.common_type(args[1].type, args[2].type, node)
-        ct = concrete(t, df)
-        return ir.Ternary(cond, self.convert(args[1], ct), self.convert(args[2], ct), t)
-    if rule in ("sign", "funcs_sign"):      # np.sign(NaN) is NaN; OpenCL's (funcs.sign) is 0
-        return componentwise(self, lambda x: _sign(self, x, nan_gives_zero=rule == "funcs_sign"), args, node)
-    if rule == "round":
-        x = args[0]
-        if isinstance(x.type, Vector):
-            raise self.err(node, "round() on a vector is not supported", "round each component")
-        nd = None
-        if len(args) > 1:
-            nd = args[1]
-        for kw in node.keywords:
-            if kw.arg == "ndigits":
-                nd = self.value(kw.value)
-        if nd is None:
-            if not x.type.is_float:
-                return x
+
+# ---- the lowerings the rows of _builtins name ------------------------------------------------------------
+# Each is lower_<what>(builder, row, call node) -> IR (None: the call is erased). A lowering on
+# numbers (@_on_numbers) gets the evaluated arguments; while a provisional pass still has an
+# argument of unknown type, the call's type is unknown too.
+def _on_numbers(fn):
+    def lower(self, b, node):
+        args = [self.value(a) for a in node.args]
+        if any(a.type is UNKNOWN for a in args):
+            return ir.Raw("?", UNKNOWN)
+        for a in args:
+            if isinstance(a.type, ArrayType):
+                raise self.err(node, f"{b.name}() works on numbers and vectors, not whole arrays", "index the array")
+        return fn(self, b, node, args)
+    lower.__name__, lower.__doc__ = fn.__name__, fn.__doc__
+    return lower
+
+
+def lower_work_size(self, b, node):
+    """gpu.work_size(...): read by the entry analysis, erased from the body."""
+    return None
+
+
+def lower_local_array(self, b, node):
+    """gpu.local_array: only as the value of an assignment (``_statements``), never in an expression."""
+    raise self.err(node, "gpu.local_array(...) must be assigned to a name: tile = gpu.local_array(256, np.float32)")
+
+
+def _fence(node, default):
+    """The fence a gpu.LOCAL / gpu.GLOBAL flags expression names (defaults as on the host)."""
+    if not node.args:
+        return default
+    names = " ".join(x.attr if isinstance(x, ast.Attribute) else getattr(x, "id", "")
+                     for x in ast.walk(node.args[0]) if isinstance(x, (ast.Attribute, ast.Name))).upper()
+    has_l, has_g = "LOCAL" in names, "GLOBAL" in names
+    return "both" if has_l and has_g else ("global" if has_g else "local")
+
+
+def lower_barrier(self, b, node):
+    if self.prog.in_domain_body:
+        # The magic loop's body sits behind the bounds guard: work items past the end
+        # would skip a barrier the others wait at (undefined on every backend).
+        raise self.err(node, BARRIER_IN_DOMAIN.format("gpu.barrier()"), BARRIER_HINT)
+    self.uses_barrier = self.prog.uses_barrier = True
+    return ir.Barrier(_fence(node, "local"), VOID)
+
+
+def lower_mem_fence(self, b, node):
+    return ir.MemFence(_fence(node, "both"), VOID)
+
+
+def lower_work_item(self, b, node):
+    """gpu.get_<key>(dim): widened to 64 bits by the dialect, then the kernel's index type."""
+    d = 0
+    if node.args:
+        dv = self.value(node.args[0])
+        if not (isinstance(dv, ir.Const) and dv.value in (0, 1, 2)):
+            raise self.err(node.args[0], f"{b.name}() needs a constant dimension 0, 1 or 2")
+        d = dv.value
+    return ir.Cast(ir.WorkItem(b.key, d, INT64), self.prog.index_type)
+
+
+def lower_len(self, b, node):
+    a = self.expr(node.args[0])
+    if isinstance(a, ir.ArrayRef):
+        return a.shape[0]
+    if isinstance(a, ir.Expr) and isinstance(a.type, Vector):
+        return ir.Const(a.type.width, Scalar("int32", weak=True))
+    raise self.err(node, "len() needs an array")
+
+
+def lower_atomic(self, b, node):
+    return _atomic(self, b, node)
+
+
+@_on_numbers
+def lower_math(self, b, node, args):
+    """The math function ``key`` (sqrt, atan2, fabs, np.floor...) in the arguments' float type."""
+    return call_math(self, b.key, args, node)
+
+
+@_on_numbers
+def lower_native(self, b, node, args):
+    return _native_math(self, b.key, args, node)
+
+
+@_on_numbers
+def lower_power(self, b, node, args):
+    return self.power(args[0], args[1], node)
+
+
+@_on_numbers
+def lower_float_to_int(self, b, node, args):
+    """math.floor/ceil/trunc: the float function, then an int (Python semantics)."""
+    def f(x):
+        if not x.type.is_float:
+            return x
+        r = call_math(self, b.key, [x], node)
+        return ir.Cast(r, Scalar("int64" if x.type.bits == 64 else "int32", weak=True))
+    return componentwise(self, f, args, node)
+
+
+@_on_numbers
+def lower_classify(self, b, node, args):
+    """math.isnan/isinf/isfinite: a bool; integers are finite."""
+    x = args[0]
+    if isinstance(x.type, Vector):
+        raise self.err(node, f"{b.name}() on a vector is not supported", "test each component")
+    if not x.type.is_float:
+        return ir.Const(b.key == "isfinite", BOOL)
+    ct = concrete(x.type, self.prog.default_float)
+    return ir.Bin("!=", ir.Cast(ir.MathCall(b.key, [self.convert(x, ct)], INT32, ct), INT32), ir.Const(0, INT32), BOOL)
+
+
+@_on_numbers
+def lower_abs(self, b, node, args):
+    """abs, np.abs, funcs.abs: the same type (ints stay ints, unsigned ones unchanged)."""
+    def f(x):
+        if x.type.is_float:
+            return call_math(self, "fabs", [x], node)
+        if x.type.kind == "u":
+            return x
+        return prelude_call(self, "funcs.abs", [x])
+    return componentwise(self, f, args, node)
+
+
+@_on_numbers
+def lower_min_max(self, b, node, args):
+    """``key``: (min or max, NaN rule): None is Python's (the first of equal ones wins, a NaN first
+    stays), "propagate" numpy's minimum/maximum, "ignore" C's fmin/fmax (the number wins)."""
+    kind, nan_rule = b.key
+    df = self.prog.default_float
+
+    def f(*xs):
+        out = xs[0]
+        for x in xs[1:]:
+            t = binary_result(out.type, x.type, df)
+            if nan_rule == "ignore" and t.is_float:            # C fmin/fmax: the number wins over NaN
+                out = call_math(self, "f" + kind, [out, x], node)
+            else:
+                out = _min_max(self, kind, [out, x], nan_propagates=nan_rule == "propagate")
+        return out
+    return componentwise(self, f, args, node)
+
+
+@_on_numbers
+def lower_clamp(self, b, node, args):
+    """np.clip, funcs.clamp: min(max(x, lo), hi)."""
+    return componentwise(self, lambda x, lo_, hi_: _min_max(self, "min", [_min_max(self, "max", [x, lo_]), hi_]),
+                         args, node)
+
+
+@_on_numbers
+def lower_where(self, b, node, args):
+    cond = self.truth(args[0], node)
+    t = self.common_type(args[1].type, args[2].type, node)
+    ct = concrete(t, self.prog.default_float)
+    return ir.Ternary(cond, self.convert(args[1], ct), self.convert(args[2], ct), t)
+
+
+@_on_numbers
+def lower_sign(self, b, node, args):
+    """np.sign(NaN) is NaN; OpenCL's (funcs.sign, ``key`` True) is 0."""
+    return componentwise(self, lambda x: _sign(self, x, nan_gives_zero=b.key), args, node)
+
+
+@_on_numbers
+def lower_round(self, b, node, args):
+    """Python's round: half to even; an int without ndigits, the float's type with them."""
+    x = args[0]
+    if isinstance(x.type, Vector):
+        raise self.err(node, "round() on a vector is not supported", "round each component")
+    nd = args[1] if len(args) > 1 else None
+    for kw in node.keywords:
+        if kw.arg == "ndigits":
+            nd = self.value(kw.value)
+
+    def to_int(x):
+        if x.type.is_float:
             r = call_math(self, "rint", [x], node)
             return ir.Cast(r, Scalar("int64" if x.type.bits == 64 else "int32", weak=True))
-        if not (isinstance(nd, ir.Const) and isinstance(nd.value, int)):
-            raise self.err(node, "round(x, ndigits) needs a constant ndigits")
+        return x
+    if nd is None:
+        return to_int(x)
+    if not (isinstance(nd, ir.Const) and isinstance(nd.value, int)):
+        raise self.err(node, "round(x, ndigits) needs a constant ndigits")
+    ft = float_type_of(self, x.type)
+    scale = ir.Const(10.0 ** nd.value, ft)
+    x = self.convert(x, concrete(ft, self.prog.default_float))
+    return ir.Bin("/", call_math(self, "rint", [ir.Bin("*", x, scale, ft)], node), scale, ft)
+
+
+def lower_cast(self, b, node):
+    """int(x), float(x), bool(x) with Python semantics; np.<dtype>(x) converts to that type.
+    ``float("inf")`` and friends are constants."""
+    if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        return ir.Const(float(node.args[0].value), Scalar("float32", weak=True))
+    return _cast(self, b, node)
+
+
+@_on_numbers
+def _cast(self, b, node, args):
+    target = b.key
+    df = self.prog.default_float
+    x = args[0]
+    if isinstance(x.type, Vector):
+        raise self.err(node, f"{b.name}() of a vector is not supported", "convert components, or build a new vector type")
+    if target == "int":
+        if x.type.is_float:
+            return ir.Cast(x, Scalar("int64" if x.type.bits == 64 else "int32", weak=True))
+        return self.convert(x, INT32) if x.type.kind == "b" else x
+    if target == "float":
+        if x.type.is_float:
+            return x
         ft = float_type_of(self, x.type)
-        scale = ir.Const(10.0 ** nd.value, ft)
-        return ir.Bin("/", call_math(self, "rint", [ir.Bin("*", self.convert(x, concrete(ft, df)), scale, ft)], node), scale, ft)
-    if rule == "cast":
-        target = b.name.split(".")[-1]
-        x = args[0]
-        if isinstance(x.type, Vector):
-            raise self.err(node, f"{b.name}() of a vector is not supported", "convert components, or build a new vector type")
-        if target == "int":
-            if x.type.is_float:
-                return ir.Cast(x, Scalar("int64" if x.type.bits == 64 else "int32", weak=True))
-            return self.convert(x, INT32) if x.type.kind == "b" else x
-        if target == "float":
-            if x.type.is_float:
-                return x
-            ft = float_type_of(self, x.type)
-            return ir.Cast(x, Scalar(ft.name, weak=True)) if not isinstance(x, ir.Const) else ir.Const(float(x.value), Scalar("float32", weak=True))
-        if target == "bool":
-            return self.truth(x, node)
-        t = Scalar(target)
-        self.prog.note_type(t)
-        if isinstance(x, ir.Const):
-            return self.convert(x, t)
-        return ir.Cast(self.convert(x, concrete(x.type, df)), t) if concrete(x.type, df) != t else (
-            ir.Cast(x, t) if x.type.weak else x)
-    if rule.startswith("funcs_"):
-        return _funcs(self, rule[6:], args, node)
-    raise self.err(node, f"{b.name}() is not supported in this position")
+        return ir.Cast(x, Scalar(ft.name, weak=True)) if not isinstance(x, ir.Const) else ir.Const(float(x.value), Scalar("float32", weak=True))
+    if target == "bool":
+        return self.truth(x, node)
+    t = Scalar(target)
+    self.prog.note_type(t)
+    if isinstance(x, ir.Const):
+        return self.convert(x, t)
+    return ir.Cast(self.convert(x, concrete(x.type, df)), t) if concrete(x.type, df) != t else (
+        ir.Cast(x, t) if x.type.weak else x)
 
 
+# ---- funcs.*: geometric and blending functions, lowered to IR (the prelude's pg_<f> where Python
+# semantics need a piece) -------------------------------------------------------------------------------------
 def _dot(self, a, b, node):
     if not isinstance(a.type, Vector):
         return self.binop("*", a, b, node)
@@ -276,71 +356,105 @@ def _dot(self, a, b, node):
     return out
 
 
-def _funcs(self, name, args, node):
+def _length(self, v, node):
+    v = self.materialize(v)
+    if not isinstance(v.type, Vector):
+        return call_math(self, "fabs", [v], node)
+    return call_math(self, "sqrt", [_dot(self, v, v, node)], node)
+
+
+@_on_numbers
+def lower_dot(self, b, node, args):
+    return _dot(self, args[0], args[1], node)
+
+
+@_on_numbers
+def lower_length(self, b, node, args):
+    return _length(self, args[0], node)
+
+
+@_on_numbers
+def lower_distance(self, b, node, args):
+    return _length(self, self.binop("-", args[0], args[1], node), node)
+
+
+@_on_numbers
+def lower_normalize(self, b, node, args):
+    """A zero vector comes back unchanged, as on the host and in OpenCL."""
+    v = self.materialize(args[0])
+    if not isinstance(v.type, Vector):
+        return _sign(self, self.convert(v, float_type_of(self, v.type)))
+    n = self.materialize(_length(self, v, node))
+    ct = concrete(n.type, self.prog.default_float)
+    safe = ir.Ternary(ir.Bin("==", n, ir.Const(0.0, ct), BOOL), ir.Const(1.0, ct), n, n.type)
+    return self.binop("/", v, self.materialize(safe), node)
+
+
+@_on_numbers
+def lower_cross(self, b, node, args):
+    a, c = self.materialize(args[0]), self.materialize(args[1])
+    if not (isinstance(a.type, Vector) and a.type.width in (3, 4) and a.type == c.type):
+        raise self.type_err(node, "funcs.cross needs two 3- or 4-wide vectors of the same type")
+
+    def m(i, j):
+        return self.scalar_binop("-", self.scalar_binop("*", self.comp(a, i), self.comp(c, j), node),
+                                 self.scalar_binop("*", self.comp(a, j), self.comp(c, i), node), node)
+    comps = [m(1, 2), m(2, 0), m(0, 1)]
+    if a.type.width == 4:
+        comps.append(ir.Const(0, a.type.base))
+    return ir.VecCtor([self.convert(x, a.type.base) for x in comps], a.type)
+
+
+@_on_numbers
+def lower_mix(self, b, node, args):
+    return componentwise(self, lambda x, y, t: self.scalar_binop(
+        "+", x, self.scalar_binop("*", self.scalar_binop("-", y, x, node), t, node), node), args, node)
+
+
+@_on_numbers
+def lower_step(self, b, node, args):
     df = self.prog.default_float
-    if name == "dot":
-        return _dot(self, args[0], args[1], node)
-    if name == "length":
-        v = self.materialize(args[0])
-        if not isinstance(v.type, Vector):
-            return call_math(self, "fabs", [v], node)
-        return call_math(self, "sqrt", [_dot(self, v, v, node)], node)
-    if name == "distance":
-        return _funcs(self, "length", [self.binop("-", args[0], args[1], node)], node)
-    if name == "normalize":       # a zero vector comes back unchanged, as on the host and in OpenCL
-        v = self.materialize(args[0])
-        if not isinstance(v.type, Vector):
-            return _sign(self, self.convert(v, float_type_of(self, v.type)))
-        n = self.materialize(_funcs(self, "length", [v], node))
-        ct = concrete(n.type, self.prog.default_float)
-        safe = ir.Ternary(ir.Bin("==", n, ir.Const(0.0, ct), BOOL), ir.Const(1.0, ct), n, n.type)
-        return self.binop("/", v, self.materialize(safe), node)
-    if name == "cross":
-        a, b = self.materialize(args[0]), self.materialize(args[1])
-        if not (isinstance(a.type, Vector) and a.type.width in (3, 4) and a.type == b.type):
-            raise self.type_err(node, "funcs.cross needs two 3- or 4-wide vectors of the same type")
-        c = lambda v, k: self.comp(v, k)  # noqa: E731
-        m = lambda i, j: self.scalar_binop("-", self.scalar_binop("*", c(a, i), c(b, j), node),  # noqa: E731
-                                           self.scalar_binop("*", c(a, j), c(b, i), node), node)
-        comps = [m(1, 2), m(2, 0), m(0, 1)]
-        if a.type.width == 4:
-            comps.append(ir.Const(0, a.type.base))
-        return ir.VecCtor([self.convert(x, a.type.base) for x in comps], a.type)
-    if name == "mix":
-        return componentwise(self, lambda x, y, t: self.scalar_binop(
-            "+", x, self.scalar_binop("*", self.scalar_binop("-", y, x, node), t, node), node), args, node)
-    if name == "step":
-        def f(edge, x):
-            t = float_type_of(self, binary_result(edge.type, x.type, df))
-            ct = concrete(t, df)
-            return ir.Ternary(ir.Bin("<", self.convert(x, ct), self.convert(edge, ct), BOOL), ir.Const(0.0, ct), ir.Const(1.0, ct), t)
-        return componentwise(self, f, args, node)
-    if name == "smoothstep":
-        def f(e0, e1, x):
-            t = float_type_of(self, binary_result(binary_result(e0.type, e1.type, df), x.type, df))
-            ct = concrete(t, df)
-            e0, e1, x = (self.materialize(self.convert(v, ct)) for v in (e0, e1, x))
-            r = self.scalar_binop("/", self.scalar_binop("-", x, e0, node), self.scalar_binop("-", e1, e0, node), node)
-            r = _min_max(self, "min", [_min_max(self, "max", [r, ir.Const(0.0, ct)]), ir.Const(1.0, ct)])
-            r = self.materialize(r)
-            return self.scalar_binop("*", self.scalar_binop("*", r, r, node),
-                                     self.scalar_binop("-", ir.Const(3.0, ct), self.scalar_binop("*", ir.Const(2.0, ct), r, node), node), node)
-        return componentwise(self, f, args, node)
-    if name == "fma":
-        return call_math(self, "fma", args, node)
-    if name in ("radians", "degrees"):
-        k = math.pi / 180.0 if name == "radians" else 180.0 / math.pi
-        return componentwise(self, lambda x: self.scalar_binop("*", x, ir.Const(k, Scalar("float32", weak=True)), node), args, node)
-    if name == "reflect":
-        i, nrm = self.materialize(args[0]), self.materialize(args[1])
-        d = self.materialize(_dot(self, nrm, i, node))
-        two_d = self.scalar_binop("*", ir.Const(2.0, Scalar("float32", weak=True)), d, node)
-        return self.binop("-", i, self.binop("*", nrm, two_d, node), node)
-    raise self.err(node, f"funcs.{name} is not supported")
+
+    def f(edge, x):
+        t = float_type_of(self, binary_result(edge.type, x.type, df))
+        ct = concrete(t, df)
+        return ir.Ternary(ir.Bin("<", self.convert(x, ct), self.convert(edge, ct), BOOL), ir.Const(0.0, ct), ir.Const(1.0, ct), t)
+    return componentwise(self, f, args, node)
+
+
+@_on_numbers
+def lower_smoothstep(self, b, node, args):
+    df = self.prog.default_float
+
+    def f(e0, e1, x):
+        t = float_type_of(self, binary_result(binary_result(e0.type, e1.type, df), x.type, df))
+        ct = concrete(t, df)
+        e0, e1, x = (self.materialize(self.convert(v, ct)) for v in (e0, e1, x))
+        r = self.scalar_binop("/", self.scalar_binop("-", x, e0, node), self.scalar_binop("-", e1, e0, node), node)
+        r = _min_max(self, "min", [_min_max(self, "max", [r, ir.Const(0.0, ct)]), ir.Const(1.0, ct)])
+        r = self.materialize(r)
+        return self.scalar_binop("*", self.scalar_binop("*", r, r, node),
+                                 self.scalar_binop("-", ir.Const(3.0, ct), self.scalar_binop("*", ir.Const(2.0, ct), r, node), node), node)
+    return componentwise(self, f, args, node)
+
+
+@_on_numbers
+def lower_scale(self, b, node, args):
+    """funcs.radians / funcs.degrees: a product with the constant ``key``."""
+    return componentwise(self, lambda x: self.scalar_binop("*", x, ir.Const(b.key, Scalar("float32", weak=True)), node),
+                         args, node)
+
+
+@_on_numbers
+def lower_reflect(self, b, node, args):
+    i, nrm = self.materialize(args[0]), self.materialize(args[1])
+    d = self.materialize(_dot(self, nrm, i, node))
+    two_d = self.scalar_binop("*", ir.Const(2.0, Scalar("float32", weak=True)), d, node)
+    return self.binop("-", i, self.binop("*", nrm, two_d, node), node)
 
 
 def _atomic(self, b, node):
-    op = b.cname
+    op = b.key
     arr = self.expr(node.args[0])
     if not isinstance(arr, ir.ArrayRef):
         raise self.err(node.args[0], f"{b.name}() needs an array as its first argument")

@@ -77,7 +77,7 @@ def _domain_form(fb, s):
 def _is_work_size(fb, s):
     if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
         b = fb.builtin_of(fb.resolve_callee(s.value.func))
-        return b is not None and b.rule == "work_size"
+        return b is not None and b.name == "gpu.work_size"
     return False
 
 
@@ -86,7 +86,7 @@ def _uses_work_items(fb, stmts):
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
                 b = fb.builtin_of(fb.resolve_callee(node.func))
-                if b is not None and b.rule in ("workitem", "barrier", "local_array"):
+                if b is not None and b.lowering in ("lower_work_item", "lower_barrier", "lower_local_array"):
                     return True
     return False
 

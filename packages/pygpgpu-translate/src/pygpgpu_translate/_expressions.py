@@ -9,7 +9,7 @@ import types as _pytypes
 import numpy as np
 
 from . import _ir as ir
-from ._builtins import BUILTINS, CAST_TYPES, Builtin, lookup_namespace, lookup_object
+from ._builtins import lookup_namespace, lookup_object
 from ._types import BOOL, INT32, UINT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
@@ -623,11 +623,7 @@ class ExpressionRules:
     def builtin_of(self, callee):
         if not isinstance(callee, ObjectRef):
             return None
-        obj = callee.obj
-        if obj in CAST_TYPES if _hashable(obj) else False:
-            return BUILTINS[CAST_TYPES[obj]] if CAST_TYPES[obj] in ("int", "float", "bool") else Builtin(
-                f"np.{CAST_TYPES[obj]}", (1, 1), "cast")
-        return lookup_object(obj)
+        return lookup_object(callee.obj)
 
     def ex_Call(self, node):
         callee = self.expr(node.func) if not isinstance(node.func, (ast.Name, ast.Attribute)) else None
@@ -765,14 +761,6 @@ def _unsigned(x, u):
     if isinstance(x, ir.Cast) and x.a.type == u:
         return x.a
     return ir.Cast(x, u)
-
-
-def _hashable(o):
-    try:
-        hash(o)
-        return True
-    except TypeError:
-        return False
 
 
 # ---- the kernel entry point ------------------------------------------------------------------------------

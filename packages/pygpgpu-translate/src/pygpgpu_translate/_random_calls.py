@@ -18,7 +18,7 @@ _PARAMS = {"uniform": ("seed", "counter"), "normal": ("seed", "counter"), "randi
 
 
 def call_random(self, b, node):
-    kind = b.cname
+    kind = b.key
     names = _PARAMS[kind]
     float_type = self.prog.default_float
     for kw in node.keywords:

@@ -163,7 +163,7 @@ class StatementRules:
         if isinstance(target, ast.Name) and isinstance(value_node, ast.Call):
             callee = self.resolve_callee(value_node.func)
             b = self.builtin_of(callee)
-            if b is not None and b.rule == "local_array":
+            if b is not None and b.name == "gpu.local_array":
                 return self.local_array(target.id, value_node)
         value = self.expr(value_node)
         if is_record_binding(value):             # v = p[i].pos: a vector, or an error saying what to read
