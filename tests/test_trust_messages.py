@@ -29,7 +29,7 @@ def test_an_unknown_keyword_argument_is_named_as_unknown(backend):
 
 
 def _closure_kernel():
-    scale = 3.0
+    scale = [3.0]                         # a list: not a value a kernel can capture
 
     @kernel
     def scaled(x, out):
@@ -40,13 +40,14 @@ def _closure_kernel():
 
 
 def _make_shift(offset):
+    offset = {"by": offset}               # a dict: not a value a helper can capture
     def shift(v):
         w = v + 1.0
         return w + offset                 # the line the error must point at
     return shift
 
 
-shift_by_two = _make_shift(2.0)          # a module-level helper that is a closure
+shift_by_two = _make_shift(2.0)          # a module-level helper that is a closure (of a dict)
 
 
 @kernel
@@ -55,17 +56,17 @@ def uses_closure_helper(x, out):
         out[i] = shift_by_two(x[i])
 
 
-def test_the_closure_error_points_at_the_line_that_uses_the_captured_name():
+def test_a_captured_value_of_an_unsupported_kind_points_at_the_line_that_uses_it():
     k = _closure_kernel()
     x = np.zeros(4, np.float32)
     with pytest.raises(SyntaxError) as info:
         k.inspect(x, x, backend="opencl")
-    assert "'scale'" in str(info.value) and "enclosing function" in str(info.value)
+    assert "'scale' is a list" in str(info.value) and "numpy array" in str(info.value)
     assert info.value.lineno == k.py_func.__code__.co_firstlineno + 4
     assert info.value.filename == __file__
     with pytest.raises(SyntaxError) as info:
         uses_closure_helper.inspect(x, x, backend="opencl")
-    assert "'offset'" in str(info.value) and "shift()" in str(info.value)
+    assert "'offset' is a dict" in str(info.value) and "'uses_closure_helper'" in str(info.value)
     assert info.value.lineno == shift_by_two.__code__.co_firstlineno + 2
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from . import _ir as ir
 from ._bindings import C_RESERVED, NP_TYPES, Domain, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._calls import BARRIER_HINT, BARRIER_IN_DOMAIN
+from ._captures import captured_value, constant_value
 from ._expressions import ExpressionRules
 from ._frontend import check_syntax
 from ._names import c_identifier
@@ -135,13 +136,6 @@ class ProgramBuilder:
             raise syntax_error(caller.src, call_node, f"recursion is not supported: {func.__name__}() calls itself "
                                f"(through {' -> '.join(c.co_name for c in self.stack)})",
                                "rewrite it as a loop", caller.kernel_name)
-        if func.__closure__:
-            src = self.source_of(func)
-            use = first_use(src.tree, code.co_freevars)
-            what = repr(use.id) if isinstance(use, ast.Name) else ", ".join(code.co_freevars)
-            raise syntax_error(src, use, f"closures are not supported: helper {func.__name__}() uses {what} from "
-                               "an enclosing function", "define the helper at module level and pass the values as "
-                               "arguments", caller.kernel_name)
         key_types = []
         for b in arg_bindings:
             if isinstance(b, ir.ArrayRef):
@@ -285,6 +279,8 @@ class FunctionBuilder(StatementRules, ExpressionRules):
                     raise self.err(node, f"local variable {name!r} is used before it is assigned")
                 return ir.Var(self.cname(name), UNKNOWN)
             return ir.Var(self.cname(name), t)
+        if name in self.func.__code__.co_freevars:      # read from the enclosing function (_captures)
+            return captured_value(self, name, node)
         if name in self.globals:
             return self.global_value(name, self.globals[name], node)
         if hasattr(_pybuiltins, name):
@@ -304,15 +300,18 @@ class FunctionBuilder(StatementRules, ExpressionRules):
             return ir.Const(value, Scalar("float32", weak=True))
         if isinstance(value, np.generic) and value.dtype.name in NP_TYPES:
             return ir.Const(value.item(), Scalar(value.dtype.name))
+        folded = constant_value(self, value, node, what)     # vectors, tuples of constants (_captures)
+        if folded is not None:
+            return folded
         if isinstance(value, np.ndarray):
             raise self.err(node, f"{what!r} is a global numpy array; kernels cannot capture arrays",
                            f"pass {what} as a kernel argument")
         if isinstance(value, (str, bytes)):
             raise self.err(node, f"{what!r} is a string; strings are not supported in kernels",
                            "use int constants instead")
-        if isinstance(value, (list, dict, tuple, set)):
-            raise self.err(node, f"{what!r} is a {type(value).__name__}; lists/dicts/tuples are not supported in kernels",
-                           "pass a numpy array argument instead")
+        if isinstance(value, (list, dict, set)):
+            raise self.err(node, f"{what!r} is a {type(value).__name__}; lists, dicts and sets are not supported in kernels",
+                           "pass a numpy array argument instead, or make it a tuple of numbers")
         return ObjectRef(value)
 
     # ---- building ---------------------------------------------------------------------------------
@@ -443,13 +442,6 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         for t in table.values():
             self.prog.note_type(t)
         return table
-
-
-def first_use(tree, names):
-    """The first ``ast.Name`` in ``tree`` (in source order) reading one of ``names``, else ``tree``:
-    where a closure error points."""
-    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in names]
-    return min(uses, key=lambda n: (n.lineno, n.col_offset)) if uses else tree
 
 
 def _always_returns(body) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import copy
 import textwrap
+import types
 
 import numpy as np
 
@@ -185,9 +186,24 @@ def build_function(plan, func):
     if "type_params" in ast.FunctionDef._fields:       # Python 3.12+
         fields["type_params"] = []
     fn = ast.FunctionDef(**fields)
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    if cells:
+        # the sizes may read names of the kernel's enclosing function (range(N), data.shape[0] of a
+        # captured array): define the function where those names are locals of a maker, then give
+        # it the kernel's own cells, so each call reads what they hold then
+        maker = dict(fields, name="_pyg_make", args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                                                   kw_defaults=[], kwarg=None, defaults=[]),
+                     body=[ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store()) for n in cells],
+                                      value=ast.Constant(None)),
+                           fn, ast.Return(ast.Name(id="_pyg_domain", ctx=ast.Load()))])
+        fn = ast.FunctionDef(**maker)
     module = ast.fix_missing_locations(ast.Module(body=[fn], type_ignores=[]))
     g = dict(getattr(func, "__globals__", {}))
     g.update(_HOST_HELPERS)
     ns: dict = {}
     exec(compile(module, f"<pygpgpu domain of {func.__qualname__}>", "exec"), g, ns)
-    return ns["_pyg_domain"]
+    if not cells:
+        return ns["_pyg_domain"]
+    inner = ns["_pyg_make"]()
+    code = inner.__code__
+    return types.FunctionType(code, g, "_pyg_domain", None, tuple(cells[n] for n in code.co_freevars))

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _ir as ir
 from ._bindings import Domain, KernelParamSpec, ObjectRef, ShapeRef, TupleRef
-from ._builder import FunctionBuilder, ProgramBuilder, first_use
+from ._builder import FunctionBuilder, ProgramBuilder
 from ._domain import DomainDim, plan_of, render
 from ._source import parse
 from ._types import BOOL, INT64, VOID, concrete
@@ -95,11 +95,6 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     src = prog.source_of(func)
     fb = FunctionBuilder(prog, src, func, is_kernel=True, kernel_name=src.name)
     fb.self_obj = self_obj
-    if func.__code__.co_freevars:
-        use = first_use(src.tree, func.__code__.co_freevars)
-        what = repr(use.id) if isinstance(use, ast.Name) else ", ".join(func.__code__.co_freevars)
-        raise fb.err(use, f"closures are not supported: kernel {src.name!r} uses {what} from an enclosing function",
-                     "pass the values as kernel arguments or make them module-level constants")
     layout = []
     params = []
     prologue = []

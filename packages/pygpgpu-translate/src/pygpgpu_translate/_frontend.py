@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from ._print import is_print_call, print_gate_children
+from ._captures import check_captured_writes
 from ._source import FunctionSource, syntax_error
 
 __all__ = ["check_syntax", "ALLOWED_NODES", "REJECTED"]
@@ -44,7 +45,7 @@ REJECTED = {
     ast.Await: ("await is not supported in kernels", "kernels are synchronous device code"),
     ast.AsyncFunctionDef: ("async functions are not supported in kernels", "use a plain def"),
     ast.Global: ("global statements are not supported in kernels", "pass the value as an argument; module constants can be read without 'global'"),
-    ast.Nonlocal: ("nonlocal is not supported in kernels", "closures are not supported; pass the value as an argument"),
+    ast.Nonlocal: ("nonlocal is not supported in kernels", "kernels read names of the enclosing function as constants; assign a local name"),
     ast.Yield: ("yield is not supported in kernels", "write results into an output array"),
     ast.YieldFrom: ("yield from is not supported in kernels", "write results into an output array"),
     ast.Import: ("import inside a kernel is not supported", "import at module level; the kernel can use the module"),
@@ -93,6 +94,7 @@ def check_syntax(src: FunctionSource) -> None:
         raise syntax_error(src, node, "*args/**kwargs parameters are not supported in kernels",
                            "list every parameter explicitly")
     body = fdef.body
+    check_captured_writes(src)               # nonlocal: reported at the write, before the walk
     if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
             and isinstance(body[0].value.value, str)):
         body = body[1:]                      # the docstring is allowed

@@ -27,6 +27,7 @@ from ._dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect, dialect_for, d
 from ._launch import LaunchPlan
 from ._launch_checks import WideIndexNeeded, needs_wide_ids
 from ._signature import INDEX_LIMIT, FAST_TOKENS, arg_token, is_device_array, plain_ndarray, spec_from_token
+from ._captures import captured_arrays, captured_tokens, closure_cells
 from ._source import function_source
 from ._state import log, refs_current, stats
 from ._types import Scalar
@@ -207,6 +208,7 @@ class KernelFunction(Generic[P]):
         self._is_method = (not self._static and bool(self._param_names) and self._param_names[0] == "self"
                            and "." in self.__qualname__)
         self._self_attrs = self._scan_self_attrs() if self._is_method else ()
+        self._cells = closure_cells(func)     # names read from an enclosing function (_captures)
         self._plans: dict = {}
         self._translations: dict = {}
         self._root: ConfiguredKernel[P] = ConfiguredKernel(self, _Config(backend))
@@ -328,6 +330,8 @@ class KernelFunction(Generic[P]):
                     values.append(None)
                 else:
                     values.append(v)
+        if self._cells:                  # captured arrays ride along last, like self attributes
+            values.extend(captured_arrays(self._cells))
         names = self._all_names()
         for k, v in enumerate(values):
             if isinstance(v, np.ndarray) and type(v) is not np.ndarray:    # np.memmap; masked arrays are refused
@@ -358,6 +362,11 @@ class KernelFunction(Generic[P]):
                 tokens.append(tok)
                 if tok[0] in ("a", "d") and v.size > INDEX_LIMIT:
                     big = True
+        if self._cells:      # no array captured: the arguments' signature (the warm path's key)
+            extra = captured_tokens(self._cells, values[len(names) + len(self._self_attrs):], arg_token)
+            if extra is not None:
+                tokens.extend(extra[0])
+                big = big or extra[1]
         return tuple(tokens), (64 if big else 32)
 
     def _specs(self, tokens):
@@ -373,6 +382,10 @@ class KernelFunction(Generic[P]):
             for a, tok in zip(self._self_attrs, tokens[len(names) - start + 1:]):
                 if tok is not None:
                     specs.append(spec_from_token(tok, f"self.{a}", self.default_float))
+        base = len(self._param_names) + len(self._self_attrs)
+        for (name, _cell), tok in zip(self._cells, tokens[base:]):     # captured arrays
+            if tok is not None:
+                specs.append(spec_from_token(tok, name, self.default_float))
         return specs
 
     def _flat_tokens(self, tokens):
@@ -383,7 +396,7 @@ class KernelFunction(Generic[P]):
         return [None] + list(tokens[:n]) + list(tokens[n + 1:])
 
     def _all_names(self):
-        return self._param_names + [f"self.{a}" for a in self._self_attrs]
+        return self._param_names + [f"self.{a}" for a in self._self_attrs] + [name for name, _cell in self._cells]
 
     # ---- translation ------------------------------------------------------------------------------
     def _translation(self, dialect, tokens, bits, self_obj):

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import types
 
 from pygpgpu_core.errors import GPGPUError
 
+from ._captures import closure_cells
 from ._frontend import check_syntax
 from ._source import function_source
 
@@ -45,9 +47,19 @@ def _helpers_called(tree: ast.FunctionDef | ast.AsyncFunctionDef, fn) -> list:
     local = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
     local |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     found = []
+    names = fn.__globals__
+    cells = closure_cells(fn)
+    if cells:          # helpers read from the enclosing function (_captures)
+        captured = {}
+        for name, cell in cells:
+            try:
+                captured[name] = cell.cell_contents
+            except ValueError:
+                pass
+        names = collections.ChainMap(captured, fn.__globals__)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            obj = _resolve(node.func, fn.__globals__, local)
+            obj = _resolve(node.func, names, local)
             helper = _as_helper(obj)
             if helper is not None:
                 found.append(helper)

@@ -89,7 +89,7 @@ def function_source(func) -> FunctionSource:
                 f"they call are translated from their source text, and {missing_source_hint(filename)}"
             ) from None
         lines, start, whole = found
-        filename = code.co_filename
+        filename = str(getattr(code, "co_filename", "<unknown>"))
     text = "".join(lines)
     dedented = textwrap.dedent(text)
     first = next((ln for ln in lines if ln.strip()), "")
@@ -125,9 +125,11 @@ def _file_lines(filename: str, func) -> list:
 def definition_key(func) -> tuple:
     """What tells two helper definitions apart inside one translation: equal code objects from
     two files (``co_filename`` is not part of code equality) or two module namespaces read
-    different globals, so they are different helpers."""
+    different globals, and two closures of one def (``make_scale(2)``, ``make_scale(3)``)
+    compile in different captured values, so they are different helpers."""
     code = func.__code__
-    return (code, code.co_filename, id(getattr(func, "__globals__", None)))
+    return (code, code.co_filename, id(getattr(func, "__globals__", None)),
+            id(func) if getattr(func, "__closure__", None) else None)
 
 
 def syntax_error(src: FunctionSource, node, message: str, hint: str = "", kernel: str = "") -> SyntaxError:

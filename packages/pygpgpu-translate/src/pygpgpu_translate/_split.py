@@ -228,6 +228,11 @@ class SplitKernel:
         kf = self._kf
         args = kf._bind(args, kwargs) if kwargs else tuple(args)
         values = kf._call_values(args)
+        if kf._cells and not kf._is_method:       # names of the enclosing function ride along last (_captures)
+            if any(v is not None for v in values[len(kf._param_names):]):
+                raise _refuse(kf, "it reads arrays from its enclosing function, which would not be split",
+                              "Pass those arrays as arguments")
+            values = values[:len(kf._param_names)]
         for name, v in zip(kf._param_names, values):
             if not isinstance(v, (np.ndarray, np.generic, int, float, complex, bool)) and hasattr(v, "shape"):
                 raise TypeError(f"split(): argument {name!r} is a {type(v).__name__}; split launches take numpy "

@@ -23,6 +23,8 @@ from pygpgpu_core.cache import DiskCache, cache_key
 from typing import TYPE_CHECKING
 
 from ._domain import validate as validate_domain
+from ._bindings import vector_class_info
+from ._captures import CellRef, closure_fingerprint, closure_refs, live_refs
 from ._source import function_source
 from ._state import log, stats
 from ._types import Scalar
@@ -145,9 +147,16 @@ _FIELDS = {"name", "source", "dialect", "layout", "access", "covers", "streamed"
 def _fingerprint(value):
     if isinstance(value, _pytypes.FunctionType):
         try:
-            return "func", function_source(value).digest
+            digest = function_source(value).digest
         except Exception:
-            return "func", repr(value.__code__)
+            digest = repr(value.__code__)
+        if value.__closure__:          # a helper made by a factory: its captured values are compiled in
+            digest += "[" + closure_fingerprint(value, _fingerprint_text) + "]"
+        return "func", digest
+    if vector_class_info(type(value)) is not None:        # by value: G = float3(0, -9.8, 0)
+        return "const", f"{type(value).__name__}:{value.tolist()!r}"
+    if isinstance(value, tuple):
+        return "const", "(" + ",".join(_fingerprint_text(v) for v in value) + ")"
     if isinstance(value, _pytypes.ModuleType):
         return "module", value.__name__
     if isinstance(value, (bool, int, float)) or type(value).__module__ == "numpy":
@@ -158,9 +167,14 @@ def _fingerprint(value):
     return "object", f"{type(value).__module__}.{type(value).__qualname__}:{getattr(value, '__module__', '')}.{name}"
 
 
+def _fingerprint_text(value) -> str:
+    return ":".join(_fingerprint(value))
+
+
 def _deps(prog: "ProgramBuilder") -> list:
     out = []
-    for (gid, name), (g, _n, value) in sorted(prog.global_refs.items(), key=lambda kv: (str(kv[1][0].get("__name__")), kv[0][1])):
+    module_refs = {k: v for k, v in prog.global_refs.items() if not isinstance(v[0], CellRef)}   # captured: in the key
+    for (gid, name), (g, _n, value) in sorted(module_refs.items(), key=lambda kv: (str(kv[1][0].get("__name__")), kv[0][1])):
         kind, fp = _fingerprint(value)
         out.append([g.get("__name__", "?"), name, kind, fp])
     return out
@@ -190,7 +204,8 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
         key = cache_key("translate", _TRANSLATOR_VERSION, code_fingerprint(), src.filename, src.text, repr(sig_key), dialect_name,
                         default_float.name, index_bits,
                         f"{type(self_obj).__module__}.{type(self_obj).__qualname__}" if self_obj is not None else "",
-                        "bounds-checked" if bounds_check else "", "fast-math" if fastmath else "")
+                        "bounds-checked" if bounds_check else "", "fast-math" if fastmath else "",
+                        closure_fingerprint(func, _fingerprint_text))
         blob = _disk.get(key, ".json")
         if blob is not None:
             try:
@@ -198,7 +213,8 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                 if t.domain_plan is not None:
                     validate_domain(t.domain_plan, src)     # ValueError: a miss
                 if deps_valid(t.deps):
-                    t.refs = [(sys.modules[m].__dict__, n, sys.modules[m].__dict__[n]) for m, n, _k, _f in t.deps]
+                    t.refs = live_refs([(sys.modules[m].__dict__, n, sys.modules[m].__dict__[n]) for m, n, _k, _f in t.deps]
+                                       + closure_refs(func))
                     stats["source_cache_hits"] += 1
                     log.debug("generated-source cache hit: %s for %s (key %s)", t.name, dialect_name, key)
                     return t
@@ -252,7 +268,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                     streamed, kir.domain_plan, dom.kind if dom else "", dom.ndim if dom else 0, kir.uses_barrier,
                     sorted(features), _deps(prog), prog.bounds.sites if prog.bounds is not None else None,
                     extents, local_shapes, meets, entry=kir.function.name)
-    t.refs = [(g, n, v) for (g, n, v) in prog.global_refs.values()]
+    t.refs = live_refs(prog.global_refs.values())
     stats["translations"] += 1
     if log.isEnabledFor(logging.DEBUG):
         log.debug("translated %s for %s in %.1f ms", src.name, dialect_name, (time.perf_counter() - t0) * 1e3)
