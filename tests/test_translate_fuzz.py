@@ -164,6 +164,14 @@ class _TypedGen:
         v = r.choice([r.randint(max(lo, -9), min(hi, 9)), r.randint(lo, hi), hi, lo, r.randint(0, min(hi, 127))])
         return f"({v})"
 
+    def beyond(self, dt):
+        """A Python int just outside (or far outside) integer type ``dt``; a float type gets a literal."""
+        if dt.kind == "f":
+            return self.literal(dt)
+        info, r = np.iinfo(dt), self.rng
+        v = r.choice([int(info.max) + 1, int(info.max) + r.randint(2, 10**4), int(info.min) - 1, -(2**40), 2**40])
+        return f"({v})" if -2**63 <= v < 2**64 else f"({int(info.max) + 1})"
+
     def leaf(self, dt_filter=None):
         names = [n for n, t in self.types.items() if dt_filter is None or t == dt_filter]
         name = self.rng.choice(names)
@@ -209,9 +217,11 @@ class _TypedGen:
         if kind < 0.8:
             y, ty = self.expr(depth - 1, tx)
             return f"{r.choice(['min', 'max'])}({x}, {y if ty == tx else x})", tx
-        # a ternary on a comparison of leaves (exact on every backend) or with an in-range literal
+        # a ternary on a comparison of leaves (exact on every backend), with an in-range literal, or
+        # with a literal outside the leaf's type (numpy 2 compares Python ints by value)
         p, tp = self.leaf()
-        q = self.literal(tp) if r.random() < 0.4 else self.leaf()[0]
+        roll = r.random()
+        q = self.literal(tp) if roll < 0.3 else self.beyond(tp) if roll < 0.5 else self.leaf()[0]
         y, ty = self.expr(depth - 1, tx)
         return f"({x} if {p} {r.choice(['<', '<=', '>', '>=', '==', '!='])} {q} else {y if ty == tx else x})", tx
 
@@ -291,7 +301,13 @@ def compare_scalar(a, s, out):
     for i in range(out.shape[0]):
         out[i, 0] = 1 if a[i] < s else 0
         out[i, 1] = 1 if a[i] == s else 0
-        out[i, 2] = min(a[i], s)
+        out[i, 2] = (s >= a[i]) + 2 * (a[i] != s) + 4 * (a[i] > s) + 8 * (s <= a[i] < 300)
+
+
+@kernel
+def min_scalar(a, s, out):
+    for i in range(out.shape[0]):
+        out[i] = min(a[i], s)
 
 
 def _host(k, *args, out):
@@ -348,18 +364,37 @@ def test_out_of_range_literal_raises_overflow_error(tmp_path, backend, family):
         k[backend](*args, np.zeros((8, 1), np.int64))
 
 
-@pytest.mark.xfail(strict=True, reason="translator bug: comparing with a Python int outside the array's type "
-                                      "wraps the int (numpy compares values)")
-@pytest.mark.parametrize("family", ["int8", "uint8", "int16", "int32"])
+@pytest.mark.parametrize("family", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64"])
 def test_comparisons_with_out_of_range_scalars_follow_numpy(backend, family):
-    """numpy compares a Python int with any integer type by value: ``np.int8(100) < 300`` is True."""
+    """numpy compares a Python int with any integer type by value: ``np.int8(100) < 300`` is True.
+    The kernel compares in a type that holds both (the argument is never converted to int8)."""
     info = np.iinfo(family)
     a = np.array([info.min, info.max, 0, 1, 100 if info.max > 100 else 50], family)
-    for s in (int(info.max) + 1, int(info.max) + 200, int(info.min) - 1):
+    for s in (int(info.max) + 1, int(info.max) + 200, int(info.min) - 1, 2**40, -2**40, int(info.max), 1):
+        if info.bits == 64 and not -2**63 <= s < 2**63:
+            continue
         out = np.full((len(a), 3), -1, np.int64)
         want = _host(compare_scalar, a, s, out=out)
         compare_scalar[backend](a, s, out)
         np.testing.assert_array_equal(out, want, err_msg=f"{family} compared with {s}")
+
+
+@pytest.mark.parametrize("family", ["int8", "uint8", "int16", "int32"])
+def test_min_max_with_out_of_range_scalars_raise_overflow_error(backend, family):
+    """min/max return one operand, whose type on the host depends on the value (np.int8 or the Python
+    int); the kernel gives the result the array's type, so a Python int that does not fit it is
+    refused (OverflowError) rather than wrapped. In-range ints follow the host exactly."""
+    info = np.iinfo(family)
+    a = np.array([info.min, info.max, 0, 1], family)
+    for s in (int(info.max) + 1, int(info.min) - 1):
+        out = np.full(len(a), -1, np.int64)
+        with pytest.raises(OverflowError, match="'s'"):
+            min_scalar[backend](a, s, out)
+        assert out.tolist() == [-1] * len(a), "nothing may run before the error"
+    for s in (int(info.max), int(info.min), 1):
+        out = np.full(len(a), -1, np.int64)
+        min_scalar[backend](a, s, out)
+        np.testing.assert_array_equal(out, _host(min_scalar, a, s, out=out), err_msg=f"min({family}, {s})")
 
 
 def test_float32_with_huge_python_scalars_follows_numpy(backend):

@@ -282,3 +282,46 @@ def test_literals_at_the_edge_of_the_type_still_wrap(backend):
     out = np.zeros((5, 4), np.int64)
     literals_that_fit[backend](a, out)
     np.testing.assert_array_equal(out, _host(literals_that_fit, a, out=out))
+
+
+# ---- comparisons with Python ints compare values, as numpy does (np.int8(5) < 300 is True) ----------------
+@kernel
+def compare_literals(a, out):
+    for i in range(out.shape[0]):
+        out[i, 0] = (a[i] < 300) + 2 * (a[i] == 300) + 4 * (300 > a[i]) + 8 * (a[i] >= -129)
+        out[i, 1] = (a[i] != -1) + 2 * (-1 < a[i]) + 4 * (a[i] <= 2**40) + 8 * (a[i] == 2**40)
+        out[i, 2] = (a[i] < 2**63) + 2 * (a[i] > -2**63) + 4 * (a[i] != 18446744073709551615) + 8 * (a[i] >= 1 - 2**63)
+
+
+@pytest.mark.parametrize("family", ["int8", "uint8", "int16", "uint32", "int64", "uint64"])
+def test_comparisons_with_out_of_range_literals_follow_numpy(backend, family):
+    info = np.iinfo(family)
+    a = np.array([info.min, info.max, 0, 1, 100], family)
+    out = np.full((len(a), 3), -1, np.int64)
+    compare_literals[backend](a, out)
+    np.testing.assert_array_equal(out, _host(compare_literals, a, out=out), err_msg=family)
+
+
+@kernel
+def constant_powers(a, out):
+    for i in range(out.shape[0]):
+        out[i, 0] = 2**40 + a[i]
+        out[i, 1] = -(2**63) + a[i]
+        out[i, 2] = 3**39 - 10**18
+
+
+@kernel
+def constant_past_64_bits(a, out):
+    for i in range(out.shape[0]):
+        out[i, 0] = 2**62 * 4 + a[i]
+
+
+def test_constant_expressions_are_python_ints(backend):
+    """Python evaluates 2**40 exactly: it is a constant (weak int64), not int32 arithmetic that wraps;
+    a constant past 64 bits is an error, not a wrapped value."""
+    a = np.array([0, 1, -1], np.int64)
+    out = np.zeros((3, 3), np.int64)
+    constant_powers[backend](a, out)
+    np.testing.assert_array_equal(out, _host(constant_powers, a, out=out))
+    with pytest.raises(OverflowError, match="does not fit in 64 bits"):
+        constant_past_64_bits[backend](a, np.zeros((3, 1), np.int64))

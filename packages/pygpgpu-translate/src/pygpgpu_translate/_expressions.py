@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _ir as ir
 from ._builtins import lookup_namespace, lookup_object
-from ._types import BOOL, INT32, UINT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete
+from ._types import BOOL, INT32, UINT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete, wider_int
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._nesting import deeper_than
@@ -55,7 +55,7 @@ class ExpressionRules:
         if isinstance(v, int):
             if not -2**63 <= v < 2**64:
                 raise self.err(node, f"integer literal {v} does not fit in 64 bits")
-            return ir.Const(v, Scalar("int32" if -2**31 <= v < 2**31 else ("int64" if v < 2**63 else "uint64"), weak=True))
+            return ir.Const(v, _weak_int_type(v))
         if isinstance(v, float):
             return ir.Const(v, Scalar("float32", weak=True))
         raise self.err(node, f"constant {v!r} is not supported in kernels")
@@ -384,10 +384,13 @@ class ExpressionRules:
             v = r()
         except (TypeError, ValueError, OverflowError):
             return None
-        if isinstance(v, int) and not isinstance(v, bool) and not -2**63 <= v < 2**63:
+        if isinstance(v, int) and not isinstance(v, bool) and not -2**63 <= v < (2**64 if t.weak else 2**63):
+            if t.weak and t.is_int:       # Python ints: computing it in 64 bits at run time would wrap
+                raise OverflowError(f"kernel {self.kernel_name!r}, {self.src.filename}:{self.line}: the constant "
+                                    f"{x} {opname} {y} = {v} does not fit in 64 bits")
             return None
-        if t.weak and t.is_int and isinstance(v, int) and not -2**31 <= v < 2**31:
-            t = Scalar("int64", weak=True)
+        if t.weak and t.is_int and isinstance(v, int):
+            t = _weak_int_type(v)
         elif not t.weak and t.is_int and isinstance(v, int):
             v = _wrap_int(v, t)   # wrap like numpy
         return ir.Const(v, t)
@@ -477,6 +480,12 @@ class ExpressionRules:
         df = self.prog.default_float
         if isinstance(a.type, Vector):
             return self.vector_binop("**", a, b, node)
+        if (isinstance(a, ir.Const) and isinstance(b, ir.Const) and a.type.weak and b.type.weak and a.type.is_int
+                and b.type.is_int and b.value >= 0):     # 2**40 is a constant, not int32 arithmetic
+            v = a.value ** b.value if abs(a.value) < 2 or b.value < 64 else 2**64
+            if not -2**63 <= v < 2**64:
+                raise self.err(node, f"{a.value} ** {b.value} does not fit in 64 bits")
+            return ir.Const(v, _weak_int_type(v))
         if isinstance(b, ir.Const) and isinstance(b.value, int) and not isinstance(b.value, bool) and 0 <= b.value <= 8:
             t = a.type if a.type.kind != "b" else INT32
             n = b.value
@@ -512,6 +521,8 @@ class ExpressionRules:
         if isinstance(node.op, ast.USub):
             if isinstance(v, ir.Const):
                 t = v.type if v.type.kind != "b" else INT32
+                if t.is_int and t.weak and -2**63 <= -v.value < 2**64:
+                    return ir.Const(-v.value, _weak_int_type(-v.value))     # -(2**63) is an int64
                 return ir.Const(_wrap_int(-v.value, t) if t.is_int and not t.weak else -v.value, t)
             t = v.type if v.type.kind != "b" else INT32
             return self.wrap_narrow(ir.Un("-", self.convert(v, concrete(t, self.prog.default_float)), t))
@@ -569,10 +580,40 @@ class ExpressionRules:
                                "compare components one by one, e.g. a.x < b.x")
             t = binary_result(left.type, right.type, self.prog.default_float)
             ct = concrete(t, self.prog.default_float)
-            c = ir.Bin(self._CMPOPS[type(op)], self.convert(left, ct), self.convert(right, ct), BOOL)
+            ct, known = self.by_value(self._CMPOPS[type(op)], left, right, ct)
+            if known is not None:
+                c = known
+            else:
+                c = ir.Bin(self._CMPOPS[type(op)], self.convert(left, ct), self.convert(right, ct), BOOL)
             out = c if out is None else ir.Bin("&&", out, c, BOOL)
             left = right
         return out
+
+    def by_value(self, op, left, right, ct):
+        """``(type to compare in, None)``, or ``(ct, constant result)``. numpy compares a Python int
+        with an integer array by value (``np.int8(5) < 300`` is True, ``== 300`` False), where the
+        weak rule would squeeze the int into int8: compare in a type holding both (int8 with a
+        Python-int argument: int32; uint32: int64). A literal beyond every such type (uint64 data
+        with -1) decides the comparison alone."""
+        if not (isinstance(ct, Scalar) and ct.is_int) or left.type.weak == right.type.weak:
+            return ct, None
+        weak, strong = (left, right) if left.type.weak else (right, left)
+        if not (weak.type.is_int and strong.type.is_int):
+            return ct, None
+        if isinstance(weak, ir.Const):
+            if _fits(weak.value, strong.type):
+                return ct, None
+            wide = wider_int(strong.type, concrete(weak.type, self.prog.default_float))
+            if wide is None:                          # e.g. uint64 data and a negative literal
+                self.materialize(strong)              # still evaluated, as in Python
+                above = weak.value > 0
+                if weak is left:                      # 300 > x reads as x < 300
+                    op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
+                result = {"==": False, "!=": True, "<": above, "<=": above, ">": not above, ">=": not above}[op]
+                return ct, ir.Const(result, BOOL)
+            return wide, None
+        wide = wider_int(strong.type, concrete(weak.type, self.prog.default_float))
+        return (wide if wide is not None else ct), None
 
     def ex_IfExp(self, node):
         cond = self.truth(self.value(node.test), node)
@@ -736,6 +777,11 @@ class ExpressionRules:
         return ir.VecCtor([self.convert(c, vt.base) for c in comps], vt)
 
     from ._calls import call_builtin, call_math, float_type_of, componentwise, prelude_call  # noqa: E402
+
+
+def _weak_int_type(v: int) -> Scalar:
+    """The weak type of a Python int: int32 when it fits, else int64, else uint64."""
+    return Scalar("int32" if -2**31 <= v < 2**31 else ("int64" if v < 2**63 else "uint64"), weak=True)
 
 
 def _fits(v: int, t: Scalar) -> bool:
