@@ -312,7 +312,8 @@ class StatementRules:
         for d in dims:
             if not (isinstance(d, ir.Const) and isinstance(d.value, int) and d.value > 0):
                 raise self.err(call.args[0], "gpu.local_array needs a compile-time shape",
-                               "use an int literal or a module-level int constant")
+                               "use int literals, int constants of the module or of the enclosing function, "
+                               "or a tuple of them (TILE = (16, 16))")
             shape.append(d.value)
         dt_node = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "dtype"), None)
         elem = self.prog.default_float
