@@ -290,19 +290,19 @@ def test_gid_kernel_top_level_loops_are_ordinary_loops(backend):
 
 def test_build_failure_reports_log_and_generated_source(backend, monkeypatch):
     from pygpgpu_core.errors import CompileError
-    from pygpgpu_translate import _translate
+    from pygpgpu_translate import _emit
 
     @kernel
     def broken(out):
         for i in range(out.shape[0]):
             out[i] = 1.0
 
-    real = _translate.emit_program
+    real = _emit.emit_program
 
     def sabotaged(*a, **kw):        # simulate a dialect bug: the compiler must report it cleanly
         return real(*a, **kw).replace("out[i] = 1.0f;", "out[i] = undeclared_thing;")
 
-    monkeypatch.setattr(_translate, "emit_program", sabotaged)
+    monkeypatch.setattr(_emit, "emit_program", sabotaged)     # translate() imports it on a cache miss
     with pytest.raises(CompileError) as info:
         broken[backend](np.zeros(4, np.float32))
     err = info.value
