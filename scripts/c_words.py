@@ -189,7 +189,8 @@ def pygpgpu_words():
     functions its prelude and gpu.* spellings call, the builtin variables they read, the type
     names it prints (and CUDA's make_<vector> constructors)."""
     sys.path.insert(0, os.path.join(ROOT, "packages/pygpgpu-translate/src"))
-    from pygpgpu_core.gpu import GPU_TABLE
+    from pygpgpu_translate._dialects import DIALECTS
+    from pygpgpu_translate._types import FLOAT32, FLOAT64
     from pygpgpu_translate.prelude import PRELUDE_NAMES, c_type, prelude_source
     from pygpgpu_translate.prelude._types import SCALARS, VECTORS
     called = re.compile(r"\b([A-Za-z]\w*)\s*\(")
@@ -200,10 +201,11 @@ def pygpgpu_words():
         for t in SCALARS + VECTORS:
             words |= set(IDENT.findall(c_type(d, t)))
     words |= {f"make_{v}" for v in VECTORS} | {f"make_{t}{w}" for t in ("longlong", "ulonglong") for w in (1, 2, 3, 4)}
-    for spec in GPU_TABLE.values():
-        for table in (getattr(spec, "spelling", None), getattr(spec, "native", None)):
-            for text in (table or {}).values():
-                words |= set(called_or_read.findall(str(text)))
+    for d in DIALECTS.values():          # the gpu.* spellings of every dialect
+        texts = [d.work_item(w, 0) for w in d.work_items] + [d.barrier("both"), d.mem_fence("both")]
+        texts += [d.native_math(n, t) for n in d.native32 for t in (FLOAT32, FLOAT64)]
+        for text in texts:
+            words |= set(called_or_read.findall(text))
     # the hand-kept list this module replaced
     words |= set("""main sqrt exp log sin cos tan floor ceil abs min max round sign clamp mix step dot cross length
 distance normalize barrier threadIdx blockIdx blockDim gridDim warpSize select vload vstore""".split())

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import funcs, registry
-from pygpgpu_core.funcs import FUNCS_TABLE
 from pygpgpu_translate import kernel
+from pygpgpu_translate._dialects import dialect_for
 from pygpgpu_translate.prelude import prelude_source
 
 VENDOR_PRECISION = ("mix", "smoothstep")
+OPENCL = dialect_for("opencl")
 
 
 def _calls_builtin(source: str, builtin: str) -> bool:
@@ -26,7 +27,7 @@ def _calls_builtin(source: str, builtin: str) -> bool:
 @pytest.mark.parametrize("width", ["", "2", "3", "4", "8", "16"])
 def test_double_mix_and_smoothstep_do_not_use_the_vendor_builtin(name, width):
     t = f"double{width}"
-    assert FUNCS_TABLE[name].spelling("opencl", t) == (f"pg_{name}_{t}", f"funcs.{name}:{t}")
+    assert OPENCL.builtin_function(name, t) is None
     source = prelude_source("opencl", [f"funcs.{name}:{t}"])
     assert f"pg_{name}_{t}(" in source and not _calls_builtin(source, name), source
 
@@ -34,7 +35,7 @@ def test_double_mix_and_smoothstep_do_not_use_the_vendor_builtin(name, width):
 @pytest.mark.parametrize("name", VENDOR_PRECISION)
 def test_float_mix_and_smoothstep_keep_the_fast_builtin(name):
     for t in ("float", "float4"):
-        assert FUNCS_TABLE[name].spelling("opencl", t) == (name, None)
+        assert OPENCL.builtin_function(name, t) == name
         assert _calls_builtin(prelude_source("opencl", [f"funcs.{name}:{t}"]), name)
 
 
@@ -43,9 +44,10 @@ def test_builtins_with_a_bounded_double_error_stay():
     # radians), a few ulp or an absolute bound (dot, cross, length, distance, normalize)
     for name in ("clamp", "step", "sign", "min", "max", "abs", "fma", "degrees", "radians",
                  "dot", "length", "distance", "normalize"):
-        builtin = FUNCS_TABLE[name].opencl["float"]
-        assert FUNCS_TABLE[name].spelling("opencl", "double4") == (builtin, None), name
-    assert FUNCS_TABLE["cross"].spelling("opencl", "double3") == ("cross", None)
+        builtin = OPENCL.builtin_function(name, "float4")
+        assert builtin and OPENCL.builtin_function(name, "double4") == builtin, name
+        assert f"{builtin}(" in prelude_source("opencl", [f"funcs.{name}:double4"]), name
+    assert OPENCL.builtin_function("cross", "double3") == "cross"
 
 
 @kernel

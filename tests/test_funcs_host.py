@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import funcs
-from pygpgpu_core.funcs import FUNCS_TABLE
+from pygpgpu_translate._builtins import FUNCS
+from pygpgpu_translate._dialects import dialect_for
 from pygpgpu_core.vec_types import double3, float2, float3, float4, int4, uint4
 
 RNG = np.random.default_rng(7)
@@ -17,26 +18,26 @@ def _arr(*shape, dtype=np.float32):
     return (RNG.standard_normal(shape) * 3).astype(dtype)
 
 
-def test_table_covers_every_function_with_docs():
+def test_every_function_has_a_builtin_row_with_its_docs():
     expected = {"dot", "cross", "length", "distance", "normalize", "clamp", "mix", "step", "smoothstep", "fma",
                 "sign", "radians", "degrees", "reflect", "min", "max", "abs"}
-    assert set(FUNCS_TABLE) == expected
-    for name, spec in FUNCS_TABLE.items():
-        assert spec.host is getattr(funcs, name)
-        assert spec.doc and spec.doc == inspect.getdoc(spec.host)
-        assert spec.arity == len(inspect.signature(spec.host).parameters)
-        assert spec.result in ("same", "base")
+    assert set(FUNCS) == expected == set(funcs.__all__)
+    for name, row in FUNCS.items():
+        assert row.name == f"funcs.{name}" and row.host is getattr(funcs, name)
+        assert row.doc and inspect.getdoc(row.host).startswith(row.doc)
+        assert row.arity == (len(inspect.signature(row.host).parameters),) * 2
+        assert row.types.result in ("same", "base")
         for t in ("float4", "float"):
-            if "float" in spec.kinds or "floatn" in spec.kinds:
-                c_name, piece = spec.spelling("cuda", t)
-                assert c_name == f"pg_{name}_{t}" and piece == f"funcs.{name}:{t}"
+            if "float" in row.types.kinds or "floatn" in row.types.kinds:
+                assert dialect_for("cuda").builtin_function(name, t) is None    # the prelude's pg_<f>_<t>
 
 
-def test_opencl_spelling_prefers_builtins():
-    assert FUNCS_TABLE["dot"].spelling("opencl", "float4") == ("dot", None)
-    assert FUNCS_TABLE["min"].spelling("opencl", "int4") == ("min", None)
-    assert FUNCS_TABLE["abs"].spelling("opencl", "int4") == ("pg_abs_int4", "funcs.abs:int4")
-    assert FUNCS_TABLE["reflect"].spelling("opencl", "float3") == ("pg_reflect_float3", "funcs.reflect:float3")
+def test_opencl_prefers_its_builtins():
+    opencl = dialect_for("opencl")
+    assert opencl.builtin_function("dot", "float4") == "dot"
+    assert opencl.builtin_function("min", "int4") == "min"
+    assert opencl.builtin_function("abs", "int4") is None          # OpenCL's abs(int) is unsigned
+    assert opencl.builtin_function("reflect", "float3") is None    # OpenCL has no reflect
 
 
 def test_geometric_on_vectors():

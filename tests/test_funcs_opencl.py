@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import funcs
-from pygpgpu_core.funcs import FUNCS_TABLE
+from pygpgpu_translate._builtins import FUNCS
 from pygpgpu_translate.prelude import PRELUDE_NAMES, prelude_source
 from test_vec_helpers import opencl_runner
 
@@ -70,7 +70,7 @@ def _kernel_source(t: str, names: list[str], native: bool, args_of: dict[str, st
     lines = []
     for j, f in enumerate(names):
         call = f"pg_{f}_{t}({', '.join(load(a) for a in args_of[f].split())})"
-        if FUNCS_TABLE[f].result == "base" or w == 1:
+        if FUNCS[f].types.result == "base" or w == 1:
             lines.append(f"  out[({j} * count + i) * {w}] = {call};")
         else:
             lines.append(f"  vstore{w}({call}, {j} * count + i, out);")
@@ -101,7 +101,7 @@ def test_funcs_on_device_match_host(t, native):
     for j, f in enumerate(names):
         args = [ins[a] for a in args_of[f].split()]
         want = _host(f, args)
-        dev = got[j, :, 0] if FUNCS_TABLE[f].result == "base" else got[j]
+        dev = got[j, :, 0] if FUNCS[f].types.result == "base" else got[j]
         if f in ("dot", "length", "distance") and w == 1:
             want = want.reshape(N)
         assert dev.shape == want.shape, (f, dev.shape, want.shape)

@@ -6,7 +6,6 @@ import pytest
 
 from pygpgpu_core import gpu
 from pygpgpu_core.errors import GPGPUError
-from pygpgpu_core.gpu import GPU_TABLE
 
 INT_DTYPES = [np.int32, np.uint32, np.int64, np.uint64]
 
@@ -119,27 +118,3 @@ def test_math_on_host():
         assert getattr(gpu, name)(x).dtype == np.float32, name
     np.testing.assert_allclose(gpu.native_divide(x, 3), x / np.float32(3), rtol=1e-6)
     np.testing.assert_allclose(gpu.native_powr(x, 1.5), x.astype(np.float64) ** 1.5, rtol=1e-6)
-
-
-def test_gpu_table_spellings():
-    gid = GPU_TABLE["get_global_id"]
-    assert gid.expr("opencl", [], dim=1) == "get_global_id(1)"
-    assert gid.expr("cuda", [], dim=0) == "(blockIdx.x * blockDim.x + threadIdx.x)"
-    assert gid.expr("hip", [], dim=2) == "(blockIdx.z * blockDim.z + threadIdx.z)"
-    assert GPU_TABLE["get_num_groups"].expr("cuda", [], dim=1) == "gridDim.y"
-    with pytest.raises(ValueError, match="0, 1 or 2"):
-        gid.expr("cuda", [], dim=3)
-    assert GPU_TABLE["barrier"].expr("opencl", [gpu.FENCE_SPELLING[gpu.LOCAL]]) == "barrier(CLK_LOCAL_MEM_FENCE)"
-    assert GPU_TABLE["barrier"].expr("cuda", []) == "__syncthreads()"
-    call, piece = GPU_TABLE["atomic_add"].atomic_call("cuda", "float", ["&c[i]", "1.0f"])
-    assert call == "pg_atomic_add_float(&c[i], 1.0f)" and piece == "atomic_add:float"
-    call, piece = GPU_TABLE["atomic_inc"].atomic_call("opencl", "ulong", ["&c[i]"], local=True)
-    assert call == "pg_atomic_inc_local_ulong(&c[i])" and piece == "atomic_inc.local:ulong"
-    with pytest.raises(TypeError, match="not defined for float"):
-        GPU_TABLE["atomic_xor"].atomic_call("cuda", "float", ["p", "v"])
-    assert GPU_TABLE["native_exp"].expr("cuda", ["x"]) == "__expf(x)"
-    assert GPU_TABLE["native_exp"].expr("opencl", ["x"]) == "native_exp(x)"
-    for name, spec in GPU_TABLE.items():
-        assert spec.doc, name
-        assert set(spec.spelling) == {"opencl", "cuda", "hip"}, name
-        assert getattr(gpu, name) is spec.host, name

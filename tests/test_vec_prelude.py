@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from pygpgpu_core.funcs import FUNCS_TABLE
+from pygpgpu_translate._builtins import FUNCS
 from pygpgpu_translate.prelude import PRELUDE_NAMES, c_type, component, make_vector, piece_function, prelude_source
 from test_vec_helpers import COMPILE_ERRORS, opencl_runner, rtc_compile  # noqa: F401 - fixture
 
@@ -24,7 +24,7 @@ def _defined(src: str) -> set[str]:
 
 def test_names_cover_every_family():
     fams = {n.split(":")[0] for n in PRELUDE_NAMES}
-    for f in FUNCS_TABLE:
+    for f in FUNCS:
         assert f"funcs.{f}" in fams
     for op in ("add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg", "inc", "dec"):
         assert {f"atomic_{op}", f"atomic_{op}.local"} <= fams

@@ -7,15 +7,13 @@ numpy arrays. For array inputs of the geometric functions (``dot``, ``cross``, `
 broadcast like numpy. Results keep the input's type: float32 in, float32 out; a vector in,
 a vector of the same type out (``dot``/``length``/``distance`` return a scalar).
 
-Inside kernels the translator looks each function up in :data:`FUNCS_TABLE`
-(docs/architecture.md#dialects-and-builtins): OpenCL uses its native builtin where one exists;
-CUDA and HIP call a helper that the prelude library (``pygpgpu_translate.prelude``) emits once per
-program, only when used.
+Inside kernels the translator's builtin registry lowers each call (what each function takes
+and gives is its ``funcs.*`` row, docs/architecture.md#dialects-and-builtins): OpenCL uses its
+native builtin where one exists; CUDA and HIP call a helper that the prelude library
+(``pygpgpu_translate.prelude``) emits once per program, only when used.
 """
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -40,15 +38,7 @@ __all__ = [
     "min",
     "max",
     "abs",
-    "FuncSpec",
-    "FUNCS_TABLE",
 ]
-
-# Kinds of argument a function accepts (the translator checks these):
-FLOAT = "float"  # float/double scalar
-FLOATN = "floatn"  # float/double vector
-INT = "int"  # any integer scalar
-INTN = "intn"  # any integer vector
 
 
 def _unwrap(values: tuple[Any, ...], float_only: str = "") -> tuple[list[Any], type[Vector] | None]:
@@ -311,107 +301,3 @@ def abs(x: Any) -> Any:  # noqa: A001
     """Component-wise absolute value, same type as the input (the most negative int stays negative,
     as in two's complement C)."""
     return _scalarize(_elementwise(np.abs)(x))
-
-
-# -- the table the translator reads ---------------------------------------------------------------
-@dataclass(frozen=True)
-class FuncSpec:
-    """One dual-sided function, as the translator sees it.
-
-    ``kinds``: argument kinds accepted (``"float"``, ``"floatn"``, ``"int"``, ``"intn"``); all
-    arguments share one type after the translator splats scalar arguments listed in
-    ``scalar_ok`` (positions that may be scalars with a vector first argument).
-    ``widths``: vector widths accepted (None = all). ``result``: ``"same"`` (type of the first
-    argument) or ``"base"`` (its scalar base type).
-    ``opencl``: the native OpenCL C builtin per kind (``{"float": "dot", ...}``), missing where
-    OpenCL has none and the prelude is used instead. A ``"double"`` entry overrides ``"float"``
-    for double types; None there means the prelude's own formula: the OpenCL spec leaves the
-    double precision of ``mix`` and ``smoothstep`` to the vendor, and NVIDIA's double
-    ``smoothstep`` is only float-accurate.
-    Every function is also provided by the prelude under ``pg_<name>_<type>`` in all dialects
-    (piece ``"funcs.<name>:<type>"``), e.g. ``pg_normalize_float3``.
-    """
-
-    name: str
-    arity: int
-    kinds: frozenset
-    result: str
-    host: Callable[..., Any]
-    doc: str
-    opencl: dict
-    widths: frozenset | None = None
-    scalar_ok: tuple = ()
-
-    def piece(self, type_name: str) -> str:
-        """Prelude piece providing this function for ``type_name`` (``"float4"``, ``"int"``...)."""
-        return f"funcs.{self.name}:{type_name}"
-
-    def prelude_name(self, type_name: str) -> str:
-        return f"pg_{self.name}_{type_name}"
-
-    def opencl_builtin(self, type_name: str) -> str | None:
-        """The OpenCL C builtin that computes this function on ``type_name`` to the precision the
-        host has, or None where the prelude's body is used instead."""
-        if _is_int_type(type_name):
-            return self.opencl.get("int")
-        if type_name.startswith("double") and "double" in self.opencl:
-            return self.opencl["double"]
-        return self.opencl.get("float")
-
-    def spelling(self, dialect: str, type_name: str) -> tuple[str, str | None]:
-        """``(C function name, prelude piece or None)`` to call this function on ``type_name``."""
-        if dialect == "opencl":
-            native = self.opencl_builtin(type_name)
-            if native:
-                return native, None
-        return self.prelude_name(type_name), self.piece(type_name)
-
-
-def _is_int_type(type_name: str) -> bool:
-    return not (type_name.startswith("float") or type_name.startswith("double"))
-
-
-_F = frozenset({FLOAT, FLOATN})
-_FI = frozenset({FLOAT, FLOATN, INT, INTN})
-
-
-def _spec(name, arity, kinds, result, host, opencl, widths=None, scalar_ok=()):
-    return FuncSpec(
-        name=name,
-        arity=arity,
-        kinds=kinds,
-        result=result,
-        host=host,
-        doc=inspect.getdoc(host) or "",
-        opencl=opencl,
-        widths=frozenset(widths) if widths else None,
-        scalar_ok=tuple(scalar_ok),
-    )
-
-
-FUNCS_TABLE: dict[str, FuncSpec] = {
-    s.name: s
-    for s in [
-        _spec("dot", 2, frozenset({FLOATN, FLOAT}), "base", dot, {"float": "dot"}, widths=(2, 3, 4)),
-        _spec("cross", 2, frozenset({FLOATN}), "same", cross, {"float": "cross"}, widths=(3, 4)),
-        _spec("length", 1, frozenset({FLOATN, FLOAT}), "base", length, {"float": "length"}, widths=(2, 3, 4)),
-        _spec("distance", 2, frozenset({FLOATN, FLOAT}), "base", distance, {"float": "distance"}, widths=(2, 3, 4)),
-        _spec("normalize", 1, frozenset({FLOATN, FLOAT}), "same", normalize, {"float": "normalize"}, widths=(2, 3, 4)),
-        _spec("reflect", 2, frozenset({FLOATN}), "same", reflect, {}, widths=(2, 3, 4)),
-        _spec("clamp", 3, _FI, "same", clamp, {"float": "clamp", "int": "clamp"}, scalar_ok=(1, 2)),
-        # OpenCL bounds these builtins' float error (mix 1e-3, smoothstep 1e-5 absolute) and leaves
-        # their double error to the vendor: doubles get the prelude's formula (see FuncSpec).
-        _spec("mix", 3, _F, "same", mix, {"float": "mix", "double": None}, scalar_ok=(2,)),
-        _spec("step", 2, _F, "same", step, {"float": "step"}, scalar_ok=(0,)),
-        _spec("smoothstep", 3, _F, "same", smoothstep, {"float": "smoothstep", "double": None}, scalar_ok=(0, 1)),
-        _spec("fma", 3, _F, "same", fma, {"float": "fma"}),
-        _spec("sign", 1, _FI, "same", sign, {"float": "sign"}),
-        _spec("radians", 1, _F, "same", radians, {"float": "radians"}),
-        _spec("degrees", 1, _F, "same", degrees, {"float": "degrees"}),
-        _spec("min", 2, _FI, "same", min, {"float": "fmin", "int": "min"}, scalar_ok=(1,)),
-        _spec("max", 2, _FI, "same", max, {"float": "fmax", "int": "max"}, scalar_ok=(1,)),
-        # OpenCL's integer abs returns the unsigned type; the prelude's pg_abs_<int> keeps the type.
-        _spec("abs", 1, _FI, "same", abs, {"float": "fabs"}),
-    ]
-}
-"""name -> :class:`FuncSpec` for every function in this module."""

@@ -1,7 +1,8 @@
 """The ``gpu`` namespace: device builtins with no Python counterpart, and their host behaviour.
 
-Inside ``@kernel`` the translator replaces each call using :data:`GPU_TABLE`
-(docs/architecture.md#dialects-and-builtins). On the host:
+Inside ``@kernel`` the translator lowers each call through its builtin registry and each
+dialect spells the result (docs/architecture.md#dialects-and-builtins); this module is the
+host side. On the host:
 
 * work-item queries (``get_global_id`` ...) raise :class:`KernelOnlyError` — they only mean
   something inside a kernel;
@@ -26,7 +27,6 @@ with wrap-around (not CUDA's ``atomicInc`` limit), ``atomic_cmpxchg(a, i, cmp, v
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import Any, Callable, cast
 
 import numpy as np
@@ -62,8 +62,6 @@ __all__ = [
     "work_size",
     "rsqrt",
     "NATIVE_FUNCS",
-    "GpuSpec",
-    "GPU_TABLE",
     "ATOMIC_DTYPES",
     "uniform",
     "normal",
@@ -255,24 +253,23 @@ def _unary(np_fn: Callable[..., Any], name: str, doc: str) -> Callable[[Any], An
 
 rsqrt = _unary(lambda x: (1 / np.sqrt(x)).astype(x.dtype), "rsqrt", "``1 / sqrt(x)``.")
 
-_NATIVE_UNARY: dict[str, tuple[Callable[..., Any], str, str, str]] = {
-    # name: (host, OpenCL, CUDA/HIP float32, precise CUDA/HIP name for float64)
-    "native_sqrt": (np.sqrt, "native_sqrt", "sqrtf", "sqrt"),
-    "native_rsqrt": (lambda x: (1 / np.sqrt(x)).astype(x.dtype), "native_rsqrt", "rsqrtf", "rsqrt"),
-    "native_recip": (lambda x: (1 / x).astype(x.dtype), "native_recip", "__frcp_rn", "1.0/"),
-    "native_exp": (np.exp, "native_exp", "__expf", "exp"),
-    "native_exp2": (np.exp2, "native_exp2", "exp2f", "exp2"),
-    "native_exp10": (lambda x: np.power(x.dtype.type(10), x), "native_exp10", "__exp10f", "exp10"),
-    "native_log": (np.log, "native_log", "__logf", "log"),
-    "native_log2": (np.log2, "native_log2", "__log2f", "log2"),
-    "native_log10": (np.log10, "native_log10", "__log10f", "log10"),
-    "native_sin": (np.sin, "native_sin", "__sinf", "sin"),
-    "native_cos": (np.cos, "native_cos", "__cosf", "cos"),
-    "native_tan": (np.tan, "native_tan", "__tanf", "tan"),
+_NATIVE_UNARY: dict[str, Callable[..., Any]] = {     # name: the precise host computation
+    "native_sqrt": np.sqrt,
+    "native_rsqrt": lambda x: (1 / np.sqrt(x)).astype(x.dtype),
+    "native_recip": lambda x: (1 / x).astype(x.dtype),
+    "native_exp": np.exp,
+    "native_exp2": np.exp2,
+    "native_exp10": lambda x: np.power(x.dtype.type(10), x),
+    "native_log": np.log,
+    "native_log2": np.log2,
+    "native_log10": np.log10,
+    "native_sin": np.sin,
+    "native_cos": np.cos,
+    "native_tan": np.tan,
 }
 
 NATIVE_FUNCS: dict[str, Callable[..., Any]] = {}
-for _name, (_host, *_rest) in _NATIVE_UNARY.items():
+for _name, _host in _NATIVE_UNARY.items():
     NATIVE_FUNCS[_name] = globals()[_name] = _unary(
         _host, _name, f"Fast, approximate ``{_name[7:]}`` (hardware precision; precise on the host)."
     )
@@ -295,140 +292,3 @@ def native_powr(x: Any, y: Any) -> Any:
 NATIVE_FUNCS["native_divide"] = native_divide
 NATIVE_FUNCS["native_powr"] = native_powr
 __all__ += list(NATIVE_FUNCS)
-
-
-# -- the table the translator reads -----------------------------------------------------------------
-@dataclass(frozen=True)
-class GpuSpec:
-    """One ``gpu.*`` builtin as the translator sees it.
-
-    ``category``: ``"workitem"`` (argument: a constant dim 0-2), ``"sync"``, ``"atomic"``,
-    ``"memory"``, ``"math"`` or ``"host"`` (erased). ``spelling[dialect]`` is a template:
-    ``{dim}`` is the dimension (0-2) and ``{xyz}`` the CUDA member for it; ``{0}``, ``{1}``...
-    are the C argument expressions; ``local_array``'s declaration template takes ``{ctype}``,
-    ``{name}`` and ``{dims}`` (e.g. ``"[16][16]"``). Math entries record the float64 spelling
-    in ``native["double"]``. Atomics are called through prelude functions
-    (``prelude[dialect]``, a piece name template with ``{type}`` and ``{local}`` = ``""`` or
-    ``".local"``) so their semantics are identical everywhere; ``native`` records the vendor
-    builtin each wraps, for documentation. ``pragmas`` lists OpenCL extensions the OpenCL
-    spelling needs for 64-bit types.
-    """
-
-    name: str
-    category: str
-    arity: tuple
-    host: Callable[..., Any]
-    doc: str
-    spelling: dict
-    prelude: dict = field(default_factory=dict)
-    native: dict = field(default_factory=dict)
-    types: tuple = ()
-    pragmas: dict = field(default_factory=dict)
-
-    def expr(self, dialect: str, args: list[str], dim: int | None = None) -> str:
-        """C expression for a work-item / sync / math builtin (not atomics: see ``atomic_call``)."""
-        t = self.spelling[dialect]
-        if dim is not None:
-            if dim not in (0, 1, 2):
-                raise ValueError(f"gpu.{self.name}: dimension must be 0, 1 or 2, got {dim}")
-            return t.format(*args, dim=dim, xyz="xyz"[dim])
-        return t.format(*args)
-
-    def atomic_call(self, dialect: str, type_name: str, args: list[str], local: bool = False) -> tuple[str, str]:
-        """``(C call, prelude piece)`` for an atomic on element type ``type_name`` (``"int"``,
-        ``"uint"``, ``"long"``, ``"ulong"``, ``"float"``); ``args[0]`` is the element's address."""
-        if type_name not in self.types:
-            raise TypeError(f"gpu.{self.name} is not defined for {type_name} elements (only {', '.join(self.types)})")
-        piece = self.prelude[dialect].format(type=type_name, local=".local" if local else "")
-        fn = f"pg_{self.name}_{'local_' if local else ''}{type_name}"
-        return f"{fn}({', '.join(args)})", piece
-
-
-_CUDA_WORKITEM = {
-    "get_global_id": "(blockIdx.{xyz} * blockDim.{xyz} + threadIdx.{xyz})",
-    "get_local_id": "threadIdx.{xyz}",
-    "get_group_id": "blockIdx.{xyz}",
-    "get_global_size": "(gridDim.{xyz} * blockDim.{xyz})",
-    "get_local_size": "blockDim.{xyz}",
-    "get_num_groups": "gridDim.{xyz}",
-}
-
-
-def _build_table() -> dict[str, GpuSpec]:
-    g = globals()
-    specs: list[GpuSpec] = []
-    for name, cuda in _CUDA_WORKITEM.items():
-        specs.append(
-            GpuSpec(name, "workitem", (0, 1), g[name], g[name].__doc__ or "",
-                    {"opencl": name + "({dim})", "cuda": cuda, "hip": cuda})
-        )
-    # CUDA/HIP __syncthreads() orders shared and global memory for the block, so both flags map to it.
-    specs.append(GpuSpec("barrier", "sync", (0, 1), barrier, barrier.__doc__ or "", {
-        "opencl": "barrier({0})", "cuda": "__syncthreads()", "hip": "__syncthreads()"}))
-    specs.append(GpuSpec("mem_fence", "sync", (0, 1), mem_fence, mem_fence.__doc__ or "", {
-        "opencl": "mem_fence({0})", "cuda": "__threadfence()", "hip": "__threadfence()"}))
-    int64 = {
-        "opencl": ("cl_khr_int64_base_atomics",),
-    }
-    native_names = {
-        "add": ("atomic_add / atom_add", "atomicAdd"),
-        "sub": ("atomic_sub / atom_sub", "atomicSub (64-bit: atomicAdd of the negation)"),
-        "min": ("atomic_min / atom_min", "atomicMin (float: CAS loop)"),
-        "max": ("atomic_max / atom_max", "atomicMax (float: CAS loop)"),
-        "and": ("atomic_and / atom_and", "atomicAnd"),
-        "or": ("atomic_or / atom_or", "atomicOr"),
-        "xor": ("atomic_xor / atom_xor", "atomicXor"),
-        "xchg": ("atomic_xchg / atom_xchg", "atomicExch"),
-        "cmpxchg": ("atomic_cmpxchg / atom_cmpxchg", "atomicCAS"),
-        "inc": ("atomic_inc / atom_inc", "atomicAdd(p, 1) (not atomicInc, which wraps at a limit)"),
-        "dec": ("atomic_dec / atom_dec", "atomicAdd(p, -1) (not atomicDec)"),
-    }
-    for op, (ocl, cu) in native_names.items():
-        fn = g[f"atomic_{op}"]
-        types = ("int", "uint", "long", "ulong", "float") if op in _FLOAT_OPS else ("int", "uint", "long", "ulong")
-        arity = {"cmpxchg": (4, 4), "inc": (2, 2), "dec": (2, 2)}.get(op, (3, 3))
-        pragmas: dict[str, tuple[str, ...]] = dict(int64)
-        if op in ("min", "max", "and", "or", "xor"):
-            pragmas = {"opencl": ("cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics")}
-        piece = f"atomic_{op}{{local}}:{{type}}"
-        specs.append(GpuSpec(
-            f"atomic_{op}", "atomic", arity, fn, fn.__doc__ or "",
-            spelling={d: f"pg_atomic_{op}_<type>" for d in ("opencl", "cuda", "hip")},
-            prelude={d: piece for d in ("opencl", "cuda", "hip")},
-            native={"opencl": ocl, "cuda": cu, "hip": cu},
-            types=types, pragmas=pragmas,
-        ))
-    specs.append(GpuSpec("local_array", "memory", (1, 2), local_array, local_array.__doc__ or "", {
-        "opencl": "__local {ctype} {name}{dims};", "cuda": "__shared__ {ctype} {name}{dims};",
-        "hip": "__shared__ {ctype} {name}{dims};"}))
-    specs.append(GpuSpec("work_size", "host", (1, 99), work_size, work_size.__doc__ or "",
-                         {"opencl": "", "cuda": "", "hip": ""}))
-    specs.append(GpuSpec("rsqrt", "math", (1, 1), rsqrt, rsqrt.__doc__ or "",
-                         {"opencl": "rsqrt({0})", "cuda": "rsqrtf({0})", "hip": "rsqrtf({0})"},
-                         native={"double": "rsqrt({0})"}))
-    for name, (_h, ocl, cu, precise) in _NATIVE_UNARY.items():
-        cu_expr = "__fdividef(1.0f, {0})" if name == "native_recip" else cu + "({0})"
-        precise_expr = "(1.0 / ({0}))" if name == "native_recip" else precise + "({0})"
-        specs.append(GpuSpec(name, "math", (1, 1), g[name], g[name].__doc__ or "",
-                             {"opencl": ocl + "({0})", "cuda": cu_expr, "hip": cu_expr},
-                             native={"double": precise_expr}))
-    specs.append(GpuSpec("native_divide", "math", (2, 2), native_divide, native_divide.__doc__ or "",
-                         {"opencl": "native_divide({0}, {1})", "cuda": "__fdividef({0}, {1})",
-                          "hip": "__fdividef({0}, {1})"}, native={"double": "(({0}) / ({1}))"}))
-    specs.append(GpuSpec("native_powr", "math", (2, 2), native_powr, native_powr.__doc__ or "",
-                         {"opencl": "native_powr({0}, {1})", "cuda": "__powf({0}, {1})", "hip": "__powf({0}, {1})"},
-                         native={"double": "pow({0}, {1})"}))
-    return {s.name: s for s in specs}
-
-
-GPU_TABLE: dict[str, GpuSpec] = _build_table()
-"""name -> :class:`GpuSpec` for every ``gpu.*`` builtin. Fence flags: OpenCL spells
-``gpu.LOCAL`` as ``CLK_LOCAL_MEM_FENCE`` and ``gpu.GLOBAL`` as ``CLK_GLOBAL_MEM_FENCE``
-(see :data:`FENCE_SPELLING`); CUDA/HIP ignore the flags."""
-
-FENCE_SPELLING = {
-    FenceFlags.LOCAL: "CLK_LOCAL_MEM_FENCE",
-    FenceFlags.GLOBAL: "CLK_GLOBAL_MEM_FENCE",
-    FenceFlags.LOCAL | FenceFlags.GLOBAL: "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE",
-}
-__all__.append("FENCE_SPELLING")

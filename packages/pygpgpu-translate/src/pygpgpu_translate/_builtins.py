@@ -24,9 +24,22 @@ import numpy as np
 from pygpgpu_core import funcs as _funcs
 from pygpgpu_core import gpu as _gpu
 from pygpgpu_core import gpu_random
-from pygpgpu_core.funcs import FUNCS_TABLE
 
-__all__ = ["Builtin", "BUILTINS", "lookup_object", "lookup_namespace", "GPU_MODULES", "FUNCS_MODULES", "CAST_TYPES"]
+__all__ = ["Builtin", "BUILTINS", "FUNCS", "FuncTypes", "lookup_object", "lookup_namespace", "GPU_MODULES",
+           "FUNCS_MODULES", "CAST_TYPES"]
+
+
+@dataclass(frozen=True)
+class FuncTypes:
+    """What a ``funcs.*`` function takes and gives: argument ``kinds`` ("float", "floatn", "int",
+    "intn"; every argument has one type once the scalars at the ``scalar_ok`` positions are splat
+    to the first argument's vector), vector ``widths`` (None: all) and ``result``: "same" (the
+    first argument's type) or "base" (its scalar base type). The prelude's ``funcs.<f>:<T>``
+    pieces exist for exactly these types."""
+    kinds: frozenset
+    result: str
+    widths: frozenset | None = None
+    scalar_ok: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -40,6 +53,7 @@ class Builtin:
     hosts: tuple = field(default=(), compare=False, hash=False)   # other objects meaning the same
     keywords: tuple = ()       # keyword arguments the lowering reads
     checked: bool = True       # False: the lowering checks arguments and keywords itself (named parameters)
+    types: Any = field(default=None, compare=False, hash=False)   # funcs.*: a FuncTypes
 
     def lower(self, fb, node):
         """The call at ``node`` lowered by this row's function (in the function builder ``fb``)."""
@@ -58,13 +72,13 @@ def _first_line(doc: str | None) -> str:
     return doc.strip().splitlines()[0] if doc and doc.strip() else ""
 
 
-def row(name, arity, lowering, host=None, doc="", key="", hosts=(), keywords=(), checked=True) -> Builtin:
+def row(name, arity, lowering, host=None, doc="", key="", hosts=(), keywords=(), checked=True, types=None) -> Builtin:
     """Add a builtin. ``arity``: an int or (min, max); ``doc``: defaults to the host's first doc line."""
     hosts = tuple(h for h in hosts if h is not None)
     if host is None and hosts:
         host, hosts = hosts[0], hosts[1:]
     b = Builtin(name, arity if isinstance(arity, tuple) else (arity, arity), lowering, host,
-                doc or _first_line(getattr(host, "__doc__", None)), key, hosts, tuple(keywords), checked)
+                doc or _first_line(getattr(host, "__doc__", None)), key, hosts, tuple(keywords), checked, types)
     BUILTINS[name] = b
     return b
 
@@ -151,17 +165,30 @@ for _r, _arity in (("uniform", 2), ("normal", 2), ("randint", 4)):
     row(f"gpu.{_r}", _arity, "_random_calls:call_random", getattr(gpu_random, _r), key=_r,
         keywords=("dtype",) if _r != "randint" else (), checked=False)
 
-# ---- funcs.*: the dual-sided vector/scalar functions -------------------------------------------------
-_FUNCS_LOWERING = {"dot": ("lower_dot", ""), "length": ("lower_length", ""), "distance": ("lower_distance", ""),
-                   "normalize": ("lower_normalize", ""), "cross": ("lower_cross", ""), "reflect": ("lower_reflect", ""),
-                   "clamp": ("lower_clamp", ""), "mix": ("lower_mix", ""), "step": ("lower_step", ""),
-                   "smoothstep": ("lower_smoothstep", ""), "fma": ("lower_math", "fma"), "sign": ("lower_sign", True),
-                   "radians": ("lower_scale", math.pi / 180.0), "degrees": ("lower_scale", 180.0 / math.pi),
-                   "min": ("lower_min_max", ("min", "ignore")), "max": ("lower_min_max", ("max", "ignore")),
-                   "abs": ("lower_abs", "")}
-for _f in FUNCS_TABLE.values():
-    _lowering, _key = _FUNCS_LOWERING[_f.name]
-    row(f"funcs.{_f.name}", _f.arity, _lowering, getattr(_funcs, _f.name), key=_key)
+# ---- funcs.*: the dual-sided vector/scalar functions (pygpgpu_core.funcs on the host) ------------------
+_F = frozenset({"float", "floatn"})
+_FI = frozenset({"float", "floatn", "int", "intn"})
+_GEO = frozenset({"float", "floatn"})
+FUNCS: dict[str, Builtin] = {}
+for _name, _arity, _lowering, _key, _types in [
+        ("dot", 2, "lower_dot", "", FuncTypes(_GEO, "base", frozenset({2, 3, 4}))),
+        ("cross", 2, "lower_cross", "", FuncTypes(frozenset({"floatn"}), "same", frozenset({3, 4}))),
+        ("length", 1, "lower_length", "", FuncTypes(_GEO, "base", frozenset({2, 3, 4}))),
+        ("distance", 2, "lower_distance", "", FuncTypes(_GEO, "base", frozenset({2, 3, 4}))),
+        ("normalize", 1, "lower_normalize", "", FuncTypes(_GEO, "same", frozenset({2, 3, 4}))),
+        ("reflect", 2, "lower_reflect", "", FuncTypes(frozenset({"floatn"}), "same", frozenset({2, 3, 4}))),
+        ("clamp", 3, "lower_clamp", "", FuncTypes(_FI, "same", scalar_ok=(1, 2))),
+        ("mix", 3, "lower_mix", "", FuncTypes(_F, "same", scalar_ok=(2,))),
+        ("step", 2, "lower_step", "", FuncTypes(_F, "same", scalar_ok=(0,))),
+        ("smoothstep", 3, "lower_smoothstep", "", FuncTypes(_F, "same", scalar_ok=(0, 1))),
+        ("fma", 3, "lower_math", "fma", FuncTypes(_F, "same")),
+        ("sign", 1, "lower_sign", True, FuncTypes(_FI, "same")),
+        ("radians", 1, "lower_scale", math.pi / 180.0, FuncTypes(_F, "same")),
+        ("degrees", 1, "lower_scale", 180.0 / math.pi, FuncTypes(_F, "same")),
+        ("min", 2, "lower_min_max", ("min", "ignore"), FuncTypes(_FI, "same", scalar_ok=(1,))),
+        ("max", 2, "lower_min_max", ("max", "ignore"), FuncTypes(_FI, "same", scalar_ok=(1,))),
+        ("abs", 1, "lower_abs", "", FuncTypes(_FI, "same"))]:
+    FUNCS[_name] = row(f"funcs.{_name}", _arity, _lowering, getattr(_funcs, _name), key=_key, types=_types)
 
 _BY_OBJECT: dict[int, Builtin] = {}
 for _b in BUILTINS.values():

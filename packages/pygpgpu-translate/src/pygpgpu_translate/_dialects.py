@@ -240,9 +240,26 @@ class OpenCL(Dialect):
     def mem_fence(self, fence):
         return f"mem_fence({self._FENCES[fence]})"
 
+    # OpenCL C's own funcs.* functions per argument kind; "double" overrides "float" for double
+    # types, None there meaning the prelude's formula: OpenCL bounds the float error of mix
+    # (1e-3) and smoothstep (1e-5) and leaves their double precision to the vendor (NVIDIA's double
+    # smoothstep is float-accurate). Its integer abs returns the unsigned type: pg_abs_<int> keeps it.
+    _FUNCS = {"dot": {"float": "dot"}, "cross": {"float": "cross"}, "length": {"float": "length"},
+              "distance": {"float": "distance"}, "normalize": {"float": "normalize"},
+              "clamp": {"float": "clamp", "int": "clamp"}, "mix": {"float": "mix", "double": None},
+              "step": {"float": "step"}, "smoothstep": {"float": "smoothstep", "double": None},
+              "fma": {"float": "fma"}, "sign": {"float": "sign"}, "radians": {"float": "radians"},
+              "degrees": {"float": "degrees"}, "min": {"float": "fmin", "int": "min"},
+              "max": {"float": "fmax", "int": "max"}, "abs": {"float": "fabs"}}
+
     def builtin_function(self, name, type_name):
-        from pygpgpu_core.funcs import FUNCS_TABLE
-        return FUNCS_TABLE[name].opencl_builtin(type_name)
+        names = self._FUNCS.get(name, {})
+        s, _ = split_type(type_name)
+        if s not in ("float", "double"):
+            return names.get("int")
+        if s == "double" and "double" in names:
+            return names["double"]
+        return names.get("float")
 
     def mul_hi64(self, a, b):
         return f"mul_hi({a}, {b})"

@@ -40,16 +40,15 @@ _code_digest = None
 
 
 def code_fingerprint() -> str:
-    """A digest of this package's .py files (the prelude included) and of pygpgpu_core.funcs
-    (whose table the prelude prints), computed once per process (about 1 ms).
+    """A digest of this package's .py files (the prelude and the builtin registry included),
+    computed once per process (about 1 ms).
 
     Part of every disk-cache key: the package version alone does not change while the
     translator is developed or patched, and a stale entry would be served silently."""
     global _code_digest
     if _code_digest is None:
-        from pygpgpu_core import funcs
         root = os.path.dirname(os.path.abspath(__file__))
-        paths = [funcs.__file__]
+        paths: list = []
         for folder, dirs, files in os.walk(root):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             paths.extend(os.path.join(folder, name) for name in sorted(files) if name.endswith(".py"))

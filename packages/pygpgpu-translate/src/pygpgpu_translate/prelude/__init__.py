@@ -25,7 +25,7 @@ short ushort int uint long ulong float double``; ``long`` is always 64-bit) or a
     ``pg_<f>_<T>(...)`` for each function of ``pygpgpu_core.funcs`` (dot, cross, length, distance,
     normalize, reflect, clamp, mix, step, smoothstep, fma, sign, radians, degrees, min, max,
     abs), all arguments of type ``T`` (splat scalars first). OpenCL versions wrap the native
-    builtin; ``FuncSpec.spelling(dialect, T)`` says whether to call the builtin directly.
+    builtin (``Dialect.builtin_function``).
 ``atomic_<op>:<T>`` and ``atomic_<op>.local:<T>``
     ``pg_atomic_<op>_<T>(p, v)`` / ``pg_atomic_<op>_local_<T>(p, v)`` (the ``.local`` variant takes
     a ``__local`` pointer in OpenCL; identical in CUDA/HIP). ops: add sub min max and or xor xchg
@@ -48,8 +48,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 from typing import Iterable
-
-from pygpgpu_core.funcs import FUNCS_TABLE
 
 from . import _atomics, _funcs, _pysem, _random, _vec
 from ._types import (
@@ -75,7 +73,7 @@ def _all_names() -> frozenset[str]:
     names = {"ext:fp64", "ext:int64_base_atomics", "ext:int64_extended_atomics"}
     for v in VECTORS:
         names |= {f"vec:{v}", f"vec_ops:{v}", f"vec_cmp:{v}"}
-    for f in FUNCS_TABLE:
+    for f in _funcs.FUNCS:
         names |= {f"funcs.{f}:{t}" for t in _funcs.func_types(f)}
     for op in _atomics.ATOMIC_OPS:
         for t in _atomics.atomic_types(op):

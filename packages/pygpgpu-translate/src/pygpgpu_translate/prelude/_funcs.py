@@ -1,4 +1,4 @@
-"""Pieces ``funcs.<name>:<T>``: ``pg_<name>_<T>`` for every function of ``pygpgpu_core.funcs``.
+"""Pieces ``funcs.<name>:<T>``: ``pg_<name>_<T>`` for every ``funcs.*`` row of the builtin registry.
 
 OpenCL versions are one-line wrappers around the native builtin where OpenCL has one to the
 host's precision (so a translator may call either); CUDA/HIP versions, and OpenCL's where the
@@ -6,8 +6,6 @@ builtin may be less precise (double mix and smoothstep), are written out compone
 arguments have type ``T``: the translator splats scalar arguments first.
 """
 from __future__ import annotations
-
-from pygpgpu_core.funcs import FUNCS_TABLE
 
 from ._types import (
     FLOAT_SCALARS,
@@ -24,6 +22,7 @@ from ._types import (
     split_type,
 )
 from ._vec import fp64_deps
+from .._builtins import FUNCS
 
 GEOMETRIC = ("dot", "length", "distance", "normalize", "cross", "reflect")
 _ARGS = {1: ("a",), 2: ("a", "b"), 3: ("a", "b", "c")}
@@ -31,14 +30,14 @@ _ARGS = {1: ("a",), 2: ("a", "b"), 3: ("a", "b", "c")}
 
 def func_types(name: str) -> list[str]:
     """Every type name ``funcs.<name>:<T>`` exists for."""
-    spec = FUNCS_TABLE[name]
+    types = FUNCS[name].types
     out = []
     for s in SCALARS:
         int_s = s not in FLOAT_SCALARS
-        if ("int" if int_s else "float") in spec.kinds:
+        if ("int" if int_s else "float") in types.kinds:
             out.append(s)
-        if ("intn" if int_s else "floatn") in spec.kinds:
-            out.extend(f"{s}{w}" for w in WIDTHS if spec.widths is None or w in spec.widths)
+        if ("intn" if int_s else "floatn") in types.kinds:
+            out.extend(f"{s}{w}" for w in WIDTHS if types.widths is None or w in types.widths)
     return out
 
 
@@ -64,13 +63,13 @@ def _builtin_function(dialect, name: str, type_name: str) -> str | None:
 
 
 def funcs_source(dialect: str, name: str, type_name: str, native: bool = True) -> str:
-    spec = FUNCS_TABLE[name]
+    spec = FUNCS[name]
     s, w = split_type(type_name)
     vt = c_type(dialect, type_name)
     sc = c_type(dialect, s)
-    args = _ARGS[spec.arity]
+    args = _ARGS[spec.arity[0]]
     params = ", ".join(f"{vt} {a}" for a in args)
-    ret = sc if spec.result == "base" else vt
+    ret = sc if spec.types.result == "base" else vt
     fname = f"pg_{name}_{type_name}"
     builtin = _builtin_function(dialect, name, type_name) if native else None
     if builtin:
