@@ -103,7 +103,7 @@ def test_construction_c_conversions():
 
 @pytest.mark.parametrize(
     "args, message",
-    [((1, 2, 3), "needs 4 components"), ((1, 2, 3, 4, 5), "needs 4 components"), ((int2(1, 2), 3, 4), "convert")],
+    [((1, 2, 3), "needs 4 components"), ((1, 2, 3, 4, 5), "needs 4 components"), ((int2(1, 2), 3), "needs 4")],
 )
 def test_construction_errors(args, message):
     with pytest.raises(TypeError, match=message):

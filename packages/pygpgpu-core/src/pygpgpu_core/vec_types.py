@@ -109,8 +109,9 @@ class Vector:
         float4(float2(1, 2), 3.0, 4.0) # smaller vectors and scalars, in order
         float4([1, 2, 3, 4])           # a sequence / 1-D array of exactly 4 values
 
-    Vectors of a *different* base type are not converted implicitly (OpenCL forbids it);
-    use ``float4.convert(int4_value)``.
+    Vectors of another base type are converted component by component as
+    ``float4.convert(int4_value)`` converts them (floats truncate toward zero, ints wrap), the
+    same inside kernels: ``float4(uchar4_value)``, ``float4(int2_value, 1.0, 2.0)``.
     """
 
     __slots__ = ("_v",)
@@ -136,12 +137,9 @@ class Vector:
         parts: list[Any] = []
         for arg in args:
             if isinstance(arg, Vector):
-                if arg.base is not cls.base:
-                    raise TypeError(
-                        f"{cls.name}(...) got a {arg.name}: OpenCL does not convert between vector types "
-                        f"implicitly; use {cls.scalar_name}{arg.width}.convert(value) first"
-                    )
-                parts.extend(arg._v.tolist())
+                # another base type converts as T.convert does (floats truncate, ints wrap): the rule
+                # kernels apply to float3(uchar3_value) too
+                parts.extend((arg._v if arg.base is cls.base else _cast_array(arg._v, cls.base)).tolist())
             elif np.ndim(arg) == 1:
                 parts.extend(np.asarray(arg).tolist())
             elif np.ndim(arg) == 0:

@@ -16,6 +16,7 @@ from ._bounds import BoundsChecks
 from ._nesting import deeper_than
 from ._records import RecordType, is_record_binding, record_attribute, record_element, record_subscript, record_value
 from ._signs import is_non_negative
+from ._vector_convert import convert_component, vector_convert_call, vector_method
 
 __all__ = ["ExpressionRules"]
 
@@ -692,6 +693,9 @@ class ExpressionRules:
             obj = obj.py_func
         if isinstance(obj, staticmethod):
             obj = obj.__func__
+        vm = vector_method(obj)
+        if vm is not None and vm[1] == "convert":        # float3.convert(v), as on the host
+            return vector_convert_call(self, vm[0], node)
         if isinstance(obj, _pytypes.MethodType) and isinstance(obj.__func__, _pytypes.FunctionType):
             raise self.err(node, "calling methods from a kernel is not supported",
                            "make it a module-level function or a @staticmethod and pass the attributes it needs")
@@ -766,7 +770,7 @@ class ExpressionRules:
             else:
                 comps.append(v)
         if len(comps) == 1:
-            s = self.materialize(self.convert(comps[0], vt.base))
+            s = self.materialize(convert_component(self, comps[0], vt.base))
             comps = [s] * vt.width
         if len(comps) == 0:
             comps = [ir.Const(0, vt.base)] * vt.width
@@ -774,7 +778,7 @@ class ExpressionRules:
             raise self.err(node, f"{vt} needs {vt.width} components, got {len(comps)}",
                            f"pass {vt.width} numbers, one number to broadcast, or smaller vectors plus numbers")
         self.prog.note_type(vt)
-        return ir.VecCtor([self.convert(c, vt.base) for c in comps], vt)
+        return ir.VecCtor([convert_component(self, c, vt.base) for c in comps], vt)   # the host's rule
 
     from ._calls import call_builtin, call_math, float_type_of, componentwise, prelude_call  # noqa: E402
 
