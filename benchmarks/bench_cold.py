@@ -79,7 +79,7 @@ WRAPS = [
     ("pygpgpu_opencl._program", "Program._build", "compiler: clBuildProgram"),
     ("pygpgpu_core.backend.driver.module", "DriverProgram._load", "module load"),
     ("pygpgpu_translate._launch", "LaunchPlan.__init__", "launch plan (gnp import, launcher)"),
-    ("pygpgpu_translate._launch", "LaunchPlan.run", "launch (copies, launch, read back)"),
+    ("pygpgpu_translate._launch", "LaunchPlan._run", "launch (copies, launch, read back)"),
 ]
 
 

@@ -56,6 +56,8 @@ def _pyg_item(shape, k):
 
 
 def _pyg_len(x):
+    if type(x) is range:               # len(range(x.shape[0])): the usual domain, checked first
+        return len(x)
     shape = getattr(x, "shape", None)
     if shape is not None and not isinstance(x, np.ndarray):
         return int(shape[0])

@@ -441,7 +441,8 @@ class KernelFunction(Generic[P]):
                     if v.size > INDEX_LIMIT:
                         big = True
                 elif k == "d":
-                    if len(v.shape) and _prod(v.shape) > INDEX_LIMIT:
+                    shape = v.shape
+                    if (shape[0] > INDEX_LIMIT if len(shape) == 1 else len(shape) and _prod(shape) > INDEX_LIMIT):
                         big = True
             else:
                 tokens = tuple(tokens)

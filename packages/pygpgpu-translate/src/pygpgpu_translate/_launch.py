@@ -74,6 +74,8 @@ class LaunchPlan:
                 self.pack.append((5, None, None))
             else:
                 self.pack.append((4, item[1], None))
+        # _packed(values, None, domain) unrolled for this layout: the warm path with resident arrays
+        self._resident_packer = _unrolled_packer(self)
         self.align = {}                                   # numpy position -> alignment the kernel assumes
         # host checks before a launch (_launch_checks): array extents the domain indexes, Python ints
         # that must fit the types they meet (set_tokens), 32-bit ids (the kernel sets narrow), and
@@ -120,7 +122,7 @@ class LaunchPlan:
                     f"kernel {self.t.name!r} has no iteration domain, so its work size cannot be derived. Give one: "
                     f"a magic loop (for i in range(x.shape[0]): ...), gpu.work_size(x) in the kernel, or a bracket "
                     f"work size: {self.t.name}[(total, local)](...) or {self.t.name}[total](...)")
-            global_size = tuple(reversed(domain))
+            global_size = domain if len(domain) == 1 else tuple(reversed(domain))
             if self.narrow:
                 for g in global_size:
                     if g > NARROW_MAX_WORK:
@@ -147,7 +149,7 @@ class LaunchPlan:
                 whole = None
         if self.extent_check is not None and reach is not None:
             self.extent_check(values, reach)
-        packed = self._packed_resident(values, domain)
+        packed = self._resident_packer(values, domain)
         if packed is not None:      # every array is resident on this device: nothing to stage or release
             self.launcher(global_size, local_size, packed)
             return
@@ -281,6 +283,11 @@ class LaunchPlan:
         self.swapped = tuple(pos for pos, tok in enumerate(tokens)
                              if isinstance(tok, tuple) and tok[0] in ("a", "av") and not tok[1].isnative)
         self.int_checks = int_range_checks(meets, self.position, tokens)
+        # no byte-swapped arrays: calls go straight to _run (unless a subclass has its own run)
+        if not self.swapped and type(self).run is LaunchPlan.run:
+            self.run = self._run
+        else:
+            self.__dict__.pop("run", None)
 
     @staticmethod
     def _covers(a, covered, domain):
@@ -299,7 +306,7 @@ class LaunchPlan:
 
     def _packed_resident(self, values, domain):
         """The launch arguments when every array argument is a gnp array on this device, else None."""
-        return self._packed(values, None, domain)
+        return self._resident_packer(values, domain)
 
     def _packed(self, values, buffers, domain):
         """The launch arguments: array arguments from ``buffers`` (position -> buffer), or with
@@ -320,7 +327,9 @@ class LaunchPlan:
             elif code == 2:
                 v = values[pos]
                 t = type(v)
-                packed.append(v if t is float or t is int or t is bool else extra(v))
+                # Python numbers go as they are (the launcher converts them), numpy scalars of the
+                # parameter's own type too; others are converted here (np.float64 to a float32 parameter)
+                packed.append(v if t is float or t is int or t is bool or t is extra else extra(v))
             elif code == 4:
                 packed.append(domain[pos])
             elif code == 5:
@@ -335,3 +344,36 @@ class LaunchPlan:
 
 def _component(v, k):
     return np.asarray(v)[k]
+
+def _unrolled_packer(plan):
+    """The resident packer of ``plan`` (see LaunchPlan._resident_packer) as generated Python."""
+    env = {"DA": plan.device_array_type, "DEV": plan.device, "P": plan, "_component": _component}
+    lines = ["def pack(values, domain):"]
+    names = []
+    for i, (code, pos, extra) in enumerate(plan.pack):
+        x = f"x{i}"
+        if code == 0:
+            lines += [f"    {x} = values[{int(pos)}]",
+                      f"    if type({x}) is not DA or {x}.device is not DEV:",
+                      "        return None",
+                      f"    {x} = {x}.buffer"]
+        elif code == 1:
+            lines.append(f"    {x} = values[{int(pos)}].shape[{int(extra)}]")
+        elif code == 2:
+            env[f"T{i}"] = extra
+            lines += [f"    {x} = values[{int(pos)}]",
+                      f"    t = type({x})",
+                      f"    if not (t is float or t is int or t is bool or t is T{i}):",
+                      f"        {x} = T{i}({x})"]
+        elif code == 4:
+            lines.append(f"    {x} = domain[{int(pos)}]")
+        elif code == 5:
+            lines.append(f"    {x} = P.error_buffer")
+        else:
+            env[f"E{i}"] = extra[3].type
+            lines.append(f"    {x} = E{i}(_component(values[{int(pos)}], {int(extra[2])}))")
+        names.append(x)
+    lines.append(f"    return [{', '.join(names)}]")
+    ns: dict = {}
+    exec(compile("\n".join(lines), f"<pygpgpu packer of {plan.t.name}>", "exec"), env, ns)
+    return ns["pack"]

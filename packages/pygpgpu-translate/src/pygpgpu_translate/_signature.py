@@ -106,7 +106,7 @@ def _ndarray_token(value):
 def _device_token(value):
     shape = value.shape
     ndim = len(shape)
-    row = _row(shape, ndim)
+    row = _row(shape, ndim) if ndim >= 2 else 0         # (the warm path: 1-D arrays skip the call)
     dt = value.dtype
     return ("d", dt, ndim, row, _row_align(row, dt) if row and value.owns_memory else 0)
 
