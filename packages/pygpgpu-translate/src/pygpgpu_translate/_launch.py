@@ -285,7 +285,7 @@ class LaunchPlan:
         self.int_checks = int_range_checks(meets, self.position, tokens)
         # no byte-swapped arrays: calls go straight to _run (unless a subclass has its own run)
         if not self.swapped and type(self).run is LaunchPlan.run:
-            self.run = self._run
+            self.run = self._run          # type: ignore[method-assign]  # an instance attribute, per plan
         else:
             self.__dict__.pop("run", None)
 
