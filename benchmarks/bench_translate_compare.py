@@ -4,9 +4,10 @@ provisional side effects, the dialect object, the builtin registry).
 
     python benchmarks/bench_translate_compare.py --baseline DIR [--write-results]
 
-``DIR`` holds ``packages/pygpgpu-translate/src`` and ``packages/pygpgpu-core/src`` of the
-baseline, e.g. ``git archive <commit> packages/pygpgpu-translate packages/pygpgpu-core | tar -x -C DIR``.
-Each side runs in its own process; best of repeats per kernel and dialect.
+``DIR`` holds the ``packages/*/src`` folders of the baseline, e.g. ``git archive <commit>
+packages | tar -x -C DIR``. Each side runs in its own process, alternating; best of repeats per
+kernel and dialect. Also the warm-call host time of an ``@kernel`` on PoCL (numpy arrays in and
+out, and resident device arrays), which a translator refactor must not slow down.
 ``--write-results`` replaces this script's section of benchmarks/RESULTS.md.
 """
 from __future__ import annotations
@@ -113,7 +114,31 @@ CHILD = textwrap.dedent('''
                 _translate.translate(k.py_func, k._specs(tok), (tok, bits), dialect, k.default_float, bits, use_disk=False)
                 best = min(best, time.perf_counter() - t)
             rows[name + " / " + dialect] = best * 1e3
-    print(json.dumps(rows))
+    launch = {{}}
+    try:
+        from pygpgpu_core import gnp, registry
+        dev = registry.get_device("opencl")
+    except Exception:
+        dev = None
+    if dev is not None:
+        x = np.random.rand(1024).astype(np.float32)
+        out = np.zeros_like(x)
+        k = ks.saxpy["opencl"]
+        k(x, x, out, 2.0)
+        gx, gout = gnp.asarray(x, device=dev), gnp.zeros(1024, np.float32, device=dev)
+        k(gx, gx, gout, 2.0)
+        dev.context().synchronize()
+        for label, args in (("warm call, numpy in/out (n=1024)", (x, x, out, 2.0)),
+                            ("warm call, resident arrays (n=1024)", (gx, gx, gout, 2.0))):
+            best = 1e9
+            for _ in range(30):
+                t = time.perf_counter()
+                for _ in range(100):
+                    k(*args)
+                dev.context().synchronize()
+                best = min(best, (time.perf_counter() - t) / 100)
+            launch[label] = best * 1e6
+    print(json.dumps({{"translate": rows, "launch": launch}}))
 ''')
 
 
@@ -134,15 +159,20 @@ def main() -> None:
     with open(os.path.join(folder, "kernels.py"), "w") as f:
         f.write(KERNELS)
     def paths(root):
-        return [os.path.join(root, "packages", p, "src") for p in ("pygpgpu-translate", "pygpgpu-core")]
+        return sorted(os.path.join(root, "packages", p, "src") for p in os.listdir(os.path.join(root, "packages")))
     label = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h"], capture_output=True, text=True).stdout.strip()
     # alternate the two sides so that load on the shared machine hits both alike
     before: dict = {}
     after: dict = {}
+    launch_before: dict = {}
+    launch_after: dict = {}
     for _ in range(3):
-        for side, root in ((before, base), (after, ROOT)):
-            for k, v in run(folder, paths(root), 15).items():
+        for side, launch, root in ((before, launch_before, base), (after, launch_after, ROOT)):
+            got = run(folder, paths(root), 15)
+            for k, v in got["translate"].items():
                 side[k] = min(v, side.get(k, 1e9))
+            for k, v in got["launch"].items():
+                launch[k] = min(v, launch.get(k, 1e9))
     lines = [MARK_START, "## Translation time before/after a translator refactor (bench_translate_compare.py)", "",
              f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Python {platform.python_version()}; "
              f"AST -> source in-process, no disk cache, best of 45 per row, ms (2 shared cores: expect noise). "
@@ -151,6 +181,12 @@ def main() -> None:
     for k in after:
         b, a = before.get(k), after[k]
         lines.append(f"| {k} | {b:.2f} | {a:.2f} | {a / b:.2f} |" if b else f"| {k} | - | {a:.2f} | - |")
+    if launch_after:
+        lines += ["", "Warm call of saxpy on PoCL (host time per call, µs, best of 30 rounds of 100 calls):", "",
+                  "| call | before | after | after/before |", "|---|---|---|---|"]
+        for k, a in launch_after.items():
+            b = launch_before.get(k)
+            lines.append(f"| {k} | {b:.1f} | {a:.1f} | {a / b:.2f} |" if b else f"| {k} | - | {a:.1f} | - |")
     lines.append(MARK_END)
     text = "\n".join(lines)
     print(text)
