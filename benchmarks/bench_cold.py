@@ -10,8 +10,9 @@ start and exit included). Cache states, each in fresh processes:
 * ``cold``: empty pygpgpu cache (PYGPGPU_CACHE_DIR), empty CuPy kernel cache (CUPY_CACHE_DIR),
   empty PoCL kernel cache (POCL_CACHE_DIR) and PyOpenCL cache (XDG_CACHE_HOME);
 * ``warm``: the caches a cold run of the same library filled (a script run a second time);
-* OpenCL only: ``driver cache only``: empty pygpgpu cache over the PoCL kernel cache a cold run
-  filled (what PoCL's own cache saves), and ``no driver cache``: POCL_KERNEL_CACHE=0.
+* OpenCL only: ``driver cache only``: empty pygpgpu cache over the driver's cache a cold run
+  filled (PoCL's kernel cache, POCL_CACHE_DIR; NVIDIA's JIT cache, CUDA_CACHE_PATH: what the
+  driver's own cache saves), and ``no driver cache``: POCL_KERNEL_CACHE=0, CUDA_CACHE_DISABLE=1.
 
 Our first call is broken down by timing wrappers installed on a few functions as their modules
 are imported (an import hook, so nothing is imported earlier than a real first call would):
@@ -267,6 +268,10 @@ def run_child(what: str, backend: str, env: dict, timeout: float = 60.0) -> dict
     return result
 
 
+# every cache a first call may hit: ours, CuPy's, PoCL's, PyOpenCL's (under XDG_CACHE_HOME) and the
+# NVIDIA driver's JIT cache (NVIDIA's OpenCL compiles through PTX)
+CACHE_DIRS = ("PYGPGPU_CACHE_DIR", "CUPY_CACHE_DIR", "POCL_CACHE_DIR", "XDG_CACHE_HOME", "CUDA_CACHE_PATH")
+DRIVER_CACHE_OFF = {"POCL_KERNEL_CACHE": "0", "CUDA_CACHE_DISABLE": "1"}
 PYCACHE: "str | None" = None       # compiled bytecode for the children, as an installed package has
 
 
@@ -275,11 +280,11 @@ def _env(**dirs) -> dict:
     if PYCACHE:                       # kept out of the source tree; a warm-up child writes it
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = PYCACHE
-    for key in ("PYGPGPU_CACHE_DIR", "CUPY_CACHE_DIR", "POCL_CACHE_DIR", "XDG_CACHE_HOME"):
+    for key in CACHE_DIRS:
         env[key] = dirs[key]
-    for key in ("POCL_KERNEL_CACHE",):
+    for key in DRIVER_CACHE_OFF:
         env.pop(key, None)
-    env.update({k: v for k, v in dirs.items() if k == "POCL_KERNEL_CACHE"})
+    env.update({k: v for k, v in dirs.items() if k in DRIVER_CACHE_OFF})
     return env
 
 
@@ -347,8 +352,7 @@ def main(argv) -> int:
             is_opencl = line.split("|")[0].strip() == "opencl"
             for who in ("pygpgpu", peer):      # not timed: compiles every module's bytecode once
                 if who is not None:
-                    warm_dirs = {k: os.path.join(root, "warm-up", k.lower()) for k in
-                                 ("PYGPGPU_CACHE_DIR", "CUPY_CACHE_DIR", "POCL_CACHE_DIR", "XDG_CACHE_HOME")}
+                    warm_dirs = {k: os.path.join(root, "warm-up", k.lower()) for k in CACHE_DIRS}
                     run_child(who, backend, {**_env(**warm_dirs), "BENCH_COLD_DEVICE_NAME": device_name})
             states = ["cold", "warm"] + (["driver cache only", "no driver cache"] if is_opencl else [])
             for state in states:
@@ -358,15 +362,14 @@ def main(argv) -> int:
                         if who is None:
                             continue
                         base = os.path.join(root, f"{backend}-{who}-{rep}")
-                        dirs = {k: os.path.join(base, k.lower()) for k in
-                                ("PYGPGPU_CACHE_DIR", "CUPY_CACHE_DIR", "POCL_CACHE_DIR", "XDG_CACHE_HOME")}
+                        dirs = {k: os.path.join(base, k.lower()) for k in CACHE_DIRS}
                         if state == "cold" or state == "no driver cache":
                             shutil.rmtree(base, ignore_errors=True)
                         if state == "driver cache only":
                             shutil.rmtree(dirs["PYGPGPU_CACHE_DIR"], ignore_errors=True)
                             shutil.rmtree(dirs["XDG_CACHE_HOME"], ignore_errors=True)
                         if state == "no driver cache":
-                            dirs["POCL_KERNEL_CACHE"] = "0"
+                            dirs.update(DRIVER_CACHE_OFF)
                         for d in dirs.values():
                             if os.path.isabs(d):
                                 os.makedirs(d, exist_ok=True)
