@@ -300,6 +300,9 @@ class FunctionBuilder(StatementRules, ExpressionRules):
             return ir.Const(value, Scalar("float32", weak=True))
         if isinstance(value, np.generic) and value.dtype.name in NP_TYPES:
             return ir.Const(value.item(), Scalar(value.dtype.name))
+        if isinstance(value, (complex, np.complexfloating)):     # I = 1j at module level (_complex)
+            from ._complex import complex_const, complex_type_of
+            return complex_const(self, complex(value), complex_type_of(value.dtype) if isinstance(value, np.generic) else None)
         folded = constant_value(self, value, node, what)     # vectors, tuples of constants (_captures)
         if folded is not None:
             return folded

@@ -15,6 +15,7 @@ cache hit can look builtins up without loading the translator proper.
 from __future__ import annotations
 
 import builtins
+import cmath
 import importlib
 import math
 from dataclasses import dataclass, field
@@ -164,6 +165,16 @@ for _name, _host in _gpu.NATIVE_FUNCS.items():
 for _r, _arity in (("uniform", 2), ("normal", 2), ("randint", 4)):
     row(f"gpu.{_r}", _arity, "_random_calls:call_random", getattr(gpu_random, _r), key=_r,
         keywords=("dtype",) if _r != "randint" else (), checked=False)
+
+# ---- complex numbers (_complex): abs, np.exp and np.sqrt take them through their own rows -----------------
+row("cmath.exp", 1, "_complex:lower_cmath", cmath.exp, "e**z of a complex number", "exp")
+row("cmath.sqrt", 1, "_complex:lower_cmath", cmath.sqrt, "principal square root of a complex number", "sqrt")
+row("np.real", 1, "_complex:lower_part", np.real, "the real part", "real")
+row("np.imag", 1, "_complex:lower_part", np.imag, "the imaginary part", "imag")
+row("np.conjugate", 1, "_complex:lower_conj", np.conjugate, "the complex conjugate")
+row("complex", (0, 2), "_complex:lower_complex", builtins.complex, "complex(re, im) in the default float's precision")
+row("np.complex64", (0, 1), "_complex:lower_complex", np.complex64, "x as complex64", "float32")
+row("np.complex128", (0, 1), "_complex:lower_complex", np.complex128, "x as complex128", "float64")
 
 # ---- funcs.*: the dual-sided vector/scalar functions (pygpgpu_core.funcs on the host) ------------------
 _F = frozenset({"float", "floatn"})

@@ -12,6 +12,7 @@ import ast
 from . import _ir as ir
 from .prelude import PRELUDE_NAMES
 from ._bounds import BoundsChecks
+from ._complex import complex_builtin, is_complex
 from ._types import BOOL, FLOAT32, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
 BARRIER_IN_DOMAIN = ("{} cannot be inside a magic loop: work items past the end of the domain skip the "
@@ -130,6 +131,8 @@ def _on_numbers(fn):
         for a in args:
             if isinstance(a.type, ArrayType):
                 raise self.err(node, f"{b.name}() works on numbers and vectors, not whole arrays", "index the array")
+        if any(is_complex(a.type) for a in args):      # abs(z), np.exp(z), np.sqrt(z); others refuse
+            return complex_builtin(self, b, node, args)
         return fn(self, b, node, args)
     lower.__name__, lower.__doc__ = fn.__name__, fn.__doc__
     return lower

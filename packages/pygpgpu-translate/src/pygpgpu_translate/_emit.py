@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from . import _ir as ir
+from ._complex import ComplexType
 from ._records import RecordType
 from ._types import ArrayType, Scalar, Vector, concrete
 
@@ -29,7 +30,7 @@ class Emitter:
 
     # ---- types & constants ---------------------------------------------------------------------------
     def tname(self, t) -> str:
-        if isinstance(t, RecordType):          # a structured dtype's C struct (_records)
+        if isinstance(t, (RecordType, ComplexType)):   # C structs: a structured dtype's, a complex number's
             return t.cname
         return self.d.type_name(concrete(t, self.df))
 
@@ -202,7 +203,7 @@ class Emitter:
         self.out.append(head)
         self.out.append("{")
         for name, t in fn.locals.items():
-            if isinstance(t, (Scalar, Vector)):
+            if isinstance(t, (Scalar, Vector, ComplexType)):
                 self.out.append(f"    {self.tname(t)} {name};")
         if fn.is_kernel and self.d.assume_aligned:
             for p in fn.params:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _ir as ir
+from ._complex import complex_from_parts, is_complex
 from ._bindings import Domain, KernelParamSpec, ObjectRef, ShapeRef, TupleRef
 from ._builder import FunctionBuilder, ProgramBuilder
 from ._domain import DomainDim, plan_of, render
@@ -130,7 +131,8 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
                 layout.append(("vcomp", pyname, k, t.base.dtype))
                 comps.append(ir.Var(f"{c}_{k}", t.base))
             binding = ir.Var(c, t)
-            prologue.append(ir.Assign(binding, ir.VecCtor(comps, t), src.tree.lineno))
+            whole = complex_from_parts(fb, comps, t) if is_complex(t) else ir.VecCtor(comps, t)
+            prologue.append(ir.Assign(binding, whole, src.tree.lineno))
             fb.temp_types_extra = getattr(fb, "temp_types_extra", {})
             fb.temp_types_extra[c] = t
         else:

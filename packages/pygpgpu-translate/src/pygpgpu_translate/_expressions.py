@@ -14,6 +14,8 @@ from ._types import BOOL, INT32, UINT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_W
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._nesting import deeper_than
+from ._complex import (complex_attribute, complex_binop, complex_compare, complex_const, complex_conjugate,
+                       complex_convert, complex_truth, complex_unary, is_complex)
 from ._records import RecordType, is_record_binding, record_attribute, record_element, record_subscript, record_value
 from ._signs import is_non_negative
 from ._vector_convert import convert_component, vector_convert_call, vector_method
@@ -59,6 +61,8 @@ class ExpressionRules:
             return ir.Const(v, _weak_int_type(v))
         if isinstance(v, float):
             return ir.Const(v, Scalar("float32", weak=True))
+        if isinstance(v, complex):               # 2j: a complex literal (_complex)
+            return complex_const(self, v)
         raise self.err(node, f"constant {v!r} is not supported in kernels")
 
     def ex_Name(self, node):
@@ -72,6 +76,8 @@ class ExpressionRules:
         attr = node.attr
         if is_record_binding(base):           # p[i].mass (_records)
             return record_attribute(self, base, attr, node)
+        if isinstance(base, ir.Expr) and (is_complex(base.type) or (attr in ("real", "imag") and isinstance(base.type, Scalar))):
+            return complex_attribute(self, base, attr, node)      # z.real, z.imag (_complex)
         if isinstance(base, ir.ArrayRef):
             if attr == "shape":
                 return ShapeRef(base)
@@ -265,6 +271,8 @@ class ExpressionRules:
         """``e`` as a C value of concrete type ``t`` (casts only when the C types differ)."""
         if e.type is UNKNOWN or t is UNKNOWN:
             return e
+        if is_complex(t) or is_complex(e.type):
+            return complex_convert(self, e, t)
         t = concrete(t, self.prog.default_float)
         src = concrete(e.type, self.prog.default_float)
         if isinstance(t, Vector):
@@ -311,6 +319,8 @@ class ExpressionRules:
     def truth(self, e, node):
         if e.type is UNKNOWN:
             return e
+        if is_complex(e.type):
+            return complex_truth(self, e)
         if isinstance(e.type, Vector):
             raise self.err(node, "a vector has no single truth value", "compare components, e.g. v.x > 0 and v.y > 0")
         if e.type == BOOL:
@@ -343,6 +353,8 @@ class ExpressionRules:
         opname = self._BINOPS[type(op)] if not isinstance(op, str) else op
         if a.type is UNKNOWN or b.type is UNKNOWN:
             return ir.Raw("?", UNKNOWN)
+        if is_complex(a.type) or is_complex(b.type):
+            return complex_binop(self, opname, a, b, node)
         if isinstance(a.type, Vector) or isinstance(b.type, Vector):
             return self.vector_binop(opname, a, b, node)
         return self.scalar_binop(opname, a, b, node)
@@ -509,6 +521,8 @@ class ExpressionRules:
         v = self.value(node.operand)
         if v.type is UNKNOWN:
             return v
+        if is_complex(v.type):
+            return complex_unary(self, node.op, v, node)
         if isinstance(node.op, ast.Not):
             return ir.Un("!", self.truth(v, node), BOOL)
         if isinstance(v.type, Vector):
@@ -573,6 +587,8 @@ class ExpressionRules:
         rights = [self.value(c) for c in node.comparators]
         if any(v.type is UNKNOWN for v in [left] + rights):
             return ir.Raw("?", UNKNOWN)
+        if any(is_complex(v.type) for v in [left] + rights):
+            return complex_compare(self, node, left, rights)
         for i, (op, right) in enumerate(zip(node.ops, rights)):
             if i + 1 < len(rights):
                 right = self.materialize(right)      # evaluated once, as in Python
@@ -668,6 +684,11 @@ class ExpressionRules:
         return lookup_object(callee.obj)
 
     def ex_Call(self, node):
+        if (isinstance(node.func, ast.Attribute) and node.func.attr == "conjugate" and not node.args
+                and not node.keywords):       # z.conjugate() (_complex); a module's conjugate resolves below
+            base = self.expr(node.func.value)
+            if isinstance(base, ir.Expr):
+                return complex_conjugate(self, self.shallow(base), node)
         callee = self.expr(node.func) if not isinstance(node.func, (ast.Name, ast.Attribute)) else None
         if callee is None:
             callee = self.resolve_callee(node.func)

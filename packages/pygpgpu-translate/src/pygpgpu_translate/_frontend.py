@@ -78,8 +78,6 @@ def _constant_problem(value):
         return "bytes are not supported in kernels", "pass a uint8 array instead"
     if value is None:
         return "None is not supported in kernels", "use a sentinel number (e.g. -1) or a bool flag"
-    if isinstance(value, complex):
-        return "complex numbers are not supported in kernels", "store real and imaginary parts in two arrays"
     if value is Ellipsis:
         return "... (Ellipsis) is not supported in kernels", "index every dimension explicitly"
     return None

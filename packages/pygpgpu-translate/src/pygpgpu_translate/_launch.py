@@ -343,7 +343,10 @@ class LaunchPlan:
 
 
 def _component(v, k):
-    return np.asarray(v)[k]
+    a = np.asarray(v)
+    if a.dtype.kind == "c":            # a complex scalar travels as its real and imaginary parts
+        return a.real if k == 0 else a.imag
+    return a[k]
 
 def _unrolled_packer(plan):
     """The resident packer of ``plan`` (see LaunchPlan._resident_packer) as generated Python."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._bindings import KernelParamSpec, vector_class_info
+from ._complex import ComplexType, complex_type_of
 from ._records import record_type
 from ._types import VECTOR_WIDTHS, ArrayType, Scalar, Vector
 
@@ -114,8 +115,9 @@ def _device_token(value):
 # Exact type -> token function for the common arguments (warm calls); None falls back to arg_token.
 FAST_TOKENS = {float: lambda v: "f", bool: lambda v: "b", int: _int_token, np.ndarray: _ndarray_token}
 # numpy scalars (np.float32(2.0) and friends): the token is fixed per type
-for _name in _SUPPORTED:
+for _name in _SUPPORTED | {"complex64", "complex128"}:
     FAST_TOKENS[np.dtype(_name).type] = (lambda tok: lambda v: tok)(("s", np.dtype(_name)))
+FAST_TOKENS[complex] = lambda v: "c"
 
 
 def register_device_array_type(cls) -> None:
@@ -156,7 +158,11 @@ def arg_token(value, name: str):
             return "L"
         raise OverflowError(f"argument {name!r}: Python integer {value} out of bounds for int64 and uint64 "
                             "(kernels take integers from -2**63 to 2**64 - 1, as numpy does)")
+    if t is complex:
+        return "c"
     if isinstance(value, np.generic):
+        if value.dtype.kind == "c" and value.dtype.itemsize <= 16:
+            return ("s", value.dtype)
         if value.dtype.name not in _SUPPORTED:
             raise TypeError(f"argument {name!r}: numpy scalars of type {value.dtype} are not supported")
         return ("s", value.dtype)
@@ -193,8 +199,12 @@ def spec_from_token(token, name: str, default_float: Scalar) -> KernelParamSpec:
         return KernelParamSpec(name, "scalar", Scalar("int64", weak=True))
     if token == "L":
         return KernelParamSpec(name, "scalar", Scalar("uint64", weak=True))
+    if token == "c":                       # a Python complex: the default float's complex type
+        return KernelParamSpec(name, "vector", ComplexType(default_float))
     kind = token[0]
     if kind == "s":
+        if token[1].kind == "c":           # two hidden real parameters, like a vector's components
+            return KernelParamSpec(name, "vector", complex_type_of(token[1]))
         return KernelParamSpec(name, "scalar", Scalar(token[1].name))
     if kind == "v":
         base, width = token[1]
@@ -213,6 +223,8 @@ def spec_from_token(token, name: str, default_float: Scalar) -> KernelParamSpec:
     if dtype.subdtype is not None:
         raise TypeError(f"argument {name!r}: subarray dtype {dtype} is not supported; pass a plain numeric array "
                         "with one more dimension")
+    if dtype.kind == "c" and dtype.itemsize <= 16:     # complex64/complex128: the complex struct (_complex)
+        return KernelParamSpec(name, "array", ArrayType(complex_type_of(dtype), ndim))
     if dtype.name not in _SUPPORTED:
         raise TypeError(f"argument {name!r}: arrays of {dtype} are not supported; use bool, int8..uint64, "
                         "float16, float32 or float64")

@@ -13,6 +13,7 @@ from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict,
                      join, literal_default, wider_int)
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
+from ._complex import complex_type_of
 from ._records import is_record_binding, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 
@@ -340,7 +341,8 @@ class StatementRules:
             if vi:
                 return Vector(Scalar(vi[0]), vi[1])
             try:
-                return Scalar(np.dtype(o).name)
+                dt = np.dtype(o)
+                return complex_type_of(dt) if dt.kind == "c" else Scalar(dt.name)
             except TypeError:
                 pass
         raise self.err(node, "expected a numpy dtype such as np.float32")

@@ -231,6 +231,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
     from ._entry import build_kernel
     from ._int_meets import int_meets
     from ._records import record_definitions
+    from ._complex import complex_definitions
     dialect = dialect_for(dialect_name)
     prog = ProgramBuilder(dialect, default_float, index_bits, src.name)
     if bounds_check:
@@ -254,6 +255,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
     local_shapes = [list(d.array.type.static_shape) for d in prog.local_arrays]
     meets = int_meets(kir.function, kir.layout)
     records = record_definitions(prog, helpers + [kir.function])     # may note fp64 (before features)
+    complex_definitions(prog, helpers + [kir.function])               # complex structs, even where unused
     features = set(prog.features)
     prelude = "\n".join(p for p in (_prelude(dialect_name, prog), records) if p)
     if prog.bounds is not None:

@@ -211,6 +211,9 @@ def join(a, b):
         return b
     if b is UNKNOWN or a == b:
         return a
+    if getattr(a, "kind", "") == "c" or getattr(b, "kind", "") == "c":     # a complex local (_complex)
+        from ._complex import join_complex
+        return join_complex(a, b)
     if isinstance(a, Scalar) and isinstance(b, Scalar):
         if a.weak and b.weak:
             if a.is_float or b.is_float:

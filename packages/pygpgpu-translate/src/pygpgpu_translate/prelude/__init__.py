@@ -39,6 +39,10 @@ short ushort int uint long ulong float double``; ``long`` is always 64-bit) or a
 ``philox:uint``, ``random_uniform:<float|double>``, ``random_normal:<float|double>``, ``random_randint:long``
     Counter-based random numbers (``gpu.uniform/normal/randint``): ``pg_philox4x32_10`` and
     ``pg_uniform_<T>(seed, counter)``, ``pg_normal_<T>``, ``pg_randint_long(seed, counter, low, high)``.
+``complex:<float|double>``
+    The ``pg_complex64``/``pg_complex128`` struct (numpy's layout) and its operations
+    ``pg_cmake_<T> pg_creal_<T> pg_cimag_<T> pg_cadd_<T> pg_csub_<T> pg_cmul_<T> pg_cdiv_<T> pg_cneg_<T>
+    pg_cconj_<T> pg_ceq_<T> pg_cabs_<T> pg_cexp_<T> pg_csqrt_<T>`` (numpy's formulas).
 ``ext:fp64``, ``ext:int64_base_atomics``, ``ext:int64_extended_atomics``
     OpenCL ``#pragma OPENCL EXTENSION`` lines (empty elsewhere); pulled in automatically.
 
@@ -49,7 +53,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable
 
-from . import _atomics, _funcs, _pysem, _random, _vec
+from . import _atomics, _complex, _funcs, _pysem, _random, _vec
 from ._types import (
     VECTORS,
     c_type,
@@ -82,6 +86,7 @@ def _all_names() -> frozenset[str]:
         names |= {f"{op}:{t}" for t in _pysem.pysem_types(op)}
     for fam in _random.RANDOM_FAMILIES:
         names |= {f"{fam}:{t}" for t in _random.random_types(fam)}
+    names |= {f"complex:{t}" for t in _complex.COMPLEX_TYPES}
     return frozenset(names)
 
 
@@ -114,6 +119,8 @@ def _resolve(dialect: str, name: str, native: bool) -> tuple[list[str], str]:
         return _pysem.pysem_deps(dialect, family, type_name), _pysem.pysem_source(dialect, family, type_name)
     if family in _random.RANDOM_FAMILIES:
         return _random.random_deps(dialect, family, type_name), _random.random_source(dialect, family, type_name)
+    if family == "complex":
+        return _complex.complex_deps(dialect, type_name), _complex.complex_source(dialect, type_name)
     raise KeyError(name)
 
 
