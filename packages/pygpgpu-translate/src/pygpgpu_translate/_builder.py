@@ -20,6 +20,7 @@ from . import _ir as ir
 from ._bindings import C_RESERVED, NP_TYPES, Domain, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._calls import BARRIER_HINT, BARRIER_IN_DOMAIN
 from ._captures import captured_value, constant_value
+from ._tuples import lower_tuple_returns
 from ._expressions import ExpressionRules
 from ._frontend import check_syntax
 from ._names import c_identifier
@@ -404,6 +405,10 @@ class FunctionBuilder(StatementRules, ExpressionRules):
                 self.params[pyname] = ir.Var(c, t)
                 self.fn_params.append(ir.Param(c, t))
         body = self.run_passes(self.body_without_docstring())
+        tuple_types: tuple = ()
+        lowered = lower_tuple_returns(self, body)      # return a, b: out-parameters (_tuples)
+        if lowered is not None:
+            body, tuple_types = lowered
         ret = VOID
         for t in self.returns:
             if t is not VOID:
@@ -420,6 +425,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
                            "return a value on every path")
         body = self._cast_returns(body, ret)
         fn = ir.Function(fdef.name, self.fn_params, ret, body, self.locals_table(), False, self.src.filename, fdef.lineno)
+        fn.tuple_returns = tuple_types
         return fn
 
     def _cast_returns(self, body, ret):

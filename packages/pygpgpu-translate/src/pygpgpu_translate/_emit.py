@@ -183,6 +183,8 @@ class Emitter:
         t = p.type
         if isinstance(t, ArrayType):
             elem = t.elem
+            if t.space == "private":      # into the caller's own memory: an out-parameter, a private array
+                return f"{self.tname(elem)}* {p.name}"
             tn = self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
             space = self.d.local_ptr if t.space == "local" else self.d.global_ptr
             const = "const " if "w" not in fn.access.get(p.name, set()) else ""

@@ -18,6 +18,7 @@ from ._complex import (complex_attribute, complex_binop, complex_compare, comple
                        complex_convert, complex_truth, complex_unary, is_complex)
 from ._records import RecordType, is_record_binding, record_attribute, record_element, record_subscript, record_value
 from ._signs import is_non_negative
+from ._tuples import tuple_result
 from ._vector_convert import convert_component, vector_convert_call, vector_method
 
 __all__ = ["ExpressionRules"]
@@ -769,12 +770,14 @@ class ExpressionRules:
         # convert scalar args to the helper's parameter types
         conv = []
         pi = 0
-        for p in fn.params:
+        for p in fn.params[:len(args)]:              # a tuple-returning helper's out-parameters follow
             a = args[pi]
             conv.append(self.convert(a, p.type) if isinstance(p.type, (Scalar, Vector)) and not isinstance(a, ir.ArrayRef) else a)
             pi += 1
         call = ir.Call(fn.name, conv, fn.ret)
         call.helper = fn
+        if fn.tuple_returns:
+            return tuple_result(self, call, fn)
         if fn.ret is VOID:
             return call
         return call

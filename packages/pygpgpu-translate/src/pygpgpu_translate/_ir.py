@@ -237,3 +237,4 @@ class Function:
     filename: str = ""
     line: int = 0
     access: dict = field(default_factory=dict)   # array param C name -> set of "r"/"w"
+    tuple_returns: tuple = ()    # a helper returning tuples: the item types, one out-parameter each (_tuples)

@@ -16,6 +16,7 @@ from ._bounds import BoundsChecks
 from ._complex import complex_type_of
 from ._records import is_record_binding, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
+from ._tuples import tuple_return
 
 __all__ = ["StatementRules"]
 
@@ -90,6 +91,8 @@ class StatementRules:
             self.returns.append(VOID)
             return ir.Return(None, s.lineno)
         v = self.expr(s.value)
+        if isinstance(v, TupleRef):                  # return a, b: out-parameters (_tuples)
+            return tuple_return(self, v, s)
         if isinstance(v, ir.ArrayRef):
             raise self.err(s, "helpers cannot return arrays", "write into an array argument instead")
         v = self.value(s.value) if not isinstance(v, ir.Expr) else v
