@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from pygpgpu_translate import kernel
-from pygpgpu_translate._source import KernelTypeError
 from test_vec_helpers import rtc_compile  # noqa: F401 - fixture
 
 DTYPES = [np.complex64, np.complex128]

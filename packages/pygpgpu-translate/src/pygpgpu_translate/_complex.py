@@ -59,7 +59,7 @@ class ComplexType:
 
     @property
     def part(self) -> str:
-        return self.base.short_name            # "float" / "double": the prelude's type word
+        return "float" if self.base.name == "float32" else "double"     # the prelude's type word
 
     def strong(self) -> "ComplexType":
         return self
