@@ -197,6 +197,24 @@ def test_two_dimensional_record_arrays_and_helpers(backend):
     np.testing.assert_array_equal(g["id"], want["id"])
 
 
+@kernel
+def aliases(p, out):
+    for i, r in enumerate(p):                 # r names p[i], as numpy's element view does
+        out[i] = r.mass + r["pos"][1]
+        q = p[p.shape[0] - 1 - i]
+        r.mass = q.pos[0] * 2
+
+
+def test_enumerate_and_names_of_elements_write_through(backend):
+    p = particles(ALIGNED, 9)
+    out = np.zeros(9, np.float32)
+    want_p, want_out = p.copy(), out.copy()
+    aliases.py_func(want_p.view(np.recarray), want_out)
+    aliases[backend](p, out)
+    np.testing.assert_array_equal(out, want_out)
+    np.testing.assert_array_equal(p["mass"], want_p["mass"])
+
+
 def test_vector_dtypes_stay_vectors_and_other_names_are_records():
     from pygpgpu_translate._records import RecordType
     from pygpgpu_translate._signature import arg_token, spec_from_token
@@ -247,7 +265,9 @@ def _rejects(body_src, match, exc=SyntaxError):
 
 @pytest.mark.parametrize("body, match", [
     ("    out[i] = p[i].weight", r"the record has no field 'weight' \(its fields: pos, mass, alive, id\)"),
-    ("    q = p[i]", "a record has no single value"),
+    ("    out[i] = p[i] + 1", "a record has no single value"),
+    ("    r = p[i]\n    r = 1.0", "'r' names a record element and cannot be assigned a value"),
+    ("    r = p[0]\n    r = p[1]", "'r' refers to two different records"),
     ("    p[i] = 1.0", "a whole record cannot be assigned"),
     ("    p[i].mass = p[i].pos", "cannot store a float3 into the scalar field 'mass'"),
     ("    out[i] = p[i][0]", "a record is indexed by a field name"),
@@ -267,6 +287,7 @@ _COMPILE = {
     "tagged": (tagged, lambda: (np.zeros(4, TAGGED), np.zeros(4))),
     "nested": (nested, lambda: (np.zeros(4, NESTED), np.zeros(4, np.float32))),
     "grid_and_helper": (grid_and_helper, lambda: (np.zeros((2, 3), ALIGNED), 1.0)),
+    "aliases": (aliases, lambda: (np.zeros(4, ALIGNED), np.zeros(4, np.float32))),
 }
 
 

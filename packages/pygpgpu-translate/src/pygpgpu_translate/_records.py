@@ -7,7 +7,8 @@ as ``[("tag", "u1"), ("x", "f4")]``). The generated definition carries compile-t
 its size and of every field's offset, so a layout the compiler disagrees with fails to build
 instead of reading the wrong bytes.
 
-In a kernel ``p[i]`` is a ``RecordRef`` (an element, not a value); ``p[i].mass``,
+In a kernel ``p[i]`` is a ``RecordRef`` (an element, not a value; ``r = p[i]`` and ``for i, r in
+enumerate(p)`` name it, as numpy's element views do); ``p[i].mass``,
 ``p[i]["mass"]``, ``p[i].pos[k]`` and nested ``p[i].inner.x`` read and write single fields
 (``ir.Load``/``ir.Store`` of the element with a C member path). A 1-D field of a vector width
 (``("pos", np.float32, 3)``) also reads as a vector, component by component: OpenCL's and
@@ -29,7 +30,7 @@ from ._types import BOOL, UNKNOWN, VECTOR_WIDTHS, Scalar, Vector
 
 __all__ = ["RecordType", "RecordField", "RecordRef", "FieldArrayRef", "record_type", "record_definitions",
            "record_element", "record_attribute", "record_subscript", "record_value", "record_store",
-           "is_record_binding"]
+           "record_alias", "is_record_binding"]
 
 _SCALARS = {"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64"}
 UINT8 = Scalar("uint8")
@@ -219,6 +220,22 @@ class FieldArrayRef:
 
 def is_record_binding(x) -> bool:
     return isinstance(x, (RecordRef, FieldArrayRef))
+
+
+def record_alias(self, name, value, node) -> bool:
+    """Bind ``name`` to record element ``value`` (``r = p[i]``, ``for i, r in enumerate(p)``): like
+    numpy's element view, ``r.mass = ...`` writes ``p[i]``. False for a field array (``v = p[i].pos``
+    reads a vector instead)."""
+    if not isinstance(value, RecordRef):
+        return False
+    prev = self.array_locals.get(name)
+    if prev is not None and prev != value:
+        raise self.err(node, f"{name!r} refers to two different records", "use one name per record element")
+    if name in self.params or name in self.local_types:
+        raise self.err(node, f"{name!r} is already a variable; it cannot also name a record element",
+                       "use another name for the element")
+    self.array_locals[name] = value
+    return True
 
 
 def record_element(self, arr, idx, node):

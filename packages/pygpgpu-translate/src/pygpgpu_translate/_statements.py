@@ -14,7 +14,7 @@ from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict,
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._complex import complex_type_of
-from ._records import is_record_binding, record_store, record_value
+from ._records import is_record_binding, record_alias, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 from ._tuples import tuple_return
 
@@ -171,6 +171,8 @@ class StatementRules:
                 return self.local_array(target.id, value_node)
         value = self.expr(value_node)
         if is_record_binding(value):             # v = p[i].pos: a vector, or an error saying what to read
+            if isinstance(target, ast.Name) and record_alias(self, target.id, value, value_node):
+                return None                      # r = p[i]: r names the element, as numpy's view does
             value = record_value(self, value, value_node)
         if isinstance(value, ir.ArrayRef):
             if not isinstance(target, ast.Name):
@@ -199,10 +201,15 @@ class StatementRules:
     def store(self, target, value: ir.Expr, s):
         if isinstance(target, ast.Name):
             name = target.id
+            if is_record_binding(value) and record_alias(self, name, value, target):
+                return []                        # for i, r in enumerate(p): r names the element p[i]
             if name in self.params or name in self.array_locals:
                 b = self.params.get(name) or self.array_locals.get(name)
                 if isinstance(b, ir.ArrayRef):
                     raise self.err(target, f"cannot assign to array {name!r}", f"write elements: {name}[i] = ...")
+                if is_record_binding(b):
+                    raise self.err(target, f"{name!r} names a record element and cannot be assigned a value",
+                                   f"assign its fields ({name}.field = ...) or use another name")
             if name in self.domain_vars:
                 raise self.err(target, f"cannot assign to the loop index {name!r}", "use another variable")
             if name in self.params:                          # a scalar parameter keeps its declared type
