@@ -4,14 +4,17 @@
 Each element becomes an unsigned key ordered as numpy orders the values: integers flip their
 sign bit, floats flip all bits when negative and the sign bit otherwise, every NaN becomes the
 largest key (numpy puts NaN last) and -0.0 becomes +0.0 (equal values keep their order). The
-sort moves (key, original index) pairs, 4 key bits per pass, in tiles of ``TILE`` elements, one
-group of ``GROUP`` work items per tile, ``ITEMS`` consecutive elements per work item:
+sort moves (key, original index) pairs, 4 key bits per pass, in tiles of 2048 elements (1024 for
+64-bit keys), one group of ``GROUP`` work items per tile, 8 (4) consecutive elements per work item:
 
 1. *histogram*: every tile counts its elements per digit; the counts, digit-major over tiles,
    go through the device prefix scan, which gives each (digit, tile) its first output slot;
 2. *scatter*: every tile ranks its elements again -- per-work-item digit counts in local memory,
    an exclusive scan over them (digit-major), so each element's rank keeps the input order --
    sorts the tile in local memory and writes it out, runs of one digit to consecutive addresses.
+
+A group needs about 25 KiB of local memory (21 KiB for 64-bit keys); devices with less take the
+bitonic sort.
 
 The sorted indices then gather the values (``sort``) or are the result (``argsort``).
 """
@@ -26,14 +29,26 @@ from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 __all__ = ["radix_sort_indices", "radix_supported"]
 
 GROUP = 256
-ITEMS = 8
-TILE = GROUP * ITEMS
 BITS = 4
 DIGITS = 1 << BITS
 
 
-def radix_supported(dtype: np.dtype, n: int) -> bool:
-    return dtype.kind in "biuf" and dtype.itemsize <= 8 and dtype != np.float16 and n < 2**31 - TILE
+def _items(kt: np.dtype) -> int:
+    """Elements per work item: 8 for 32-bit keys, 4 for 64-bit ones, so a group's local memory
+    (keys, indices, int16 digit counts) stays under 32 KiB, the smallest common limit."""
+    return 8 if kt.itemsize == 4 else 4
+
+
+def local_bytes(kt: np.dtype) -> int:
+    tile = GROUP * _items(kt)
+    return tile * (kt.itemsize + 4) + DIGITS * GROUP * 2 + GROUP * 4 + DIGITS * 4
+
+
+def radix_supported(dtype: np.dtype, n: int, device=None) -> bool:
+    if not (dtype.kind in "biuf" and dtype.itemsize <= 8 and dtype != np.float16 and n < 2**31 - 4096):
+        return False
+    limit = getattr(device, "local_mem_size", None) if device is not None else None
+    return not limit or local_bytes(_key_type(dtype)) <= limit
 
 
 def _key_type(dtype: np.dtype) -> np.dtype:
@@ -74,12 +89,14 @@ def _rank_source(kname: str, kt: np.dtype, scatter: bool) -> str:
     """The histogram (``scatter`` False) or scatter kernel of one pass."""
     K = np_type(kt)
     mask = DIGITS - 1
+    ITEMS = _items(kt)
+    TILE = GROUP * ITEMS
     params = (["keys", "idx", "okeys", "oidx", "incl", "hist"] if scatter else ["keys", "hist"]) + ["n", "shift", "G"]
     L = [f"def {kname}({', '.join(params)}):",
          f"    lk = gpu.local_array({TILE}, {K})"]
     if scatter:
         L.append(f"    li = gpu.local_array({TILE}, np.int32)")
-    L += [f"    cnt = gpu.local_array({DIGITS * GROUP}, np.int32)",
+    L += [f"    cnt = gpu.local_array({DIGITS * GROUP}, np.int16)",     # positions < TILE fit
           f"    part = gpu.local_array({GROUP}, np.int32)"]
     if scatter:
         L.append(f"    dstart = gpu.local_array({DIGITS}, np.int32)")
@@ -107,7 +124,7 @@ def _rank_source(kname: str, kt: np.dtype, scatter: bool) -> str:
     # exclusive scan of the counts in digit-major order: work item t owns cnt[t*16 : t*16+16]
     L += ["    gpu.barrier()",
           f"    s0 = t * {DIGITS}",
-          "    run = np.int32(0)",
+          "    run = np.int16(0)",
           f"    for e in range({DIGITS}):",
           "        c = cnt[s0 + e]",
           "        cnt[s0 + e] = run",
@@ -123,9 +140,9 @@ def _rank_source(kname: str, kt: np.dtype, scatter: bool) -> str:
           "        part[t] = v",
           "        off = off * 2",
           "    gpu.barrier()",
-          "    pre = np.int32(0)",
+          "    pre = np.int16(0)",
           "    if t > 0:",
-          "        pre = part[t - 1]",
+          "        pre = np.int16(part[t - 1])",
           f"    for e in range({DIGITS}):",
           "        cnt[s0 + e] += pre",
           "    gpu.barrier()",
@@ -185,7 +202,7 @@ def radix_sort_indices(x: DeviceArray) -> DeviceArray:
     idx = DeviceArray((n,), np.int32, ctx)
     src = x.view(kt) if x.dtype.kind == "f" else x
     launch(init, device, DEFAULT_CONFIG, (src, keys, idx, n))
-    G = -(-n // TILE)
+    G = -(-n // (GROUP * _items(kt)))
     okeys = DeviceArray((n,), kt, ctx)
     oidx = DeviceArray((n,), np.int32, ctx)
     hist = DeviceArray((DIGITS * G,), np.int32, ctx)

@@ -180,7 +180,7 @@ def _radix_input(a: DeviceArray, axis: Any, op: str) -> "DeviceArray | None":
     """The contiguous 1-D array to radix-sort when the sort is of one long row, else None."""
     from ._radix import radix_supported
 
-    if not (axis is None or a.ndim == 1) or a.size < RADIX_MIN or not radix_supported(a.dtype, a.size):
+    if not (axis is None or a.ndim == 1) or a.size < RADIX_MIN or not radix_supported(a.dtype, a.size, a.device):
         return None
     if a.ndim == 1:
         normalize_axis(axis if axis is not None else 0, 1, op)
