@@ -325,3 +325,46 @@ def test_constant_expressions_are_python_ints(backend):
     np.testing.assert_array_equal(out, _host(constant_powers, a, out=out))
     with pytest.raises(OverflowError, match="does not fit in 64 bits"):
         constant_past_64_bits[backend](a, np.zeros((3, 1), np.int64))
+
+
+# ---- the loop index is a Python int on the host: weak in arithmetic with data, the index type in subscripts ----
+@kernel
+def index_values(a, out):
+    for i in range(out.shape[0]):
+        out[i, 0] = a[i] + i
+        out[i, 1] = a[i] * len(a) - a.shape[0]
+        out[i, 2] = a[i] - a.size
+        for j in range(3):
+            out[i, 3] = a[i] * j + j      # j is a Python int too
+        out[i, 4] = 1 if a[i] < i else 0
+
+
+@pytest.mark.parametrize("family", ["int8", "uint8", "int16", "float32"])
+def test_index_values_are_weak_like_python(backend, family):
+    """int8_data[i] + i stays int8 and wraps, as on the host (NEP 50); len(a), a.shape[0], a.size and
+    range-loop variables are Python ints too. Comparisons stay by value (a[i] < i)."""
+    n = 100
+    a = np.resize(np.array([100, -100, 7, 120, 0, 90], family) if family != "uint8"
+                  else np.array([200, 100, 7, 250, 0, 90], family), n)
+    out = np.full((n, 5), -1, np.float64 if family == "float32" else np.int64)
+    index_values[backend](a, out)
+    np.testing.assert_array_equal(out, _host(index_values, a, out=out), err_msg=family)
+
+
+@kernel
+def offset_gather(a, off, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i + off[i] + 1] + (i + off[i])
+
+
+def test_index_arithmetic_stays_in_the_index_type(backend):
+    """Inside a subscript the index keeps the index type: a[i + off[i]] with int8 offsets reads the
+    right element past i = 127 (as a value, i + off[i] is int8 and wraps, as numpy's would)."""
+    n = 600
+    a = np.arange(n + 2, dtype=np.int64) * 10
+    off = np.resize(np.array([-1, 0, 1], np.int8), n)
+    out = np.zeros(n, np.int64)
+    offset_gather[backend](a, off, out)
+    i = np.arange(n)
+    want = a[i + off + 1] + (i + off.astype(np.int64) + 128) % 256 - 128     # the value wraps in int8
+    np.testing.assert_array_equal(out, want)

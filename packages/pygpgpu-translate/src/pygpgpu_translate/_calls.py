@@ -185,7 +185,7 @@ def lower_work_item(self, b, node):
 def lower_len(self, b, node):
     a = self.expr(node.args[0])
     if isinstance(a, ir.ArrayRef):
-        return a.shape[0]
+        return self.index_value(a.shape[0])        # a Python int on the host: weak (_expressions)
     if isinstance(a, ir.Expr) and isinstance(a.type, Vector):
         return ir.Const(a.type.width, Scalar("int32", weak=True))
     raise self.err(node, "len() needs an array")

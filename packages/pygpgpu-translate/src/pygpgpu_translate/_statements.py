@@ -387,6 +387,8 @@ class StatementRules:
             if v.type is not UNKNOWN and t is not UNKNOWN:
                 t = binary_result(t, v.type, self.prog.default_float)
         store = self.store(s.target, ir.Const(0, t if t is not UNKNOWN else INT32), s)
+        if self.store_counts.get(s.target.id) == 1:     # only this loop binds it: a Python int, weak
+            self.index_names = self.index_names | {s.target.id}
         if not store:
             var = None
         else:
@@ -536,6 +538,7 @@ class StatementRules:
 
     def bind_index(self, name, idx):
         self.local_types[name] = idx
+        self.index_names = self.index_names | {name}     # weak in arithmetic with data (index_value)
 
     def is_domain_index(self, target):
         if self.domain is None or self.domain.kind == "work_size" or not self.domain_vars:
