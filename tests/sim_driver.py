@@ -6,13 +6,20 @@ through the ``void** kernelParams`` array exactly as cuLaunchKernel and hipModul
 the kit's code (buffers, staging, pin cache, programs, the generated launcher, errors, lifetime)
 runs for real here; only the vendor call at the bottom is stood in for. The call table is
 checked against the roles the CUDA and HIP backends bind (test_backend_kit.py).
+
+``hold(stream)`` stands in for a long kernel: the stream (and events recorded on it) stays
+"not ready" until ``release(stream)``, and the driver's blocking waits on it block, with
+SIGINT held back as a wait inside C holds it back from Python (test_processes_ctrl_c_kit.py);
+``hold_next_launch`` holds the stream of the next launch from that launch on.
 """
 from __future__ import annotations
 
 import ctypes
 import itertools
 import json
+import signal
 import struct
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -63,11 +70,16 @@ class SimDriver:
         self.fail_next_launch = 0
         self.launches: list[tuple] = []
         self._ids = itertools.count(0x1000)
+        self.held: dict[int, threading.Event] = {}     # stream -> set once the "kernel" ends
+        self.event_streams: dict[int, int] = {}        # event -> the stream it was last recorded on
+        self.queries = 0
+        self.hold_next_launch: "float | None" = None   # seconds: the next launch does not end for so long
 
     def calls(self) -> Calls:
         calls = Calls("sim", None, "simulated driver", ERRORS)  # type: ignore[arg-type]
-        for role in ("set_current", "stream_create", "stream_synchronize", "stream_destroy", "stream_wait_event",
-                     "event_create", "event_record", "event_synchronize", "event_destroy", "mem_alloc", "mem_free",
+        for role in ("set_current", "stream_create", "stream_synchronize", "stream_query", "stream_destroy",
+                     "stream_wait_event", "event_create", "event_record", "event_synchronize", "event_query",
+                     "event_destroy", "mem_alloc", "mem_free",
                      "mem_get_info", "host_alloc", "host_free", "host_get_device_pointer", "host_register",
                      "host_unregister", "memcpy_htod_async", "memcpy_dtoh_async", "memcpy_dtod_async",
                      "memset_d8_async", "memset_d16_async", "memset_d32_async", "module_load", "module_unload",
@@ -154,8 +166,48 @@ class SimDriver:
         _out(out).value = h
         return 0
 
+    def hold(self, stream, limit: float = 60.0) -> None:
+        """Keep ``stream`` busy (a kernel that does not end) until release(), at most ``limit`` s."""
+        ended = threading.Event()
+        self.held[getattr(stream, "value", stream)] = ended
+        timer = threading.Timer(limit, ended.set)
+        timer.daemon = True
+        timer.start()
+
+    def release(self, stream) -> None:
+        ended = self.held.pop(getattr(stream, "value", stream), None)
+        if ended is not None:
+            ended.set()
+
+    def _busy(self, stream) -> bool:
+        ended = self.held.get(stream)
+        return ended is not None and not ended.is_set()
+
+    def _block(self, stream) -> None:
+        """A driver's blocking wait: in C, where Python cannot run its SIGINT handler."""
+        ended = self.held.get(stream)
+        if ended is None:
+            return
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            ended.wait()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
     def stream_synchronize(self, stream):
-        return 0 if (getattr(stream, "value", stream) in self.streams) else 400
+        self.log.append("stream_synchronize")
+        stream = getattr(stream, "value", stream)
+        if stream not in self.streams:
+            return 400
+        self._block(stream)
+        return 0
+
+    def stream_query(self, stream):
+        self.queries += 1
+        stream = getattr(stream, "value", stream)
+        if stream not in self.streams:
+            return 400
+        return 600 if self._busy(stream) else 0
 
     def stream_destroy(self, stream):
         self.streams.discard(getattr(stream, "value", stream))
@@ -173,11 +225,17 @@ class SimDriver:
 
     def event_record(self, event, stream):
         value = getattr(stream, "value", stream)
+        self.event_streams[getattr(event, "value", event)] = value
         return 0 if value in self.streams or value in (None, 1, 2) else 400
 
     def event_synchronize(self, event):
         self.log.append("event_synchronize")
+        self._block(self.event_streams.get(getattr(event, "value", event)))
         return 0
+
+    def event_query(self, event):
+        self.log.append("event_query")
+        return 600 if self._busy(self.event_streams.get(getattr(event, "value", event))) else 0
 
     def event_destroy(self, event):
         self.events.discard(getattr(event, "value", event))
@@ -213,6 +271,9 @@ class SimDriver:
         values = [struct.unpack("<" + f, ctypes.string_at(params[i], size))[0]
                   for i, (f, size) in enumerate(zip(kernel.formats, kernel.sizes))]
         self.launches.append(((gx, gy, gz), (bx, by, bz), shared, values))
+        if self.hold_next_launch is not None:
+            self.hold(stream, self.hold_next_launch)
+            self.hold_next_launch = None
         for z in range(gz * bz):
             for y in range(gy * by):
                 for x in range(gx * bx):

@@ -13,6 +13,7 @@ still use.
 """
 from __future__ import annotations
 
+import numbers
 import os
 import threading
 import time
@@ -32,12 +33,14 @@ def on_main_thread() -> bool:
     return threading.current_thread() is _main
 
 
-def poll(done: Callable[[], bool]) -> None:
-    """Return once ``done()`` is true; KeyboardInterrupt (Ctrl-C) propagates from the sleeps."""
+def poll(done: Callable[[], bool], spin: float = SPIN_SECONDS) -> None:
+    """Return once ``done()`` is true; KeyboardInterrupt (Ctrl-C) propagates from the spin and
+    the sleeps. ``spin``: seconds of yielding spin first (a GPU backend, whose kernels do not
+    run on the host's cores, may spin longer than PoCL, whose kernels need them)."""
     if done():
         return
     start = time.perf_counter()
-    spin_until = start + SPIN_SECONDS
+    spin_until = start + spin
     while time.perf_counter() < spin_until:
         _yield()
         if done():
@@ -58,13 +61,21 @@ def describe(value) -> str:
     return type(value).__name__
 
 
+def _is_memory(value) -> bool:
+    """An array or buffer (what a kernel may still read and write), not a scalar, a numpy
+    scalar, a vector value or dynamic local memory passed by value."""
+    if isinstance(value, numbers.Number) or type(value).__name__ == "LocalMemory":
+        return False
+    return hasattr(value, "nbytes") or hasattr(value, "shape")
+
+
 def still_busy(device: str, kernel: "str | None", arguments: tuple, waited: float) -> KeyboardInterrupt:
     """The KeyboardInterrupt for Ctrl-C during a wait: ``device`` (its selector), ``kernel`` (the
     last kernel launched on the queue, or None when unknown) and ``arguments`` (the objects passed
     to it) say what is unsafe to read or reuse until ``context.synchronize()`` returns; they are
     also attributes of the exception."""
     what = f"kernel {kernel!r}" if kernel else "the kernels queued on it"
-    objects = [describe(a) for a in arguments if not isinstance(a, (int, float))]
+    objects = [describe(a) for a in arguments if _is_memory(a)]
     passed = f"the arrays and buffers passed to it ({', '.join(objects)})" if objects else \
         "the arrays and buffers passed to them"
     exc = KeyboardInterrupt(

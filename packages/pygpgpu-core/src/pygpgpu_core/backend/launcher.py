@@ -3,8 +3,10 @@
 A launcher is built once per (kernel, argument kinds): the :class:`~.args.ArgumentLayout`
 preallocates the argument bytes and the ``void*[]`` pointing into them, and the generated
 function does one ``struct.pack_into`` for all arguments followed by the two driver calls
-(make the context current, launch) through function objects without argtypes. Nothing else
-happens per call: no ctypes object is allocated, no attribute is looked up twice.
+(make the context current, launch) through function objects without argtypes, then records
+the launch on the context (``context._last_launch``: what a later wait polls for and Ctrl-C
+names, see ``driver/waits.py``). Nothing else happens per call: no ctypes object is
+allocated, no attribute is looked up twice.
 
 What the kernel object provides: ``name``, ``param_sizes``, ``handle`` (a ``c_void_p`` set to
 NULL when its program closes, which the launcher sees), ``geometry(global, local)`` and its
@@ -56,6 +58,8 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
         fail=kernel.launch_failed,
         lock=threading.Lock(),
         LIMIT=kernel.shared_default_limit,
+        context=ctx,
+        NAME=kernel.name,
     )
     names = ", ".join(f"a{i}" for i in range(len(kinds)))
     unpack = f"        ({names},) = args\n" if kinds else "        if len(args): raise ValueError\n"
@@ -87,6 +91,7 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
         "        rc = driver_launch(func, *geom, shared, stream, params, None)\n"
         "    if rc:\n"
         "        fail(rc)\n"
+        "    context._last_launch = (NAME, args)\n"
     )
     exec(compile(src, f"<pygpgpu-{ctx.calls.backend} launcher {kernel.name}>", "exec"), namespace)
     launch = namespace["launch"]

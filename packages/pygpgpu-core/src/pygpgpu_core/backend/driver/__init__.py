@@ -10,8 +10,8 @@ code, proven on CUDA and shared by HIP.
 
 Roles every kit backend binds (CUDA / HIP symbol): ``set_current`` (cuCtxSetCurrent /
 hipSetDevice, fast), ``launch`` (cuLaunchKernel / hipModuleLaunchKernel, fast),
-``stream_create`` ``stream_synchronize`` ``stream_destroy`` ``stream_wait_event``,
-``event_create`` ``event_record`` ``event_synchronize`` ``event_destroy``, ``mem_alloc``
+``stream_create`` ``stream_synchronize`` ``stream_query`` ``stream_destroy`` ``stream_wait_event``,
+``event_create`` ``event_record`` ``event_synchronize`` ``event_query`` ``event_destroy``, ``mem_alloc``
 ``mem_free`` ``mem_get_info``, ``host_alloc`` ``host_free`` ``host_get_device_pointer``
 ``host_register`` ``host_unregister``, ``memcpy_htod_async`` ``memcpy_dtoh_async``
 ``memcpy_dtod_async``, ``memset_d8_async`` ``memset_d16_async`` ``memset_d32_async``,

@@ -38,11 +38,15 @@ ROLES: dict[str, Role] = {
     "device_attribute": Role("DeviceGetAttribute", (POINTER(c_int), c_int, c_int)),
     "stream_create": Role("StreamCreate", (POINTER(_h), c_uint)),
     "stream_synchronize": Role("StreamSynchronize", (_h,)),
+    # 0 when the stream is idle, NOT_READY (600 in both drivers) while it has work: waits on the
+    # main thread poll these in slices so that Ctrl-C reaches Python (driver/waits.py)
+    "stream_query": Role("StreamQuery", (_h,)),
     "stream_destroy": Role("StreamDestroy", (_h,)),
     "stream_wait_event": Role("StreamWaitEvent", (_h, _h, c_uint)),
     "event_create": Role("EventCreate", (POINTER(_h), c_uint)),
     "event_record": Role("EventRecord", (_h, _h)),
     "event_synchronize": Role("EventSynchronize", (_h,)),
+    "event_query": Role("EventQuery", (_h,)),
     "event_destroy": Role("EventDestroy", (_h,)),
     "mem_alloc": Role("MemAlloc", (POINTER(_ptr), c_size_t)),
     "mem_free": Role("MemFree", (_ptr,)),

@@ -20,6 +20,7 @@ from ..handles import Closeable
 from ..hostpin import PIN_MIN, PinCache
 from ..library import on_library_forked
 from .memory import DriverBuffer, PinnedStaging, host_mapped, is_pinned, pinned_empty, staging_settings
+from .waits import Interrupted, busy, defer, wait, wait_before_copy
 
 if TYPE_CHECKING:
     from .device import DriverDevice
@@ -29,6 +30,7 @@ __all__ = ["DriverContext", "DriverStream"]
 
 _CU_EVENT_DISABLE_TIMING = 2     # the same value in HIP (hipEventDisableTiming)
 _live_contexts: "weakref.WeakSet[DriverContext]" = weakref.WeakSet()   # dropped in a forked child
+_abandoned: "list[DriverContext]" = []   # closed while an interrupted kernel ran: kept until exit
 
 
 def _forget_contexts_after_fork(backend: str) -> None:
@@ -80,10 +82,9 @@ class DriverStream:
             calls.event_destroy(event)  # freed once the wait has been satisfied
 
     def synchronize(self) -> None:
+        """Wait for everything queued on the stream (Ctrl-C interrupts the wait: waits.py)."""
         self._live()
-        ctx = self.context
-        ctx.make_current()
-        ctx.calls.check(ctx.calls.stream_synchronize(self.handle), ctx.calls.stream_synchronize)
+        wait(self.context)
 
     def close(self) -> None:
         handle, self.handle = self.handle, c_void_p()
@@ -104,6 +105,11 @@ class DriverContext(Closeable):
     pointer_host_memory: ClassVar["tuple[int, int] | None"] = None
     """``(attribute, value)``: ``pointer_get_attribute(attribute)`` returns ``value`` for
     page-locked host memory; None: the driver cannot tell (large copies are then staged)."""
+    _last_launch: "tuple[str, Any] | None" = None
+    """``(kernel name, arguments)`` of the last launch not yet seen complete (set by the
+    launcher): a copy waits for it in slices first, and Ctrl-C names it (waits.py)."""
+    _interrupted: "Interrupted | None" = None
+    """Set while a kernel whose wait Ctrl-C interrupted may still run (waits.py)."""
 
     def __init__(self, device: "DriverDevice"):
         self.device = device
@@ -195,6 +201,8 @@ class DriverContext(Closeable):
 
     def _host_unregister(self, ptr: int) -> None:
         if not self.closed:
+            if self._interrupted is not None and defer(self, self._host_unregister, ptr):
+                return      # unregistering waits for the device: not while an interrupted kernel runs
             self.make_current()
             self.calls.host_unregister(ptr)
 
@@ -217,6 +225,7 @@ class DriverContext(Closeable):
         if nbytes == 0:
             return
         self.make_current()
+        wait_before_copy(self)   # a pageable copy would wait for queued kernels inside the driver
         if not self._copies_directly(hptr, nbytes, host):
             if upload:
                 self._staging_buffers().upload(dptr, hptr, nbytes)
@@ -228,7 +237,7 @@ class DriverContext(Closeable):
             calls.check(calls.memcpy_htod_async(dptr, hptr, nbytes, stream), calls.memcpy_htod_async)
         else:
             calls.check(calls.memcpy_dtoh_async(hptr, dptr, nbytes, stream), calls.memcpy_dtoh_async)
-        calls.check(calls.stream_synchronize(stream), calls.stream_synchronize)
+        wait(self, True)
 
     # -- code --------------------------------------------------------------------------------
     def program(self, source: str, options: "Sequence[str] | str" = (), *, name: str = "") -> "DriverProgram":
@@ -272,6 +281,9 @@ class DriverContext(Closeable):
         """Free every buffer and module of this context and release it."""
         if self.closed:
             return
+        if self._interrupted is not None and busy(self):
+            self._abandon()       # an interrupted kernel still runs: freeing would wait for it
+            return
         from ..mempool import release_context
 
         release_context(self)  # the device-array pool's cached blocks first, while the context lives
@@ -290,6 +302,19 @@ class DriverContext(Closeable):
         self.queue.close()
         self.closed = True
         self._release()
+        self.device._forget_context(self)
+
+    def _abandon(self) -> None:
+        """Close this context in Python while an interrupted kernel still runs on its stream:
+        no driver call (frees, unloads and the stream's release may wait for the kernel); its
+        memory, modules and stream stay allocated until the process exits, the kernel's
+        arguments with them. The device's next ``context()`` is a new one."""
+        _abandoned.append(self)
+        self.closed = True                    # buffers, pinned blocks and programs then skip the driver
+        for obj in list(self._programs.values()) + list(self._live):
+            for k in getattr(obj, "_kernels", {}).values():
+                k.handle.value = None         # cached launchers refuse (see DriverKernel.launch_failed)
+        self._programs = {}
         self.device._forget_context(self)
 
     def __repr__(self) -> str:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...errors import ClosedError
 from ..handles import Closeable
+from .waits import defer, wait, wait_before_copy, wait_event
 
 if TYPE_CHECKING:
     from .context import DriverContext
@@ -108,9 +109,15 @@ class _PinnedBlock:
 
     def close(self) -> None:
         ptr, self.ptr = self.ptr, 0
-        if ptr and not self.context.closed:
-            self.context.make_current()
-            self.context.calls.host_free(ptr)
+        ctx = self.context
+        if ptr and not ctx.closed:
+            if ctx._interrupted is not None and defer(ctx, self._free, ptr):
+                return      # freeing waits for the device: not while an interrupted kernel runs
+            self._free(ptr)
+
+    def _free(self, ptr: int) -> None:
+        self.context.make_current()
+        self.context.calls.host_free(ptr)
 
     def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
         if not _is_finalizing():
@@ -149,6 +156,15 @@ def is_pinned(context: "DriverContext", hptr: int) -> bool:
         and memtype.value == query[1]
 
 
+def _page_locked(context: "DriverContext", host: np.ndarray) -> bool:
+    """Whether ``host`` is page-locked: from ``pinned_empty`` (its memory's owner carries the
+    block), or where the driver can tell, anyone's (torch's pin_memory(), the pin cache)."""
+    owner: Any = host
+    while isinstance(owner, np.ndarray):
+        owner = owner.base
+    return getattr(owner, "_pygpgpu_block", None) is not None or is_pinned(context, host.ctypes.data)
+
+
 class PinnedStaging:
     """Two page-locked chunks + events that let host copies and DMA overlap."""
 
@@ -182,11 +198,11 @@ class PinnedStaging:
             for i, off in enumerate(range(0, nbytes, chunk)):
                 n = min(chunk, nbytes - off)
                 slot = i & 1
-                check(calls.event_synchronize(self.events[slot]), calls.event_synchronize)
+                wait_event(self.context, self.events[slot])    # the DMA out of this slot is done
                 host_memmove(self.blocks[slot].ptr, hptr + off, n)
                 check(calls.memcpy_htod_async(dptr + off, self.blocks[slot].ptr, n, stream), calls.memcpy_htod_async)
                 check(calls.event_record(self.events[slot], stream), calls.event_record)
-            check(calls.stream_synchronize(stream), calls.stream_synchronize)
+            wait(self.context, True)
 
     def download(self, hptr: int, dptr: int, nbytes: int) -> None:
         calls, stream = self.context.calls, self.context.queue.handle
@@ -205,7 +221,7 @@ class PinnedStaging:
             for i, off in enumerate(offsets):
                 if i + 1 < len(offsets):
                     issue(i + 1)  # its slot was drained by the previous iteration's host copy
-                check(calls.event_synchronize(self.events[i & 1]), calls.event_synchronize)
+                wait_event(self.context, self.events[i & 1])
                 host_memmove(hptr + off, self.blocks[i & 1].ptr, min(chunk, nbytes - off))
 
     def close(self) -> None:
@@ -309,6 +325,8 @@ class DriverBuffer(Closeable):
         self._range(host.nbytes, offset, "write")
         ctx = self.context
         ctx.make_current()
+        if (ctx._last_launch is not None or ctx._interrupted is not None) and not _page_locked(ctx, host):
+            wait_before_copy(ctx)   # a pageable copy may wait for queued kernels inside the driver
         calls = ctx.calls
         calls.check(calls.memcpy_htod_async(self.ptr + offset, host.ctypes.data, host.nbytes,  # type: ignore[operator]
                                             ctx.queue.handle), calls.memcpy_htod_async)
@@ -319,6 +337,8 @@ class DriverBuffer(Closeable):
         self._range(host.nbytes, offset, "read")
         ctx = self.context
         ctx.make_current()
+        if (ctx._last_launch is not None or ctx._interrupted is not None) and not _page_locked(ctx, host):
+            wait_before_copy(ctx)   # into pageable memory the copy returns only once it is done
         calls = ctx.calls
         calls.check(calls.memcpy_dtoh_async(host.ctypes.data, self.ptr + offset, host.nbytes,  # type: ignore[operator]
                                             ctx.queue.handle), calls.memcpy_dtoh_async)
@@ -384,9 +404,11 @@ class DriverBuffer(Closeable):
         """Free the device memory (idempotent). Wrapped foreign memory is only released."""
         ptr, self.ptr = self.ptr, None
         self._owner = None
-        if ptr is not None and self._owns and not self.context.closed:
-            self.context.make_current()
-            self.context.calls.mem_free(ptr)  # an error here (lost context) cannot be acted on
+        ctx = self.context
+        if ptr is not None and self._owns and not ctx.closed:
+            if ctx._interrupted is not None and defer(ctx, _mem_free, ctx, ptr):
+                return      # cuMemFree / hipFree wait for the device: not while an interrupted kernel runs
+            _mem_free(ctx, ptr)
 
     def __int__(self) -> int:
         self._live()
@@ -395,3 +417,8 @@ class DriverBuffer(Closeable):
     def __repr__(self) -> str:
         state = "closed" if self.ptr is None else hex(self.ptr)
         return f"<{type(self).__name__} {self.nbytes} bytes at {state} on {self.context.device.selector}>"
+
+
+def _mem_free(ctx: "DriverContext", ptr: int) -> None:
+    ctx.make_current()
+    ctx.calls.mem_free(ptr)  # an error here (lost context) cannot be acted on

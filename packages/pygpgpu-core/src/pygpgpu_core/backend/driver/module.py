@@ -20,6 +20,7 @@ from ..args import check_param_kinds, kind_of_value
 from ..errors import call_name
 from ..launcher import build_launcher
 from .memory import DriverBuffer
+from .waits import defer
 
 if TYPE_CHECKING:
     from .context import DriverContext
@@ -139,12 +140,19 @@ class DriverProgram(Closeable):
             k.handle.value = None  # launchers hold this very c_void_p: they now see NULL
         self._kernels.clear()
         handle, self.handle = self.handle, c_void_p()
-        if handle and not self.context.closed:
-            self.context.make_current()
-            self.context.calls.module_unload(handle)
+        ctx = self.context
+        if handle and not ctx.closed:
+            if ctx._interrupted is not None and defer(ctx, _unload, ctx, handle):
+                return      # unloading waits for the device: not while an interrupted kernel runs
+            _unload(ctx, handle)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} {getattr(self, 'binary_kind', '?')} on {self.context.device.selector}>"
+
+
+def _unload(ctx: "DriverContext", handle: c_void_p) -> None:
+    ctx.make_current()
+    ctx.calls.module_unload(handle)
 
 
 class _ForeignPointer:
