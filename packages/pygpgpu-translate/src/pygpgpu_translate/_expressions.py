@@ -67,29 +67,7 @@ class ExpressionRules:
         raise self.err(node, f"constant {v!r} is not supported in kernels")
 
     def ex_Name(self, node):
-        v = self.lookup(node.id, node)
-        if node.id in self.index_names and isinstance(v, ir.Var):
-            return self.index_value(v)
-        return v
-
-    # The loop index (and range-loop variables, len(a), a.shape[k], a.size) is a Python int when the
-    # function runs on the host, so in arithmetic with array values it is weak: int8_data[i] + i stays
-    # int8 as on the host (NEP 50). Inside a subscript it stays the index type, so index arithmetic
-    # (a[i + off[j]] with int8 offsets) never narrows. Under 64-bit indexing it stays a strong int64.
-    index_names: frozenset = frozenset()    # Python names of loop indices (set per builder as loops bind them)
-    index_depth = 0                         # > 0 while the indices of an array subscript are evaluated
-
-    def index_value(self, e):
-        """``e`` (an int32 index value) as a weak int outside subscripts, itself inside them."""
-        if self.index_depth or self.prog.index_type != INT32 or e.type != INT32:
-            return e
-        if isinstance(e, ir.Var):
-            return ir.Var(e.name, Scalar("int32", weak=True))
-        if isinstance(e, ir.Const):
-            return ir.Const(e.value, Scalar("int32", weak=True))
-        if isinstance(e, ir.Bin):
-            return ir.Bin(e.op, e.a, e.b, Scalar("int32", weak=True))
-        return e
+        return self.lookup(node.id, node)
 
     def ex_Tuple(self, node):
         return TupleRef([self.expr(e) for e in node.elts])
@@ -108,7 +86,7 @@ class ExpressionRules:
                 out = base.shape[0]
                 for s in base.shape[1:]:
                     out = ir.Bin("*", out, s, self.prog.index_type)
-                return self.index_value(out)
+                return out
             if attr == "ndim":
                 return ir.Const(base.type.ndim, Scalar("int32", weak=True))
             raise self.err(node, f"arrays have no attribute {attr!r} in kernels", "use .shape, .size, .ndim or len()")
@@ -183,7 +161,7 @@ class ExpressionRules:
             kk = k.value + nd if k.value < 0 else k.value
             if not 0 <= kk < nd:
                 raise self.err(node.slice, f"shape index {k.value} is out of range for a {nd}-D array")
-            return self.index_value(base.array.shape[kk])
+            return base.array.shape[kk]
         if isinstance(base, TupleRef):
             k = self.expr(node.slice)
             if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
@@ -202,18 +180,14 @@ class ExpressionRules:
         return self.index_array(base, idx, node)
 
     def index_list(self, sl):
-        self.index_depth += 1          # index arithmetic stays in the index type (index_value)
-        try:
-            if isinstance(sl, ast.Tuple):
-                items = []
-                for e in sl.elts:
-                    v = self.expr(e)
-                    items.extend(v.items if isinstance(v, TupleRef) else [v])
-                return items
-            v = self.expr(sl)
-            return list(v.items) if isinstance(v, TupleRef) else [v]
-        finally:
-            self.index_depth -= 1
+        if isinstance(sl, ast.Tuple):
+            items = []
+            for e in sl.elts:
+                v = self.expr(e)
+                items.extend(v.items if isinstance(v, TupleRef) else [v])
+            return items
+        v = self.expr(sl)
+        return list(v.items) if isinstance(v, TupleRef) else [v]
 
     def flat_index(self, arr, idx, node):
         return self.checked_index(arr, idx, node)[0]

@@ -16,6 +16,7 @@ from ._bounds import BoundsChecks
 from ._complex import complex_type_of
 from ._records import is_record_binding, record_alias, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
+from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
 from ._tuples import tuple_return
 
 __all__ = ["StatementRules"]
@@ -169,6 +170,8 @@ class StatementRules:
             b = self.builtin_of(callee)
             if b is not None and b.name == "gpu.local_array":
                 return self.local_array(target.id, value_node)
+            if isinstance(callee, ObjectRef) and any(callee.obj is c for c in PRIVATE_CONSTRUCTORS):
+                return private_array(self, target.id, value_node, callee.obj)    # t = np.zeros(8, ...)
         value = self.expr(value_node)
         if is_record_binding(value):             # v = p[i].pos: a vector, or an error saying what to read
             if isinstance(target, ast.Name) and record_alias(self, target.id, value, value_node):
