@@ -243,10 +243,10 @@ SIM_SCRIPT = textwrap.dedent('''
 ''')
 
 
-def _interrupt(tmp_path, script, *args):
+def _interrupt(tmp_path, script, *args, **env_extra):
     path = tmp_path / "spin.py"
     path.write_text(script)
-    env = dict(os.environ, PYGPGPU_CACHE_DIR=str(tmp_path / "cache"))
+    env = dict(os.environ, PYGPGPU_CACHE_DIR=str(tmp_path / "cache"), **env_extra)
     with Isolated([sys.executable, str(path), *args], env=env, cwd=tmp_path) as proc:
         try:
             proc.expect_line("spinning", TIMEOUT)
@@ -280,7 +280,7 @@ PRELUDE = textwrap.dedent('''
     device = registry.get_device(sys.argv[1])
 ''')
 
-TRANSLATED = PRELUDE + textwrap.dedent('''
+SPIN_KERNEL = textwrap.dedent('''
     from pygpgpu import gpu, kernel
 
     @kernel
@@ -288,7 +288,13 @@ TRANSLATED = PRELUDE + textwrap.dedent('''
         for i in range(flag.shape[0]):
             while gpu.atomic_add(flag, i, 0) == 0:    # an atomic read: the compiler keeps the loop
                 count[i] += 1
+''')
 
+SPIN_SOURCE = '''extern "C" __global__ void spin(volatile int* flag, int* count) {
+    while (flag[0] == 0) { atomicAdd(count, 1); } }'''
+ONE_SOURCE = 'extern "C" __global__ void one(int* x) { x[0] = 41 + 1; }'
+
+TRANSLATED = PRELUDE + SPIN_KERNEL + textwrap.dedent('''
     spin[device.selector](np.ones(1, np.int32), np.zeros(1, np.int32))     # compiled; ends at once
     flag, count = np.zeros(1, np.int32), np.zeros(1, np.int32)
     print("spinning", flush=True)
@@ -301,10 +307,9 @@ TRANSLATED = PRELUDE + textwrap.dedent('''
         sys.exit(0)        # a normal exit while the kernel still runs: nothing may wait for it
 ''')
 
-LOW_LEVEL = PRELUDE + textwrap.dedent('''
+LOW_LEVEL = PRELUDE + f"SPIN_SOURCE, ONE_SOURCE = {SPIN_SOURCE!r}, {ONE_SOURCE!r}\n" + textwrap.dedent('''
     ctx = device.context()
-    k = ctx.program(\'\'\'extern "C" __global__ void spin(volatile int* flag, int* count) {
-        while (flag[0] == 0) { atomicAdd(count, 1); } }\'\'\').kernel("spin")
+    k = ctx.program(SPIN_SOURCE).kernel("spin")
     host_flag, flag = ctx.host_mapped(4)            # host memory the kernel reads in place
     host_flag.view(np.int32)[0] = 0
     count = ctx.buffer(4)
@@ -319,7 +324,7 @@ LOW_LEVEL = PRELUDE + textwrap.dedent('''
         ctx.synchronize()                           # waits for it; the context is usable again
         out = np.zeros(1, np.int32)
         count.read(out)
-        ok = ctx.program(\'extern "C" __global__ void one(int* x) { x[0] = 41 + 1; }\').kernel("one")
+        ok = ctx.program(ONE_SOURCE).kernel("one")
         res = ctx.buffer(4)
         ok[(1, 1)](res)
         answer = np.zeros(1, np.int32)
@@ -330,9 +335,31 @@ LOW_LEVEL = PRELUDE + textwrap.dedent('''
 GPU_BACKENDS = ["cuda", "hip"]
 
 
+def test_the_endless_gpu_kernels_compile_for_cuda_and_hip(tmp_path, nvrtc_compile, hiprtc_compile):
+    """What the GPU tests below run, compiled here without a GPU: the translated spin keeps its
+    loop around an atomic read (a plain load in a loop without side effects may be assumed to
+    end), the hand-written one reads its flag as volatile."""
+    import importlib.util
+
+    from conftest import assert_code_object, assert_cubin
+    (tmp_path / "spin_kernel.py").write_text(SPIN_KERNEL)
+    spec = importlib.util.spec_from_file_location("spin_kernel", tmp_path / "spin_kernel.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    flag, count = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    for backend_name, build, check, arch in (("cuda", nvrtc_compile, assert_cubin, "sm_90"),
+                                             ("hip", hiprtc_compile, assert_code_object, "gfx1030")):
+        source = module.spin.inspect(flag, count, backend=backend_name).source
+        assert "while ((pg_atomic_add_int(" in source, source
+        check(build(source, arch), source)
+        for raw in (SPIN_SOURCE, ONE_SOURCE):
+            check(build(raw, arch), raw)
+
+
 @pytest.mark.parametrize("backend_name", GPU_BACKENDS)
 def test_ctrl_c_ends_a_process_running_an_endless_gpu_kernel(tmp_path, backend_name):
     selector = first_device(backend_name).selector
+    # 4-byte arrays: one batch in host-mapped memory the kernel reads in place
     rc, out, err = _interrupt(tmp_path, TRANSLATED, selector, "raise")
     assert rc in (-signal.SIGINT, 130), (rc, err[-2000:])
     last = err.strip().splitlines()[-1]
@@ -343,7 +370,8 @@ def test_ctrl_c_ends_a_process_running_an_endless_gpu_kernel(tmp_path, backend_n
 @pytest.mark.parametrize("backend_name", GPU_BACKENDS)
 def test_caught_ctrl_c_names_the_gpu_kernel_and_the_process_exits(tmp_path, backend_name):
     selector = first_device(backend_name).selector
-    rc, out, err = _interrupt(tmp_path, TRANSLATED, selector, "catch")
+    # each array staged on its own (device memory, copied back after the launch)
+    rc, out, err = _interrupt(tmp_path, TRANSLATED, selector, "catch", PYGPGPU_SMALL_ARRAY_MAX="-1")
     assert rc == 0, err[-2000:]
     assert f"caught spin {selector}" in out
 
