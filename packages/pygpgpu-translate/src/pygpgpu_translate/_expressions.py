@@ -18,6 +18,7 @@ from ._complex import (complex_attribute, complex_binop, complex_compare, comple
                        complex_convert, complex_truth, complex_unary, is_complex)
 from ._records import RecordType, is_record_binding, record_attribute, record_element, record_subscript, record_value
 from ._signs import is_non_negative
+from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._tuples import tuple_result
 from ._vector_convert import convert_component, vector_convert_call, vector_method
 
@@ -67,7 +68,29 @@ class ExpressionRules:
         raise self.err(node, f"constant {v!r} is not supported in kernels")
 
     def ex_Name(self, node):
-        return self.lookup(node.id, node)
+        v = self.lookup(node.id, node)
+        if node.id in self.index_names and isinstance(v, ir.Var):
+            return self.index_value(v)
+        return v
+
+    # The loop index (and range-loop variables, len(a), a.shape[k], a.size) is a Python int when the
+    # function runs on the host, so in arithmetic with array values it is weak: int8_data[i] + i stays
+    # int8 as on the host (NEP 50). Inside a subscript it stays the index type, so index arithmetic
+    # (a[i + off[j]] with int8 offsets) never narrows. Under 64-bit indexing it stays a strong int64.
+    index_names: frozenset = frozenset()    # Python names of loop indices (set per builder as loops bind them)
+    index_depth = 0                         # > 0 while the indices of an array subscript are evaluated
+
+    def index_value(self, e):
+        """``e`` (an int32 index value) as a weak int outside subscripts, itself inside them."""
+        if self.index_depth or self.prog.index_type != INT32 or e.type != INT32:
+            return e
+        if isinstance(e, ir.Var):
+            return ir.Var(e.name, Scalar("int32", weak=True))
+        if isinstance(e, ir.Const):
+            return ir.Const(e.value, Scalar("int32", weak=True))
+        if isinstance(e, ir.Bin):
+            return ir.Bin(e.op, e.a, e.b, Scalar("int32", weak=True))
+        return e
 
     def ex_Tuple(self, node):
         return TupleRef([self.expr(e) for e in node.elts])
@@ -86,7 +109,7 @@ class ExpressionRules:
                 out = base.shape[0]
                 for s in base.shape[1:]:
                     out = ir.Bin("*", out, s, self.prog.index_type)
-                return out
+                return self.index_value(out)
             if attr == "ndim":
                 return ir.Const(base.type.ndim, Scalar("int32", weak=True))
             raise self.err(node, f"arrays have no attribute {attr!r} in kernels", "use .shape, .size, .ndim or len()")
@@ -161,7 +184,7 @@ class ExpressionRules:
             kk = k.value + nd if k.value < 0 else k.value
             if not 0 <= kk < nd:
                 raise self.err(node.slice, f"shape index {k.value} is out of range for a {nd}-D array")
-            return base.array.shape[kk]
+            return self.index_value(base.array.shape[kk])
         if isinstance(base, TupleRef):
             k = self.expr(node.slice)
             if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
@@ -180,14 +203,18 @@ class ExpressionRules:
         return self.index_array(base, idx, node)
 
     def index_list(self, sl):
-        if isinstance(sl, ast.Tuple):
-            items = []
-            for e in sl.elts:
-                v = self.expr(e)
-                items.extend(v.items if isinstance(v, TupleRef) else [v])
-            return items
-        v = self.expr(sl)
-        return list(v.items) if isinstance(v, TupleRef) else [v]
+        self.index_depth += 1          # index arithmetic stays in the index type (index_value)
+        try:
+            if isinstance(sl, ast.Tuple):
+                items = []
+                for e in sl.elts:
+                    v = self.expr(e)
+                    items.extend(v.items if isinstance(v, TupleRef) else [v])
+                return items
+            v = self.expr(sl)
+            return list(v.items) if isinstance(v, TupleRef) else [v]
+        finally:
+            self.index_depth -= 1
 
     def flat_index(self, arr, idx, node):
         return self.checked_index(arr, idx, node)[0]
@@ -721,6 +748,8 @@ class ExpressionRules:
         if isinstance(obj, _pytypes.MethodType) and isinstance(obj.__func__, _pytypes.FunctionType):
             raise self.err(node, "calling methods from a kernel is not supported",
                            "make it a module-level function or a @staticmethod and pass the attributes it needs")
+        if any(obj is c for c in PRIVATE_CONSTRUCTORS):    # np.zeros(...) not bound to a name
+            raise misused_constructor(self, obj, node)
         if isinstance(obj, _pytypes.FunctionType):
             return self.call_helper(obj, node)
         what = ast.unparse(node.func)

@@ -92,8 +92,8 @@ def _as_helper(obj):
         obj = obj.py_func
     if isinstance(obj, staticmethod):
         obj = obj.__func__
-    if not isinstance(obj, types.FunctionType):
-        return None
+    if not isinstance(obj, types.FunctionType) or (getattr(obj, "__module__", None) or "").startswith("numpy"):
+        return None          # numpy's own Python functions (np.full, np.ones: private arrays) are no helpers
     try:
         if lookup_object(obj) is not None:      # math/np/gpu/funcs functions the translator knows
             return None
