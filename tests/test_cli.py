@@ -113,7 +113,7 @@ def test_info_json_is_diagnostics(tmp_path):
     if registry.available_devices():
         assert data["default_device"] == registry.get_device().selector
     assert data["environment"]["PYGPGPU_CACHE_DIR"] == str(tmp_path)
-    assert data["cache"]["directory"] == str(tmp_path)
+    assert data["cache"]["path"] == str(tmp_path)     # pygpgpu.cache_info()
     # the in-process call returns the same report
     assert set(pygpgpu.diagnostics()) == set(data)
 
@@ -161,25 +161,36 @@ def test_cache_info_and_clear(tmp_path, kernels_file):
     filled = run("inspect", f"{kernels_file}:saxpy", "--backend", "opencl",
                  "--types", "float32[:], float32[:], float32[:], float32", env=env)
     assert filled.returncode == 0, filled.stderr
-    (cache / "opencl").mkdir(exist_ok=True)
-    (cache / "opencl" / "ab.bin").write_bytes(b"x" * 1000)
+    (cache / "opencl").mkdir(mode=0o700, exist_ok=True)
+    (cache / "opencl" / ("ab" * 32 + ".bin")).write_bytes(b"x" * 1000)   # named as the library names entries
+    (cache / "opencl" / "notes.txt").write_text("not an entry")          # someone else's file
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me")
-    (cache / "link").symlink_to(outside)          # a link is removed, never followed
+    (cache / "translate" / ("cd" * 32 + ".bin")).symlink_to(outside)     # a link is never followed
 
     info = run("cache", "info", "--json", env=env)
     assert info.returncode == 0, info.stderr
-    stats = json.loads(info.stdout)
-    files = [p for p in cache.rglob("*") if p.is_file() or p.is_symlink()]
-    assert stats["files"] == len(files) and stats["size_bytes"] == sum(os.lstat(p).st_size for p in files)
-    assert stats["by_folder"]["opencl"] == 1000 and stats["by_folder"]["translate"] > 0
-    assert str(cache) in run("cache", env=env).stdout
+    stats = json.loads(info.stdout)                  # pygpgpu.cache_info(): only the library's own entries
+    assert stats["path"] == str(cache) and stats["limit"] == 512 << 20
+    assert stats["namespaces"]["opencl"] == {"bytes": 1000, "entries": 1}
+    translated = stats["namespaces"]["translate"]
+    assert translated["entries"] >= 1 and translated["bytes"] > 0
+    assert stats["entries"] == translated["entries"] + 1 and stats["bytes"] == translated["bytes"] + 1000
+    text = run("cache", env=env).stdout
+    assert str(cache) in text and f"in {stats['entries']} entries" in text and "opencl" in text
 
+    only = run("cache", "clear", "opencl", env=env)
+    assert only.returncode == 0, only.stderr
+    assert "removed 1 entries (1000 B)" in only.stdout
+    assert json.loads(run("cache", "info", "--json", env=env).stdout)["namespaces"].get("translate") == translated
     cleared = run("cache", "clear", env=env)
     assert cleared.returncode == 0, cleared.stderr
-    assert f"removed {stats['files']} files" in cleared.stdout
-    assert cache.is_dir() and list(cache.iterdir()) == []
+    assert f"removed {translated['entries']} entries" in cleared.stdout and str(cache) in cleared.stdout
+    assert json.loads(run("cache", "info", "--json", env=env).stdout)["entries"] == 0
+    assert sorted(p.name for p in cache.rglob("*") if not p.is_dir()) == ["cd" * 32 + ".bin", "notes.txt"]
     assert outside.read_text() == "keep me"
+    bad = run("cache", "clear", "nosuch", env=env)
+    assert bad.returncode == 2 and "'nosuch' is not a cache namespace" in bad.stderr
 
 
 def test_cache_clear_refuses_a_home_directory(tmp_path):
@@ -187,7 +198,8 @@ def test_cache_clear_refuses_a_home_directory(tmp_path):
     home.mkdir()
     (home / "precious.txt").write_text("mine")
     out = run("cache", "clear", env={"HOME": str(home), "PYGPGPU_CACHE_DIR": str(home)})
-    assert out.returncode == 2 and "refusing to empty" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 2 and "is not emptied because it is your home folder" in out.stderr
+    assert "Traceback" not in out.stderr
     assert (home / "precious.txt").read_text() == "mine"
 
 
@@ -259,3 +271,5 @@ def test_cache_clear_leaves_an_unsafe_cache_folder_alone(tmp_path):
     out = run("cache", "clear", env={"PYGPGPU_CACHE_DIR": str(shared)})
     assert out.returncode == 2 and "pygpgpu cache: error:" in out.stderr and "Traceback" not in out.stderr
     assert (shared / "someone-elses.bin").exists()
+    info = run("cache", env={"PYGPGPU_CACHE_DIR": str(shared)})
+    assert info.returncode == 0 and f"not in use ({shared}: group and others may write to it" in info.stdout

@@ -29,8 +29,7 @@ class BoundsChecks:
     """The checks of one debug translation: the site table (site id -> where in the Python
     source) and the ``_pyg_bounds<ndim>`` functions its accesses call."""
 
-    def __init__(self, dialect):
-        self.dialect = dialect
+    def __init__(self):
         self.error = ir.Var(ERROR_NAME, _ERROR_TYPE)
         self.ids: dict = {}               # (file, line, column, array, kind, function) -> site id
         self.sites: list = []             # site id -> [array, file, line, kind, function, source line]
@@ -82,12 +81,12 @@ class BoundsChecks:
         for fn in [kernel] + helpers:
             _pass_error_buffer(fn.body, self.error, done, self.ndims)
 
-    def source(self) -> str:
-        """The C functions of the checks this translation uses."""
-        return "\n".join(self._check_function(n) for n in sorted(self.ndims))
+    def source(self, d) -> str:
+        """The C functions of the checks this translation uses, in dialect ``d``'s words."""
+        return "\n".join(self._check_function(d, n) for n in sorted(self.ndims))
 
-    def _check_function(self, n: int) -> str:
-        d = self.dialect
+    @staticmethod
+    def _check_function(d, n: int) -> str:
         i64, i32 = d.type_name(INT64), d.type_name(INT32)
         ptr = f"{d.global_ptr}{i32}*"
         params = ", ".join([f"{ptr} err", f"{i32} site"] + [f"{i64} i{k}, {i64} n{k}" for k in range(n)])

@@ -35,12 +35,13 @@ __all__ = ["ProgramBuilder", "FunctionBuilder", "ObjectRef", "ShapeRef", "TupleR
 
 
 class ProgramBuilder:
-    """Everything one kernel specialization produces: kernel + helpers + the prelude pieces they call."""
+    """Everything one kernel specialization produces: kernel + helpers + the prelude pieces they call.
+
+    It knows no dialect: the IR it builds is printed for any of them (``_translate.render``)."""
 
     bounds = None      # a _bounds.BoundsChecks in the bounds-checked debug mode: every subscript is checked
 
-    def __init__(self, dialect, default_float: Scalar, index_bits: int, kernel_name: str):
-        self.dialect = dialect
+    def __init__(self, default_float: Scalar, index_bits: int, kernel_name: str):
         self.default_float = default_float
         self.index_type = INT64 if index_bits == 64 else INT32
         self.kernel_name = kernel_name

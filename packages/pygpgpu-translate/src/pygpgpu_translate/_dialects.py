@@ -140,6 +140,30 @@ class Dialect:
             return f"({sign}{self.inf64})"
         return self.inf32 if value > 0 else f"(-{self.inf32})"
 
+    def string_literal(self, text: str) -> str:
+        """``text`` as a C string literal: UTF-8 bytes, printable ASCII kept, the rest as octal escapes
+        (always three digits, so a following digit is never read as part of the escape)."""
+        out = []
+        for b in text.encode("utf-8"):
+            c = chr(b)
+            if c in '"\\':
+                out.append("\\" + c)
+            elif c == "\n":
+                out.append("\\n")
+            elif 32 <= b < 127 and c != "?":          # '?': no trigraphs
+                out.append(c)
+            else:
+                out.append(f"\\{b:03o}")
+        return '"' + "".join(out) + '"'
+
+    # ---- print() ---------------------------------------------------------------------------------------
+    def printf_call(self, format: list, args: list[str]) -> str:
+        """The device printf of an ``ir.Printf``: ``format`` is its literal text (``%`` doubled here)
+        and ``PrintfConversion``s (64-bit integers get ``printf_int64``), ``args`` the printed values."""
+        text = "".join(p.replace("%", "%%") if isinstance(p, str) else
+                       p.spec + (self.printf_int64 if p.int64 else "") + p.conv for p in format)
+        return f"{self.printf}({', '.join([self.string_literal(text)] + args)})"
+
     # ---- work items and synchronization ---------------------------------------------------------
     def work_item(self, what: str, dim: int) -> str:
         """``what``: global_id, local_id, group_id, global_size, local_size, num_groups."""

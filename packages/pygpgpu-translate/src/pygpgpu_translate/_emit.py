@@ -94,6 +94,8 @@ class Emitter:
             return self.d.barrier(e.fence)
         if isinstance(e, ir.MemFence):
             return self.d.mem_fence(e.fence)
+        if isinstance(e, ir.Printf):
+            return self.d.printf_call(e.format, [self.ex(a) for a in e.args])
         if isinstance(e, ir.Call):
             fn = e.helper.name if getattr(e, "helper", None) is not None else e.fn   # helpers are named last
             return f"{fn}({', '.join(self.ex(a) for a in e.args)})"
@@ -207,8 +209,6 @@ class Emitter:
         for name, t in fn.locals.items():
             if isinstance(t, (Scalar, Vector, ComplexType)):
                 self.out.append(f"    {self.tname(t)} {name};")
-            elif isinstance(t, ArrayType) and t.space == "private":      # t = np.zeros(8) (_private_arrays)
-                self.out.append(f"    {self.tname(t.elem)} {name}[{math.prod(t.static_shape)}];")
         if fn.is_kernel and self.d.assume_aligned:
             for p in fn.params:
                 if isinstance(p.type, ArrayType) and p.type.align:

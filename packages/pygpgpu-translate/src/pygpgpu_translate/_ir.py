@@ -10,7 +10,7 @@ from typing import Any
 
 __all__ = [
     "Expr", "Const", "Var", "Raw", "Bin", "Un", "Cast", "Call", "MathCall", "WorkItem", "Barrier", "MemFence",
-    "Ternary", "Load", "VecCtor", "Swizzle",
+    "Printf", "PrintfConversion", "Ternary", "Load", "VecCtor", "Swizzle",
     "ArrayRef", "Stmt", "Assign", "Store", "ExprStmt", "If", "While", "For", "Break", "Continue",
     "Return", "LocalArrayDecl", "Function", "Param",
 ]
@@ -34,7 +34,7 @@ class Var(Expr):
 
 @dataclass
 class Raw(Expr):
-    """Text printed as it is, with a known type (a printf format string; "?" while types are unknown)."""
+    """Text printed as it is, with a known type ("?" while types are unknown)."""
     text: str
     type: Any
     non_negative: bool = False
@@ -101,6 +101,27 @@ class MathCall(Expr):
     type: Any
     at: Any
     fast: bool = False
+
+
+@dataclass(frozen=True)
+class PrintfConversion:
+    """One conversion of a ``Printf`` format: ``spec`` is ``%`` with flags, width and precision
+    (``"%-8.3"``), ``conv`` the conversion (``"d"``, ``"x"``, ``"lg"``); ``int64``: the argument
+    is a 64-bit integer, so the dialect's length modifier goes between them (``%ld`` in OpenCL
+    C, ``%lld`` in CUDA)."""
+    spec: str
+    conv: str
+    int64: bool = False
+
+
+@dataclass
+class Printf(Expr):
+    """``print(...)``: one device printf. ``format`` holds, in order, literal text (``str``, printed
+    as it is) and ``PrintfConversion``s, one per item of ``args``; the dialect names the function
+    and spells the format string."""
+    format: list
+    args: list
+    type: Any
 
 
 @dataclass

@@ -95,7 +95,7 @@ def _value(self, a, spec, parts) -> bool:
 
 
 def _conversion(self, v, spec, node):
-    """``(printf conversion, C argument)`` of scalar ``v`` under Python format spec ``spec``."""
+    """``(ir.PrintfConversion, C argument)`` of scalar ``v`` under Python format spec ``spec``."""
     m = _SPEC.match(spec)
     if m is None:
         raise self.err(node, f"format spec {spec!r} has no printf equivalent in a kernel",
@@ -110,8 +110,8 @@ def _conversion(self, v, spec, node):
     if t.is_float or kind in "eEfFgG" and kind:
         # %lg for doubles: C ignores the l, but PoCL's printf reads a plain %g argument as a float
         if t.name == "float64":
-            return (head + "l" + (kind or "g"), self.convert(v, FLOAT64))
-        return (head + (kind or "g"), self.convert(v, FLOAT32))
+            return (ir.PrintfConversion(head, "l" + (kind or "g")), self.convert(v, FLOAT64))
+        return (ir.PrintfConversion(head, kind or "g"), self.convert(v, FLOAT32))
     if t.kind == "b":
         t = INT32
     wide = t.bits == 64
@@ -119,8 +119,7 @@ def _conversion(self, v, spec, node):
     conv = kind or ("u" if t.kind == "u" else "d")
     if conv == "d" and t.kind == "u":
         conv = "u"
-    length = self.prog.dialect.printf_int64 if wide else ""
-    return (head + length + conv, self.convert(v, ct))
+    return (ir.PrintfConversion(head, conv, wide), self.convert(v, ct))     # the dialect spells the 64-bit length
 
 
 def _fstring(self, node, parts) -> bool:
@@ -148,34 +147,17 @@ def _branches(self, parts, chosen: dict, line: int):
             yes = _branches(self, parts, {**chosen, id(p): "True"}, line)
             no = _branches(self, parts, {**chosen, id(p): "False"}, line)
             return ir.If(cond if cond.type == BOOL else ir.Bin("!=", cond, ir.Const(0, INT32), BOOL), [yes], [no], line)
-    fmt, args = [], []
+    fmt: list = []
+    args: list = []
     for p in parts:
         if isinstance(p, str):
-            fmt.append(p.replace("%", "%%"))
+            fmt.append(p)
         elif p[0] == "bool":
             fmt.append(chosen[id(p)])
         else:
             fmt.append(p[0])
             args.append(p[1])
-    call = ir.Call(self.prog.dialect.printf, [ir.Raw(_c_string("".join(fmt)), VOID)] + args, VOID)
-    return ir.ExprStmt(call, line)
-
-
-def _c_string(text: str) -> str:
-    """``text`` as a C string literal: UTF-8 bytes, printable ASCII kept, the rest as octal escapes
-    (always three digits, so a following digit is never read as part of the escape)."""
-    out = []
-    for b in text.encode("utf-8"):
-        c = chr(b)
-        if c in '"\\':
-            out.append("\\" + c)
-        elif c == "\n":
-            out.append("\\n")
-        elif 32 <= b < 127 and c != "?":          # '?': no trigraphs
-            out.append(c)
-        else:
-            out.append(f"\\{b:03o}")
-    return '"' + "".join(out) + '"'
+    return ir.ExprStmt(ir.Printf(fmt, args, VOID), line)     # the dialect writes the printf (Dialect.printf_call)
 
 
 def is_print_call(node) -> bool:

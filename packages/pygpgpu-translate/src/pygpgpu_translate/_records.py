@@ -28,7 +28,7 @@ from . import _ir as ir
 from ._bounds import BoundsChecks
 from ._types import BOOL, UNKNOWN, VECTOR_WIDTHS, Scalar, Vector
 
-__all__ = ["RecordType", "RecordField", "RecordRef", "FieldArrayRef", "record_type", "record_definitions",
+__all__ = ["RecordType", "RecordField", "RecordRef", "FieldArrayRef", "record_type", "record_types", "record_definitions",
            "record_element", "record_attribute", "record_subscript", "record_value", "record_store",
            "record_alias", "is_record_binding"]
 
@@ -162,19 +162,28 @@ def _collect(t, out: dict) -> None:
         out[t.cname] = t
 
 
-def record_definitions(prog, functions) -> str:
-    """C typedefs (nested records first) with size and offset checks for every record type the
-    kernel's and helpers' array parameters use; notes float64 fields (OpenCL's fp64 pragma)."""
+def record_types(prog, functions) -> list:
+    """Every record type the kernel's and helpers' array parameters use, nested records first;
+    notes the types of their fields (float64: OpenCL's fp64 pragma)."""
     found: dict = {}
     for fn in functions:
         for p in fn.params:
             elem = getattr(p.type, "elem", None)
             if isinstance(elem, RecordType):
                 _collect(elem, found)
-    d = prog.dialect
+    for t in found.values():
+        for f in t.fields:
+            if not isinstance(f.elem, RecordType):
+                prog.note_type(f.elem)
+    return list(found.values())
+
+
+def record_definitions(d, types: list) -> str:
+    """C typedefs of ``types`` (from :func:`record_types`) in dialect ``d``'s words, with
+    compile-time checks of each size and offset."""
     byte = d.type_name(UINT8)
     out = []
-    for t in found.values():
+    for t in types:
         lines = [f"typedef struct{' __attribute__((packed))' if t.packed else ''} {{"]
         at, npad = 0, 0
         for f in t.fields:
@@ -184,7 +193,6 @@ def record_definitions(prog, functions) -> str:
             if isinstance(f.elem, RecordType):
                 ctype = f.elem.cname
             else:
-                prog.note_type(f.elem)
                 ctype = d.type_name(UINT8 if f.elem.name == "bool" else f.elem)
             lines.append(f"    {ctype} {f.cname}{f'[{f.count}]' if f.shape else ''};")
             at = f.offset + f.size

@@ -130,7 +130,6 @@ def split_proof(kf, tokens, bits) -> SplitProof:
     cannot be split. Runs the translator's front end once (no code is emitted or compiled)."""
     from ._access import analyze_function, streamed_arrays
     from ._builder import ProgramBuilder
-    from ._dialects import DEFAULT_DIALECT, dialect_for
     from ._domain import build_function
     from ._entry import build_kernel
     from ._types import ArrayType
@@ -138,7 +137,7 @@ def split_proof(kf, tokens, bits) -> SplitProof:
     if kf._is_method:
         raise _refuse(kf, "it is a method: its self arrays are not split",
                       "Write a module-level kernel that takes those arrays as arguments")
-    prog = ProgramBuilder(dialect_for(DEFAULT_DIALECT), kf.default_float, bits, kf.__name__)   # analysis only
+    prog = ProgramBuilder(kf.default_float, bits, kf.__name__)   # analysis only: nothing is printed
     kir = build_kernel(prog, kf.py_func, kf._specs(tokens), None)
     if kir.domain is None or not kir.domain_index or not kir.domain_plan:
         raise _refuse(kf, "it has no loop domain (it indexes with work-item builtins or gpu.work_size)",

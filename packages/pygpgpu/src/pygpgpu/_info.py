@@ -91,7 +91,8 @@ def diagnostics() -> dict[str, Any]:
     distribution), ``python``, ``numpy``, ``backends`` (per installed backend: ``status`` — "ok (N
     devices)" or the reason it is unavailable —, ``available``, ``details`` — library paths and
     driver/compiler versions —, and ``devices`` with their selector and key properties),
-    ``default_device``, ``cache`` and ``environment`` (every ``PYGPGPU_*`` variable that is set).
+    ``default_device``, ``cache`` (``pygpgpu.cache_info()``, plus ``problem`` when the disk cache
+    is not in use) and ``environment`` (every ``PYGPGPU_*`` variable that is set).
     """
     import numpy as np
 
@@ -106,12 +107,6 @@ def diagnostics() -> dict[str, Any]:
         default = registry.get_device().selector
     except (GPGPUError, ValueError) as exc:
         default = unavailable(exc)
-    from ._cachetool import cache_stats
-
-    try:
-        cache: dict[str, Any] = cache_stats()
-    except OSError as exc:
-        cache = {"directory": unavailable(exc)}
     return {
         "pygpgpu": {"version": pygpgpu.__version__, "location": os.path.dirname(pygpgpu.__file__),
                     "distributions": _distribution_versions()},
@@ -120,9 +115,34 @@ def diagnostics() -> dict[str, Any]:
         "numpy": {"version": np.__version__},
         "backends": backends,
         "default_device": default,
-        "cache": cache,
+        "cache": cache_report(),
         "environment": {k: v for k, v in sorted(os.environ.items()) if k.startswith("PYGPGPU_")},
     }
+
+
+def cache_report() -> "dict[str, Any]":
+    """``pygpgpu.cache_info()``, with ``problem`` saying why when the disk cache is not in use."""
+    from pygpgpu_core._cachedir import default_location, unsafe_reason
+    from pygpgpu_core.backend.cache import cache_info
+    from pygpgpu_core.libinfo import unavailable
+
+    try:
+        cache: dict[str, Any] = cache_info()
+    except OSError as exc:
+        return {"path": None, "problem": unavailable(exc)}
+    if cache["path"] is None:       # unsafe or unusable (a CacheWarning said so)
+        folder = default_location()[0]
+        cache["problem"] = f"{folder}: {unsafe_reason(folder) or 'it cannot be created or written'}"
+    return cache
+
+
+def cache_summary(cache: dict) -> str:
+    """One line for ``pygpgpu_core.backend.cache.cache_info()``: where, how much, the bound."""
+    if cache.get("path") is None:
+        return f"not in use ({cache.get('problem') or 'its folder is unsafe or unusable'})"
+    limit = cache.get("limit")
+    bound = f"limit {human_size(limit)}" if limit else "no size limit"
+    return f"{cache['path']}  {human_size(cache['bytes'])} in {cache['entries']} entries ({bound})"
 
 
 def human_size(nbytes: int) -> str:
@@ -179,11 +199,7 @@ def format_report(info: dict[str, Any]) -> str:
         lines += [f"    {device_summary(d)}" for d in b["devices"]]
     lines.append(f"Default device: {info['default_device']}")
     lines.append("")
-    cache = info["cache"]
-    if "size_bytes" in cache:
-        lines.append(f"Cache: {cache['directory']}  {human_size(cache['size_bytes'])} in {cache['files']} files")
-    else:
-        lines.append(f"Cache: {cache['directory']}")
+    lines.append("Cache: " + cache_summary(info["cache"]))
     env = info["environment"]
     lines.append("Environment:" + ("" if env else " no PYGPGPU_* variable is set"))
     lines += [f"  {k}={v}" for k, v in env.items()]

@@ -2,7 +2,8 @@
 
     pygpgpu [info] [--json]     versions, backends, devices, cache, PYGPGPU_* settings
     pygpgpu devices             one line per device
-    pygpgpu cache info|clear    size of the on-disk cache / empty it
+    pygpgpu cache info|clear [NAMESPACE]
+                                what the on-disk cache holds / delete its entries
     pygpgpu inspect FILE.py:KERNEL --backend cuda --types "float32[:], float32[:], float32"
                                 print the source generated for those argument types
 """
@@ -143,20 +144,28 @@ def _cmd_devices(args: argparse.Namespace) -> int:
 
 
 def _cmd_cache(args: argparse.Namespace) -> int:
-    from ._cachetool import cache_stats, clear_cache
-    from ._info import human_size
+    # pygpgpu.cache_info() / clear_cache(): only the library's own entries are counted and deleted
+    from pygpgpu_core.backend.cache import cache_dir, cache_info, clear_cache
+
+    from ._info import cache_report, cache_summary, human_size
 
     if args.action == "clear":
-        before = clear_cache()
-        print(f"removed {before['files']} files ({human_size(before['size_bytes'])}) from {before['directory']}")
+        root = cache_dir()      # CacheUnavailable (an OSError) says why there is no cache to clear
+        before = cache_info()
+        freed = clear_cache(args.namespace)
+        removed = before["entries"] - cache_info()["entries"]
+        what = f"the {args.namespace} entries" if args.namespace else "every entry"
+        print(f"removed {max(removed, 0)} entries ({human_size(freed)}) from {root}: {what}")
         return 0
-    stats = cache_stats()
+    if args.namespace is not None:
+        raise ValueError("cache info takes no namespace: it lists them all")
+    info = cache_report()
     if args.json:
-        print(json.dumps(stats, indent=2))
+        print(json.dumps(info, indent=2))
         return 0
-    print(f"{stats['directory']}: {human_size(stats['size_bytes'])} in {stats['files']} files")
-    for part, size in stats["by_folder"].items():
-        print(f"  {part:<14} {human_size(size)}")
+    print(cache_summary(info))
+    for name, part in info["namespaces"].items():
+        print(f"  {name:<14} {human_size(part['bytes']):>10} in {part['entries']} entries")
     return 0
 
 
@@ -194,6 +203,8 @@ def _parser() -> argparse.ArgumentParser:
     devices.set_defaults(func=_cmd_devices)
     cache = sub.add_parser("cache", help="the on-disk cache of generated sources and binaries")
     cache.add_argument("action", choices=("info", "clear"), nargs="?", default="info")
+    cache.add_argument("namespace", nargs="?", default=None,
+                       help="clear only this part: translate, opencl, cuda, hip or kernel_files")
     cache.add_argument("--json", action="store_true", help="cache info as JSON")
     cache.set_defaults(func=_cmd_cache)
     inspect = sub.add_parser("inspect", help="print the source generated for a kernel and argument types")
