@@ -209,6 +209,8 @@ class Emitter:
         for name, t in fn.locals.items():
             if isinstance(t, (Scalar, Vector, ComplexType)):
                 self.out.append(f"    {self.tname(t)} {name};")
+            elif isinstance(t, ArrayType) and t.space == "private":      # t = np.zeros(8) (_private_arrays)
+                self.out.append(f"    {self.tname(t.elem)} {name}[{math.prod(t.static_shape)}];")
         if fn.is_kernel and self.d.assume_aligned:
             for p in fn.params:
                 if isinstance(p.type, ArrayType) and p.type.align:
