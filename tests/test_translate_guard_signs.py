@@ -79,7 +79,13 @@ def else_of_less_than(x, out):
             out[i] = x[i - 1]
 
 
-PROVEN = [stencil_else, inner_loop_from_one, domain_from_two, guard_greater, guard_at_least,
+@kernel
+def flat_wrapped_sum(x, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i + i + 1] - x[i + i]         # one flat unsigned chain: (uint)i + (uint)i + 1u
+
+
+PROVEN = [flat_wrapped_sum, stencil_else, inner_loop_from_one, domain_from_two, guard_greater, guard_at_least,
           guard_flipped_and_chained, guard_conjunction_and_elif, else_of_less_than]
 
 

@@ -164,8 +164,12 @@ def _int_var(e: ir.Expr) -> "str | None":
 
 
 def _unsigned_of_non_negative(e: ir.Expr, known: "set[str]") -> bool:
+    """An operand of a wrapped unsigned chain that is a non-negative value: a constant, a cast of
+    a proven value, or (flat chains such as ``(uint)i + (uint)i + 1u``) a nested ``+``/``*``."""
     if isinstance(e, ir.Const):
         return isinstance(e.value, (bool, int)) and e.value >= 0
+    if isinstance(e, ir.Bin) and e.op in ("+", "*"):
+        return _unsigned_of_non_negative(e.a, known) and _unsigned_of_non_negative(e.b, known)
     return isinstance(e, ir.Cast) and is_non_negative(e.a, known)
 
 
