@@ -68,8 +68,8 @@ def test_a_kernel_from_a_script_on_standard_input_runs(backend, tmp_path):
     assert got["device"][5] == 16.0
 
 
-def test_a_script_piped_to_standard_input_says_what_to_do(tmp_path):
-    proc = _run_python(["-", "opencl"], "opencl", input=SCRIPT)
+def test_a_script_piped_to_standard_input_says_what_to_do(backend):
+    proc = _run_python(["-", backend], backend, input=SCRIPT)
     assert proc.returncode != 0
     assert "pipe" in proc.stderr and "python - < script.py" in proc.stderr, proc.stderr[-2000:]
 
