@@ -157,6 +157,10 @@ MUTATIONS = [
              "        if self.index_depth or self.prog.index_type != INT32 or e.type != INT32:",
              "        if self.prog.index_type != INT32 or e.type != INT32:",
              (INT_SEMANTICS, "-k", "index_arithmetic"), "inside a subscript the index keeps the index type (a[i + off[i]])"),
+    Mutation("divmod-items-swapped", f"{TRANSLATE}/_calls.py",
+             'return TupleRef([self.binop("//", a, d, node), self.binop("%", a, d, node)])',
+             'return TupleRef([self.binop("%", a, d, node), self.binop("//", a, d, node)])',
+             (INT_SEMANTICS, "-k", "divmod"), "divmod(a, b) is (a // b, a % b)"),
     # ---- no undefined behaviour in C integer arithmetic (GPU compilers exploit it; PoCL happens not to) ----
     Mutation("narrow-mul-shift-in-int", f"{TRANSLATE}/_expressions.py",
              '            if isinstance(e, ir.Bin) and e.op in ("*", "<<"):\n',

@@ -368,3 +368,46 @@ def test_index_arithmetic_stays_in_the_index_type(backend):
     i = np.arange(n)
     want = a[i + off + 1] + (i + off.astype(np.int64) + 128) % 256 - 128     # the value wraps in int8
     np.testing.assert_array_equal(out, want)
+
+
+# ---- divmod(a, b): Python's (a // b, a % b) -------------------------------------------------------------
+@kernel
+def divmods(a, b, out):
+    for i in range(out.shape[0]):
+        q, r = divmod(a[i], b[i])
+        out[i, 0] = q
+        out[i, 1] = r
+        out[i, 2], out[i, 3] = divmod(a[i], 3)
+        out[i, 4] = divmod(-7, 2)[0] * 10 + divmod(-7.5, 2)[1] + divmod(a[i], b[i])[1]
+        out[i, 5] = _split_cents(a[i])
+
+
+def _split_cents(x):
+    whole, cents = divmod(x, 100)
+    return whole + cents
+
+
+@pytest.mark.parametrize("family", ["int8", "uint8", "int32", "int64", "float32", "float64"])
+def test_divmod_follows_python(backend, family, device):
+    if family == "float64" and not getattr(device, "fp64", True):
+        pytest.skip(f"{device} has no float64 support")
+    info = np.finfo(family) if family.startswith("float") else np.iinfo(family)
+    if family.startswith("float"):
+        a = np.array([7.5, -7.5, 7.0, -0.0, 0.0, 1e30, -3.25, 5.0], family)
+        b = np.array([2.0, 2.0, -2.0, 3.0, -3.0, 7.0, 0.0, np.inf], family)
+    else:
+        a = np.array([7, -7 if info.min else 200, 7, int(info.min), int(info.max), 0, 5, 100], family)
+        b = np.array([2, 2, -2 if info.min else 3, -1 if info.min else 7, 7, 3, 0, 100], family)
+    out = np.full((len(a), 6), -77, np.float64 if family.startswith("float") else np.int64)
+    divmods[backend](a, b, out)
+    want = _host(divmods, a, b, out=out)
+    np.testing.assert_array_equal(out, want, err_msg=family)
+    zeros = want == 0
+    np.testing.assert_array_equal(np.signbit(out[zeros]), np.signbit(want[zeros]), err_msg=f"{family}: signed zeros")
+
+
+def test_divmod_compiles_for_cuda_and_hip(nvrtc_compile, hiprtc_compile):
+    a = np.array([7, -7], np.int16)
+    for dialect, compile_, check in (("cuda", nvrtc_compile, assert_cubin), ("hip", hiprtc_compile, assert_code_object)):
+        src = divmods.inspect(a, a, np.zeros((2, 6), np.int64), backend=dialect).source
+        check(compile_(src) if dialect == "cuda" else compile_(src, "gfx1030"), src)

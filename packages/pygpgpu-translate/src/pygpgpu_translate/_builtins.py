@@ -134,6 +134,7 @@ row("round", (1, 2), "lower_round", builtins.round, "Python round: half to even,
     keywords=("ndigits",))
 row("pow", 2, "lower_power", builtins.pow, "x**y with Python typing")
 row("len", 1, "lower_len", builtins.len, "first dimension of an array")
+row("divmod", 2, "lower_divmod", builtins.divmod, "(a // b, a % b), floored as in Python", hosts=[np.divmod])
 
 # ---- conversions -------------------------------------------------------------------------------------
 CAST_TYPES = {builtins.int: "int", builtins.float: "float", builtins.bool: "bool"}

@@ -11,6 +11,7 @@ import ast
 
 from . import _ir as ir
 from .prelude import PRELUDE_NAMES
+from ._bindings import TupleRef
 from ._bounds import BoundsChecks
 from ._complex import complex_builtin, is_complex
 from ._types import BOOL, FLOAT32, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
@@ -136,6 +137,14 @@ def _on_numbers(fn):
         return fn(self, b, node, args)
     lower.__name__, lower.__doc__ = fn.__name__, fn.__doc__
     return lower
+
+
+@_on_numbers
+def lower_divmod(self, b, node, args):
+    """divmod(a, b): the tuple (a // b, a % b) with Python's floor rules (ints and floats, numpy's
+    0 for an integer division by zero); a and b are evaluated once. ``q, r = divmod(a, b)`` unpacks it."""
+    a, d = (self.materialize(x) for x in args)
+    return TupleRef([self.binop("//", a, d, node), self.binop("%", a, d, node)])
 
 
 def lower_work_size(self, b, node):
