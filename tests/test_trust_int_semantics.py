@@ -411,3 +411,18 @@ def test_divmod_compiles_for_cuda_and_hip(nvrtc_compile, hiprtc_compile):
     for dialect, compile_, check in (("cuda", nvrtc_compile, assert_cubin), ("hip", hiprtc_compile, assert_code_object)):
         src = divmods.inspect(a, a, np.zeros((2, 6), np.int64), backend=dialect).source
         check(compile_(src) if dialect == "cuda" else compile_(src, "gfx1030"), src)
+
+
+@kernel
+def compare_arg(a, s, out):
+    for i in range(out.shape[0]):
+        out[i] = (a[i] < s) + 2 * (a[i] == s)
+
+
+@pytest.mark.parametrize("family, s", [("uint64", -1), ("int64", 2**63)])
+def test_comparisons_no_c_type_can_hold_still_raise(backend, family, s):
+    """The documented exception to comparing by value: no C type holds both operands, so the launch
+    refuses the argument (OverflowError naming it) instead of converting it."""
+    a = np.array([0, 5], family)
+    with pytest.raises(OverflowError, match="'s'"):
+        compare_arg[backend](a, s, np.zeros(2, np.int64))
