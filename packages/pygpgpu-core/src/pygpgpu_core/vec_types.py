@@ -62,6 +62,10 @@ def _field_names(width: int) -> list[str]:
     return list(_XYZW[:width]) if width <= 4 else [f"s{_HEX[i].upper() if i > 9 else i}" for i in range(width)]
 
 
+# the slots a 3-wide vector takes per layout: OpenCL C pads it to four, CUDA/HIP pack it
+_VEC3_SLOTS = {"opencl": 4, "packed": 3}
+
+
 def vector_dtype(base: Any, width: int, layout: str = "opencl") -> np.dtype:
     """The numpy dtype of one ``base`` x ``width`` vector.
 
@@ -75,9 +79,10 @@ def vector_dtype(base: Any, width: int, layout: str = "opencl") -> np.dtype:
         raise TypeError(f"vector base type must be one of {sorted(BASE_TYPES)}, got {base}")
     if width not in WIDTHS:
         raise ValueError(f"vector width must be one of {WIDTHS}, got {width}")
-    if layout not in ("opencl", "packed"):
+    vec3_slots = _VEC3_SLOTS.get(layout)
+    if vec3_slots is None:
         raise ValueError(f"layout must be 'opencl' or 'packed', got {layout!r}")
-    slots = 4 if (width == 3 and layout == "opencl") else width
+    slots = vec3_slots if width == 3 else width
     names = _field_names(width)
     return np.dtype(
         {

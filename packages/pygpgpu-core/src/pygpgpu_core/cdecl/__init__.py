@@ -2,7 +2,8 @@
 
 ``parse_file(path, dialect)`` returns a :class:`ParsedFile`: every kernel's parameters
 (with C types and access: read-only / read-write / local / by value), every struct with
-the dialect's device layout, integer (and float) ``#define``/enum constants, and the local
+the device layout of the file's language (``dialect``: ``"opencl"``, ``"cuda"`` or ``"hip"``,
+described by a :class:`Language` in ``LANGUAGES``), integer (and float) ``#define``/enum constants, and the local
 headers reached through ``#include "x.h"`` (for cache invalidation). ``compile_source``
 gives the text to hand the compiler: the file unchanged except for inlined local headers.
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._constexpr import NotConstant, evaluate
+from ._languages import LANGUAGES, Language, language
 from ._parser import CDeclError, KernelDecl, Param, parse_declarations
 from ._preprocess import expand_macros, preprocess
 from ._source import expand_includes, strip_comments
@@ -35,6 +37,9 @@ __all__ = [
     "Pointer",
     "CType",
     "DIALECTS",
+    "LANGUAGES",
+    "Language",
+    "language",
     "parse_file",
     "parse_source",
     "compile_source",
@@ -139,7 +144,7 @@ class ParsedFile:
         )
 
 
-def _constants(pre, dialect: str) -> "dict[str, int | float]":
+def _constants(pre, dialect: Language) -> "dict[str, int | float]":
     values: dict[str, int | float] = {}
     failed: set[str] = set()
 
@@ -165,22 +170,22 @@ def _constants(pre, dialect: str) -> "dict[str, int | float]":
     return values
 
 
-def parse_source(text: str, dialect: str, path: str = "<string>") -> ParsedFile:
-    """Parse kernel source ``text`` as if it were the file ``path`` (includes resolve next to it)."""
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}")
-    pre = preprocess(path, text, dialect)
-    constants = _constants(pre, dialect)
+def parse_source(text: str, dialect: "str | Language", path: str = "<string>") -> ParsedFile:
+    """Parse kernel source ``text`` in language ``dialect`` (a name of ``LANGUAGES`` or a
+    :class:`Language`) as if it were the file ``path`` (includes resolve next to it)."""
+    lang = language(dialect)          # an unknown name: ValueError listing the languages
+    pre = preprocess(path, text, lang)
+    constants = _constants(pre, lang)
     function_macros = {name for name, m in pre.macros.items() if m.function_like}
     tokens = expand_macros(pre.tokens, pre.macros)
     table = dict(constants)
-    decls = parse_declarations(tokens, dialect, function_macros, table)
+    decls = parse_declarations(tokens, lang, function_macros, table)
     exported = {name: value for name, value in constants.items() if not name.startswith("__")}
     for name, value in decls.enum_constants.items():
         exported.setdefault(name, value)
     return ParsedFile(
         path=str(Path(path).resolve()) if path != "<string>" else path,
-        dialect=dialect,
+        dialect=lang.name,
         kernels=decls.kernels,
         structs=decls.structs,
         constants=exported,
@@ -189,7 +194,7 @@ def parse_source(text: str, dialect: str, path: str = "<string>") -> ParsedFile:
     )
 
 
-def parse_file(path: "str | Path", dialect: str) -> ParsedFile:
+def parse_file(path: "str | Path", dialect: "str | Language") -> ParsedFile:
     """Parse a kernel file and its local headers. Raises CDeclError (with file:line) or OSError."""
     path = Path(path).resolve()
     return parse_source(path.read_text(encoding="utf-8", errors="replace"), dialect, str(path))

@@ -4,7 +4,7 @@ Offsets follow C (as clang lays them out): each member aligned to its type's ali
 the struct or the member is ``packed``, raised by the member's ``aligned(N)``, and at most N
 under ``#pragma pack(N)``, which overrides ``aligned`` on members), the struct aligned to its
 strictest member (raised by its own ``aligned(N)``) and padded to a multiple of it. Sizes and
-alignments of scalars and vectors come from the dialect (see ``_types``). Tests check these
+alignments of scalars and vectors come from the file's language (``_languages``, ``_types``). Tests check these
 layouts against the device compiler (``sizeof``/``offsetof`` probe kernels).
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._common import CDeclError, closing, split_commas, strip_attributes
 from ._constexpr import NotConstant, evaluate
+from ._languages import Language
 from ._source import Token
 from ._types import CType, Field, Pointer, Struct, scalar_type
 
@@ -24,11 +25,11 @@ __all__ = ["AggregateParser"]
 
 class AggregateParser:
     """Mixin of the declaration parser (``_parser._Parser``), whose state it shares: ``toks``,
-    ``dialect``, ``function_macros``, ``constants``, ``out``, ``tags``, ``typedefs``, ``anon``, and
+    ``lang``, ``function_macros``, ``constants``, ``out``, ``tags``, ``typedefs``, ``anon``, and
     ``_specifier``, ``_skip_to_semicolon``, ``_is_kernel``, ``_function`` for kernel prototypes."""
 
     toks: list[Token]
-    dialect: str
+    lang: Language
     function_macros: set[str]
     constants: dict
     out: Declarations
@@ -113,7 +114,7 @@ class AggregateParser:
         # declarators after "}" up to ";"
         end = self._skip_to_semicolon(close_at + 1)
         tail, tail_facts = strip_attributes(self.toks[close_at + 1:end - 1], self.function_macros)
-        if self.dialect == "cuda":
+        if not self.lang.attributes_after_brace:
             tail_facts = {}   # NVRTC ignores attributes after "}" (warning 1835: "does not apply here")
         for fact, value in tail_facts.items():  # "} __attribute__((aligned(16))) Name;"
             facts[fact] = max(value, facts.get(fact, 0)) if fact == "aligned" else value
@@ -168,14 +169,14 @@ class AggregateParser:
             name = group[0].text
             if len(group) > 2 and group[1].text == "=":
                 try:
-                    value = int(evaluate(group[2:], self._lookup, self.dialect))
+                    value = int(evaluate(group[2:], self._lookup, self.lang))
                 except NotConstant:
                     return  # an enum we cannot evaluate: export none of it rather than wrong values
             else:
                 value += 1
             self.constants[name] = value
             self.out.enum_constants[name] = value
-        int_type = scalar_type("int", self.dialect)
+        int_type = scalar_type("int", self.lang)
         if tag_tok is not None:
             self.tags[f"enum {tag_tok.text}"] = int_type
         if is_typedef:
@@ -183,7 +184,7 @@ class AggregateParser:
                 self.typedefs[name] = int_type
 
     def _layout(self, keyword: str, tag: str, body: "list[Token]", facts: dict, where: Token) -> Struct:
-        """Member offsets with C rules and the dialect's type sizes/alignments."""
+        """Member offsets with C rules and the language's type sizes/alignments."""
         union = keyword == "union"
         packed = facts.get("packed", False)
         for t in body:
@@ -282,7 +283,7 @@ class AggregateParser:
             elif t.text == "[":
                 end = closing(decl, k)
                 try:
-                    dims.append(int(evaluate(decl[k + 1:end], self._lookup, self.dialect)))
+                    dims.append(int(evaluate(decl[k + 1:end], self._lookup, self.lang)))
                 except NotConstant:
                     raise CDeclError("array extent is not a constant", t.file, t.line) from None
                 k = end

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from ._languages import OPENCL_C, Language
 from ._source import Token
 from ._types import TYPE_WORDS, Scalar, builtin_type
 
@@ -96,7 +97,7 @@ def _apply(op: str, a, b):
 
 
 class _Evaluator:
-    def __init__(self, tokens: "list[Token]", lookup: Callable[[str], "int | float"], dialect: str):
+    def __init__(self, tokens: "list[Token]", lookup: Callable[[str], "int | float"], dialect: "str | Language"):
         self.toks = tokens
         self.pos = 0
         self.lookup = lookup
@@ -200,7 +201,8 @@ class _Evaluator:
         raise NotConstant(t.text)
 
 
-def evaluate(tokens: "list[Token]", lookup: Callable[[str], "int | float"], dialect: str = "opencl") -> "int | float":
+def evaluate(tokens: "list[Token]", lookup: Callable[[str], "int | float"],
+             dialect: "str | Language" = OPENCL_C) -> "int | float":
     """The value of a constant expression; raises NotConstant."""
     if not tokens:
         raise NotConstant("empty")

@@ -13,6 +13,7 @@ from ._aggregates import AggregateParser
 from ._common import (_ADDRESS_SPACES, _ATTRIBUTE_CALLS, _IGNORED_QUALIFIERS, _IMAGE_QUALIFIERS, _KERNEL_NOISE,
                       _OPAQUE_TYPES, CDeclError, closing, spelling, split_commas, strip_attributes)
 from ._constexpr import NotConstant, evaluate
+from ._languages import Language
 from ._source import Token
 from ._types import TYPE_WORDS, CType, Pointer, Struct, builtin_type
 
@@ -59,9 +60,9 @@ class Declarations:
 
 
 class _Parser(AggregateParser):
-    def __init__(self, tokens: "list[Token]", dialect: str, function_macros: "set[str]", constants: dict):
+    def __init__(self, tokens: "list[Token]", lang: Language, function_macros: "set[str]", constants: dict):
         self.toks = tokens
-        self.dialect = dialect
+        self.lang = lang
         self.function_macros = function_macros
         self.constants = constants  # macro/enum values usable in array extents
         self.out = Declarations()
@@ -159,10 +160,7 @@ class _Parser(AggregateParser):
         # only the specifiers count: "void blur(__global const float* kernel)" is not a kernel
         toks, _ = strip_attributes(head, self.function_macros)
         cut = next((k for k, t in enumerate(toks) if t.text == "("), len(toks))
-        words = {t.text for t in toks[:cut]}
-        if self.dialect == "opencl":
-            return "__kernel" in words or "kernel" in words
-        return "__global__" in words
+        return any(t.text in self.lang.kernel_words for t in toks[:cut])
 
     def _function(self, head: "list[Token]", scopes: "list[str]") -> None:
         if not self._is_kernel(head):
@@ -175,7 +173,7 @@ class _Parser(AggregateParser):
                     f"{head[0].file}:{head[0].line}: template kernels are not supported by the import hook; add an "
                     "extern \"C\" __global__ wrapper that calls the instantiation you need")
             return
-        if self.dialect != "opencl":
+        if self.lang.kernels_need_extern_c:
             extern_c = "C" in scopes or any(
                 a.text == "extern" and b.text == '"C"' for a, b in zip(head, head[1:]))
             if not extern_c:
@@ -309,7 +307,7 @@ class _Parser(AggregateParser):
                 inner = toks[i + 1:end]
                 if inner:
                     try:
-                        dims.append(int(evaluate(inner, self._lookup, self.dialect)))
+                        dims.append(int(evaluate(inner, self._lookup, self.lang)))
                     except NotConstant:
                         raise CDeclError(f"{what}: array extent {spelling(inner)!r} is not a constant",
                                          t.file, t.line) from None
@@ -332,9 +330,9 @@ class _Parser(AggregateParser):
             if words == ["void"]:
                 base = None
             else:
-                if self.dialect == "opencl" and words.count("long") > 1:
+                if self.lang.long_long_reserved and words.count("long") > 1:
                     raise _opencl_long_long(words, toks, what)
-                base = builtin_type(words, self.dialect)
+                base = builtin_type(words, self.lang)
                 if base is None:
                     t = toks[0]
                     raise CDeclError(f"{what}: unknown type {' '.join(words)!r}", t.file, t.line)
@@ -362,11 +360,11 @@ class _Parser(AggregateParser):
         return entry
 
     def _resolve_name(self, tok: Token, what: str) -> CType:
-        builtin = builtin_type([tok.text], self.dialect)
+        builtin = builtin_type([tok.text], self.lang)
         if builtin is not None:
             return builtin
         entry = self.typedefs.get(tok.text)
-        if entry is None and self.dialect != "opencl":
+        if entry is None and self.lang.tags_are_type_names:     # C++: struct S names type S
             entry = self.tags.get(f"struct {tok.text}") or self.tags.get(f"union {tok.text}") or \
                 self.tags.get(f"enum {tok.text}")
         if isinstance(entry, tuple) and entry[0] == "tag":
@@ -383,10 +381,10 @@ class _Parser(AggregateParser):
     # ---- typedefs, enums and plain declarations --------------------------------------------
 
 
-def parse_declarations(tokens: "list[Token]", dialect: str, function_macros: "set[str]",
+def parse_declarations(tokens: "list[Token]", lang: Language, function_macros: "set[str]",
                        constants: "dict[str, int | float]") -> Declarations:
     """Kernels, structs and enums declared at file scope in ``tokens`` (already macro-expanded)."""
-    return _Parser(tokens, dialect, function_macros, constants).run()
+    return _Parser(tokens, lang, function_macros, constants).run()
 
 
 def _opencl_long_long(words: "list[str]", toks: "list[Token]", what: str) -> CDeclError:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ._common import CDeclError
 from ._constexpr import NotConstant, evaluate
+from ._languages import OPENCL_C, Language, language
 from ._source import INCLUDE_RE, Token, logical_lines, resolve_include, strip_comments, tokenize
 
 __all__ = ["Macro", "Preprocessed", "preprocess", "expand_macros"]
@@ -46,26 +47,19 @@ class Preprocessed:
     """Object-like macro names in definition order (main file and headers)."""
 
 
-# What the compilers predefine, so "#ifdef __OPENCL_VERSION__" in a header shared with host
-# code selects the same branch the device compiler will.
-_PREDEFINED = {
-    "opencl": {"__OPENCL_VERSION__": "120", "__OPENCL_C_VERSION__": "120", "CL_VERSION_1_0": "100",
-               "CL_VERSION_1_1": "110", "CL_VERSION_1_2": "120", "__ENDIAN_LITTLE__": "1"},
-    "cuda": {"__CUDACC__": "1", "__CUDACC_RTC__": "1", "__CUDA_ARCH__": "900", "__cplusplus": "201703L"},
-    "hip": {"__HIPCC__": "1", "__HIP__": "1", "__HIPCC_RTC__": "1", "__HIP_DEVICE_COMPILE__": "1",
-            "__HIP_PLATFORM_AMD__": "1", "__cplusplus": "201703L"},
-}
-
-
-def preprocess(path: str, text: "str | None" = None, dialect: str = "opencl") -> Preprocessed:
+def preprocess(path: str, text: "str | None" = None, dialect: "str | Language" = OPENCL_C) -> Preprocessed:
+    """``dialect``: the file's language; what its compiler predefines is defined first
+    (``Language.predefined``), so ``#ifdef __OPENCL_VERSION__`` in a header shared with host
+    code selects the branch the device compiler will."""
+    lang = language(dialect)
     out = Preprocessed()
-    for name, value in _PREDEFINED.get(dialect, {}).items():
+    for name, value in lang.predefined.items():
         out.macros[name] = Macro(name, tokenize(value, "<predefined>", 0), False, "<predefined>", 0)
-    _process_file(str(Path(path).resolve()), text, out, stack=(), once=set(), dialect=dialect)
+    _process_file(str(Path(path).resolve()), text, out, stack=(), once=set(), dialect=lang)
     return out
 
 
-def _condition(kind: str, rest: str, macros: "dict[str, Macro]", dialect: str) -> bool:
+def _condition(kind: str, rest: str, macros: "dict[str, Macro]", dialect: Language) -> bool:
     """Whether an #if/#ifdef/#ifndef/#elif branch is taken. Unknown names are 0, as in C; an
     expression that cannot be evaluated (a function-like macro) counts as taken, so the code
     stays visible rather than silently vanishing."""
@@ -92,7 +86,7 @@ def _condition(kind: str, rest: str, macros: "dict[str, Macro]", dialect: str) -
         return True
 
 
-def _process_file(path: str, text: "str | None", out: Preprocessed, stack: tuple, once: set, dialect: str) -> None:
+def _process_file(path: str, text: "str | None", out: Preprocessed, stack: tuple, once: set, dialect: Language) -> None:
     if text is None:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     frames: list[list[bool]] = []  # per open #if: [enclosing branch active, this branch active, a branch taken]

@@ -1,6 +1,8 @@
-"""C types as the device sees them: scalars, vectors, structs and pointers, with per-dialect layout.
+"""C types as the device sees them: scalars, vectors, structs and pointers, with each language's layout.
 
-Layout rules that differ between dialects (measured with the vendor compilers):
+What differs between OpenCL C, CUDA C++ and HIP C++ (the size of ``long``, vector widths, sizes
+and alignments) is a field of the language's description (``_languages.Language``); the
+functions here take a language or its name (``"opencl"``, ``"cuda"``, ``"hip"``):
 
 - OpenCL: an n-component vector is aligned to its size; 3-component vectors occupy and
   align like 4-component ones (``float3`` is 16 bytes).
@@ -12,10 +14,11 @@ Layout rules that differ between dialects (measured with the vendor compilers):
 """
 from __future__ import annotations
 
-import ctypes
 import re
 from dataclasses import dataclass, field
 from typing import Union
+
+from ._languages import LANGUAGES, Language, language
 
 __all__ = [
     "DIALECTS",
@@ -31,7 +34,8 @@ __all__ = [
     "c_name",
 ]
 
-DIALECTS = ("opencl", "cuda", "hip")
+DIALECTS = tuple(LANGUAGES)
+"""The kernel languages' names (``_languages.LANGUAGES`` holds their descriptions)."""
 
 
 @dataclass(frozen=True)
@@ -118,9 +122,7 @@ class Struct:
 
 CType = Union[Scalar, Vector, Struct, Pointer]
 
-_LONG = ctypes.sizeof(ctypes.c_long)
-
-# canonical name -> (numpy dtype, size); "long" is fixed up per dialect
+# canonical name -> (numpy dtype, size); "long" is fixed up per language (Language.long_bytes)
 _SCALARS = {
     "bool": ("bool", 1),
     "char": ("int8", 1),
@@ -163,33 +165,31 @@ _ALIASES = {
 _VECTOR_BASES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
                  "longlong", "ulonglong", "half", "float", "double")
 _VECTOR_RE = re.compile(r"^(?:__)?(" + "|".join(sorted(_VECTOR_BASES, key=len, reverse=True)) + r")(\d+)$")
-_VECTOR_WIDTHS = {"opencl": (2, 3, 4, 8, 16), "cuda": (1, 2, 3, 4), "hip": (1, 2, 3, 4)}
+LanguageLike = Union[str, Language]
 
 
-def scalar_type(name: str, dialect: str) -> Scalar:
-    """The Scalar for a canonical or alias spelling; KeyError when unknown."""
+def scalar_type(name: str, dialect: LanguageLike) -> Scalar:
+    """The Scalar for a canonical or alias spelling in language ``dialect``; KeyError when unknown."""
     canon = _ALIASES.get(name, name)
     dtype, size = _SCALARS[canon]
-    if dialect != "opencl" and canon in ("long", "ulong"):
-        size = _LONG
+    if canon in ("long", "ulong"):
+        size = language(dialect).long_bytes
         dtype = ("int" if canon == "long" else "uint") + str(8 * size)
     return Scalar(canon, dtype, size, size)
 
 
-def vector_type(base: str, n: int, dialect: str) -> Vector:
-    """An n-component vector with the dialect's size and alignment (see module docstring)."""
-    if n not in _VECTOR_WIDTHS[dialect]:
+def vector_type(base: str, n: int, dialect: LanguageLike) -> Vector:
+    """An n-component vector with the language's size and alignment (see module docstring)."""
+    lang = language(dialect)
+    if n not in lang.vector_widths:
         raise KeyError(f"{base}{n}")
-    b = scalar_type(base, dialect)
-    if dialect == "opencl":
-        slots = 4 if n == 3 else n
-        return Vector(b, n, b.size * slots, b.size * slots)
-    size = b.size * n
+    b = scalar_type(base, lang)
     if n == 3:
-        align = b.size
-    else:
-        align = size if dialect == "hip" else min(size, 16)
-    return Vector(b, n, size, align)
+        if lang.vector3_padded:
+            return Vector(b, n, b.size * 4, b.size * 4)
+        return Vector(b, n, b.size * 3, b.size)
+    size = b.size * n
+    return Vector(b, n, size, min(size, lang.vector_align_cap) if lang.vector_align_cap else size)
 
 
 # multi-word C spellings (words sorted) -> canonical scalar
@@ -225,7 +225,7 @@ TYPE_WORDS = frozenset({"unsigned", "signed", "short", "long", "int", "char", "f
 """Keywords that combine into one builtin type (``unsigned long long int``)."""
 
 
-def builtin_type(words: "list[str]", dialect: str) -> "Scalar | Vector | None":
+def builtin_type(words: "list[str]", dialect: LanguageLike) -> "Scalar | Vector | None":
     """Resolve a builtin spelling (one identifier like ``float4``/``uint`` or keywords like
     ``unsigned int``); None when it is not a builtin (a typedef or struct name)."""
     if len(words) > 1 or words[0] in ("unsigned", "signed", "short", "long"):
