@@ -30,13 +30,8 @@ def _walk_expr(e, acc, by_cname):
         for a in e.args:
             _walk_expr(a, acc, by_cname)
         return
-    for attr in ("a", "b", "cond", "index"):
-        sub = getattr(e, attr, None)
-        if isinstance(sub, ir.Expr):
-            _walk_expr(sub, acc, by_cname)
-    for sub in getattr(e, "args", ()) or ():
-        if isinstance(sub, ir.Expr):
-            _walk_expr(sub, acc, by_cname)
+    for sub in ir.operands(e):
+        _walk_expr(sub, acc, by_cname)
 
 
 def _walk_stmts(body, acc):
@@ -116,13 +111,8 @@ def streamed_arrays(fn: ir.Function, index: "tuple | None") -> set:
             return
         if isinstance(e, ir.Un) and isinstance(e.a, ir.Load):
             other.add(e.a.array.cname)    # an element's address (atomics): keep it in device memory
-        for attr in ("a", "b", "cond", "index"):
-            sub = getattr(e, attr, None)
-            if isinstance(sub, ir.Expr):
-                expr(sub, depth)
-        for sub in getattr(e, "args", ()) or ():
-            if isinstance(sub, ir.Expr):
-                expr(sub, depth)
+        for sub in ir.operands(e):
+            expr(sub, depth)
 
     def stmts(body, depth):
         for s in body:
@@ -255,13 +245,8 @@ def own_index_accesses(fn: ir.Function, index: "tuple | None") -> dict:
         if isinstance(e, ir.Bin) and e.op in ("&&", "||"):
             expr(e.a, line)               # the right operand may not be evaluated
             return
-        for attr in ("a", "b", "cond", "index"):
-            sub = getattr(e, attr, None)
-            if isinstance(sub, ir.Expr):
-                expr(sub, line)
-        for sub in getattr(e, "args", ()) or ():
-            if isinstance(sub, ir.Expr):
-                expr(sub, line)
+        for sub in ir.operands(e):
+            expr(sub, line)
 
     for s in guard.body:
         line = getattr(s, "line", 0)

@@ -31,13 +31,8 @@ def _is_int(t) -> bool:
 
 def _exprs(e):
     yield e
-    for attr in ("a", "b", "cond", "index"):
-        sub = getattr(e, attr, None)
-        if isinstance(sub, ir.Expr):
-            yield from _exprs(sub)
-    for sub in getattr(e, "args", ()) or ():
-        if isinstance(sub, ir.Expr):
-            yield from _exprs(sub)
+    for sub in ir.operands(e):
+        yield from _exprs(sub)
 
 
 _WRAP_OPS = ("+", "-", "*", "<<")
@@ -79,13 +74,8 @@ def _conversions(e):
         return
     if isinstance(e, ir.Cast):
         yield e
-    for attr in ("a", "b", "cond", "index"):
-        sub = getattr(e, attr, None)
-        if isinstance(sub, ir.Expr):
-            yield from _conversions(sub)
-    for sub in getattr(e, "args", ()) or ():
-        if isinstance(sub, ir.Expr):
-            yield from _conversions(sub)
+    for sub in ir.operands(e):
+        yield from _conversions(sub)
 
 
 def _stmt_exprs(body):

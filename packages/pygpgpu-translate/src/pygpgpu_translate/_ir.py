@@ -12,12 +12,23 @@ __all__ = [
     "Expr", "Const", "Var", "Raw", "Bin", "Un", "Cast", "Call", "MathCall", "WorkItem", "Barrier", "MemFence",
     "Printf", "PrintfConversion", "Ternary", "Load", "VecCtor", "Swizzle",
     "ArrayRef", "Stmt", "Assign", "Store", "ExprStmt", "If", "While", "For", "Break", "Continue",
-    "Return", "LocalArrayDecl", "Function", "Param",
+    "Return", "LocalArrayDecl", "Function", "Param", "operands",
 ]
 
 
 class Expr:
     type: Any
+
+
+_OPERAND_FIELDS = ("a", "b", "cond", "index")
+
+
+def operands(e) -> list:
+    """The direct sub-expressions of ``e`` (its ``a``, ``b``, ``cond``, ``index`` and ``args``): the
+    analyses walk every node through this, so a new node with those fields needs no walker of its own."""
+    out = [sub for sub in (getattr(e, f, None) for f in _OPERAND_FIELDS) if isinstance(sub, Expr)]
+    out.extend(sub for sub in getattr(e, "args", ()) or () if isinstance(sub, Expr))
+    return out
 
 
 @dataclass

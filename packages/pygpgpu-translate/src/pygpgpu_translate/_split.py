@@ -80,13 +80,8 @@ def _position_free(kf, fn: ir.Function, index: str, shape_vars: dict) -> None:
             if where == "body":
                 raise _refuse(kf, "it calls work-item builtins (gpu.get_global_id and friends)")
             return
-        for attr in ("a", "b", "cond"):
-            sub = getattr(e, attr, None)
-            if isinstance(sub, ir.Expr):
-                expr(sub, where)
-        for sub in getattr(e, "args", ()) or ():
-            if isinstance(sub, ir.Expr):
-                expr(sub, where)
+        for sub in ir.operands(e):          # a Load's index was handled above
+            expr(sub, where)
 
     def stmts(body):
         nonlocal assigned
