@@ -205,16 +205,7 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
         lines.append(f"    tile[lid] = {level[0]}")
     _tree(red, lines, arg)
     lines.append("    if lid == 0:")
-    if final:
-        if arg:
-            lines.append("        out[o] = tidx[0]")
-        else:
-            res = (red.final or "{v}").format(v="tile[0]")
-            lines.append(f"        out[o] = {np_type(red.out)}({res})")
-    else:
-        lines.append("        out[o] = tile[0]")
-        if arg:
-            lines.append("        outi[o] = tidx[0]")
+    lines += _store(red, final, arg, "o", "tile[0]", "tidx[0]")
     return "\n".join(lines) + "\n"
 
 
@@ -251,16 +242,19 @@ def _cols_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
     else:
         lines.append(f"            acc = {red.comb('acc', v)}")
     lines.append("            k += 1")
+    lines += _store(red, final, arg, "t", "acc", "ai")
+    return "\n".join(lines) + "\n"
+
+
+def _store(red: Reduction, final: bool, arg: bool, at: str, value: str, index: str) -> list:
+    """The lines (in a work item's loop body) storing reduced ``value`` at ``out[at]``: the final
+    result in the output type (argmin/argmax: its position ``index``), or a partial result and
+    its position for the next pass."""
     if final:
         if arg:
-            lines.append("        out[t] = ai")
-        else:
-            lines.append(f"        out[t] = {np_type(red.out)}({(red.final or '{v}').format(v='acc')})")
-    else:
-        lines.append("        out[t] = acc")
-        if arg:
-            lines.append("        outi[t] = ai")
-    return "\n".join(lines) + "\n"
+            return [f"        out[{at}] = {index}"]
+        return [f"        out[{at}] = {np_type(red.out)}({(red.final or '{v}').format(v=value)})"]
+    return [f"        out[{at}] = {value}"] + ([f"        outi[{at}] = {index}"] if arg else [])
 
 
 _kernels: dict = {}

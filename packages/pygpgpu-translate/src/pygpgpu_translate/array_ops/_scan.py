@@ -38,6 +38,16 @@ class _ScanOp:
         return self.combine.format(a=a, b=b)
 
 
+# Where a work item of group g stands: block b of row ``row`` (nb blocks a row), whose elements
+# start at x[base + start]
+_BLOCK_POSITION = ["    lid = gpu.get_local_id(0)",
+                   "    g = gpu.get_group_id(0)",
+                   "    row = g // nb",
+                   "    b = g - row * nb",
+                   f"    start = b * {TILE}",
+                   "    base = row * n"]
+
+
 def _block_source(kname: str, op: _ScanOp, mapped: bool, carry: bool) -> str:
     acc = np_type(op.acc)
     conv = (lambda v: f"{acc}({v})") if mapped else (lambda v: v)
@@ -45,12 +55,7 @@ def _block_source(kname: str, op: _ScanOp, mapped: bool, carry: bool) -> str:
     lines = [f"def {kname}({', '.join(params)}):",
              f"    tile = gpu.local_array({TILE}, {acc})",
              f"    part = gpu.local_array({GROUP}, {acc})",
-             "    lid = gpu.get_local_id(0)",
-             "    g = gpu.get_group_id(0)",
-             "    row = g // nb",
-             "    b = g - row * nb",
-             f"    start = b * {TILE}",
-             "    base = row * n",
+             *_BLOCK_POSITION,
              f"    for e in range({PER_ITEM}):",
              f"        k = start + e * {GROUP} + lid",
              f"        tile[e * {GROUP} + lid] = {conv('x[base + k]')} if k < n else ident",
@@ -92,12 +97,7 @@ def _totals_source(kname: str, op: _ScanOp, mapped: bool) -> str:
     conv = (lambda v: f"{acc}({v})") if mapped else (lambda v: v)
     lines = [f"def {kname}(x, sums, n, nb, ident):",
              f"    tile = gpu.local_array({GROUP}, {acc})",
-             "    lid = gpu.get_local_id(0)",
-             "    g = gpu.get_group_id(0)",
-             "    row = g // nb",
-             "    b = g - row * nb",
-             f"    start = b * {TILE}",
-             "    base = row * n",
+             *_BLOCK_POSITION,
              "    acc = ident",
              f"    for e in range({PER_ITEM}):",
              f"        k = start + e * {GROUP} + lid",

@@ -169,11 +169,17 @@ def _finish(res: DeviceArray, shape: tuple, undo: tuple, a: DeviceArray, axis: A
     return res
 
 
-def _check_args(kind, order, stable, op):
+def _check_args(a, axis, kind, order, stable, op):
+    """What sort and argsort refuse, in numpy's order: not a device array, order=, an unknown
+    kind, an axis of a 0-d array."""
+    if not isinstance(a, DeviceArray):
+        raise TypeError(f"gnp.{op} takes a device array, got {type(a).__name__}")
     if order is not None:
         raise ValueError(f"gnp.{op}: order= applies to structured arrays, which device arrays are not")
     if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
         raise ValueError(f"gnp.{op}: kind must be one of 'quicksort', 'mergesort', 'heapsort', 'stable'")
+    if a.ndim == 0 and axis is not None:
+        raise np.exceptions.AxisError(axis, 0)
 
 
 def _radix_input(a: DeviceArray, axis: Any, op: str) -> "DeviceArray | None":
@@ -191,11 +197,7 @@ def _radix_input(a: DeviceArray, axis: Any, op: str) -> "DeviceArray | None":
 
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """A sorted copy (numpy order: NaN last; stable whatever ``kind`` says)."""
-    if not isinstance(a, DeviceArray):
-        raise TypeError(f"gnp.sort takes a device array, got {type(a).__name__}")
-    _check_args(kind, order, stable, "sort")
-    if a.ndim == 0 and axis is not None:
-        raise np.exceptions.AxisError(axis, 0)
+    _check_args(a, axis, kind, order, stable, "sort")
     flat = _radix_input(a, axis, "sort")
     if flat is not None:
         from ._radix import gather, radix_sort_indices
@@ -211,11 +213,7 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: An
 
 def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """The int64 indices that sort ``a`` along ``axis`` (stable: numpy's ``kind="stable"`` order)."""
-    if not isinstance(a, DeviceArray):
-        raise TypeError(f"gnp.argsort takes a device array, got {type(a).__name__}")
-    _check_args(kind, order, stable, "argsort")
-    if a.ndim == 0 and axis is not None:
-        raise np.exceptions.AxisError(axis, 0)
+    _check_args(a, axis, kind, order, stable, "argsort")
     flat = _radix_input(a, axis, "argsort")
     if flat is not None:
         from ._radix import radix_sort_indices
