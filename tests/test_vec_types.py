@@ -277,3 +277,12 @@ def test_numpy_scalars_and_ufuncs_keep_vector_type():
     # with a whole array on the other side the result is an ordinary array
     res = np.ones(4, np.float32) + v
     assert isinstance(res, np.ndarray) and res.tolist() == [2, 5, 10, 17]
+
+
+@pytest.mark.parametrize("width, opencl, packed", [(3, 16, 12), (4, 16, 16), (2, 8, 8)])
+def test_vector_dtype_layouts_and_an_unknown_layout(width, opencl, packed):
+    """The two layouts differ only for 3-wide vectors; any other layout name is refused."""
+    assert vt.vector_dtype(np.float32, width, "opencl").itemsize == opencl
+    assert vt.vector_dtype(np.float32, width, "packed").itemsize == packed
+    with pytest.raises(ValueError, match="layout must be 'opencl' or 'packed', got 'cuda'"):
+        vt.vector_dtype(np.float32, width, "cuda")
