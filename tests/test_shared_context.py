@@ -42,3 +42,27 @@ def test_with_block_closes_a_private_context(backend):
     x = np.zeros(4, np.float32)
     add_one[backend](x)
     np.testing.assert_array_equal(x, np.ones(4, np.float32))
+
+
+def test_kernels_and_device_arrays_survive_closing_the_shared_context(backend):
+    """close() on the shared context is allowed; kernels and gnp operations compiled before then
+    rebuild on the fresh context instead of raising ClosedError from their dead programs."""
+    import pygpgpu.numpy as gnp
+
+    @kernel
+    def add_one(x, out):
+        for i in range(out.shape[0]):
+            out[i] = x[i] + 1
+
+    dev = registry.get_device(backend)
+    x = np.arange(50, dtype=np.float32)
+    out = np.zeros_like(x)
+    add_one[backend](x, out)
+    gnp.arange(4, dtype=np.float32, device=backend)        # a cached gnp kernel on this device
+    dev.context().close()
+    out[:] = 0
+    add_one[backend](x, out)
+    np.testing.assert_array_equal(out, x + 1)
+    add_one[backend](x, out)                               # the rebuilt plan takes the warm path
+    np.testing.assert_array_equal(out, x + 1)
+    np.testing.assert_array_equal(gnp.arange(4, dtype=np.float32, device=backend).get(), np.arange(4, dtype=np.float32))

@@ -19,7 +19,8 @@ import numpy as np
 
 from pygpgpu_core import registry
 from pygpgpu_core.cache import atomic_write, cache_dir
-from pygpgpu_core.errors import CompileError, GPGPUError
+from pygpgpu_core.errors import ClosedError, CompileError, GPGPUError
+from pygpgpu_core.forking import ForkedProcessError
 from pygpgpu_core.logs import logged_launcher
 
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
@@ -453,6 +454,17 @@ class KernelFunction(Generic[P]):
                         return plan.run(args, config.global_size, config.local_size)
                     except WideIndexNeeded:      # nothing ran: the full path takes the 64-bit plan
                         pass
+                    except ClosedError as exc:   # see _forget_closed_plans; the full path rebuilds
+                        if isinstance(exc, ForkedProcessError) or not self._forget_closed_plans(device):
+                            raise
+        try:
+            self._launch_full(device, config, args)
+        except ClosedError as exc:
+            if isinstance(exc, ForkedProcessError) or not self._forget_closed_plans(device):
+                raise
+            self._launch_full(device, config, args)   # the device's shared context was closed: rebuild once
+
+    def _launch_full(self, device, config, args):
         args = _adopt_foreign(args, device)
         args, views = _contiguous_views(args)
         values = self._call_values(args)
@@ -467,6 +479,15 @@ class KernelFunction(Generic[P]):
             plan.run(values, config.global_size, config.local_size)
         if views:
             _write_back_views(views, plan)
+
+    def _forget_closed_plans(self, device) -> bool:
+        """After a user closed ``device``'s shared context (allowed: ``device.context()`` then makes
+        a fresh one), drop this kernel's plans for that device, whose programs died with it. True
+        when there was such a plan to drop, so the caller retries once on the fresh context."""
+        stale = [k for k, plan in self._plans.items() if k[0] == id(device) and plan.context.closed]
+        for key in stale:
+            del self._plans[key]
+        return bool(stale)
 
     def _plan(self, device, tokens, bits, values):
         plan = self._plans.get((id(device), tokens, bits))
