@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pygpgpu_core import gnp, gpu, mempool
+from pygpgpu_core import gnp, gpu, mempool, registry
 from pygpgpu_core.gnp import _staging
 from pygpgpu_translate import kernel
 from conftest import first_device, host_unified_opencl_device
@@ -221,13 +221,16 @@ def stream_grid_own(img, out):
         out[y, x] = img[y, x] * 2.0
 
 
-def _plan(k):
-    return next(iter(k._plans.values()))
+def _plan(k, backend):
+    """``k``'s one plan on ``backend``'s device (these module-level kernels also run on the other test backends)."""
+    dev = registry.get_device(backend)
+    (plan,) = [p for p in k._plans.values() if p.device is dev]
+    return plan
 
 
-def _batch(k, nbytes):
-    """The cached small batch of ``k``'s plan whose first argument has ``nbytes``."""
-    found = [b for b in _plan(k).small_cache._free.values() if b.key[0][0][0] == nbytes]
+def _batch(k, backend, nbytes):
+    """The cached small batch of ``k``'s plan on ``backend`` whose first argument has ``nbytes``."""
+    found = [b for b in _plan(k, backend).small_cache._free.values() if b.key[0][0][0] == nbytes]
     assert len(found) == 1
     return found[0]
 
@@ -236,21 +239,21 @@ def test_streamed_arrays_are_found_by_the_translator(backend):
     n = 64
     x, y, out = np.ones(n, np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
     stream_add[backend](x, y, out)
-    assert set(_plan(stream_add).t.streamed) == {"x", "y", "out"}
+    assert set(_plan(stream_add, backend).t.streamed) == {"x", "y", "out"}
     np.testing.assert_array_equal(out, 3.0)
     w, hist = np.ones(3, np.float32), np.zeros(1, np.int32)
     stream_mixed[backend](x, w, out, hist)
-    assert _plan(stream_mixed).t.streamed == ["out"]
+    assert _plan(stream_mixed, backend).t.streamed == ["out"]
     np.testing.assert_array_equal(out, 4.0)
     assert hist[0] == n
     img = np.arange(12, dtype=np.float32).reshape(3, 4)
     res = np.zeros_like(img)
     stream_grid[backend](img, res)
     np.testing.assert_array_equal(res, img * 2 + img[:, :1])
-    assert _plan(stream_grid).t.streamed == ["out"]
+    assert _plan(stream_grid, backend).t.streamed == ["out"]
     stream_grid_own[backend](img, res)
     np.testing.assert_array_equal(res, img * 2)
-    assert _plan(stream_grid_own).t.streamed == ["img", "out"]
+    assert _plan(stream_grid_own, backend).t.streamed == ["img", "out"]
 
 
 def test_streamed_launches_keep_larger_batches_host_mapped(backend, device):
@@ -263,7 +266,7 @@ def test_streamed_launches_keep_larger_batches_host_mapped(backend, device):
     w, hist = np.ones(3, np.float32), np.zeros(1, np.int32)
     stream_mixed[backend](x, w, out, hist)
     np.testing.assert_array_equal(out, x * 3 + np.roll(x, -1))
-    streamed, mixed = _batch(stream_add, x.nbytes), _batch(stream_mixed, x.nbytes)
+    streamed, mixed = _batch(stream_add, backend, x.nbytes), _batch(stream_mixed, backend, x.nbytes)
     assert streamed.key[1] == _staging.STREAMED_MAPPED_MAX and mixed.key[1] is None
     if hasattr(device.context(), "host_mapped"):
         assert streamed.block is None and streamed.direct                # host-mapped
