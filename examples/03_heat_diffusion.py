@@ -9,6 +9,7 @@ come back once at the end. The kernel runs over np.ndindex(out.shape), a 2-D lau
 import numpy as np
 from _common import colorize, example_size, save_png
 
+import pygpgpu
 import pygpgpu.numpy as gnp
 from pygpgpu import kernel
 
@@ -46,14 +47,18 @@ def host_steps(field: np.ndarray, steps: int) -> np.ndarray:
 
 
 def main(n: int = 512, steps: int = 500) -> dict:
+    # One device for the arrays and the kernel: a kernel runs where it is told (here the
+    # default device, $PYGPGPU_BACKEND), and refuses device arrays that live elsewhere.
+    device = pygpgpu.get_device()
+    step = diffuse[device.selector]
     field = initial_field(n)
-    a = gnp.asarray(field)                 # one upload
+    a = gnp.asarray(field, device=device)  # one upload
     b = gnp.empty_like(a)
     for _ in range(steps):
-        diffuse(a, b)                      # no host transfer inside the loop
+        step(a, b)                         # no host transfer inside the loop
         a, b = b, a
     result = a.get()                       # one download
-    print(f"{steps} steps on a {n}x{n} grid: mean temperature {result.mean():.3f}")
+    print(f"{steps} steps on a {n}x{n} grid on {device.selector}: mean temperature {result.mean():.3f}")
     save_png(colorize(result / 100.0), "heat_diffusion.png")
     return {"initial": field, "steps": steps, "result": result}
 

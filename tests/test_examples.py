@@ -34,7 +34,14 @@ def example(monkeypatch, tmp_path, backend):
     monkeypatch.syspath_prepend(str(EXAMPLES))
     monkeypatch.setenv("PYGPGPU_EXAMPLE_OUT", str(tmp_path))
     monkeypatch.setenv("PYGPGPU_BACKEND", backend)     # the examples use the default device
-    return importlib.import_module
+
+    def fresh_import(name):
+        # a fresh module per test: a module-level @kernel keeps the default device of its first
+        # call, so a module cached by the previous backend's test would run there again
+        monkeypatch.delitem(sys.modules, name, raising=False)
+        return importlib.import_module(name)
+
+    return fresh_import
 
 
 def _png_size(path: Path) -> "tuple[int, int]":
@@ -58,9 +65,18 @@ def test_every_example_is_tested():
     assert "08_compare_backends.py" in SCRIPTS
 
 
-def test_saxpy(example):
-    r = example("01_saxpy").main(SMALL["01_saxpy.py"])
+def _ran_only_on(kf, backend):
+    """Every plan of the example's kernel is on the test's device (a module kept from the previous
+    backend's test would still launch there)."""
+    dev = registry.get_device(backend)
+    assert kf._plans and all(p.device is dev for p in kf._plans.values()), [p.device for p in kf._plans.values()]
+
+
+def test_saxpy(example, backend):
+    mod = example("01_saxpy")
+    r = mod.main(SMALL["01_saxpy.py"])
     np.testing.assert_allclose(r["out"], np.float32(2) * r["x"] + r["y"], rtol=1e-6)
+    _ran_only_on(mod.saxpy, backend)
 
 
 def test_monte_carlo_pi_counts_match_the_host_generator(example):
@@ -72,10 +88,11 @@ def test_monte_carlo_pi_counts_match_the_host_generator(example):
     assert abs(r["pi"] - np.pi) < 0.05
 
 
-def test_heat_diffusion(example, tmp_path, capsys):
+def test_heat_diffusion(example, backend, tmp_path, capsys):
     mod = example("03_heat_diffusion")
     r = mod.main(SMALL["03_heat_diffusion.py"], steps=30)
     np.testing.assert_allclose(r["result"], mod.host_steps(r["initial"], 30), atol=1e-3)
+    _ran_only_on(mod.diffuse, backend)
     _check_picture(tmp_path, "heat_diffusion.png", capsys, (40, 40))
 
 
