@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import kernel_files as kf
+from pygpgpu_translate._dialects import dialect_for
 
 STRUCTS = """
 #pragma pack(push, 1)
@@ -92,7 +93,8 @@ def _probe_source(layouts, dialect):
             size, _ = layouts[name]
             lines.append(f"static_assert(sizeof({name}) == {size}, \"sizeof {name}\");")
             for f, off in fields:
-                lines.append(f"static_assert(__builtin_offsetof({name}, {f}) == {off}, \"{name}.{f}\");")
+                offset = dialect_for(dialect).offsetof.format(type=name, member=f)   # NVRTC 13.0: no __builtin_offsetof
+                lines.append(f"static_assert({offset} == {off}, \"{name}.{f}\");")
     if dialect == "opencl":
         return "__kernel void probe(__global ulong* out)\n{\n" + "\n".join(lines) + "\n}\n", k
     return "\n".join(lines) + '\nextern "C" __global__ void probe(int* p) { *p = 1; }\n', k

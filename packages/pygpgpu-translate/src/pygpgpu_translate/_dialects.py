@@ -67,6 +67,9 @@ class Dialect:
     # The launcher guarantees row-array pointers this alignment (ArrayType.align); telling the
     # compiler lets a row of 4 floats load as one 128-bit access. OpenCL C has no portable spelling.
     assume_aligned = ""
+    # A member's byte offset as a constant expression, for the compile-time layout checks of
+    # record structs. Clang (OpenCL C, hiprtc) has __builtin_offsetof; no toolchain ships <stddef.h>.
+    offsetof = "__builtin_offsetof({type}, {member})"
     # Build options of @kernel(fastmath=True): the compiler may reassociate, contract, flush
     # denormals, assume no NaN/inf and use approximate division, sqrt and transcendentals.
     fast_math_options: tuple[str, ...] = ()
@@ -327,6 +330,9 @@ class CUDA(Dialect):
     own_scalars = {"bool": "bool", "float16": "__half"}
     float_suffix = True
     assume_aligned = "__builtin_assume_aligned"
+    # NVRTC's EDG front end: 13.0 rejects __builtin_offsetof ("type name is not allowed"), newer
+    # ones take both; __INTADDR__ is EDG's own constant-folding of an address, accepted by all.
+    offsetof = "__INTADDR__(&((({type}*)0)->{member}))"
     fast_math_options = ("--use_fast_math",)       # NVRTC: ftz, approximate div/sqrt, fast intrinsics
     # ids and sizes of the whole grid are widened before the product: kernels may index past 2**32 items
     work_items = {"global_id": "((long long)blockIdx.{d} * blockDim.{d} + threadIdx.{d})",
@@ -375,6 +381,7 @@ class HIP(CUDA):
     name = "hip"
     source_suffix = ".hip"
     fast_math_options = ("-ffast-math",)           # hiprtc and clang refuse NVRTC's --use_fast_math
+    offsetof = Dialect.offsetof                    # hiprtc is clang: no __INTADDR__
     own_vector_structs = frozenset()
     int64_min_max_atomics = False    # a compare-exchange loop instead
 

@@ -202,8 +202,8 @@ def record_definitions(d, types: list) -> str:
         # the compiler must agree with numpy, or the kernel reads the wrong bytes: refuse to build
         lines.append(f"typedef char {t.cname}_size[(sizeof({t.cname}) == {t.itemsize}) ? 1 : -1];")
         for f in t.fields:
-            lines.append(f"typedef char {t.cname}_at_{f.cname}[(__builtin_offsetof({t.cname}, {f.cname}) == "
-                         f"{f.offset}) ? 1 : -1];")
+            offset = d.offsetof.format(type=t.cname, member=f.cname)
+            lines.append(f"typedef char {t.cname}_at_{f.cname}[({offset} == {f.offset}) ? 1 : -1];")
         out.append("\n".join(lines))
     return "\n".join(out)
 
