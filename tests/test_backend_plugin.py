@@ -95,3 +95,24 @@ def test_device_arrays_live_in_the_plugins_memory(relay):
     saxpy["relay"](g, g, out, 2.0)
     np.testing.assert_array_equal(out.get(), x * 3)
     assert relay.launches == before + 1
+
+
+def test_the_plugin_follows_a_closed_opencl_shared_context(relay):
+    """The relay's context wraps the OpenCL device's shared one. Someone closing that (allowed:
+    the OpenCL device then makes a fresh one) must not leave the relay on the dead context:
+    its device gives a new context over the fresh one, and kernels built before rebuild there."""
+    device = registry.get_device("relay:0")
+    x = np.arange(100, dtype=np.float32)
+    y = np.ones_like(x)
+    out = np.zeros_like(x)
+    saxpy["relay"](x, y, out, 2.0)
+    old = device.context()
+    registry.backend_devices("opencl")[0].context().close()   # relay:0 relays to opencl:0
+    assert old.closed
+    fresh = device.context()
+    assert fresh is not old and not fresh.closed and device.context() is fresh
+    saxpy["relay"](x, y, out, 3.0)                       # its plan was built on the closed context
+    np.testing.assert_array_equal(out, x * 3 + 1)
+    late = kernel(saxpy.py_func)                         # a kernel first built after the close
+    late["relay"](x, y, out, 4.0)
+    np.testing.assert_array_equal(out, x * 4 + 1)

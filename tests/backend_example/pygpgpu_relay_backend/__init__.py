@@ -80,9 +80,11 @@ class RelayDevice:
         return f"{self.backend.name}:{self.index}"
 
     def context(self) -> RelayContext:
-        """One shared default context per device, created on first use."""
+        """One shared default context per device, created on first use, and made again when the
+        OpenCL context it relays to was closed (someone may close that device's shared context;
+        the OpenCL device then hands out a fresh one, which the relay must follow)."""
         with self._lock:
-            if self._context is None:
+            if self._context is None or self._context.closed:
                 self._context = RelayContext(self, self._inner.context())
         return self._context
 
@@ -114,6 +116,12 @@ class RelayContext:
 
     def close(self) -> None:
         """The inner context is the OpenCL backend's shared one: it stays open."""
+
+    @property
+    def closed(self) -> bool:
+        """Whether the relayed OpenCL context was closed: kernels then drop their plans built
+        here and rebuild on the device's next ``context()``."""
+        return bool(self._inner.closed)
 
 
 class RelayBuffer:
