@@ -484,7 +484,7 @@ class KernelFunction(Generic[P]):
         """After a user closed ``device``'s shared context (allowed: ``device.context()`` then makes
         a fresh one), drop this kernel's plans for that device, whose programs died with it. True
         when there was such a plan to drop, so the caller retries once on the fresh context."""
-        stale = [k for k, plan in self._plans.items() if k[0] == id(device) and plan.context.closed]
+        stale = [k for k, plan in self._plans.items() if k[0] == id(device) and getattr(plan.context, "closed", False)]
         for key in stale:
             del self._plans[key]
         return bool(stale)
