@@ -1,71 +1,93 @@
-"""N-body gravity with float4: positions carry the mass in .w, every body feels every other.
+"""N-body gravity over a numpy record array: every particle feels every other.
 
     python examples/05_nbody.py [bodies]
 
-An (n, 4) float32 array is an array of float4 rows: `pos[i]` is a float4, `.xyz` a float3,
-and vector arithmetic broadcasts scalars. The helper `pull` is plain Python, translated for
-the float4 arguments it is called with.
+The particles are one structured array with the dtype PARTICLE (pos, vel, mass). In a kernel it
+is an array of C structs with numpy's layout: `p[i].mass` is a float, and the 3-number fields
+`p[i].pos` and `p[i].vel` read as float3 vectors and take float3 values. The helper `pull` is
+plain Python, translated for the float3 arguments it is called with.
+
+`summary` adds up the momentum in one work item, writes it back and prints it with `print()`
+from the device (printf; it shows when the device flushes its output).
 """
 import math
 
 import numpy as np
 from _common import example_size
 
-from pygpgpu import float4, funcs, kernel
+from pygpgpu import float3, funcs, kernel
 
 SOFTENING = 0.01
 DT = 0.01
+PARTICLE = np.dtype([("pos", np.float32, 3), ("vel", np.float32, 3), ("mass", np.float32)])
 
 
-def pull(a, b):
-    """Acceleration of a body at a.xyz towards a body of mass b.w at b.xyz."""
-    d = b.xyz - a.xyz
+def pull(here, there, mass):
+    """Acceleration at `here` towards a body of `mass` at `there`."""
+    d = there - here
     r2 = funcs.dot(d, d) + SOFTENING * SOFTENING
     inv = 1.0 / (r2 * math.sqrt(r2))
-    return d * (b.w * inv)
+    return d * (mass * inv)
 
 
 @kernel
-def nbody_step(pos, vel, new_pos, new_vel):
-    for i in range(pos.shape[0]):
-        p = pos[i]
-        acc = pull(p, pos[0])
-        for j in range(1, pos.shape[0]):
-            acc = acc + pull(p, pos[j])
-        v = vel[i].xyz + acc * DT
-        new_vel[i] = float4(v, 0.0)
-        new_pos[i] = float4(p.xyz + v * DT, p.w)
+def nbody_step(bodies, new):
+    for i in range(bodies.shape[0]):
+        p = bodies[i].pos                       # a float3
+        acc = float3(0.0, 0.0, 0.0)
+        for j in range(bodies.shape[0]):
+            q = bodies[j].pos
+            acc = acc + pull(p, q, bodies[j].mass)
+        v = bodies[i].vel + acc * DT
+        new[i].vel = v
+        new[i].pos = p + v * DT
+        new[i].mass = bodies[i].mass
 
 
-def host_step(pos: np.ndarray, vel: np.ndarray) -> "tuple[np.ndarray, np.ndarray]":
-    """One step in numpy (float64 for reference)."""
-    p, m = pos[:, :3].astype(np.float64), pos[:, 3].astype(np.float64)
+@kernel
+def summary(bodies, momentum):
+    for k in range(momentum.shape[0]):          # one work item: momentum has one row
+        total = bodies[0].vel * bodies[0].mass
+        for j in range(1, bodies.shape[0]):
+            total = total + bodies[j].vel * bodies[j].mass
+        momentum[k] = total
+        print("total momentum", total)
+
+
+def host_step(bodies: np.ndarray) -> np.ndarray:
+    """One step in numpy (float64 for reference), as a record array of float64 fields."""
+    p, m, vel = bodies["pos"].astype(np.float64), bodies["mass"].astype(np.float64), bodies["vel"]
     d = p[None, :, :] - p[:, None, :]
     r2 = (d * d).sum(-1) + SOFTENING**2
     acc = (d * (m[None, :] / (r2 * np.sqrt(r2)))[..., None]).sum(1)
-    v = vel[:, :3] + acc * DT
-    new_pos = np.concatenate([p + v * DT, m[:, None]], axis=1)
-    return new_pos, np.concatenate([v, np.zeros((len(v), 1))], axis=1)
+    out = np.zeros(len(bodies), [("pos", np.float64, 3), ("vel", np.float64, 3), ("mass", np.float64)])
+    out["vel"] = vel + acc * DT
+    out["pos"] = p + out["vel"] * DT
+    out["mass"] = m
+    return out
 
 
-def initial_bodies(n: int) -> "tuple[np.ndarray, np.ndarray]":
+def initial_bodies(n: int) -> np.ndarray:
     rng = np.random.default_rng(2)
-    pos = np.zeros((n, 4), np.float32)
-    pos[:, :3] = rng.normal(size=(n, 3))
-    pos[:, 3] = rng.uniform(0.5, 1.5, n) / n          # total mass about 1
-    return pos, np.zeros((n, 4), np.float32)
+    bodies = np.zeros(n, PARTICLE)
+    bodies["pos"] = rng.normal(size=(n, 3))
+    bodies["vel"] = rng.normal(scale=0.1, size=(n, 3))
+    bodies["mass"] = rng.uniform(0.5, 1.5, n) / n          # total mass about 1
+    return bodies
 
 
 def main(n: int = 4096, steps: int = 10) -> dict:
-    pos, vel = initial_bodies(n)
-    start = pos.copy()
-    new_pos, new_vel = np.empty_like(pos), np.empty_like(vel)
+    bodies = initial_bodies(n)
+    start = bodies.copy()
+    new = np.empty_like(bodies)
     for _ in range(steps):
-        nbody_step(pos, vel, new_pos, new_vel)
-        pos, new_pos, vel, new_vel = new_pos, pos, new_vel, vel
-    moved = np.linalg.norm(pos[:, :3] - start[:, :3], axis=1).mean()
-    print(f"{n} bodies, {steps} steps: mean displacement {moved:.4f}")
-    return {"start": start, "pos": pos, "vel": vel, "steps": steps}
+        nbody_step(bodies, new)
+        bodies, new = new, bodies
+    momentum = np.zeros((1, 3), np.float32)
+    summary(bodies, momentum)
+    moved = np.linalg.norm(bodies["pos"] - start["pos"], axis=1).mean()
+    print(f"{n} bodies, {steps} steps: mean displacement {moved:.4f}, momentum {momentum[0]}")
+    return {"start": start, "bodies": bodies, "momentum": momentum[0], "steps": steps}
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 
     python examples/07_blur_rgb.py [width]
 
-The sum of nine uint8 values does not fit in uint8, so it is accumulated in an int that
-starts from the literal 0 (an int32 local), and divided with // as in Python.
+The sum of nine uint8 values does not fit in uint8, so each pixel's three channel sums live in
+a private int32 array, `np.zeros(3, np.int32)` (one per work item), and are divided with // as
+in Python. The helper `neighbour` returns a tuple, the clamped coordinates, unpacked at the call.
 """
 import numpy as np
 from _common import example_size, save_png
@@ -12,21 +13,30 @@ from _common import example_size, save_png
 from pygpgpu import kernel
 
 
+CHANNELS = 3
+
+
 def clamp(v, lo, hi):
     return lo if v < lo else (hi if v > hi else v)
+
+
+def neighbour(y, x, dy, dx, h, w):
+    """The pixel at (y + dy, x + dx), its coordinates clamped to the image (a repeated edge)."""
+    return clamp(y + dy, 0, h - 1), clamp(x + dx, 0, w - 1)
 
 
 @kernel
 def blur(img, out):
     for y, x in np.ndindex(out.shape[0], out.shape[1]):
-        h = out.shape[0]
-        w = out.shape[1]
-        for c in range(3):
-            total = 0
-            for dy in range(-1, 2):
-                for dx in range(-1, 2):
-                    total += img[clamp(y + dy, 0, h - 1), clamp(x + dx, 0, w - 1), c]
-            out[y, x, c] = total // 9
+        h, w = out.shape[0], out.shape[1]
+        total = np.zeros(CHANNELS, np.int32)            # private: this pixel's sums
+        for dy in range(-1, 2):
+            for dx in range(-1, 2):
+                yy, xx = neighbour(y, x, dy, dx, h, w)
+                for c in range(CHANNELS):
+                    total[c] += img[yy, xx, c]
+        for c in range(CHANNELS):
+            out[y, x, c] = total[c] // 9
 
 
 def test_image(height: int, width: int) -> np.ndarray:
