@@ -54,6 +54,7 @@ def int_ops(a, b, n, out):
         out[i, 6] = a[i] ** (n[i] & 7)
         out[i, 7] = (a[i] << 3) >> 1
         out[i, 8] = ~a[i] * 7
+        out[i, 9] = abs(a[i]) + a[i] // (b[i] - b[i] - 1) * 2    # numpy: abs(MIN) and MIN // -1 are MIN
 
 
 def _int_ops_args(family):
@@ -71,24 +72,30 @@ def test_int_ops_follow_numpy(backend, family):
     """Wrapping + - * and unary -, shifts by counts past the width or negative (numpy: 0, or -1 for a
     negative value shifted right), ** with constant and run-time exponents."""
     a, b, n = _int_ops_args(family)
-    out = np.full((len(a), 9), -77, np.int64 if family != "uint64" else np.uint64)
+    out = np.full((len(a), 10), -77, np.int64 if family != "uint64" else np.uint64)
     int_ops[backend](a, b, n, out)
     np.testing.assert_array_equal(out, _host(int_ops, a, b, n, out=out), err_msg=family)
 
 
 def _captured_ir(monkeypatch, k, *args):
-    """The IR of ``k``'s kernel function for ``args`` (translated afresh, no cache)."""
-    from pygpgpu_translate import _emit, _translate
+    """The IR of ``k``'s kernel function for ``args``, translated afresh: neither the generated-source
+    cache on disk nor the kernel's own translations in memory (an earlier test may have run ``k`` on
+    CUDA in this process, and inspect then translates nothing). The IR is what ``build`` returns."""
+    from pygpgpu_translate import _translate
     seen = []
-    real_emit, real_translate = _emit.emit_program, _translate.translate
+    real_build, real_translate = _translate.build, _translate.translate
 
-    def emit(dialect, df, fn, helpers, *rest):
-        seen.append((fn, helpers))
-        return real_emit(dialect, df, fn, helpers, *rest)
+    def build(*a, **kw):
+        built = real_build(*a, **kw)
+        seen.append((built.kernel, built.helpers))
+        return built
 
-    monkeypatch.setattr(_emit, "emit_program", emit)     # translate() imports it on each miss
+    monkeypatch.setattr(_translate, "build", build)     # translate() calls it on each miss
     monkeypatch.setattr(_translate, "translate", lambda *a, **kw: real_translate(*a, **{**kw, "use_disk": False}))
+    monkeypatch.setattr(k, "_translations", {})
+    monkeypatch.setattr(k, "_plans", {})
     k.inspect(*args, backend="cuda")
+    assert seen, f"inspect translated nothing for {k.__name__}"
     return seen[-1]
 
 
@@ -102,7 +109,10 @@ def _ub_suspects(e, found, in_index=False):
     t = getattr(e, "type", None)
     if isinstance(t, Scalar) and t.is_int and isinstance(e, (ir.Bin, ir.Un)):
         narrow, signed = t.bits < 32, t.kind == "i"
-        if isinstance(e, ir.Un) and e.op == "-" and signed and not narrow:
+        if isinstance(e, ir.Un) and e.op == "-" and signed:
+            # int32/int64: -INT_MIN overflows. int8/int16: C computes -a in int, which is defined, but
+            # NVRTC 13.0 then lost the sign extension (-int16(-32768) widened to 32768): the prelude's
+            # pyneg negates in the top bits of a uint instead
             found.append(("-", t.name))
         if isinstance(e, ir.Bin):
             if e.op in ("+", "-", "*", "<<") and signed and not narrow:
@@ -148,13 +158,67 @@ def test_int_ops_have_no_undefined_behaviour(monkeypatch, family):
     arithmetic runs in the unsigned type, narrow * and << in uint32, shift counts are in range."""
     from pygpgpu_translate import _ir as ir
     a, b, n = _int_ops_args(family)
-    fn, _helpers = _captured_ir(monkeypatch, int_ops, a, b, n, np.zeros((len(a), 9), np.int64))
+    args = (a, b, n, np.zeros((len(a), 10), np.int64))
+    int_ops.inspect(*args, backend="cuda")     # as on a CUDA machine, where test_int_ops_follow_numpy ran it first
+    fn, _helpers = _captured_ir(monkeypatch, int_ops, *args)
     found: list = []
     stores = [s for s in _walk_stmts(fn.body) if isinstance(s, (ir.Store, ir.Assign))]
-    assert len(stores) >= 9
+    assert len(stores) >= 10
     for s in stores:
         _ub_suspects(s.value, found)
     assert not found, found
+
+
+@pytest.mark.parametrize("dialect", ["opencl", "cuda", "hip"])
+@pytest.mark.parametrize("s", ["char", "short", "int", "long"])
+def test_prelude_negations_wrap_in_unsigned_arithmetic(dialect, s):
+    """abs, unary minus and x // -1 on signed ints negate through _pysem.negation: in the unsigned
+    type (-INT_MIN overflows in C), and int8/int16 in the top bits of a uint shifted back down: the
+    plain (short)-a, which C computes in int, widened to 32768 with NVRTC 13.0 on the H200."""
+    from pygpgpu_translate.prelude import _funcs, _pysem
+    neg = _pysem.negation(dialect, s)
+    assert "0 - " in neg and ("<< " in neg) == (s in ("char", "short")), neg
+    for piece in (_funcs._scalar_expr(dialect, "abs", s), _pysem.pysem_source(dialect, "pyneg", s),
+                  _pysem.pysem_source(dialect, "pyfloordiv", s)):
+        assert neg in piece, piece
+        assert "-a" not in piece.replace(neg, "NEG"), piece     # no other negation of the operand
+
+
+@kernel
+def signed_unary(a, b, out):
+    for i in range(out.shape[0]):
+        out[i, 0] = -a[i]
+        out[i, 1] = abs(a[i])
+        out[i, 2] = np.abs(a[i] | b[i])
+        out[i, 3] = abs((a[i] * b[i]) | b[i])      # b[i] holds MIN: abs of a value known negative
+        out[i, 4] = -(a[i] * b[i])
+        out[i, 5] = -min(a[i], b[i]) + -max(a[i], b[i])
+        out[i, 6] = np.sign(a[i]) * a[i]
+        out[i, 7] = a[i] // (b[i] - b[i] - 1)        # MIN // -1 is MIN
+
+
+@pytest.mark.parametrize("family", ["int8", "int16", "int32", "int64"])
+def test_negation_and_abs_of_the_minimum_wrap_like_numpy(backend, family):
+    """numpy: -MIN, abs(MIN) and MIN // -1 are MIN in every signed type. The fuzz found
+    abs((c * b) | -32768) == 32768 on NVIDIA (CUDA and OpenCL): the result must stay int16 when widened."""
+    info = np.iinfo(family)
+    a = np.array([info.min, info.min + 1, -1, 0, 1, info.max, -5, 7] * 2, family)
+    b = np.full(len(a), info.min, family)
+    out = np.full((len(a), 8), -77, np.int64)
+    signed_unary[backend](a, b, out)
+    np.testing.assert_array_equal(out, _host(signed_unary, a, b, out=out), err_msg=family)
+
+
+@pytest.mark.parametrize("dialect", ["cuda", "hip"])
+def test_signed_unary_compiles_for_cuda_and_hip(dialect, request):
+    compile_ = request.getfixturevalue("nvrtc_compile" if dialect == "cuda" else "hiprtc_compile")
+    for family in ("int8", "int16", "int32", "int64"):
+        a = np.zeros(4, family)
+        src = signed_unary.inspect(a, a, np.zeros((4, 8), np.int64), backend=dialect).source
+        if dialect == "cuda":
+            assert_cubin(compile_(src), src)
+        else:
+            assert_code_object(compile_(src, "gfx1030"), src)
 
 
 def _walk_stmts(body):
@@ -171,7 +235,7 @@ def test_int_ops_compile_for_cuda_and_hip(dialect, request):
     compile_ = request.getfixturevalue("nvrtc_compile" if dialect == "cuda" else "hiprtc_compile")
     for family in ("int8", "uint16", "int32", "int64"):
         a, b, n = _int_ops_args(family)
-        src = int_ops.inspect(a, b, n, np.zeros((len(a), 9), np.int64), backend=dialect).source
+        src = int_ops.inspect(a, b, n, np.zeros((len(a), 10), np.int64), backend=dialect).source
         assert "pg_pyshl_" in src and "pg_pyshr_" in src
         if dialect == "cuda":
             assert_cubin(compile_(src), src)

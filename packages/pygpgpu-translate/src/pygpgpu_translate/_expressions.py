@@ -568,7 +568,12 @@ class ExpressionRules:
                     return ir.Const(-v.value, _weak_int_type(-v.value))     # -(2**63) is an int64
                 return ir.Const(_wrap_int(-v.value, t) if t.is_int and not t.weak else -v.value, t)
             t = v.type if v.type.kind != "b" else INT32
-            return self.wrap_narrow(ir.Un("-", self.convert(v, concrete(t, self.prog.default_float)), t))
+            ct = concrete(t, self.prog.default_float)
+            if isinstance(ct, Scalar) and ct.kind == "i" and ct.bits < 32:
+                # int8/int16: the prelude's wrapping negation (-int16(-32768) is -32768); the plain
+                # (short)-a came out of NVRTC 13.0 as 32768 once widened (prelude._pysem.negation)
+                return self.prelude_call("pyneg", [v], t)
+            return self.wrap_narrow(ir.Un("-", self.convert(v, ct), t))
         if v.type.is_float:
             raise self.type_err(node, f"operator ~ needs an integer, got {v.type}")
         if v.type.kind == "b":

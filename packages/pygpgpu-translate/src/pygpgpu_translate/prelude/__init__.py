@@ -31,7 +31,7 @@ short ushort int uint long ulong float double``; ``long`` is always 64-bit) or a
     a ``__local`` pointer in OpenCL; identical in CUDA/HIP). ops: add sub min max and or xor xchg
     ``cmpxchg(p, cmp, v)`` ``inc(p)`` ``dec(p)``; T: int uint long ulong float (float: no
     and/or/xor). All return the old value; inc/dec are +-1 with wrap-around everywhere.
-``pyfloordiv:<T>``, ``pymod:<T>``, ``pypow:<T>``, ``pyshl:<T>``, ``pyshr:<T>``, ``pymin:<T>``, ``pymax:<T>``, ``npminimum:<T>``, ``npmaximum:<T>``, ``npsign:<T>``
+``pyfloordiv:<T>``, ``pymod:<T>``, ``pypow:<T>``, ``pyshl:<T>``, ``pyshr:<T>``, ``pyneg:<T>``, ``pymin:<T>``, ``pymax:<T>``, ``npminimum:<T>``, ``npmaximum:<T>``, ``npsign:<T>``
     ``pg_pyfloordiv_<T>(a, b)`` ...: Python's ``//`` and ``%`` (every type; integer division by
     zero yields 0), integer ``**`` and numpy's ``<<``/``>>`` (integer types; a count outside
     0..bits-1 gives 0, or -1 shifting a negative value right), builtin ``min``/``max`` and numpy's

@@ -22,6 +22,7 @@ from ._types import (
     split_type,
 )
 from ._vec import fp64_deps
+from ._pysem import negation
 from .._builtins import FUNCS
 
 GEOMETRIC = ("dot", "length", "distance", "normalize", "cross", "reflect")
@@ -117,13 +118,13 @@ def _scalar_expr(dialect: str, name: str, s: str) -> str:
             "abs": f"{m('fabs')}(a)",
         }
         return table[name]
-    unsigned = c_type(dialect, "u" + s if not is_unsigned(s) else s)
     table = {
         "clamp": f"(({sc})((a > b ? a : b) < c ? (a > b ? a : b) : c))",
         "sign": f"({sc})((a > 0) - (a < 0))" if not is_unsigned(s) else f"({sc})(a > 0)",
         "min": "(b < a ? b : a)",
         "max": "(a < b ? b : a)",
-        "abs": f"({sc})(a < 0 ? ({unsigned})0 - ({unsigned})a : ({unsigned})a)" if not is_unsigned(s) else "a",
+        # numpy's abs(MIN) is MIN; the negation is the wrapping one of pyneg (no signed overflow)
+        "abs": f"(a < 0 ? {negation(dialect, s)} : a)" if not is_unsigned(s) else "a",
     }
     return table[name]
 

@@ -17,6 +17,9 @@ unsigned type of at least 32 bits: signed overflow is undefined in C); a negativ
 such counts undefined. The left shift runs in the unsigned type (at least 32 bits): shifting a
 negative value left is undefined in C too.
 
+``pyneg`` (signed integer types): numpy's ``-a``, which wraps (``-int16(-32768)`` is -32768), by
+:func:`negation`.
+
 ``pymin`` / ``pymax`` (float types): Python's builtin ``min(a, b)`` / ``max(a, b)``: ``b`` only
 when it is strictly smaller/larger, so ``min(nan, 1.0)`` is NaN and ``min(1.0, nan)`` is 1.0.
 ``npminimum`` / ``npmaximum`` (float types): ``np.minimum`` / ``np.maximum``, NaN if either is.
@@ -42,14 +45,16 @@ from ._types import (
 )
 from ._vec import fp64_deps
 
-PY_OPS = ("pyfloordiv", "pymod", "pypow", "pyshl", "pyshr", "pymin", "pymax", "npminimum", "npmaximum", "npsign")
-_UNARY = ("npsign",)
+PY_OPS = ("pyfloordiv", "pymod", "pypow", "pyshl", "pyshr", "pyneg", "pymin", "pymax", "npminimum", "npmaximum",
+          "npsign")
+_UNARY = ("npsign", "pyneg")
 
 
 def pysem_types(op: str) -> list[str]:
     """Every type name ``<op>:<T>`` exists for."""
     scalars = {"pyfloordiv": INT_SCALARS + FLOAT_SCALARS, "pymod": INT_SCALARS + FLOAT_SCALARS,
-               "pypow": INT_SCALARS, "pyshl": INT_SCALARS, "pyshr": INT_SCALARS}.get(op, FLOAT_SCALARS)
+               "pypow": INT_SCALARS, "pyshl": INT_SCALARS, "pyshr": INT_SCALARS,
+               "pyneg": tuple(s for s in INT_SCALARS if not is_unsigned(s))}.get(op, FLOAT_SCALARS)
     return [f"{s}{w}" for s in scalars for w in ("",) + WIDTHS]
 
 
@@ -73,21 +78,38 @@ def pysem_source(dialect: str, op: str, type_name: str) -> str:
         return f"{head} {{ {_pow_body(dialect, s)} }}\n"
     if op in ("pyshl", "pyshr"):
         return f"{head} {{ {_shift_body(dialect, op, s)} }}\n"
+    if op == "pyneg":
+        return f"{head} {{ return {negation(dialect, s)}; }}\n"
     if s in FLOAT_SCALARS:
         return f"{head} {{ {_float_body(dialect, op, s)} }}\n"
     if is_unsigned(s):
         expr = "a / d" if op == "pyfloordiv" else "a % d"
         return f"{head} {{ {t} d = b == 0 ? ({t})1 : b; return b == 0 ? ({t})0 : ({t})({expr}); }}\n"
-    u = c_type(dialect, "u" + s)
     body = (
         f"{t} d = (b == 0 || b == -1) ? ({t})1 : b; {t} q = ({t})(a / d); {t} r = ({t})(a % d); "
         f"if (r != 0 && ((r < 0) != (d < 0))) {{ q -= 1; r += d; }} "
     )
     if op == "pyfloordiv":
-        body += f"return b == 0 ? ({t})0 : (b == -1 ? ({t})(({u})0 - ({u})a) : q);"
+        body += f"return b == 0 ? ({t})0 : (b == -1 ? {negation(dialect, s)} : q);"
     else:
         body += f"return (b == 0 || b == -1) ? ({t})0 : r;"
     return f"{head} {{ {body} }}\n"
+
+
+def negation(dialect: str, s: str, a: str = "a") -> str:
+    """C for numpy's ``-a`` on signed integer type ``s``: it wraps (the minimum negates to itself),
+    without signed overflow (undefined in C): computed in the unsigned type. char and short negate
+    in the top bits of a uint and shift back down arithmetically: the plain ``(short)-a`` (and
+    ``(short)(0u - (uint)a)``, which compilers narrow to the same 16-bit negation) came out of
+    NVRTC 13.0's ptxas as a 32-bit negation never sign-extended again, so widening
+    ``-int16(-32768)`` gave 32768 (the H200 run; NVRTC 13.5 and PoCL were right)."""
+    t = c_type(dialect, s)
+    if bits(s) < 32:
+        shift = 32 - bits(s)
+        uint, int_ = c_type(dialect, "uint"), c_type(dialect, "int")
+        return f"({t})(({int_})(({uint})0 - (({uint}){a} << {shift})) >> {shift})"
+    u = c_type(dialect, "u" + s)
+    return f"({t})(({u})0 - ({u}){a})"
 
 
 def _pow_body(dialect: str, s: str) -> str:
