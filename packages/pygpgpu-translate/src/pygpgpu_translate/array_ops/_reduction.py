@@ -30,11 +30,9 @@ from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axes
 
-__all__ = ["reduce", "Reduction", "REDUCTIONS", "reduce_with", "GROUP", "TILE", "row_segments"]
+__all__ = ["reduce", "Reduction", "REDUCTIONS", "reduce_with", "GROUP"]
 
 GROUP = 256                  # work items per group in the rows kernel (a power of two)
-GPU_UNROLL = 8               # GPU rows kernel: loads in flight per work item (tiles of GPU_UNROLL slices of GROUP)
-TILE = GROUP * GPU_UNROLL    # elements of a row one group reads per step of its loop (GPU layout)
 _COLS_MIN_R = 128            # rows shorter than this are reduced one per work item (columns kernel, inner 1)
 
 
@@ -112,39 +110,6 @@ def _first_of_chunk() -> list:
             "    j0 = wl * c"]
 
 
-def _gpu_tiles(red: Reduction, load) -> list:
-    """The GPU accumulation loop of the rows kernel: the row is cut into tiles of ``TILE``
-    contiguous elements (``GPU_UNROLL`` slices of ``GROUP``), dealt round-robin to the row's
-    ``ns`` groups (tile t to group t % ns). In a full tile a work item issues its ``GPU_UNROLL``
-    loads, ``GROUP`` elements apart (each load instruction of a warp reads contiguous bytes),
-    before it adds any of them into its ``GPU_UNROLL`` accumulators: eight loads in flight per
-    work item, twice the old stride loop's four, which is what a memory-bound sum needs to reach
-    the device's bandwidth. The one partial tile at the row's end (``rr % TILE`` elements) falls
-    to the group the round-robin gives it, with each load guarded, so every work item still
-    issues its loads together (no serial tail loop). The split depends only on (r, segs): the
-    result is the same run to run. One operation per assignment keeps every index a sum or
-    product the translator proves non-negative (no negative-index wrap per load)."""
-    u = GPU_UNROLL
-
-    def at(k):
-        return "j" if k == 0 else f"j + {k * GROUP}"
-    lines = [f"    nfull = rr // {TILE}",
-             "    for t in range(seg, nfull, ns):",
-             f"        tb = t * {TILE}",
-             "        j = tb + lid"]
-    h = u // 2                   # loads k and k + h are combined, then added into accumulator k
-    lines += [f"        acc{k} = {red.comb(f'acc{k}', red.comb(load(at(k)), load(at(k + h))))}" for k in range(h)]
-    lines += ["    nq = nfull // ns",
-              "    nqs = nq * ns",
-              "    if seg == nfull - nqs:",
-              f"        tb = nfull * {TILE}",
-              "        j = tb + lid"]
-    for k in range(u):
-        lines += [f"        if {at(k)} < rr:",
-                  f"            acc{k % h} = {red.comb(f'acc{k % h}', load(at(k)))}"]
-    return lines
-
-
 def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool, chunked: bool,
                  two_d: bool) -> str:
     """The rows kernel: group (seg, row) reduces segment ``seg`` of row ``row`` into
@@ -156,9 +121,8 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
     ``final``); otherwise write the accumulator (and index) for another pass.
 
     Each work item first accumulates its share with several independent accumulators. On GPUs
-    (``chunked`` False) it reads tiles of the row (``_gpu_tiles``; argmin/argmax stride by the
-    segment's work-item count), so neighbouring work items read neighbouring addresses
-    (coalesced), eight loads in flight. On CPUs (``chunked``, compiled
+    (``chunked`` False) it strides by the segment's work-item count, so neighbouring work items
+    read neighbouring addresses (coalesced), four loads in flight. On CPUs (``chunked``, compiled
     with 64-bit indices) it walks one contiguous chunk of ``cl`` elements (a multiple of 8) with
     eight accumulators the compiler keeps in one SIMD register; the last ``r % 8`` elements of a
     row are added by the row's first work item. Parameters are masked non-negative (``& MAX``,
@@ -214,7 +178,7 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
                   "    tile[lid] = acc",
                   "    tidx[lid] = ai if ai >= 0 else np.int64(9223372036854775807)"]
     else:
-        u = 8 if chunked else GPU_UNROLL // 2
+        u = 8 if chunked else 4
         lines += [f"    acc{k} = ident" for k in range(u)]
         if chunked:
             lines += [f"    c = cl & {mask}",
@@ -226,7 +190,15 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
                       f"        for jj in range(r8 & {mask}, rr):",
                       f"            acc0 = {red.comb('acc0', load('jj'))}"]
         else:
-            lines += _gpu_tiles(red, load)
+            lines += [f"    j = seg * {GROUP} + lid",
+                      f"    step = ns * {GROUP}",
+                      f"    while j + {u - 1} * step < rr:"]
+            lines += [f"        acc{k} = {red.comb(f'acc{k}', load('j' if k == 0 else f'j + {k} * step'))}"
+                      for k in range(u)]
+            lines += [f"        j += {u} * step",
+                      "    while j < rr:",
+                      f"        acc0 = {red.comb('acc0', load('j'))}",
+                      "        j += step"]
         level = [f"acc{k}" for k in range(u)]
         while len(level) > 1:           # combine the accumulators pairwise
             level = [red.comb(level[k], level[k + 1]) for k in range(0, len(level), 2)]
@@ -410,23 +382,6 @@ def _rows_config(segs: int, rows: int, chunked: bool, wide: bool) -> _Config:
     return c
 
 
-def row_segments(outer: int, r: int, target: int, strided: bool) -> int:
-    """Into how many segments (groups) the rows kernel cuts each of ``outer`` rows of ``r``
-    elements, for about ``target`` groups in all: one when the rows alone fill the device.
-    ``strided``: the CPU layout or argmin/argmax, whose loops split at any element; the GPU
-    tiles (see _gpu_tiles) take as few groups as give each the same number of tiles, give or
-    take the one partial tile (64M floats, 1056 groups wanted: 1024 groups of 32 tiles each,
-    not 1056 of which 32 read one tile more at the end, alone on the device)."""
-    if not (outer < target and r > 8 * GROUP and outer <= 65535):
-        return 1
-    segs = min(-(-target // outer), -(-r // (8 * GROUP)))
-    if not strided:
-        tiles = -(-r // TILE)
-        per = -(-tiles // segs)
-        segs = -(-tiles // per)
-    return segs
-
-
 def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count: int) -> DeviceArray:
     """Reduce each of ``outer`` contiguous rows of length ``r`` of the flat ``x``: one pass when
     there are enough rows to fill the device, else segments of each row over several groups
@@ -434,7 +389,10 @@ def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count:
     ident = red.acc.type(red.identity)
     wide = x.size >= 2**30
     chunked = cpu_layout(device)
-    segs = row_segments(outer, r, _target_groups(device), chunked or red.arg is not None)
+    segs = 1
+    target = _target_groups(device)
+    if outer < target and r > 8 * GROUP and outer <= 65535:
+        segs = min(-(-target // outer), -(-r // (8 * GROUP)))
     cl = -(-r // (segs * GROUP * 8)) * 8          # elements per work item, a multiple of 8 (chunked)
     r8 = r - r % 8
     ctx = device.context()
