@@ -24,11 +24,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WRITE = "--write-results" in sys.argv
 MARK_START, MARK_END = "<!-- bench_translate:pocl:start -->", "<!-- bench_translate:pocl:end -->"
 
-EXAMPLES = textwrap.dedent('''
+# Kernels both translation benchmarks time (bench_translate_compare.py adds its own to these).
+KERNEL_IMPORTS = textwrap.dedent('''
+    import math
     import numpy as np
     from pygpgpu_core import funcs, gpu
     from pygpgpu_translate import kernel
+''')
 
+SHARED_KERNELS = textwrap.dedent('''
     @kernel
     def saxpy(x, y, out, alpha):
         for i in range(out.shape[0]):
@@ -53,11 +57,6 @@ EXAMPLES = textwrap.dedent('''
             out[i] = weight(x[i])
 
     @kernel
-    def matrix_scale(m, out, k):
-        for y, x in np.ndindex(out.shape):
-            out[y, x] = m[y, x] * k
-
-    @kernel
     def histogram(data, counts):
         gpu.work_size(data)
         i = gpu.get_global_id(0)
@@ -67,6 +66,13 @@ EXAMPLES = textwrap.dedent('''
     def normalize_all(vecs, out):
         for i, v in enumerate(vecs):
             out[i] = funcs.normalize(v)
+''')
+
+EXAMPLES = KERNEL_IMPORTS + SHARED_KERNELS + textwrap.dedent('''
+    @kernel
+    def matrix_scale(m, out, k):
+        for y, x in np.ndindex(out.shape):
+            out[y, x] = m[y, x] * k
 
     class Model:
         def __init__(self):

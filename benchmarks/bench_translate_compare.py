@@ -22,50 +22,13 @@ import tempfile
 import textwrap
 import time
 
+from bench_translate import KERNEL_IMPORTS, SHARED_KERNELS   # the kernels both benchmarks time
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MARK_START, MARK_END = "<!-- bench_translate_compare:start -->", "<!-- bench_translate_compare:end -->"
 
-KERNELS = textwrap.dedent('''
-    import math
-    import numpy as np
-    from pygpgpu_core import funcs, gpu
-    from pygpgpu_translate import kernel
-
-    @kernel
-    def saxpy(x, y, out, alpha):
-        for i in range(out.shape[0]):
-            out[i] = x[i] * alpha + y[i]
-
-    def square(v):
-        return v * v
-
-    def clamp01(v):
-        if v < 0.0:
-            return 0.0
-        if v > 1.0:
-            return 1.0
-        return v
-
-    def weight(v):
-        return clamp01(square(v)) * 0.5 + 0.25
-
-    @kernel
-    def apply_all(x, out):
-        for i in range(out.shape[0]):
-            out[i] = weight(x[i])
-
-    @kernel
-    def histogram(data, counts):
-        gpu.work_size(data)
-        i = gpu.get_global_id(0)
-        gpu.atomic_add(counts, data[i], 1)
-
-    @kernel
-    def normalize_all(vecs, out):
-        for i, v in enumerate(vecs):
-            out[i] = funcs.normalize(v)
-
+KERNELS = KERNEL_IMPORTS + SHARED_KERNELS + textwrap.dedent('''
     def h1(v):
         return v // 2 + 1
 

@@ -354,3 +354,13 @@ def test_packer_lays_arguments_out_as_a_c_struct_and_points_at_each():
     loose = ArgumentLayout(["buffer"], exact=False)                # parameter sizes unknown: zeroed slack
     assert len(loose.pointers) == 65 and ctypes.sizeof(loose.storage) >= 4096
     assert os.environ.get("PYGPGPU_SIM_STAGING_THRESHOLD") is None
+
+
+def test_a_kit_backend_that_cannot_enumerate_says_what_to_define():
+    from pygpgpu_core.backend.driver.device import DriverBackend
+
+    class Unfinished(DriverBackend):
+        name = "unfinished"
+
+    with pytest.raises(NotImplementedError, match=r"Unfinished must define _enumerate\(\)"):
+        Unfinished().devices()

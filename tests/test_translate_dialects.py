@@ -139,3 +139,17 @@ def test_every_dialect_is_a_dialect_object():
         d = dialect_for(name)
         assert isinstance(d, Dialect) and d.name == name
     assert isinstance(dialect_for("hip"), CUDA)
+
+
+def test_a_dialect_that_leaves_out_a_spelling_says_which():
+    """A plug-in dialect built on the base class without barrier/mem_fence/atomic_source gets an error
+    naming the dialect and the missing method, not a bare NotImplementedError."""
+
+    class Bare(Dialect):
+        name = "barecl"
+
+    bare = Bare()
+    for call in (lambda: bare.barrier("local"), lambda: bare.mem_fence("global"),
+                 lambda: bare.atomic_source("add", "int", False)):
+        with pytest.raises(NotImplementedError, match=r"dialect 'barecl' \(Bare\) does not define \w+\(\)"):
+            call()

@@ -43,6 +43,13 @@ class UnknownDialect(GPGPUError, ValueError):
     """No dialect is registered under a name (a backend or selector names one the translator lacks)."""
 
 
+def _missing_hook(dialect: "Dialect", hook: str) -> NotImplementedError:
+    """The error of a dialect class (a plug-in's, say) that left out a spelling every dialect gives."""
+    return NotImplementedError(f"dialect {dialect.name!r} ({type(dialect).__name__}) does not define {hook}(); "
+                               "every dialect spells it: see the OpenCL and CUDA dialects in pygpgpu_translate._dialects "
+                               "and docs/writing-a-backend.md")
+
+
 class Dialect:
     """The words of one target language. Subclass one of the built-in dialects (``OpenCL`` or
     ``CUDA``) to describe a new target, override what differs, and :func:`register_dialect` it.
@@ -176,10 +183,10 @@ class Dialect:
 
     def barrier(self, fence: str) -> str:
         """``fence``: ``"local"``, ``"global"`` or ``"both"``."""
-        raise NotImplementedError
+        raise _missing_hook(self, "barrier")
 
     def mem_fence(self, fence: str) -> str:
-        raise NotImplementedError
+        raise _missing_hook(self, "mem_fence")
 
     # ---- math ------------------------------------------------------------------------------------------
     def math_name(self, name: str, t) -> str:
@@ -212,7 +219,7 @@ class Dialect:
     # ---- atomics and extensions ---------------------------------------------------------------------
     def atomic_source(self, op: str, type_name: str, local: bool) -> str:
         """The prelude piece ``atomic_<op>[.local]:<type_name>`` (``prelude/_atomics`` says what it means)."""
-        raise NotImplementedError
+        raise _missing_hook(self, "atomic_source")
 
     def atomic_cas_global_int(self, p: str, cmp: str, v: str) -> str:
         """Compare-and-swap on an int in global memory, returning the old value."""

@@ -45,7 +45,7 @@ class DriverBackend:
         return self._devices
 
     def _enumerate(self) -> list:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _enumerate() (each backend lists its devices)")
 
     def __repr__(self) -> str:
         if self._devices is None:

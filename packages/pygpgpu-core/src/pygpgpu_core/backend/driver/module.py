@@ -84,18 +84,18 @@ class DriverProgram(Closeable):
     # -- per backend -------------------------------------------------------------------------
     def _build(self, source: str, options: Sequence[str], name: str, use_cache: bool) -> tuple[bytes, str, bool]:
         """``(image, log, cache_hit)`` for this device, from the disk cache when ``use_cache``."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _build() (each backend's Program does)")
 
     def _image_problem(self, image: bytes) -> "str | None":
         """Why the driver must not see ``image`` (damaged, truncated, not a module), else None."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _image_problem() (each backend's Program does)")
 
     def _kernels_of(self, image: bytes) -> "dict[str, KernelInfo]":
         """symbol -> KernelInfo of every kernel the image defines (empty when it cannot be read)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _kernels_of() (each backend's Program does)")
 
     def _binary_kind(self, image: bytes) -> str:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _binary_kind() (each backend's Program does)")
 
     # -- loading ------------------------------------------------------------------------------
     def _load(self, image: bytes) -> None:
