@@ -5,6 +5,7 @@ the error table, the argument packer, the ELF reader. The same kit runs on the H
 CUDA tests (test_cuda_device.py, test_hip_kernels_on_cuda.py)."""
 from __future__ import annotations
 
+import gc
 import ctypes
 import ctypes.util
 import os
@@ -364,3 +365,14 @@ def test_a_kit_backend_that_cannot_enumerate_says_what_to_define():
 
     with pytest.raises(NotImplementedError, match=r"Unfinished must define _enumerate\(\)"):
         Unfinished().devices()
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+def test_a_refused_page_lock_raises_and_leaves_nothing_to_free(ctx, sim, monkeypatch):
+    """The driver refusing cuMemHostAlloc is an exception; the half-made block's finalizer is quiet."""
+    refuse = lambda out, n, flags: 2   # noqa: E731  CUDA_ERROR_OUT_OF_MEMORY
+    refuse.__name__ = "cuMemHostAlloc"
+    monkeypatch.setattr(ctx.calls, "host_alloc", refuse)
+    with pytest.raises(DriverError, match="page-lock"):
+        ctx.pinned_empty(1 << 20)
+    gc.collect()

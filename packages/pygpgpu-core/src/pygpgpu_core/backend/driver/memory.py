@@ -97,6 +97,8 @@ def host_memmove(dst: int, src: int, nbytes: int) -> None:
 class _PinnedBlock:
     """One page-locked host allocation; freed when the last numpy view of it dies."""
 
+    ptr: int = 0        # until the allocation succeeds: __del__ then has nothing to free
+
     def __init__(self, context: "DriverContext", nbytes: int):
         self.context = context
         self.nbytes = nbytes
@@ -105,7 +107,7 @@ class _PinnedBlock:
         calls = context.calls
         calls.check(calls.host_alloc(byref(ptr), max(nbytes, 1), 0), calls.host_alloc,
                     f"could not page-lock {nbytes} bytes of host memory")
-        self.ptr: int = ptr.value or 0           # 0 once freed
+        self.ptr = ptr.value or 0           # 0 once freed
 
     def close(self) -> None:
         ptr, self.ptr = self.ptr, 0
