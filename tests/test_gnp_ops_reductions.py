@@ -90,6 +90,31 @@ def test_kernel_paths(backend, op, dtype, layout, monkeypatch):
     check(getattr(up(a, backend).T, op)(axis=1), getattr(np, op)(a.T, axis=1), rtol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint32, np.int64])
+def test_vector_loads_of_the_gpu_rows_kernel(backend, dtype, monkeypatch):
+    """The GPU rows kernel reads 16-byte vectors (4 or 2 lanes): one long row with every tail
+    length 0..3, rows of a multiple of the lanes, rows that are not (scalar loads), and a view
+    that starts at an odd element."""
+    from pygpgpu_translate.array_ops import _reduction
+
+    monkeypatch.setattr(_reduction, "cpu_layout", lambda device: False)
+    lanes = []
+    real = _reduction._vector_lanes
+    monkeypatch.setattr(_reduction, "_vector_lanes", lambda *a: lanes.append(real(*a)) or lanes[-1])
+    for k, n in enumerate((4096, 4097, 4098, 4099, 100_003)):
+        a = sample(n, dtype, 40 + k)
+        for op in ("sum", "max", "mean"):
+            check(getattr(up(a, backend), op)(), getattr(np, op)(a), rtol=1e-4)
+    m = sample((5, 4096), dtype, 50)
+    check(up(m, backend).sum(axis=1), m.sum(axis=1), rtol=1e-4)
+    check(up(m, backend).min(axis=(0, 1)), m.min())
+    odd = sample((3, 4099), dtype, 51)
+    check(up(odd, backend).sum(axis=1), odd.sum(axis=1), rtol=1e-4)
+    full = sample(9000, dtype, 52)
+    check(up(full, backend)[1:].sum(), full[1:].sum(), rtol=1e-4)
+    assert 16 // np.dtype(dtype).itemsize in lanes and 1 in lanes, lanes   # both kinds of loads ran
+
+
 def test_result_dtypes_follow_numpy(backend):
     for dt in (np.int8, np.int16, np.int32, np.uint8, np.uint32, np.bool_):
         a = sample(50, dt, 3)

@@ -34,6 +34,8 @@ __all__ = ["reduce", "Reduction", "REDUCTIONS", "reduce_with", "GROUP"]
 
 GROUP = 256                  # work items per group in the rows kernel (a power of two)
 _COLS_MIN_R = 128            # rows shorter than this are reduced one per work item (columns kernel, inner 1)
+_GPU_VECTOR_LOADS = 2        # 128-bit loads in flight per work item in the GPU rows kernel (lanes > 1)
+_GPU_GROUPS_PER_CU = 8       # groups per compute unit a long row is split over on GPUs
 
 
 class Reduction:
@@ -111,7 +113,7 @@ def _first_of_chunk() -> list:
 
 
 def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool, chunked: bool,
-                 two_d: bool) -> str:
+                 two_d: bool, lanes: int = 1) -> str:
     """The rows kernel: group (seg, row) reduces segment ``seg`` of row ``row`` into
     ``out[row * segs + seg]`` (``two_d``: a 2-D launch of (segs * GROUP, rows) work items; else a
     1-D launch with one group per row and one segment).
@@ -127,15 +129,19 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
     eight accumulators the compiler keeps in one SIMD register; the last ``r % 8`` elements of a
     row are added by the row's first work item. Parameters are masked non-negative (``& MAX``,
     a no-op for valid sizes) so the translator proves the indices non-negative and leaves out
-    Python's negative-index wrap, which would keep the loads from vectorizing."""
+    Python's negative-index wrap, which would keep the loads from vectorizing.
+
+    ``lanes`` > 1 (GPUs, 4- and 8-byte elements, 16-byte aligned rows): ``xv`` is the same memory
+    seen as rows of ``lanes``-wide vectors, so each load is one 128-bit access; the last ``r %
+    lanes`` elements of a row (one row only: otherwise rows are not aligned) come from ``x``."""
     acc = np_type(red.acc)
     arg = red.arg is not None
     mask = _MASK[chunked]
     lines = []
     if red.helper_source:
         lines.append(red.helper_source)
-    params = ["x"] + (["xi"] if arg_in else []) + ["out"] + (["outi"] if arg and not final else []) + \
-             ["r", "r8", "segs", "cl", "ident", "cnt"]
+    params = ["x"] + (["xv"] if lanes > 1 else []) + (["xi"] if arg_in else []) + ["out"] + \
+             (["outi"] if arg and not final else []) + ["r", "r8", "segs", "cl", "ident", "cnt"]
     lines.append(f"def {kname}({', '.join(params)}):")
     lines.append(f"    tile = gpu.local_array({GROUP}, {acc})")
     if arg:
@@ -153,8 +159,11 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
 
     # x is (rows, r): x[row, j] keeps each subscript a sum the translator proves non-negative,
     # so no Python negative-index wrap (a compare per load, which stops CPU vectorization)
+    def load_value(v):
+        return red.map(v) if mapped else v
+
     def load(at):
-        return red.map(f"x[row, {at}]") if mapped else f"x[row, {at}]"
+        return load_value(f"x[row, {at}]")
     if arg:
         vi_of = (lambda at: f"xi[row, {at}]") if arg_in else (lambda at: f"np.int64({at})")
         lines += ["    acc = ident",
@@ -177,6 +186,30 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
                   f"{ind}    ai = vi",
                   "    tile[lid] = acc",
                   "    tidx[lid] = ai if ai >= 0 else np.int64(9223372036854775807)"]
+    elif lanes > 1:
+        u = _GPU_VECTOR_LOADS
+        comps = "xyzw"[:lanes]
+        accs = [f"acc{k}" for k in range(u * lanes)]
+        lines += [f"    {a} = ident" for a in accs]
+        lines += [f"    j = seg * {GROUP} + lid",
+                  f"    step = ns * {GROUP}",
+                  f"    rv = rr >> {lanes.bit_length() - 1}",
+                  f"    while j + {u - 1} * step < rv:"]
+        lines += [f"        v{k} = xv[row, {'j' if k == 0 else f'j + {k} * step'}]" for k in range(u)]
+        lines += [f"        acc{k * lanes + c} = {red.comb(f'acc{k * lanes + c}', load_value(f'v{k}.{comps[c]}'))}"
+                  for k in range(u) for c in range(lanes)]
+        lines += [f"        j += {u} * step",
+                  "    while j < rv:",
+                  "        v0 = xv[row, j]"]
+        lines += [f"        acc{c} = {red.comb(f'acc{c}', load_value(f'v0.{comps[c]}'))}" for c in range(lanes)]
+        lines += ["        j += step",
+                  "    if seg == 0 and lid == 0:",
+                  f"        for jj in range(rv * {lanes}, rr):",
+                  f"            acc0 = {red.comb('acc0', load('jj'))}"]
+        level = accs
+        while len(level) > 1:           # combine the accumulators pairwise
+            level = [red.comb(level[k], level[k + 1]) for k in range(0, len(level), 2)]
+        lines.append(f"    tile[lid] = {level[0]}")
     else:
         u = 8 if chunked else 4
         lines += [f"    acc{k} = ident" for k in range(u)]
@@ -261,15 +294,15 @@ _kernels: dict = {}
 
 
 def _kernel(red: Reduction, shape: str, mapped: bool, final: bool, arg_in: bool = False, chunked: bool = False,
-            two_d: bool = False):
-    key = (red.key(), shape, mapped, final, arg_in, chunked, two_d)
+            two_d: bool = False, lanes: int = 1):
+    key = (red.key(), shape, mapped, final, arg_in, chunked, two_d, lanes, _GPU_VECTOR_LOADS)
     k = _kernels.get(key)
     if k is None:
         tag = (f"{red.name}_{shape}{'_map' if mapped else ''}{'_fin' if final else ''}{'_cpu' if chunked else ''}"
-               f"{'_2d' if two_d else ''}")
+               f"{'_2d' if two_d else ''}{f'_v{lanes}' if lanes > 1 else ''}")
         kname = f"gnp_red_{tag}"
         if shape == "rows":
-            src = _rows_source(kname, red, mapped, final, arg_in, chunked, two_d)
+            src = _rows_source(kname, red, mapped, final, arg_in, chunked, two_d, lanes)
         else:
             src = _cols_source(kname, red, mapped, final, arg_in)
         helpers = dict(red.helpers)
@@ -353,7 +386,19 @@ def cpu_layout(device) -> bool:
 
 def _target_groups(device) -> int:
     cu = max(int(getattr(device, "compute_units", 1) or 1), 1)
-    return cu * (8 if getattr(device, "is_gpu", True) else 4)
+    return cu * (_GPU_GROUPS_PER_CU if getattr(device, "is_gpu", True) else 4)
+
+
+def _vector_lanes(red: Reduction, x: DeviceArray, outer: int, r: int, chunked: bool) -> int:
+    """How many elements one 128-bit load of the GPU rows kernel carries (1: scalar loads): 4- and
+    8-byte numbers, every row starting 16-byte aligned (one row, or rows a multiple of 16 bytes)."""
+    dt = x.dtype
+    if chunked or red.arg is not None or dt.kind not in "iuf" or dt.itemsize not in (4, 8):
+        return 1
+    lanes = 16 // dt.itemsize
+    if x.offset % 16 or (outer > 1 and r % lanes) or r < lanes * GROUP:
+        return 1
+    return lanes
 
 
 def _empty_result(red: Reduction, op: str, shape: tuple, device) -> DeviceArray:
@@ -400,9 +445,14 @@ def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count:
     out = DeviceArray((outer,), red.out, ctx)
     two_d = segs > 1
     cfg = _rows_config(segs, outer, chunked, wide)
+    lanes = _vector_lanes(red, x, outer, r, chunked)
+    xs: tuple = (xf,)
+    if lanes > 1:                         # the same memory as rows of lanes-wide vectors
+        rv = r // lanes
+        xs = (xf, x.reshape(-1)[:outer * r - r % lanes].reshape(outer, rv, lanes))
     if segs == 1:
-        k = _kernel(red, "rows", True, True, chunked=chunked)
-        launch(k, device, cfg, (xf, out, r, r8, 1, cl, ident, count))
+        k = _kernel(red, "rows", True, True, chunked=chunked, lanes=lanes)
+        launch(k, device, cfg, (*xs, out, r, r8, 1, cl, ident, count))
         return out
     part = DeviceArray((outer * segs,), red.acc, ctx)
     cl2 = -(-segs // (GROUP * 8)) * 8
@@ -415,8 +465,8 @@ def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count:
         launch(_kernel(red, "rows", False, True, arg_in=True, chunked=chunked), device, cfg2,
                (part.reshape(outer, segs), parti.reshape(outer, segs), out, segs, s8, 1, cl2, ident, count))
         return out
-    launch(_kernel(red, "rows", True, False, chunked=chunked, two_d=two_d), device, cfg,
-           (xf, part, r, r8, segs, cl, ident, count))
+    launch(_kernel(red, "rows", True, False, chunked=chunked, two_d=two_d, lanes=lanes), device, cfg,
+           (*xs, part, r, r8, segs, cl, ident, count))
     launch(_kernel(red, "rows", False, True, chunked=chunked), device, cfg2,
            (part.reshape(outer, segs), out, segs, s8, 1, cl2, ident, count))
     return out

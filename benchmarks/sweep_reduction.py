@@ -1,0 +1,84 @@
+"""Tuning sweep of the GPU rows-reduction kernel behind ``g.sum()`` (issue 16): each combination
+of 128-bit vector loads on/off, loads in flight per work item and groups per compute unit,
+timed beside CuPy's ``cp.sum`` in the same run.
+
+    python benchmarks/sweep_reduction.py [OUT.json] [--device SELECTOR]
+
+Rows: ``g.sum()`` of 64M float32 and ``g.sum(axis=1)`` of 8192x8192 float32, ms per call (median of
+5 batches of 30 back-to-back calls, synchronized per batch), each checked against numpy first.
+The knobs are module constants of ``pygpgpu_translate.array_ops._reduction``; the winner is what
+the module should default to.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import time
+
+import numpy as np
+import pygpgpu.numpy as gnp
+from pygpgpu_core import registry
+from pygpgpu_translate.array_ops import _reduction as R
+
+
+def timed_ms(fn, sync, batch: int = 30, repeats: int = 5) -> float:
+    fn()
+    sync()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        sync()
+        times.append((time.perf_counter() - t) / batch)
+    return statistics.median(times) * 1e3
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", nargs="?")
+    ap.add_argument("--device", default=None)
+    args = ap.parse_args()
+    dev = registry.get_device(args.device) if args.device else registry.get_device()
+    sync = dev.context().synchronize
+    rng = np.random.default_rng(0)
+    x = rng.random(64 << 20, dtype=np.float32)
+    m = rng.random((8192, 8192), dtype=np.float32)
+    gx, gm = gnp.asarray(x, device=dev), gnp.asarray(m, device=dev)
+    want_x, want_m = x.astype(np.float64).sum(), m.astype(np.float64).sum(axis=1)
+    report: dict = {"device": f"{dev.selector} {dev.name}", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                    "rows": []}
+    try:
+        import cupy as cp
+        cx, cm = cp.asarray(x), cp.asarray(m)
+        csync = cp.cuda.Device().synchronize
+        report["cupy_ms"] = {"sum": timed_ms(lambda: cx.sum(), csync), "sum1": timed_ms(lambda: cm.sum(axis=1), csync)}
+        print("cupy", report["cupy_ms"], flush=True)
+    except Exception as exc:      # noqa: BLE001  (no CuPy: ours alone)
+        print(f"no CuPy: {exc}")
+    scalar_lanes = R._vector_lanes
+    for vector, loads, per_cu in itertools.product((True, False), (1, 2, 4), (4, 8, 16, 32)):
+        if not vector and loads != 2:
+            continue
+        R._GPU_VECTOR_LOADS, R._GPU_GROUPS_PER_CU = loads, per_cu
+        R._vector_lanes = scalar_lanes if vector else (lambda *a: 1)
+        row = {"vector": vector, "loads": loads, "groups_per_cu": per_cu}
+        try:
+            assert np.isclose(float(gx.sum().get()), want_x, rtol=1e-5)
+            assert np.allclose(gm.sum(axis=1).get(), want_m, rtol=1e-5)
+            row["sum_ms"] = timed_ms(lambda: gx.sum(), sync)
+            row["sum1_ms"] = timed_ms(lambda: gm.sum(axis=1), sync)
+        except Exception as exc:  # noqa: BLE001  (report and go on)
+            row["error"] = f"{type(exc).__name__}: {exc}"
+        report["rows"].append(row)
+        print(row, flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(report, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
