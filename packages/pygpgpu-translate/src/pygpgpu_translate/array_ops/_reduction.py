@@ -396,8 +396,8 @@ def _vector_lanes(red: Reduction, x: DeviceArray, outer: int, r: int, chunked: b
     if chunked or red.arg is not None or dt.kind not in "iuf" or dt.itemsize not in (4, 8):
         return 1
     lanes = 16 // dt.itemsize
-    if x.offset % 16 or (outer > 1 and r % lanes) or r < lanes * GROUP:
-        return 1
+    if type(x) is not DeviceArray or (outer > 1 and r % lanes) or r < lanes * GROUP:
+        return 1                  # (a view may start anywhere in its buffer)
     return lanes
 
 
@@ -427,48 +427,71 @@ def _rows_config(segs: int, rows: int, chunked: bool, wide: bool) -> _Config:
     return c
 
 
+class _RowsPlan:
+    """What reducing ``outer`` rows of ``r`` elements takes on one device, worked out once: the
+    kernels, their launch configurations and scalar arguments (a warm ``g.sum()`` only allocates
+    its results and launches)."""
+
+    __slots__ = ("segs", "lanes", "first", "cfg", "args", "second", "cfg2", "args2")
+
+    def __init__(self, red: Reduction, outer: int, r: int, device, chunked: bool, wide: bool, lanes: int):
+        ident = red.acc.type(red.identity)
+        segs = 1
+        target = _target_groups(device)
+        if outer < target and r > 8 * GROUP and outer <= 65535:
+            segs = min(-(-target // outer), -(-r // (8 * GROUP)))
+        self.segs, self.lanes = segs, lanes
+        cl = -(-r // (segs * GROUP * 8)) * 8          # elements per work item, a multiple of 8 (chunked)
+        self.cfg = _rows_config(segs, outer, chunked, wide)
+        self.args = (r, r - r % 8, segs, cl, ident)   # then the count
+        self.first = _kernel(red, "rows", True, segs == 1, chunked=chunked, two_d=segs > 1,
+                             lanes=1 if red.arg is not None else lanes)
+        if segs > 1:
+            self.second = _kernel(red, "rows", False, True, arg_in=red.arg is not None, chunked=chunked)
+            self.cfg2 = _rows_config(1, outer, chunked, False)
+            self.args2 = (segs, segs - segs % 8, 1, -(-segs // (GROUP * 8)) * 8, ident)
+
+
+_rows_plans: dict = {}
+
+
+def _shaped(x: DeviceArray, shape: tuple) -> DeviceArray:
+    """``x``'s leading elements seen with C-contiguous ``shape`` (a cheap reshape for arrays that
+    are contiguous from byte 0, a checked one otherwise)."""
+    if type(x) is DeviceArray:
+        return DeviceArray._wrap(shape, x.dtype, x.device, x.buffer, x._owner, x._host)
+    return x.reshape(-1)[:int(np.prod(shape))].reshape(shape)
+
+
 def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count: int) -> DeviceArray:
     """Reduce each of ``outer`` contiguous rows of length ``r`` of the flat ``x``: one pass when
     there are enough rows to fill the device, else segments of each row over several groups
     (a 2-D launch) and a second pass over the segments' results."""
-    ident = red.acc.type(red.identity)
-    wide = x.size >= 2**30
     chunked = cpu_layout(device)
-    segs = 1
-    target = _target_groups(device)
-    if outer < target and r > 8 * GROUP and outer <= 65535:
-        segs = min(-(-target // outer), -(-r // (8 * GROUP)))
-    cl = -(-r // (segs * GROUP * 8)) * 8          # elements per work item, a multiple of 8 (chunked)
-    r8 = r - r % 8
-    ctx = device.context()
-    xf = x.reshape(outer, r)              # the kernel indexes x[row, j]
-    out = DeviceArray((outer,), red.out, ctx)
-    two_d = segs > 1
-    cfg = _rows_config(segs, outer, chunked, wide)
+    wide = x.size >= 2**30
     lanes = _vector_lanes(red, x, outer, r, chunked)
-    xs: tuple = (xf,)
-    if lanes > 1:                         # the same memory as rows of lanes-wide vectors
-        rv = r // lanes
-        xs = (xf, x.reshape(-1)[:outer * r - r % lanes].reshape(outer, rv, lanes))
+    key = (red.key(), outer, r, device, chunked, wide, lanes, _GPU_GROUPS_PER_CU, _GPU_VECTOR_LOADS)
+    plan = _rows_plans.get(key)
+    if plan is None:
+        plan = _rows_plans[key] = _RowsPlan(red, outer, r, device, chunked, wide, lanes)
+    ctx = device.context()
+    xs: tuple = (_shaped(x, (outer, r)),)    # the kernel indexes x[row, j]
+    if lanes > 1:                            # the same memory as rows of lanes-wide vectors
+        xs += (_shaped(x, (outer, r // lanes, lanes)),)
+    out = DeviceArray((outer,), red.out, ctx)
+    segs = plan.segs
     if segs == 1:
-        k = _kernel(red, "rows", True, True, chunked=chunked, lanes=lanes)
-        launch(k, device, cfg, (*xs, out, r, r8, 1, cl, ident, count))
+        launch(plan.first, device, plan.cfg, (*xs, out, *plan.args, count))
         return out
     part = DeviceArray((outer * segs,), red.acc, ctx)
-    cl2 = -(-segs // (GROUP * 8)) * 8
-    cfg2 = _rows_config(1, outer, chunked, False)
-    s8 = segs - segs % 8
+    part2 = _shaped(part, (outer, segs))
     if red.arg is not None:
         parti = DeviceArray((outer * segs,), np.int64, ctx)
-        launch(_kernel(red, "rows", True, False, chunked=chunked, two_d=two_d), device, cfg,
-               (xf, part, parti, r, r8, segs, cl, ident, count))
-        launch(_kernel(red, "rows", False, True, arg_in=True, chunked=chunked), device, cfg2,
-               (part.reshape(outer, segs), parti.reshape(outer, segs), out, segs, s8, 1, cl2, ident, count))
+        launch(plan.first, device, plan.cfg, (xs[0], part, parti, *plan.args, count))
+        launch(plan.second, device, plan.cfg2, (part2, _shaped(parti, (outer, segs)), out, *plan.args2, count))
         return out
-    launch(_kernel(red, "rows", True, False, chunked=chunked, two_d=two_d, lanes=lanes), device, cfg,
-           (*xs, part, r, r8, segs, cl, ident, count))
-    launch(_kernel(red, "rows", False, True, chunked=chunked), device, cfg2,
-           (part.reshape(outer, segs), out, segs, s8, 1, cl2, ident, count))
+    launch(plan.first, device, plan.cfg, (*xs, part, *plan.args, count))
+    launch(plan.second, device, plan.cfg2, (part2, out, *plan.args2, count))
     return out
 
 
