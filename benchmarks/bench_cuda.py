@@ -220,6 +220,9 @@ def main() -> None:
     # the handwritten kernels built with --use_fast_math: the peers of @kernel(fastmath=True)
     pg_fast = optional("pygpgpu low-level --use_fast_math",
                        lambda: pg[1].program(CUDA_SOURCE, ["--use_fast_math"], name="bench_fast.cu")) if pg else None
+    # the handwritten kernels built without -ftz: what @kernel's default (exact, denormals kept) is up against
+    pg_exact = optional("pygpgpu low-level, no -ftz",
+                        lambda: pg[1].program(CUDA_SOURCE, name="bench_exact.cu")) if pg else None
     cp_fast = optional("cupy --use_fast_math",
                        lambda: cp_mod[0].RawModule(code=CUDA_SOURCE, options=("--use_fast_math",))) if cp_mod else None
     nb = optional("numba-cuda", load_numba)
@@ -419,6 +422,15 @@ def main() -> None:
             da.read(acc)
             return t, nbody_ok(acc)
         record(name, "pygpgpu", run_pg)
+    if pg_exact:
+        def run_pg_exact():
+            fn = pg_exact.kernel("nbody").launcher(["buffer", "buffer", np.int32])
+            dp, da = ctx.buffer_from_host(pos), ctx.buffer(pos.nbytes)
+            t = timeit(lambda: fn((nbody_n,), (256,), (dp, da, nbody_n)), pg_sync, reps)
+            acc = np.empty_like(pos)
+            da.read(acc)
+            return t, nbody_ok(acc)
+        record(name, "pygpgpu no -ftz", run_pg_exact)
     if cp_mod:
         def run_cp():
             cupy, mod = cp_mod
