@@ -54,14 +54,18 @@ CASES = {
 
 def _launchers() -> dict:
     """backend -> {case: (launcher, args)} built by the driver kit's launcher generator, for a
-    kernel as the CUDA and the HIP backend make it (the same code since the kit)."""
+    kernel as the CUDA and the HIP backend make it (the same code since the kit). CUDA drivers
+    from 12.0 launch through cuLaunchKernelEx (4 arguments); older ones, and HIP, through
+    cuLaunchKernel / hipModuleLaunchKernel (11 arguments)."""
     from pygpgpu_core.backend.launcher import build_launcher
 
     stub = _stub()
     out = {}
-    for backend, float16 in (("cuda", True), ("hip", False)):
-        calls = SimpleNamespace(set_current_unchecked=stub, launch_unchecked=stub, backend=backend)
-        token = ctypes.c_void_p(1) if backend == "cuda" else ctypes.c_int(0)
+    for backend, float16, ex in (("cuda", True, True), ("cuda < 12.0", True, False), ("hip", False, False)):
+        calls = SimpleNamespace(set_current_unchecked=stub, launch_unchecked=stub, backend=backend.split()[0])
+        if ex:
+            calls.launch_ex_unchecked = stub
+        token = ctypes.c_void_p(1) if backend.startswith("cuda") else ctypes.c_int(0)
         ctx = SimpleNamespace(queue=SimpleNamespace(handle=ctypes.c_void_p(1)), current_token=token, calls=calls)
         built = {}
         for case, (kinds, make_args) in CASES.items():
@@ -109,7 +113,7 @@ def measure() -> dict:
 def main() -> None:
     result = measure()
     for (backend, case), us in result.items():
-        print(f"{backend:5s} {case:40s} " + ("fails" if us is None else f"{us:6.3f} us"))
+        print(f"{backend:11s} {case:40s} " + ("fails" if us is None else f"{us:6.3f} us"))
     if "--write-results" in sys.argv:
         _write(result)
 

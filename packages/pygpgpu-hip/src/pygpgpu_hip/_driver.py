@@ -41,9 +41,10 @@ _RENAMED = {
 }
 # Not offered: pointer attributes (the memory-type numbering changed in ROCm 6, so large copies
 # from memory another library page-locked are staged), function attributes and parameter info
-# (the code object's metadata says the same without a GPU), and the dynamic shared memory
-# opt-in (AMD GPUs need none).
-_NOT_OFFERED = {"PointerGetAttribute", "FuncGetAttribute", "FuncSetAttribute", "FuncGetParamInfo"}
+# (the code object's metadata says the same without a GPU), the dynamic shared memory
+# opt-in (AMD GPUs need none), and cuLaunchKernelEx (HIP's hipDrvLaunchKernelEx is recent and
+# untried here: launches go through hipModuleLaunchKernel).
+_NOT_OFFERED = {"PointerGetAttribute", "FuncGetAttribute", "FuncSetAttribute", "FuncGetParamInfo", "LaunchKernelEx"}
 
 
 def _spell(stem: str) -> "str | None":

@@ -28,7 +28,6 @@ from ._buffer import Buffer
 from ._library import info_sizes, info_str, info_uint, info_ulong, lib
 from ._staging import ArrayStaging
 from ._wait import enqueue as enqueue_tracked
-from ._wait import track
 from ._status import check
 
 if TYPE_CHECKING:
@@ -415,40 +414,7 @@ class Kernel(OwnedHandle):
                 f"arg_types has {len(arg_types)}"
             )
         setters = [self._setter(spec, kind) for spec, kind in zip(self.args, arg_types)]
-        n = self.num_args
-        context = self.context
-        work = self._work
-        enqueue = lib().clEnqueueNDRangeKernel
-        name = self.name
-        lock = self._launch_lock
-        queue_lock = context._enqueue_lock     # the launch becomes the queue's last command (_wait.enqueue)
-        event = c_void_p()
-        event_ref = ctypes.byref(event)
-
-        def launch(global_size: Any, local_size: Any, args: Sequence[Any]) -> None:
-            kh = self._handle
-            if kh is None:
-                self._require()
-            queue = context._queue_handle
-            if queue is None:
-                queue = context.queue_handle()
-            if len(args) != n:
-                raise self._count_error(len(args))
-            with lock:
-                for setter, value in zip(setters, args):
-                    setter(kh, value)
-                if work.changed(global_size, local_size):
-                    work.update(global_size, local_size)
-                if work.total:
-                    with queue_lock:
-                        status = enqueue(queue, kh, work.dims, None, work.gws, work.lws, 0, None, event_ref)
-                        if not status:
-                            track(context, event.value)
-                    if status:
-                        check(status, f"clEnqueueNDRangeKernel({name!r}, global={work.key_g}, local={work.key_l})")
-                    context._last_launch = (name, args)   # named if Ctrl-C interrupts a wait for it
-
-        return launch
+        return _generated_launcher(self, setters, [isinstance(k, str) and k == "buffer" for k in arg_types])
 
     def _setter(self, spec: ArgSpec, kind: Any) -> Callable[[int, Any], None]:
         i = spec.index
@@ -615,3 +581,67 @@ _IMMUTABLE_EXACT = frozenset(
 def _mutable(value: Any) -> bool:
     """Values that may change between launches under the same identity (never skipped)."""
     return not isinstance(value, _IMMUTABLE) or isinstance(value, np.void)
+
+
+def _generated_launcher(kernel: Kernel, setters: list, buffers: list) -> Callable[[Any, Any, Sequence[Any]], None]:
+    """``launch(global_size, local_size, args)`` generated for one list of argument kinds: the
+    arguments unpacked by name, a setter called only for an argument that is not the object
+    set last in its slot (or a Buffer closed since), the work-size arrays rebuilt only when the
+    sizes are not the objects of the last launch (then only if they differ), and the enqueue
+    through a function object without argtypes, its handles ready-made ``c_void_p`` objects
+    (ctypes then converts no argument: half of the enqueue's Python cost). The launch becomes
+    the queue's last command (``_wait.track``, inlined) and ``context._last_launch``."""
+    n = kernel.num_args
+    context = kernel.context
+    raw = lib().cdll["clEnqueueNDRangeKernel"]     # lib()[name]: a function object of its own
+    raw.restype = c_int32
+    event = c_void_p()
+    env = {
+        "K": kernel, "context": context, "last": kernel._last, "work": kernel._work, "lock": kernel._launch_lock,
+        "queue_lock": context._enqueue_lock, "enqueue": raw, "release": lib().clReleaseEvent, "check": check,
+        "event": event, "event_ref": ctypes.byref(event), "KH": [None, c_void_p()], "Q": [None, c_void_p()],
+        "NAME": kernel.name,
+    }
+    names = [f"a{i}" for i in range(n)]
+    lines = ["def launch(global_size, local_size, args):",
+             "    kh = K._handle",
+             "    if kh is None:",
+             "        K._require()",
+             "    queue = context._queue_handle",
+             "    if queue is None:",
+             "        queue = context.queue_handle()"]
+    if n:
+        lines += ["    try:", f"        {', '.join(names)}{',' if n == 1 else ''} = args",
+                  "    except (TypeError, ValueError):", "        raise K._count_error(len(args)) from None"]
+    else:
+        lines += ["    if len(args):", "        raise K._count_error(len(args))"]
+    lines.append("    with lock:")
+    for i, (setter, buffer) in enumerate(zip(setters, buffers)):
+        env[f"set{i}"] = setter
+        closed = f" or (a{i} is not None and a{i}._handle is None)" if buffer else ""   # set_buffer raises then
+        lines += [f"        if a{i} is not last[{i}]{closed}:", f"            set{i}(kh, a{i})"]
+    lines += [
+        "        if global_size is not work.key_g or local_size is not work.key_l:",
+        "            if work.changed(global_size, local_size):",
+        "                work.update(global_size, local_size)",
+        "        if work.total:",
+        "            if kh is not KH[0]:",
+        "                KH[1].value = KH[0] = kh",
+        "            with queue_lock:",
+        "                if queue is not Q[0]:",
+        "                    Q[1].value = Q[0] = queue",
+        "                status = enqueue(Q[1], KH[1], work.dims, None, work.gws, work.lws, 0, None, event_ref)",
+        "                if not status:                  # _wait.track: the queue's last command",
+        "                    previous = context._last_event",
+        "                    context._last_event = event.value",
+        "                    if previous:",
+        "                        release(previous)",
+        "            if status:",
+        "                check(status, f\"clEnqueueNDRangeKernel({NAME!r}, global={work.key_g}, local={work.key_l})\")",
+        "            context._last_launch = (NAME, args)   # named if Ctrl-C interrupts a wait for it",
+    ]
+    src = "\n".join(lines)
+    exec(compile(src, f"<pygpgpu-opencl launcher {kernel.name}>", "exec"), env)
+    launch = env["launch"]
+    launch.source = src  # type: ignore[attr-defined]
+    return launch

@@ -8,6 +8,11 @@ the launch on the context (``context._last_launch``: what a later wait polls for
 names, see ``driver/waits.py``). Nothing else happens per call: no ctypes object is
 allocated, no attribute is looked up twice.
 
+Where the driver has ``cuLaunchKernelEx`` (CUDA 12.0+; the optional ``launch_ex`` role), the
+launch goes through it: the grid, block, shared memory and stream sit in a preallocated
+``CUlaunchConfig`` (:class:`LaunchConfig`) refilled only when the geometry is not the object of
+the last launch, so the call converts 4 arguments instead of 11 (about 0.4 us of Python less).
+
 What the kernel object provides: ``name``, ``param_sizes``, ``handle`` (a ``c_void_p`` set to
 NULL when its program closes, which the launcher sees), ``geometry(global, local)`` and its
 ``_geometry_cache``, ``ensure_shared(nbytes)``, ``shared_default_limit``, ``float16_arguments``,
@@ -17,11 +22,30 @@ NULL when its program closes, which the launcher sees), ``geometry(global, local
 from __future__ import annotations
 
 import threading
+from ctypes import Structure, byref, c_uint, c_void_p
 from typing import Any, Callable, Sequence
 
 from .args import ArgumentLayout, check_param_kinds, explain
 
-__all__ = ["build_launcher"]
+__all__ = ["build_launcher", "LaunchConfig"]
+
+
+class LaunchConfig(Structure):
+    """``CUlaunchConfig`` of cuda.h (CUDA 12.0+), the first argument of ``cuLaunchKernelEx``."""
+
+    _fields_ = [("gridDimX", c_uint), ("gridDimY", c_uint), ("gridDimZ", c_uint),
+                ("blockDimX", c_uint), ("blockDimY", c_uint), ("blockDimZ", c_uint),
+                ("sharedMemBytes", c_uint), ("hStream", c_void_p), ("attrs", c_void_p), ("numAttrs", c_uint)]
+
+
+def _config_filler(config: LaunchConfig, stream: Any, last: list) -> Callable[[tuple, int], None]:
+    def fill(geom: tuple, shared: int) -> None:
+        (config.gridDimX, config.gridDimY, config.gridDimZ,
+         config.blockDimX, config.blockDimY, config.blockDimZ) = geom
+        config.sharedMemBytes = shared
+        config.hStream = stream.value
+        last[0], last[1] = geom, shared
+    return fill
 
 
 def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]:
@@ -41,6 +65,9 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
         else:
             exprs.append(f"a{i}")
     ctx = kernel.context
+    launch_ex = getattr(ctx.calls, "launch_ex_unchecked", None)     # cuLaunchKernelEx, where the driver has it
+    config = LaunchConfig()
+    last_config: list = [None, None]                                  # the geometry and shared bytes in ``config``
     namespace.update(
         pack_into=layout.struct.pack_into,
         storage=layout.storage,
@@ -60,7 +87,20 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
         LIMIT=kernel.shared_default_limit,
         context=ctx,
         NAME=kernel.name,
+        driver_launch_ex=launch_ex,
+        config_ref=byref(config),
+        LAST=last_config,
+        fill_config=_config_filler(config, ctx.queue.handle, last_config),
     )
+    if launch_ex is not None:
+        changed = "geom is not LAST[0] or shared != LAST[1]" if layout.locals else "geom is not LAST[0]"
+        call = (f"        if {changed}:\n"
+                "            fill_config(geom, shared)\n"
+                "        set_current(ctx_handle)\n"
+                "        rc = driver_launch_ex(config_ref, func, params, None)\n")
+    else:
+        call = ("        set_current(ctx_handle)\n"
+                "        rc = driver_launch(func, *geom, shared, stream, params, None)\n")
     names = ", ".join(f"a{i}" for i in range(len(kinds)))
     unpack = f"        ({names},) = args\n" if kinds else "        if len(args): raise ValueError\n"
     shared = " + ".join(f"a{i}.nbytes" for i in layout.locals) or "0"
@@ -87,9 +127,8 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
         "            raise explain(args, exc) from None\n"
         "        if not func:\n"
         "            fail(0)\n"
-        "        set_current(ctx_handle)\n"
-        "        rc = driver_launch(func, *geom, shared, stream, params, None)\n"
-        "    if rc:\n"
+        + call
+        + "    if rc:\n"
         "        fail(rc)\n"
         "    context._last_launch = (NAME, args)\n"
     )
@@ -97,5 +136,6 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
     launch = namespace["launch"]
     launch.arg_kinds = tuple(kinds)  # type: ignore[attr-defined]
     launch.layout = layout  # type: ignore[attr-defined]  # keeps the argument memory alive with the launcher
+    launch.config = config  # type: ignore[attr-defined]  # and the launch configuration cuLaunchKernelEx reads
     launch.source = src  # type: ignore[attr-defined]
     return launch

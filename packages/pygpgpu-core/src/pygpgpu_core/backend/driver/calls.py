@@ -31,6 +31,9 @@ ROLES: dict[str, Role] = {
     "set_current": Role("CtxSetCurrent", None, fast=True),
     "launch": Role("LaunchKernel", (_h, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, _h, c_void_p, c_void_p),
                    fast=True),
+    # cuLaunchKernelEx (CUDA 12.0+): the grid, block, shared bytes and stream in one CUlaunchConfig
+    # (backend.launcher.LaunchConfig), so a launch converts 4 arguments instead of 11
+    "launch_ex": Role("LaunchKernelEx", (c_void_p, _h, c_void_p, c_void_p), optional=True, fast=True),
     "driver_version": Role("DriverGetVersion", (POINTER(c_int),)),
     "device_count": Role("DeviceGetCount", (POINTER(c_int),)),
     "device_name": Role("DeviceGetName", (c_char_p, c_int, c_int)),
