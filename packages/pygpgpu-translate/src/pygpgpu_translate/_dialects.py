@@ -123,6 +123,13 @@ class Dialect:
         ``"vs"``, ``"sv"``, ``"vv="``, ``"vs="``, ``"unary"``) on ``type_name``."""
         return self.builtin_vectors
 
+    def wide_access(self, type_name: str, address: str, const: bool) -> str:
+        """The vector ``type_name`` at ``address`` (an element pointer into global memory, aligned
+        to the vector's size) as one lvalue: a wide load or store (``ld.global.v4.f32`` for
+        ``float4`` on CUDA). Pointer casts, not ``vload4``: OpenCL's vloadn promises only the
+        element's alignment, so compilers may split it."""
+        return f"(*({self.global_ptr}{'const ' if const else ''}{self.c_type(type_name)}*)({address}))"
+
     # ---- types: the translator's -----------------------------------------------------------------
     def type_name(self, t) -> str:
         if isinstance(t, (Scalar, Vector)):

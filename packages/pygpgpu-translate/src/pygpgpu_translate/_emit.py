@@ -101,6 +101,8 @@ class Emitter:
             return f"{fn}({', '.join(self.ex(a) for a in e.args)})"
         if isinstance(e, ir.Ternary):
             return f"({self.ex(e.cond)} ? {self.ex(e.a)} : {self.ex(e.b)})"
+        if isinstance(e, ir.WideLoad):
+            return self.d.wide_access(e.type.name, f"{e.array.cname} + {self.ex(e.index)}", True)
         if isinstance(e, ir.VecCtor):
             return self.d.vector_ctor(e.type, [self.ex(a) for a in e.args])
         if isinstance(e, ir.Swizzle):
@@ -142,6 +144,9 @@ class Emitter:
             self.w(f"{s.target.name} = {self.ex(s.value)};", indent)
         elif isinstance(s, ir.Store):
             self.w(f"{s.array.cname}[{self.ex(s.index)}]{s.member} = {self.ex(s.value)};", indent)
+        elif isinstance(s, ir.WideStore):
+            target = self.d.wide_access(s.type.name, f"{s.array.cname} + {self.ex(s.index)}", False)
+            self.w(f"{target} = {self.d.vector_literal(s.type.name, [self.ex(v) for v in s.lanes])};", indent)
         elif isinstance(s, ir.ExprStmt):
             self.w(f"{self.ex(s.value)};", indent)
         elif isinstance(s, ir.If):

@@ -12,7 +12,7 @@ __all__ = [
     "Expr", "Const", "Var", "Raw", "Bin", "Un", "Cast", "Call", "MathCall", "WorkItem", "Barrier", "MemFence",
     "Printf", "PrintfConversion", "Ternary", "Load", "VecCtor", "Swizzle",
     "ArrayRef", "Stmt", "Assign", "Store", "ExprStmt", "If", "While", "For", "Break", "Continue",
-    "Return", "LocalArrayDecl", "Function", "Param", "operands",
+    "Return", "LocalArrayDecl", "Function", "Param", "operands", "WideLoad", "WideStore",
 ]
 
 
@@ -161,6 +161,16 @@ class Load(Expr):
 
 
 @dataclass
+class WideLoad(Expr):
+    """``type.width`` consecutive elements of ``array`` from ``index`` on, as one vector access (one
+    128-bit load for 4 floats): the address is aligned to the vector's size, which the code
+    around it checks (``_wide``); the dialect spells the access."""
+    array: ArrayRef
+    index: Expr        # flat element index of the first element
+    type: Any          # Vector of the array's element type
+
+
+@dataclass
 class VecCtor(Expr):
     args: list         # scalars (already of the base type)
     type: Any
@@ -192,6 +202,17 @@ class Store(Stmt):
     line: int = 0
     full_domain: bool = False   # unconditional store at the domain index (full-overwrite analysis)
     member: str = ""            # C member path of a record element's field, see _records
+
+
+@dataclass
+class WideStore(Stmt):
+    """``array[index .. index + len(lanes) - 1] = lanes`` as one vector access of ``type`` (see
+    ``WideLoad``)."""
+    array: ArrayRef
+    index: Expr
+    lanes: list        # one scalar expression per element, in order
+    type: Any          # Vector of the array's element type
+    line: int = 0
 
 
 @dataclass

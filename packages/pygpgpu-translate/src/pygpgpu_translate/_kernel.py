@@ -53,6 +53,7 @@ class Inspection:
     dialect: str
     layout: list
     entry: str = ""          # the kernel's name in the source (mangled where a dialect reserves it: step -> step_)
+    lanes: int = 1           # consecutive elements each work item handles (> 1: a wide kernel, _wide)
 
     def __str__(self) -> str:
         return self.source
@@ -420,9 +421,12 @@ class KernelFunction(Generic[P]):
         if t.domain_ndim:
             rule = (f"{t.domain_kind} domain of {t.domain_ndim} dimension(s); global size = the domain reversed "
                     "(last index -> dimension 0), local size automatic unless given in brackets")
+            if t.lanes > 1:
+                rule += (f"; wide: each work item handles {t.lanes} consecutive elements with vector loads and "
+                         f"stores, so the global size is ceil(n / {t.lanes})")
         else:
             rule = "no iteration domain: give a bracket work size k[(total, local)]"
-        return Inspection(t.source, dict(t.access), (tokens, bits), rule, dialect, list(t.layout), t.entry)
+        return Inspection(t.source, dict(t.access), (tokens, bits), rule, dialect, list(t.layout), t.entry, t.lanes)
 
     # ---- launch -----------------------------------------------------------------------------------
     def _launch(self, device, config, args):

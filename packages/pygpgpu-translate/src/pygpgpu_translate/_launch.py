@@ -48,6 +48,7 @@ class LaunchPlan:
         self.layout = [(item[0], self.position.get(item[1]) if item[0] != "bound" else item[1], item) for item in layout]
         self.arrays = []                                  # (position, name, reads, writes, covered)
         self.streamed = frozenset(translation.streamed)   # arrays each work item touches once
+        self.lanes = translation.lanes                    # elements per work item (_wide)
         covers = {name: row for name, row in translation.covers}
         for item in layout:
             if item[0] == "buffer":
@@ -127,6 +128,8 @@ class LaunchPlan:
                 for g in global_size:
                     if g > NARROW_MAX_WORK:
                         raise WideIndexNeeded()
+            if self.lanes > 1:         # a wide kernel (_wide): each work item handles `lanes` elements
+                global_size = (-(-global_size[0] // self.lanes),)
             derived = True
         else:
             derived = False
@@ -149,6 +152,12 @@ class LaunchPlan:
                 whole = None
         if self.extent_check is not None and reach is not None:
             self.extent_check(values, reach)
+        if self.lanes > 1 and not derived:
+            # a bracket work size on a wide kernel: the elements it reaches, `lanes` per work item
+            domain = reach
+            global_size = (-(-reach[0] // self.lanes),) + tuple(global_size[1:])
+            if not global_size[0]:
+                return
         packed = self._resident_packer(values, domain)
         if packed is not None:      # every array is resident on this device: nothing to stage or release
             self.launcher(global_size, local_size, packed)

@@ -85,6 +85,7 @@ class Translation:
     local_shapes: list = None  # shapes of the kernel's gpu.local_array declarations (automatic group size)
     int_meets: list = None  # [scalar, dtype]: a Python int argument converted to that narrower type (range check)
     entry: str = ""        # the kernel's C name (the Python name, mangled where a dialect reserves it)
+    lanes: int = 1         # elements per work item: > 1 for a wide kernel (_wide), launched on ceil(n / lanes) items
 
     refs: list = None      # (globals dict, name, value) read by the translation: not stored on disk
 
@@ -121,6 +122,8 @@ class Translation:
             raise ValueError("bad int_meets")
         if not (isinstance(d["entry"], str) and d["entry"].isidentifier()):
             raise ValueError("bad entry")
+        if not (type(d["lanes"]) is int and d["lanes"] in (1, 2, 4) and (d["lanes"] == 1 or d["domain_ndim"] == 1)):
+            raise ValueError("bad lanes")
         if d["bounds_sites"] is not None and not all(isinstance(x, list) and len(x) == 6 for x in d["bounds_sites"]):
             raise ValueError("bad bounds_sites")
         layout = []
@@ -141,7 +144,7 @@ class Translation:
 
 
 _FIELDS = {"name", "source", "dialect", "layout", "access", "covers", "streamed", "domain_plan", "domain_kind", "domain_ndim",
-           "uses_barrier", "features", "deps", "bounds_sites", "extents", "local_shapes", "int_meets", "entry"}
+           "uses_barrier", "features", "deps", "bounds_sites", "extents", "local_shapes", "int_meets", "entry", "lanes"}
 
 
 def _fingerprint(value):
@@ -180,6 +183,11 @@ def _deps(prog: "ProgramBuilder") -> list:
     return out
 
 
+def _wide_enabled() -> bool:
+    from . import _wide      # small: no analysis or IR module loads with it
+    return _wide.ENABLED
+
+
 def deps_valid(deps) -> bool:
     for module, name, kind, fp in deps:
         mod = sys.modules.get(module)
@@ -205,6 +213,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                         default_float.name, index_bits,
                         f"{type(self_obj).__module__}.{type(self_obj).__qualname__}" if self_obj is not None else "",
                         "bounds-checked" if bounds_check else "", "fast-math" if fastmath else "",
+                        "" if _wide_enabled() else "no-wide",
                         closure_fingerprint(func, _fingerprint_text))
         blob = _disk.get(key, ".json")
         if blob is not None:
@@ -261,6 +270,7 @@ def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bo
     from ._entry import build_kernel
     from ._int_meets import int_meets
     from ._records import record_types
+    from ._wide import plan_wide, widen
     src = function_source(func)
     prog = ProgramBuilder(default_float, index_bits, src.name)
     if bounds_check:
@@ -286,11 +296,17 @@ def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bo
     records = record_types(prog, helpers + [kir.function])         # may note fp64 (before features)
     complex_definitions(prog, helpers + [kir.function])               # complex structs, even where unused
     dom = kir.domain
+    # last: the analyses above read the kernel's IR as written, one element per work item
+    wide = plan_wide(kir.function, helpers, kir.domain_index, dom.kind if dom else "", stream, extents=own,
+                     uses_barrier=kir.uses_barrier, local_arrays=prog.local_arrays, debug=prog.bounds is not None)
+    if wide is not None:
+        widen(kir.function, wide)
     info = dict(layout=kir.layout, access=access, covers=sorted([k, v] for k, v in dom.covers.items()) if dom else [],
                 streamed=streamed, domain_plan=kir.domain_plan, domain_kind=dom.kind if dom else "",
                 domain_ndim=dom.ndim if dom else 0, uses_barrier=kir.uses_barrier, features=sorted(prog.features),
                 deps=_deps(prog), bounds_sites=prog.bounds.sites if prog.bounds is not None else None,
-                extents=extents, local_shapes=local_shapes, int_meets=meets, entry=kir.function.name)
+                extents=extents, local_shapes=local_shapes, int_meets=meets, entry=kir.function.name,
+                lanes=wide.lanes if wide is not None else 1)
     return Built(src.name, f"{src.name} from {os.path.basename(src.filename)}:{src.tree.lineno}", default_float,
                  kir.function, helpers, set(prog.features), sorted(prog.prelude_needed), records, prog.bounds, info,
                  live_refs(prog.global_refs.values()))
