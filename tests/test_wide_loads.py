@@ -346,6 +346,26 @@ def test_bracket_work_sizes(backend):
         np.testing.assert_array_equal(out, want, err_msg=f"work size {work}")
 
 
+@kernel
+def plus_big(x, out, k):
+    for i in range(out.shape[0]):
+        out[i] = x[i] + k + i
+
+
+def test_64_bit_indexing(backend):
+    """A Python int past 32 bits makes the plan index in 64 bits: the wide kernel's lane index too."""
+    big = 2**40
+    for n in [1, 6, 70, 4099]:
+        for offset in range(2):
+            x = _data(np.int64, n, offset)
+            out = np.zeros(n, np.int64)
+            plus_big[backend](x, out, big)
+            np.testing.assert_array_equal(out, x + big + np.arange(n))
+    found = plus_big.inspect(np.zeros(8, np.int64), np.zeros(8, np.int64), big, backend=backend.split(":")[0])
+    assert found.lanes == 2 and found.signature[1] == 64
+    assert "long long _pyg_i0;" in found.source or "long _pyg_i0;" in found.source
+
+
 # ---- kernels that are not widened still run ---------------------------------------------------------------
 def test_kernels_that_are_not_widened(backend):
     for n in [1, 5, 70, 4099]:
