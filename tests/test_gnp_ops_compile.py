@@ -35,7 +35,7 @@ def _exercise(device, monkeypatch):
     g[[0, 1]] = up(np.array([5, 6], np.float32))
     long = up(np.linspace(1, -1, 20_000))                    # long 1-D sorts take the radix sort
     results += [gnp.sort(long), gnp.argsort(long.astype(np.int32)), gnp.sort(long.astype(np.float32)),
-                gnp.sort(long.astype(np.uint64))]
+                gnp.sort(long.astype(np.uint64)), gnp.argsort(long), gnp.sort((long * 100).astype(np.int8))]
     results += [gnp.sort(f.ravel()), gnp.argsort(i.ravel()), gnp.arange(10, device=device),
                 gnp.linspace(0, 1, 7, device=device), gnp.concatenate([f, i]), gnp.stack([f, f])]
     for r in results:

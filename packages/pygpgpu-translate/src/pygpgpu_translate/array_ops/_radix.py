@@ -1,224 +1,373 @@
 """A stable LSD radix sort of 1-D arrays (the path ``gnp.sort``/``argsort`` take for long
 1-D arrays; the bitonic sort in ``_sort`` handles short ones and sorts along an axis).
 
-Each element becomes an unsigned key ordered as numpy orders the values: integers flip their
-sign bit, floats flip all bits when negative and the sign bit otherwise, every NaN becomes the
-largest key (numpy puts NaN last) and -0.0 becomes +0.0 (equal values keep their order). The
-sort moves (key, original index) pairs, 4 key bits per pass, in tiles of 2048 elements (1024 for
-64-bit keys), one group of ``GROUP`` work items per tile, 8 (4) consecutive elements per work item:
+Each element becomes an unsigned key ordered as numpy orders the values; integers flip their
+sign bit. ``sort`` moves the keys alone and turns them back into values as it writes the
+result, so its float key is a bijection (every bit pattern comes back, -0.0 and NaN payloads
+included): the usual flip (all bits of negative numbers, the sign bit of the others), rotated so
+that negative NaNs follow the positive ones, after +inf (numpy puts NaN last; -0.0 sorts before
+0.0, which numpy counts as equal). ``argsort`` moves (key, index) pairs and must keep equal
+values in input order, so its float key maps -0.0 to +0.0 and every NaN to the largest key.
 
-1. *histogram*: every tile counts its elements per digit; the counts, digit-major over tiles,
-   go through the device prefix scan, which gives each (digit, tile) its first output slot;
-2. *scatter*: every tile ranks its elements again -- per-work-item digit counts in local memory,
-   an exclusive scan over them (digit-major), so each element's rank keeps the input order --
-   sorts the tile in local memory and writes it out, runs of one digit to consecutive addresses.
+A pass sorts by 8 key bits (a digit), so 32-bit values take 4 passes, 64-bit ones 8, 8-bit ones
+1. The array is cut into tiles of ``GROUP * items`` elements (4096 for 32-bit keys alone), one
+group of ``GROUP`` work items per tile; each pass runs three steps:
 
-A group needs about 25 KiB of local memory (21 KiB for 64-bit keys); devices with less take the
-bitonic sort.
+1. *histogram*: every tile counts its elements per digit (local atomics on 8 copies of the 256
+   counters, so that runs of one digit do not all hit one counter), digit-major over tiles;
+2. *scan*: the device prefix scan of those counts (``_scan.scan_rows``) gives each (digit, tile)
+   its first output slot;
+3. *scatter*: every tile sorts itself in local memory by the digit, stably, in two 4-bit splits.
+   A split counts each work item's elements per 4-bit value (16-bit counters, two to a 32-bit
+   word, so one exclusive scan over the words ranks both halves), scans the counts (value-major,
+   so equal values keep the input order) and moves the elements to their ranks. The sorted tile
+   then goes out in order, each run of one digit to consecutive addresses from its slot.
 
-The sorted indices then gather the values (``sort``) or are the result (``argsort``).
+The first pass reads the input values and makes the keys on the fly; the last writes the values
+(``sort``) or the int64 indices (``argsort``). A group uses at most 32 KiB of local memory:
+16 elements per work item for 32-bit keys alone, fewer where indices or 64-bit keys need room
+or the device has less (down to 1; a device without room for that, under about 14 KiB, takes the
+bitonic sort).
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray
 
 from .._kernel import _Config
-from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._codegen import kernel_from_source, launch, np_type
 
-__all__ = ["radix_sort_indices", "radix_supported"]
+__all__ = ["radix_sort", "radix_argsort", "radix_supported"]
 
-GROUP = 256
-BITS = 4
-DIGITS = 1 << BITS
-
-
-def _items(kt: np.dtype) -> int:
-    """Elements per work item: 8 for 32-bit keys, 4 for 64-bit ones, so a group's local memory
-    (keys, indices, int16 digit counts) stays under 32 KiB, the smallest common limit."""
-    return 8 if kt.itemsize == 4 else 4
-
-
-def local_bytes(kt: np.dtype) -> int:
-    tile = GROUP * _items(kt)
-    return tile * (kt.itemsize + 4) + DIGITS * GROUP * 2 + GROUP * 4 + DIGITS * 4
+GROUP = 256              # work items per group; one work item per digit in the per-digit steps
+DIGIT_BITS = 8
+RADIX = 1 << DIGIT_BITS  # == GROUP
+SPLIT_BITS = 4           # the local sort takes 4 of the digit's 8 bits at a time
+LANES = 8                # counter words per work item: 16 4-bit values, two 16-bit counters a word
+COPIES = 8               # histogram copies (work item t counts into copy t % COPIES)
+MAX_ITEMS = 16           # elements per work item at most (16-bit counters: tiles below 65536)
+LOCAL_LIMIT = 32 * 1024  # the smallest common local memory size
 
 
-def radix_supported(dtype: np.dtype, n: int, device=None) -> bool:
-    if not (dtype.kind in "biuf" and dtype.itemsize <= 8 and dtype != np.float16 and n < 2**31 - 4096):
-        return False
+def _padded(n: int) -> int:
+    """Local words for ``n`` slots with one padding word every 32 (see ``_pad``)."""
+    return n + (n >> 5)
+
+
+def local_bytes(kt: np.dtype, with_index: bool, items: int) -> int:
+    tile = GROUP * items
+    return (_padded(tile) * (kt.itemsize + (4 if with_index else 0)) + _padded(LANES * GROUP) * 4
+            + (GROUP + GROUP // 16 + 16 + RADIX) * 4)
+
+
+@functools.lru_cache(maxsize=None)
+def _fitting_items(kt: np.dtype, with_index: bool, limit: int) -> int:
+    return max([i for i in range(1, MAX_ITEMS + 1) if local_bytes(kt, with_index, i) <= limit], default=0)
+
+
+def _items(kt: np.dtype, with_index: bool, device=None) -> int:
+    """Elements per work item: as many as fit the device's local memory, at most ``LOCAL_LIMIT``
+    (0: not even one fits)."""
     limit = getattr(device, "local_mem_size", None) if device is not None else None
-    return not limit or local_bytes(_key_type(dtype)) <= limit
+    return _fitting_items(kt, with_index, min(limit or LOCAL_LIMIT, LOCAL_LIMIT))
+
+
+def tile_size(dtype: np.dtype, argsort: bool, device=None) -> int:
+    """Elements per tile (one group) of the radix sort of ``dtype`` values on ``device``."""
+    return GROUP * _items(_key_type(np.dtype(dtype)), argsort, device)
 
 
 def _key_type(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.uint64) if dtype.itemsize == 8 else np.dtype(np.uint32)
 
 
-def _init_source(kname: str, dtype: np.dtype, kt: np.dtype) -> str:
-    """keys[i] = the ordered unsigned key of src[i] (float data arrives as its bits), idx[i] = i."""
+def _bits_type(dtype: np.dtype) -> np.dtype:
+    """The unsigned type of ``dtype``'s size: the kernels read and write values as their bits."""
+    return np.dtype(f"u{dtype.itemsize}")
+
+
+def radix_supported(dtype: np.dtype, n: int, device=None) -> bool:
+    if not (dtype.kind in "biuf" and dtype.itemsize <= 8 and dtype != np.float16 and n < 2**31 - 8192):
+        return False
+    return _items(_key_type(dtype), True, device) > 0     # argsort needs the most room
+
+
+def _key_functions(dtype: np.dtype, kt: np.dtype, argsort: bool) -> str:
+    """``_key(u)``: the ordered key of the value with bits ``u``; ``_value(k)``: its inverse (the
+    bits, in the key type), for ``sort``."""
     K = np_type(kt)
     bits = kt.itemsize * 8
+    vbits = dtype.itemsize * 8
     sign = f"{K}({1 << (bits - 1)})"
     ones = f"{K}({(1 << bits) - 1})"
-    if dtype.kind == "f":
+    if dtype.kind == "i":
+        vsign = f"{K}({1 << (vbits - 1)})"
+        return (f"def _key(u):\n    return {K}(u) ^ {vsign}\n\n"
+                f"def _value(k):\n    return k ^ {vsign}\n")
+    if dtype.kind in "ub":
+        return f"def _key(u):\n    return {K}(u)\n\ndef _value(k):\n    return k\n"
+    if argsort:                          # equal values compare equal: -0.0 is 0.0, every NaN alike
         absmask = f"{K}({(1 << (bits - 1)) - 1})"
         inf = f"{K}({0x7F800000 if bits == 32 else 0x7FF0000000000000})"
-        body = ("        u = src[i]\n"
-                f"        if (u & {absmask}) > {inf}:\n"
-                f"            k = {ones}\n"
-                f"        elif u == {sign}:\n"
-                f"            k = {sign}\n"
-                f"        elif (u >> {bits - 1}) != {K}(0):\n"
-                f"            k = {ones} - u\n"
-                "        else:\n"
-                f"            k = u | {sign}\n")
-    elif dtype.kind == "i":
-        wide = "np.int64" if bits == 64 else "np.int32"
-        body = f"        k = {K}({wide}(src[i])) ^ {sign}\n"
-    else:
-        body = f"        k = {K}(src[i])\n"
-    return (f"def {kname}(src, keys, idx, n):\n"
-            "    for i in range(n):\n"
-            f"{body}"
-            "        keys[i] = k\n"
-            "        idx[i] = np.int32(i)\n")
+        return ("def _key(u):\n"
+                f"    if (u & {absmask}) > {inf}:\n"
+                f"        return {ones}\n"
+                f"    if u == {sign}:\n"
+                f"        return {sign}\n"
+                f"    if (u >> {bits - 1}) != {K}(0):\n"
+                f"        return u ^ {ones}\n"
+                f"    return u | {sign}\n\n"
+                "def _value(k):\n    return k\n")
+    # the flip puts the negative NaNs (2**mantissa - 1 of them) first: rotate them past the end
+    negnan = f"{K}({(1 << (23 if bits == 32 else 52)) - 1})"
+    return ("def _key(u):\n"
+            f"    f = (u ^ {ones}) if (u >> {bits - 1}) != {K}(0) else (u | {sign})\n"
+            f"    return f - {negnan}\n\n"
+            "def _value(k):\n"
+            f"    f = k + {negnan}\n"
+            f"    return (f ^ {sign}) if (f >> {bits - 1}) != {K}(0) else (f ^ {ones})\n")
 
 
-def _rank_source(kname: str, kt: np.dtype, scatter: bool) -> str:
-    """The histogram (``scatter`` False) or scatter kernel of one pass."""
+def _hist_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, items: int) -> str:
+    """Step 1 of a pass: tile ``b``'s count of digit ``d`` to ``cnt[d * G + b]``."""
     K = np_type(kt)
-    mask = DIGITS - 1
-    ITEMS = _items(kt)
-    TILE = GROUP * ITEMS
-    params = (["keys", "idx", "okeys", "oidx", "incl", "hist"] if scatter else ["keys", "hist"]) + ["n", "shift", "G"]
+    stride = RADIX + 1                   # copies one bank apart: one digit's copies do not collide
+    return (_key_functions(dtype, kt, argsort) + "\n"
+            f"def {kname}(src, keys, cnt, n, shift, G, first):\n"
+            f"    h = gpu.local_array({COPIES * stride}, np.uint32)\n"
+            "    t = gpu.get_local_id(0)\n"
+            "    b = gpu.get_group_id(0)\n"
+            f"    base = b * {GROUP * items}\n"
+            f"    for c in range({COPIES}):\n"
+            f"        h[c * {stride} + t] = np.uint32(0)\n"
+            "    gpu.barrier()\n"
+            f"    mine = (t % {COPIES}) * {stride}\n"
+            f"    for e in range({items}):\n"
+            f"        i = base + e * {GROUP} + t\n"
+            "        if i < n:\n"
+            f"            k = _key(src[i]) if first else keys[i]\n"
+            f"            gpu.atomic_add(h, mine + np.int32((k >> {K}(shift)) & {K}({RADIX - 1})), np.uint32(1))\n"
+            "    gpu.barrier()\n"
+            "    s = np.uint32(0)\n"
+            f"    for c in range({COPIES}):\n"
+            f"        s += h[c * {stride} + t]\n"
+            "    cnt[t * G + b] = np.int32(s)\n")
+
+
+def _pad(expr: str) -> str:
+    """The local slot of position ``expr``: one padding word every 32, so that a work item's
+    consecutive elements (or counter words) and its neighbours' fall into different banks."""
+    return f"(({expr}) + (({expr}) >> 5))"
+
+
+def _split_lines(L: list, kt: np.dtype, items: int, split: int, with_index: bool) -> None:
+    """Sort the tile in ``lk`` (and ``li``) stably by the 4 key bits from ``shift + 4 * split``.
+    Every work item takes ``items`` consecutive elements and counts them per 4-bit value ``v`` in
+    counter word ``(v % 8) * GROUP + t``, half ``v // 8`` (its own words: no atomics); an
+    exclusive scan over the words in that order gives each (value, work item) its first rank
+    (value-major, then by position), from which the work item counts its elements again, in
+    order, to rank and move them. The second count takes the 4 bits with another expression
+    (shift left, then right) so that the compiler computes them again instead of keeping each
+    element's bits live across the barriers. Every name is assigned once (suffix ``_split``), so
+    the translator proves the local indices non-negative and emits no wrap-around compare."""
+    K = np_type(kt)
+    bits = kt.itemsize * 8
+    x = f"_{split}"
+    L += [f"    for z{x} in range({LANES}):",
+          f"        ctr[{_pad(f't * {LANES} + z{x}')}] = np.uint32(0)",
+          "    gpu.barrier()",
+          f"    sh{x} = {K}(shift + {split * SPLIT_BITS})",
+          f"    up{x} = {K}({bits - 4 - split * SPLIT_BITS} - shift)"]
+    for j in range(items):
+        q = f"t * {items} + {j}"
+        e = f"{j}{x}"
+        L += [f"    k{e} = lk[{_pad(q)}]"]
+        if with_index:
+            L += [f"    i{e} = li[{_pad(q)}]"]
+        L += [f"    v{e} = np.int32((k{e} >> sh{x}) & {K}(15))",
+              f"    a{e} = {_pad(f'(v{e} & 7) * {GROUP} + t')}",
+              f"    ctr[a{e}] += np.uint32(65536) if v{e} >= 8 else np.uint32(1)"]
+    # exclusive scan of the words in order: each work item its LANES words, then the items' totals
+    # (16 work items scan 16 totals each, every work item adds the preceding sums)
+    L += ["    gpu.barrier()",
+          f"    s{x} = np.uint32(0)"]
+    for j in range(LANES):
+        L += [f"    c{j}{x} = ctr[{_pad(f't * {LANES} + {j}')}]",
+              f"    s{x} += c{j}{x}"]
+    L += [f"    part[t + (t >> 4)] = s{x}",
+          "    gpu.barrier()",
+          "    if t < 16:",
+          f"        run{x} = np.uint32(0)",
+          f"        for y{x} in range(16):",
+          f"            run{x} += part[t * 17 + y{x}]",
+          f"            part[t * 17 + y{x}] = run{x}",
+          f"        sums[t] = run{x}",
+          "    gpu.barrier()",
+          f"    pre{x} = np.uint32(0)",
+          "    if (t & 15) != 0:",
+          f"        pre{x} = part[t + (t >> 4) - 1]",
+          f"    tot{x} = np.uint32(0)",
+          f"    for u{x} in range(16):",
+          f"        sum{x} = sums[u{x}]",
+          f"        if u{x} < (t >> 4):",
+          f"            pre{x} += sum{x}",
+          f"        tot{x} += sum{x}",
+          f"    acc{x} = pre{x} + (tot{x} << 16)     # the upper halves follow all of the lower ones"]
+    for j in range(LANES):
+        L += [f"    ctr[{_pad(f't * {LANES} + {j}')}] = acc{x}",
+              f"    acc{x} += c{j}{x}"]
+    L += ["    gpu.barrier()"]
+    for j in range(items):
+        e = f"{j}{x}"
+        L += [f"    b{e} = np.int32((k{e} << up{x}) >> {bits - 4})",
+              f"    q{e} = {_pad(f'(b{e} & 7) * {GROUP} + t')}",
+              f"    o{e} = ctr[q{e}]",
+              f"    g{e} = b{e} >= 8",
+              f"    ctr[q{e}] = o{e} + (np.uint32(65536) if g{e} else np.uint32(1))",
+              f"    r{e} = np.int32(((o{e} >> 16) if g{e} else o{e}) & np.uint32(65535)) & 65535",
+              f"    lk[{_pad(f'r{e}')}] = k{e}"]
+        if with_index:
+            L += [f"    li[{_pad(f'r{e}')}] = i{e}"]
+    L += ["    gpu.barrier()"]
+
+
+def _scatter_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, items: int) -> str:
+    """Step 3 of a pass. ``first``: read values from ``src`` (keys, indices made here); ``last``:
+    write values to ``okeys`` (``sort``) or indices to ``oidx`` (``argsort``)."""
+    K = np_type(kt)
+    tile = GROUP * items
+    ones = f"{K}({(1 << (kt.itemsize * 8)) - 1})"
+    digit = f"{K}({RADIX - 1})"
+    params = ["src", "keys", "okeys"] + (["idx", "oidx"] if argsort else []) + [
+        "incl", "cnt", "n", "shift", "G", "first", "last", "items"]
     L = [f"def {kname}({', '.join(params)}):",
-         f"    lk = gpu.local_array({TILE}, {K})"]
-    if scatter:
-        L.append(f"    li = gpu.local_array({TILE}, np.int32)")
-    L += [f"    cnt = gpu.local_array({DIGITS * GROUP}, np.int16)",     # positions < TILE fit
-          f"    part = gpu.local_array({GROUP}, np.int32)"]
-    if scatter:
-        L.append(f"    dstart = gpu.local_array({DIGITS}, np.int32)")
-    L += ["    t = gpu.get_local_id(0)",
+         f"    lk = gpu.local_array({_padded(tile)}, {K})"]
+    if argsort:
+        L.append(f"    li = gpu.local_array({_padded(tile)}, np.int32)")
+    L += [f"    ctr = gpu.local_array({_padded(LANES * GROUP)}, np.uint32)",
+          f"    part = gpu.local_array({GROUP + GROUP // 16}, np.uint32)",
+          "    sums = gpu.local_array(16, np.uint32)",
+          f"    start = gpu.local_array({RADIX}, np.int32)",
+          "    t = gpu.get_local_id(0)",
           "    b = gpu.get_group_id(0)",
-          f"    base = b * {TILE}",
-          f"    for e in range({ITEMS}):",
-          f"        p = e * {GROUP} + t",
-          "        if base + p < n:",
-          "            lk[p] = keys[base + p]"]
-    if scatter:
-        L.append("            li[p] = idx[base + p]")
-    L += [f"    for d in range({DIGITS}):",
-          f"        cnt[d * {GROUP} + t] = 0",
+          f"    base = b * {tile}",
+          f"    valid = min(n - base, {tile})",
+          "    slot = t * G + b",
+          "    gslot = incl[slot] - cnt[slot]        # this tile's first output slot for digit t",
+          "    start[t] = 0",
+          f"    ks = {K}(shift)",
+          # the tile, in order; positions past the end get the largest key, so they stay last
+          # `items` as an argument: a loop the compiler cannot unroll fully, so it does not issue
+          # 16 loads at once, which cost NVRTC ~110 registers (1 group per SM) instead of ~56
+          "    for el in range(items):",
+          f"        pl = el * {GROUP} + t",
+          "        il = base + pl",
+          f"        kl = {ones}",
+          "        if pl < valid:",
+          "            kl = _key(src[il]) if first else keys[il]",
+          f"        lk[{_pad('pl')}] = kl"]
+    if argsort:
+        L += ["        xl = np.int32(0)",
+              "        if pl < valid:",
+              "            xl = il if first else idx[il]",
+              f"        li[{_pad('pl')}] = xl"]
+    for split in range(DIGIT_BITS // SPLIT_BITS):
+        _split_lines(L, kt, items, split, argsort)
+    # where each digit's run starts in the sorted tile; then its offset to the output slots
+    L += ["    for eb in range(items):",
+          f"        pb = eb * {GROUP} + t",
+          "        if pb > 0:",
+          "            if pb < valid:",
+          f"                db = np.int32((lk[{_pad('pb')}] >> ks) & {digit}) & {RADIX - 1}",
+          f"                if np.int32((lk[{_pad('pb - 1')}] >> ks) & {digit}) != db:",
+          "                    start[db] = pb",
           "    gpu.barrier()",
-          f"    mine = t * {ITEMS}"]
-    for e in range(ITEMS):           # this work item's elements, in order, into private variables
-        L += [f"    v{e} = base + mine + {e} < n",
-              f"    k{e} = lk[mine + {e}] if v{e} else {K}(0)",
-              f"    d{e} = np.int32((k{e} >> shift) & {mask})"]
-        if scatter:
-            L.append(f"    i{e} = li[mine + {e}] if v{e} else np.int32(0)")
-        L += [f"    if v{e}:",
-              f"        cnt[d{e} * {GROUP} + t] += 1"]
-    # exclusive scan of the counts in digit-major order: work item t owns cnt[t*16 : t*16+16]
-    L += ["    gpu.barrier()",
-          f"    s0 = t * {DIGITS}",
-          "    run = np.int16(0)",
-          f"    for e in range({DIGITS}):",
-          "        c = cnt[s0 + e]",
-          "        cnt[s0 + e] = run",
-          "        run += c",
-          "    part[t] = run",
-          "    off = 1",
-          f"    while off < {GROUP}:",
-          "        gpu.barrier()",
-          "        v = part[t]",
-          "        if t >= off:",
-          "            v += part[t - off]",
-          "        gpu.barrier()",
-          "        part[t] = v",
-          "        off = off * 2",
+          "    start[t] = gslot - start[t]",
           "    gpu.barrier()",
-          "    pre = np.int16(0)",
-          "    if t > 0:",
-          "        pre = np.int16(part[t - 1])",
-          f"    for e in range({DIGITS}):",
-          "        cnt[s0 + e] += pre",
-          "    gpu.barrier()",
-          f"    total = part[{GROUP - 1}]"]
-    if not scatter:
-        L += [f"    if t < {DIGITS}:",
-              f"        nxt = total if t == {DIGITS - 1} else cnt[(t + 1) * {GROUP}]",
-              f"        hist[t * G + b] = nxt - cnt[t * {GROUP}]"]
-        return "\n".join(L) + "\n"
-    L += [f"    if t < {DIGITS}:",
-          f"        dstart[t] = cnt[t * {GROUP}]",
-          "    gpu.barrier()"]
-    for e in range(ITEMS):           # each element to its rank: stable, as the counts are in input order
-        L += [f"    if v{e}:",
-              f"        q = cnt[d{e} * {GROUP} + t]",
-              f"        cnt[d{e} * {GROUP} + t] = q + 1",
-              f"        lk[q] = k{e}",
-              f"        li[q] = i{e}"]
-    L += ["    gpu.barrier()",
-          f"    for e in range({ITEMS}):",
-          f"        p = e * {GROUP} + t",
-          "        if p < total:",
-          "            kk = lk[p]",
-          f"            d = np.int32((kk >> shift) & {mask})",
-          "            slot = d * G + b",
-          "            dst = incl[slot] - hist[slot] + p - dstart[d]",
-          "            okeys[dst] = kk",
-          "            oidx[dst] = li[p]"]
-    return "\n".join(L) + "\n"
+          "    for eo in range(items):",
+          f"        po = eo * {GROUP} + t",
+          "        if po < valid:",
+          f"            ko = lk[{_pad('po')}]",
+          f"            dst = np.uint32(start[np.int32((ko >> ks) & {digit}) & {RADIX - 1}] + po)"]
+    if argsort:
+        L += ["            if last:",
+              f"                oidx[dst] = li[{_pad('po')}]",
+              "            else:",
+              "                okeys[dst] = ko",
+              f"                oidx[dst] = li[{_pad('po')}]"]
+    else:
+        L += ["            okeys[dst] = _value(ko) if last else ko"]
+    return _key_functions(dtype, kt, argsort) + "\n" + "\n".join(L) + "\n"
 
 
-_GATHER = '''def gnp_radix_gather(x, idx, out):
-    for i in range(out.shape[0]):
-        out[i] = x[idx[i]]
-'''
+_kernel_pairs: dict = {}
 
 
-def _kernels(dtype: np.dtype, kt: np.dtype):
-    iname = f"gnp_radix_init_{dtype.name}"
-    hname = f"gnp_radix_hist_{kt.name}"
-    sname = f"gnp_radix_scatter_{kt.name}"
-    return (kernel_from_source(iname, _init_source(iname, dtype, kt)),
-            kernel_from_source(hname, _rank_source(hname, kt, False)),
-            kernel_from_source(sname, _rank_source(sname, kt, True)))
+def _kernels(dtype: np.dtype, argsort: bool, items: int):
+    """The histogram and scatter kernels (kept: the sources take a while to write)."""
+    key = (dtype, argsort, items)
+    pair = _kernel_pairs.get(key)
+    if pair is None:
+        kt = _key_type(dtype)
+        mode = "argsort" if argsort else "sort"
+        hname = f"gnp_radix_hist_{mode}_{dtype.name}_{items}"
+        sname = f"gnp_radix_scatter_{mode}_{dtype.name}_{items}"
+        pair = _kernel_pairs[key] = (kernel_from_source(hname, _hist_source(hname, dtype, kt, argsort, items)),
+                                     kernel_from_source(sname, _scatter_source(sname, dtype, kt, argsort, items)))
+    return pair
 
 
-def radix_sort_indices(x: DeviceArray) -> DeviceArray:
-    """The int32 indices that stably sort the 1-D C-contiguous ``x`` (numpy's order)."""
+def _passes(x: DeviceArray, out: DeviceArray, argsort: bool) -> None:
+    """Sort the 1-D C-contiguous ``x`` into ``out`` (its sorted values, or int64 indices)."""
     from ._scan import _ScanOp, scan_rows
 
     device = x.device
     ctx = device.context()
     n = x.size
+    if n == 0:
+        return
     kt = _key_type(x.dtype)
-    init, hist_k, scatter_k = _kernels(x.dtype, kt)
-    keys = DeviceArray((n,), kt, ctx)
-    idx = DeviceArray((n,), np.int32, ctx)
-    src = x.view(kt) if x.dtype.kind == "f" else x
-    launch(init, device, DEFAULT_CONFIG, (src, keys, idx, n))
-    G = -(-n // (GROUP * _items(kt)))
-    okeys = DeviceArray((n,), kt, ctx)
-    oidx = DeviceArray((n,), np.int32, ctx)
-    hist = DeviceArray((DIGITS * G,), np.int32, ctx)
+    items = _items(kt, argsort, device)
+    hist_k, scatter_k = _kernels(x.dtype, argsort, items)
+    src = x.view(_bits_type(x.dtype))
+    npass = x.dtype.itemsize * 8 // DIGIT_BITS
+    G = -(-n // (GROUP * items))
+    # pass p reads `keys` (unless first) and writes `okeys` (unless last), then they swap: the
+    # first buffer is needed from 3 passes on, the second from 2; a one-element stand-in otherwise
+    keys = DeviceArray((n if npass > 2 else 1,), kt, ctx)
+    okeys = DeviceArray((n if npass > 1 else 1,), kt, ctx)
+    if argsort:
+        idx = DeviceArray((n if npass > 2 else 1,), np.int32, ctx)
+        oidx = DeviceArray((n if npass > 1 else 1,), np.int32, ctx)
+    cnt = DeviceArray((RADIX * G,), np.int32, ctx)
     groups = _Config(None, (G * GROUP,), (GROUP,))
     count = _ScanOp("count", "({a} + {b})", np.int32, np.int32, 0)
-    for shift in range(0, kt.itemsize * 8, BITS):
-        launch(hist_k, device, groups, (keys, hist, n, shift, G))
-        incl = scan_rows(count, hist, 1, DIGITS * G, device)
-        launch(scatter_k, device, groups, (keys, idx, okeys, oidx, incl, hist, n, shift, G))
+    for p in range(npass):
+        first, last = int(p == 0), int(p == npass - 1)
+        shift = p * DIGIT_BITS
+        launch(hist_k, device, groups, (src, keys, cnt, n, shift, G, first))
+        incl = scan_rows(count, cnt, 1, RADIX * G, device)
+        if argsort:
+            args = (src, keys, okeys, idx, out if last else oidx)
+        else:
+            args = (src, keys, out.view(_bits_type(out.dtype)) if last else okeys)
+        launch(scatter_k, device, groups, args + (incl, cnt, n, shift, G, first, last, items))
         keys, okeys = okeys, keys
-        idx, oidx = oidx, idx
-    return idx
+        if argsort:
+            idx, oidx = oidx, idx
 
 
-def gather(x: DeviceArray, idx: DeviceArray) -> DeviceArray:
+def radix_sort(x: DeviceArray) -> DeviceArray:
+    """``np.sort`` of the 1-D C-contiguous ``x`` (every bit pattern kept; NaN last)."""
     out = DeviceArray(x.shape, x.dtype, x.context)
-    if out.size:
-        launch(kernel_from_source("gnp_radix_gather", _GATHER), x.device, DEFAULT_CONFIG, (x, idx, out))
+    _passes(x, out, False)
+    return out
+
+
+def radix_argsort(x: DeviceArray) -> DeviceArray:
+    """The int64 indices that stably sort the 1-D C-contiguous ``x`` (numpy's ``kind="stable"``)."""
+    out = DeviceArray(x.shape, np.int64, x.context)
+    _passes(x, out, True)
     return out

@@ -200,8 +200,8 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: An
     _check_args(a, axis, kind, order, stable, "sort")
     flat = _radix_input(a, axis, "sort")
     if flat is not None:
-        from ._radix import gather, radix_sort_indices
-        return gather(flat, radix_sort_indices(flat))
+        from ._radix import radix_sort
+        return radix_sort(flat)
     keys, _idx, n, P, shape, undo = _sorted_pairs(a, axis, "sort")
     out = DeviceArray(shape, a.dtype, a.context)
     if out.size:
@@ -216,8 +216,8 @@ def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable:
     _check_args(a, axis, kind, order, stable, "argsort")
     flat = _radix_input(a, axis, "argsort")
     if flat is not None:
-        from ._radix import radix_sort_indices
-        return radix_sort_indices(flat).astype(np.int64)
+        from ._radix import radix_argsort
+        return radix_argsort(flat)
     _keys, idx, n, P, shape, undo = _sorted_pairs(a, axis, "argsort")
     out = DeviceArray(shape, np.int64, a.context)
     if out.size:
