@@ -5,17 +5,21 @@ host-side share of it, and a cProfile of 20k warm calls showing where that time 
     python benchmarks/profile_launch.py [OUT.json] [--backend opencl|cuda|...] [--calls 20000]
 
 The kernel is the tiny one of bench_cuda.py (``x[i] += 1`` over one element) on a gnp array that
-stays on the device. Rows (µs per call, best of several rounds of back-to-back calls then one
-synchronize; every row is printed as ours / peer):
+stays on the device. Rows (µs per call, best of ``--rounds`` rounds of ``--calls`` back-to-back calls
+then one synchronize; every row is printed as ours / peer):
 
 * ``@kernel``: ``k(x)`` with ``k = tiny["<backend>"]``;
-* ``@kernel host side``: the same call with the plan's launcher replaced by a no-op, so only the
-  Python work before the driver call is timed (as bench_launch_checks.py does);
+* ``@kernel saxpy``: ``s(x, y, out, 2.0)``, three resident arrays of 1024 floats and a scalar;
+* ``... host side``: the same calls on a second kernel object whose plan's launcher is a no-op,
+  so only the Python work before the driver call is timed (as bench_launch_checks.py does);
 * ``low-level launcher``: ``kernel.launcher([...])`` of the same handwritten source;
 * the peer: CuPy ``RawKernel`` or PyOpenCL ``knl(queue, (1,), None, buf)``, each with its own array.
 
-Then cProfile runs 20k ``@kernel`` host-side calls and prints the functions with the most own
-time and their cumulative time. Runs well under 2 minutes.
+Each round times every row once, one after the other, so a burst of load from other processes
+on a shared machine lands on all rows alike rather than on whichever row ran then.
+
+Then cProfile runs ``--calls`` ``@kernel`` host-side calls and prints the functions with the most
+own time and their cumulative time. Runs well under 2 minutes.
 """
 from __future__ import annotations
 
@@ -44,18 +48,34 @@ def tiny(x):
         x[i] += 1.0
 
 
+def saxpy(x, y, out, a):
+    for i in range(out.shape[0]):
+        out[i] = a * x[i] + y[i]
+
+
 def per_call(fn, sync, calls: int, rounds: int) -> float:
     """Best seconds per call over ``rounds`` batches of ``calls`` back-to-back calls + one sync."""
-    for _ in range(min(calls, 1000)):
-        fn()
-    sync()
-    best = math.inf
-    for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(calls):
+    return interleaved({"row": (fn, sync)}, calls, rounds)["row"]
+
+
+def interleaved(rows: dict, calls: int, rounds: int) -> dict:
+    """name -> best seconds per call, each round timing every row of ``rows`` (name -> (fn,
+    sync)) once: ``calls`` back-to-back calls then one sync, after a short warm-up."""
+    best = {name: math.inf for name in rows}
+    for name, (fn, sync) in rows.items():
+        for _ in range(min(calls, 1000)):
             fn()
         sync()
-        best = min(best, (time.perf_counter() - t) / calls)
+    for _ in range(rounds):
+        for name, (fn, sync) in rows.items():
+            for _ in range(min(calls, 200)):
+                fn()
+            sync()
+            t = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            sync()
+            best[name] = min(best[name], (time.perf_counter() - t) / calls)
     return best
 
 
@@ -79,16 +99,18 @@ def profile_rows(fn, calls: int, top: int = 25) -> tuple[list, str]:
     return rows[:top], out.getvalue()
 
 
-def peer_cupy(calls, rounds):
+def peer_cupy():
+    """CuPy's RawKernel call of the tiny kernel and its sync."""
     import cupy
 
     k = cupy.RawKernel(SOURCES["cuda"], "tiny")
     x = cupy.zeros(1, cupy.float32)
     one = np.int32(1)
-    return per_call(lambda: k((1,), (32,), (x, one)), cupy.cuda.Device().synchronize, calls, rounds)
+    return lambda: k((1,), (32,), (x, one)), cupy.cuda.Device().synchronize
 
 
-def peer_pyopencl(device_name, calls, rounds):
+def peer_pyopencl(device_name):
+    """PyOpenCL's ``knl(queue, ...)`` of the tiny kernel and its sync."""
     import pyopencl as cl
 
     devices = [d for p in cl.get_platforms() for d in p.get_devices()]
@@ -100,7 +122,7 @@ def peer_pyopencl(device_name, calls, rounds):
     knl = cl.Program(ctx, SOURCES["opencl"]).build().tiny
     buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4)
     one = np.int32(1)
-    return per_call(lambda: knl(queue, (1,), None, buf, one), queue.finish, calls, rounds)
+    return lambda: knl(queue, (1,), None, buf, one), queue.finish
 
 
 def measure(backend: str, calls: int, rounds: int) -> dict:
@@ -110,35 +132,42 @@ def measure(backend: str, calls: int, rounds: int) -> dict:
     dev = registry.get_device(backend)
     ctx = dev.context()
     dialect = getattr(dev.backend, "dialect", None) or dev.backend.name
-    result: dict = {"backend": backend, "device": f"{dev.selector} {dev.name}", "rows": {}}
-    rows = result["rows"]
+    result: dict = {"backend": backend, "device": f"{dev.selector} {dev.name}"}
     x = gnp.asarray(np.zeros(1, np.float32), device=dev)
-    k = kernel(tiny)[backend]
-    sync = ctx.synchronize
-    rows["@kernel"] = per_call(lambda: k(x), sync, calls, rounds)
-    (plan,) = k._kf._plans.values()
-    real = plan.launcher
-    plan.launcher = lambda global_size, local_size, args: None
-    try:
-        rows["@kernel host side"] = per_call(lambda: k(x), lambda: None, calls, rounds)
-        result["profile"], text = profile_rows(lambda: k(x), calls)
-    finally:
-        plan.launcher = real
-    assert float(np.asarray(x)[0]) > 0, "the kernel did not run"
+    xs = [gnp.asarray(np.ones(1024, np.float32), device=dev) for _ in range(3)]
+    sync, nothing = ctx.synchronize, (lambda: None)
+    k, s = kernel(tiny)[backend], kernel(saxpy)[backend]
+    k_host, s_host = kernel(tiny)[backend], kernel(saxpy)[backend]     # their own plans, launchers stubbed
+    for kf, args in ((k, (x,)), (s, xs + [2.0]), (k_host, (x,)), (s_host, xs + [2.0])):
+        kf(*args)
+    for kf in (k_host, s_host):
+        (plan,) = kf._kf._plans.values()
+        plan.launcher = lambda global_size, local_size, args: None
+    a, b, c = xs
     prog = ctx.program(SOURCES[dialect], name="tiny_handwritten")
     fn = prog.kernel("tiny").launcher(["buffer", np.int32])
     buf = ctx.buffer(4)
     args = (buf, 1)
-    rows["low-level launcher"] = per_call(lambda: fn((1,), (32,), args), sync, calls, rounds)
+    rows = {
+        "@kernel": (lambda: k(x), sync),
+        "@kernel host side": (lambda: k_host(x), nothing),
+        "@kernel saxpy": (lambda: s(a, b, c, 2.0), sync),
+        "@kernel saxpy host side": (lambda: s_host(a, b, c, 2.0), nothing),
+        "low-level launcher": (lambda: fn((1,), (32,), args), sync),
+    }
     peer = {"cuda": "cupy", "opencl": "pyopencl"}.get(dev.backend.name)
     result["peer"] = peer
     try:
         if peer == "cupy":
-            rows["peer"] = peer_cupy(calls, rounds)
+            rows["peer"] = peer_cupy()
         elif peer == "pyopencl":
-            rows["peer"] = peer_pyopencl(dev.name, calls, rounds)
+            rows["peer"] = peer_pyopencl(dev.name)
     except Exception as exc:          # a missing peer only drops its column
         result["peer error"] = f"{type(exc).__name__}: {exc}"
+    result["rows"] = interleaved(rows, calls, rounds)
+    assert float(np.asarray(x)[0]) > 0, "the kernel did not run"
+    np.testing.assert_allclose(np.asarray(c), 3.0)      # 2 * 1 + 1, however often it ran
+    result["profile"], text = profile_rows(lambda: k_host(x), calls)
     result["profile text"] = text
     return result
 
@@ -152,8 +181,8 @@ def main(argv) -> int:
             if argv[i + 1] in args:
                 args.remove(argv[i + 1])
     json_path = args[0] if args else None
-    calls = int(opts.get("--calls", 20000))
-    rounds = int(opts.get("--rounds", 5))
+    calls = int(opts.get("--calls", 5000))
+    rounds = int(opts.get("--rounds", 15))
     backends = [opts["--backend"]] if "--backend" in opts else ["cuda", "opencl"]
     started = time.perf_counter()
     report = {"meta": {"date": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "python": platform.python_version(),
@@ -176,7 +205,7 @@ def main(argv) -> int:
             ratio = ""
             if "peer" in rows and name != "peer":
                 ratio = f"   ours/{peer} {s / rows['peer']:.2f}x"
-            print(f"  {label:<22} {s * 1e6:8.2f} µs{ratio}", flush=True)
+            print(f"  {label:<24} {s * 1e6:8.2f} µs{ratio}", flush=True)
         if "peer error" in r:
             print(f"  {peer}: unavailable ({r['peer error'][:200]})", flush=True)
         print(f"  cProfile of {calls} @kernel calls, host side (launcher stubbed), by own time:", flush=True)

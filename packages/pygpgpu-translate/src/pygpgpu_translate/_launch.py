@@ -161,7 +161,7 @@ class LaunchPlan:
         packed = self._resident_packer(values, domain)
         if packed is not None:      # every array is resident on this device: nothing to stage or release
             self.launcher(global_size, local_size, packed)
-            return
+            return global_size, local_size, packed      # what a configured kernel's memo keeps (_memo)
         if self.small_cache is not False and self._run_small(values, global_size, local_size, domain, whole):
             return
         buffers = {}
