@@ -14,14 +14,16 @@ A pass sorts by 8 key bits (a digit), so 32-bit values take 4 passes, 64-bit one
 group of ``GROUP`` work items per tile; each pass runs three steps:
 
 1. *histogram*: every tile counts its elements per digit (local atomics on 8 copies of the 256
-   counters, so that runs of one digit do not all hit one counter), digit-major over tiles;
+   counters, so that runs of one digit do not all hit one counter), digit-major over tiles, and
+   where each digit's run will start in the sorted tile (a scan over its 256 counts);
 2. *scan*: the device prefix scan of those counts (``_scan.scan_rows``) gives each (digit, tile)
    its first output slot;
 3. *scatter*: every tile sorts itself in local memory by the digit, stably, in two 4-bit splits.
    A split counts each work item's elements per 4-bit value (16-bit counters, two to a 32-bit
    word, so one exclusive scan over the words ranks both halves), scans the counts (value-major,
    so equal values keep the input order) and moves the elements to their ranks. The sorted tile
-   then goes out in order, each run of one digit to consecutive addresses from its slot.
+   then goes out in order, each run of one digit to consecutive addresses from its slot (its
+   position in the tile, less the run's start, plus the slot).
 
 The first pass reads the input values and makes the keys on the fly; the last writes the values
 (``sort``) or the int64 indices (``argsort``). A group uses at most 32 KiB of local memory:
@@ -130,13 +132,41 @@ def _key_functions(dtype: np.dtype, kt: np.dtype, argsort: bool) -> str:
             f"    return (f ^ {sign}) if (f >> {bits - 1}) != {K}(0) else (f ^ {ones})\n")
 
 
+def _group_scan_lines(value: str, x: str) -> list:
+    """Lines setting ``pre{x}`` to the sum of the uint32 ``value`` of the work items before this
+    one and ``tot{x}`` to the group's total, through the local arrays ``part`` (GROUP + GROUP/16
+    words, padded) and ``sums`` (16): 16 work items scan 16 values each, then every work item adds
+    the sums before its own. Two barriers."""
+    return [f"    part[t + (t >> 4)] = {value}",
+            "    gpu.barrier()",
+            "    if t < 16:",
+            f"        run{x} = np.uint32(0)",
+            f"        for y{x} in range(16):",
+            f"            run{x} += part[t * 17 + y{x}]",
+            f"            part[t * 17 + y{x}] = run{x}",
+            f"        sums[t] = run{x}",
+            "    gpu.barrier()",
+            f"    pre{x} = np.uint32(0)",
+            "    if (t & 15) != 0:",
+            f"        pre{x} = part[t + (t >> 4) - 1]",
+            f"    tot{x} = np.uint32(0)",
+            f"    for u{x} in range(16):",
+            f"        sum{x} = sums[u{x}]",
+            f"        if u{x} < (t >> 4):",
+            f"            pre{x} += sum{x}",
+            f"        tot{x} += sum{x}"]
+
+
 def _hist_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, items: int) -> str:
-    """Step 1 of a pass: tile ``b``'s count of digit ``d`` to ``cnt[d * G + b]``."""
+    """Step 1 of a pass: tile ``b``'s count of digit ``d`` to ``cnt[d * G + b]``, and the count
+    of its smaller digits (where the digit's run starts in the sorted tile) to ``lpre[d * G + b]``."""
     K = np_type(kt)
     stride = RADIX + 1                   # copies one bank apart: one digit's copies do not collide
     return (_key_functions(dtype, kt, argsort) + "\n"
-            f"def {kname}(src, keys, cnt, n, shift, G, first):\n"
+            f"def {kname}(src, keys, cnt, lpre, n, shift, G, first):\n"
             f"    h = gpu.local_array({COPIES * stride}, np.uint32)\n"
+            f"    part = gpu.local_array({GROUP + GROUP // 16}, np.uint32)\n"
+            "    sums = gpu.local_array(16, np.uint32)\n"
             "    t = gpu.get_local_id(0)\n"
             "    b = gpu.get_group_id(0)\n"
             f"    base = b * {GROUP * items}\n"
@@ -153,7 +183,9 @@ def _hist_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, items
             "    s = np.uint32(0)\n"
             f"    for c in range({COPIES}):\n"
             f"        s += h[c * {stride} + t]\n"
-            "    cnt[t * G + b] = np.int32(s)\n")
+            "    cnt[t * G + b] = np.int32(s)\n"
+            + "\n".join(_group_scan_lines("s", "")) + "\n"
+            "    lpre[t * G + b] = np.int32(pre)\n")
 
 
 def _pad(expr: str) -> str:
@@ -196,25 +228,8 @@ def _split_lines(L: list, kt: np.dtype, items: int, split: int, with_index: bool
     for j in range(LANES):
         L += [f"    c{j}{x} = ctr[{_pad(f't * {LANES} + {j}')}]",
               f"    s{x} += c{j}{x}"]
-    L += [f"    part[t + (t >> 4)] = s{x}",
-          "    gpu.barrier()",
-          "    if t < 16:",
-          f"        run{x} = np.uint32(0)",
-          f"        for y{x} in range(16):",
-          f"            run{x} += part[t * 17 + y{x}]",
-          f"            part[t * 17 + y{x}] = run{x}",
-          f"        sums[t] = run{x}",
-          "    gpu.barrier()",
-          f"    pre{x} = np.uint32(0)",
-          "    if (t & 15) != 0:",
-          f"        pre{x} = part[t + (t >> 4) - 1]",
-          f"    tot{x} = np.uint32(0)",
-          f"    for u{x} in range(16):",
-          f"        sum{x} = sums[u{x}]",
-          f"        if u{x} < (t >> 4):",
-          f"            pre{x} += sum{x}",
-          f"        tot{x} += sum{x}",
-          f"    acc{x} = pre{x} + (tot{x} << 16)     # the upper halves follow all of the lower ones"]
+    L += _group_scan_lines(f"s{x}", x)
+    L += [f"    acc{x} = pre{x} + (tot{x} << 16)     # the upper halves follow all of the lower ones"]
     for j in range(LANES):
         L += [f"    ctr[{_pad(f't * {LANES} + {j}')}] = acc{x}",
               f"    acc{x} += c{j}{x}"]
@@ -241,7 +256,7 @@ def _scatter_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, it
     ones = f"{K}({(1 << (kt.itemsize * 8)) - 1})"
     digit = f"{K}({RADIX - 1})"
     params = ["src", "keys", "okeys"] + (["idx", "oidx"] if argsort else []) + [
-        "incl", "cnt", "n", "shift", "G", "first", "last", "items"]
+        "incl", "cnt", "lpre", "n", "shift", "G", "first", "last", "items"]
     L = [f"def {kname}({', '.join(params)}):",
          f"    lk = gpu.local_array({_padded(tile)}, {K})"]
     if argsort:
@@ -255,8 +270,8 @@ def _scatter_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, it
           f"    base = b * {tile}",
           f"    valid = min(n - base, {tile})",
           "    slot = t * G + b",
-          "    gslot = incl[slot] - cnt[slot]        # this tile's first output slot for digit t",
-          "    start[t] = 0",
+          # output slot of the sorted tile's position p of digit d: start[d] + p
+          "    start[t] = incl[slot] - cnt[slot] - lpre[slot]",
           f"    ks = {K}(shift)",
           # the tile, in order; positions past the end get the largest key, so they stay last
           # `items` as an argument: a loop the compiler cannot unroll fully, so it does not issue
@@ -275,18 +290,7 @@ def _scatter_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, it
               f"        li[{_pad('pl')}] = xl"]
     for split in range(DIGIT_BITS // SPLIT_BITS):
         _split_lines(L, kt, items, split, argsort)
-    # where each digit's run starts in the sorted tile; then its offset to the output slots
-    L += ["    for eb in range(items):",
-          f"        pb = eb * {GROUP} + t",
-          "        if pb > 0:",
-          "            if pb < valid:",
-          f"                db = np.int32((lk[{_pad('pb')}] >> ks) & {digit}) & {RADIX - 1}",
-          f"                if np.int32((lk[{_pad('pb - 1')}] >> ks) & {digit}) != db:",
-          "                    start[db] = pb",
-          "    gpu.barrier()",
-          "    start[t] = gslot - start[t]",
-          "    gpu.barrier()",
-          "    for eo in range(items):",
+    L += ["    for eo in range(items):",
           f"        po = eo * {GROUP} + t",
           "        if po < valid:",
           f"            ko = lk[{_pad('po')}]",
@@ -342,18 +346,19 @@ def _passes(x: DeviceArray, out: DeviceArray, argsort: bool) -> None:
         idx = DeviceArray((n if npass > 2 else 1,), np.int32, ctx)
         oidx = DeviceArray((n if npass > 1 else 1,), np.int32, ctx)
     cnt = DeviceArray((RADIX * G,), np.int32, ctx)
+    lpre = DeviceArray((RADIX * G,), np.int32, ctx)
     groups = _Config(None, (G * GROUP,), (GROUP,))
     count = _ScanOp("count", "({a} + {b})", np.int32, np.int32, 0)
     for p in range(npass):
         first, last = int(p == 0), int(p == npass - 1)
         shift = p * DIGIT_BITS
-        launch(hist_k, device, groups, (src, keys, cnt, n, shift, G, first))
+        launch(hist_k, device, groups, (src, keys, cnt, lpre, n, shift, G, first))
         incl = scan_rows(count, cnt, 1, RADIX * G, device)
         if argsort:
             args = (src, keys, okeys, idx, out if last else oidx)
         else:
             args = (src, keys, out.view(_bits_type(out.dtype)) if last else okeys)
-        launch(scatter_k, device, groups, args + (incl, cnt, n, shift, G, first, last, items))
+        launch(scatter_k, device, groups, args + (incl, cnt, lpre, n, shift, G, first, last, items))
         keys, okeys = okeys, keys
         if argsort:
             idx, oidx = oidx, idx
