@@ -114,6 +114,8 @@ def test_many_tiles_and_in_place(backend):
     g = gnp.asarray(a, device=backend)
     check_sort(gnp.sort(g), a)
     check_argsort(gnp.argsort(g), a)
+    check_sort(gnp.sort(g[3:-2]), a[3:-2])                   # a contiguous view with an offset
+    check_argsort(gnp.argsort(g[3:-2]), a[3:-2])
     h = gnp.asarray(values(np.int16, 40_000, 6), device=backend)
     want = np.sort(h.get())
     h.sort()
