@@ -66,6 +66,14 @@ def grid_add(x, out):                 # a 2-D domain: never widened
 
 
 @kernel
+def with_print(x, out):                # print: never widened (its lines are for reading, one printf is enough)
+    for i in range(out.shape[0]):
+        if x[i] > 1e30:
+            print("huge", i)
+        out[i] = x[i]
+
+
+@kernel
 def with_inner_loop(x, out):          # an inner loop: never widened (LANES copies of a loop gain nothing)
     for i in range(out.shape[0]):
         s = x[i]
@@ -392,6 +400,10 @@ def test_kernels_that_are_not_widened(backend):
     assert _lanes(count_positive, i8, i8, np.zeros(1, np.int32), backend=backend) == 1
     assert _lanes(grid_add, np.zeros((2, 4), np.float32), np.zeros((2, 4), np.float32), backend=backend) == 1
     assert _lanes(with_inner_loop, x8, x8, backend=backend) == 1
+    assert _lanes(with_print, x8, x8, backend=backend) == 1
+    out3 = np.zeros(8, np.float32)
+    with_print[backend](x8[:8], out3)
+    np.testing.assert_array_equal(out3, x8[:8])
 
 
 def test_switched_off(monkeypatch, backend):

@@ -93,8 +93,10 @@ def _guard_of(fn: ir.Function, index: tuple):
 
 
 def _forbidden(e) -> bool:
-    """Work-item ids, barriers, fences, atomics, addresses of elements: what differs between lanes."""
-    return (isinstance(e, (ir.WorkItem, ir.Barrier, ir.MemFence, ir.WideLoad))
+    """Work-item ids, barriers, fences, atomics, addresses of elements: what differs between lanes;
+    and ``print``, whose lines are for reading, not speed (one printf per lane and path would only
+    bloat the kernel)."""
+    return (isinstance(e, (ir.WorkItem, ir.Barrier, ir.MemFence, ir.WideLoad, ir.Printf))
             or getattr(e, "atomic_root", None) is not None
             or (isinstance(e, ir.Un) and e.op == "&"))
 
