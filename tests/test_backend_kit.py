@@ -376,3 +376,22 @@ def test_a_refused_page_lock_raises_and_leaves_nothing_to_free(ctx, sim, monkeyp
     with pytest.raises(DriverError, match="page-lock"):
         ctx.pinned_empty(1 << 20)
     gc.collect()
+
+
+def test_waits_end_in_a_synchronize_and_contexts_drain_at_exit(ctx, sim):
+    """A wait polls the stream, then synchronizes the idle stream once (CUDA flushes device printf
+    output only at a synchronize); the interpreter's exit drains every live context."""
+    from pygpgpu_core.backend import handles
+
+    launch = ctx.program("vecadd").vecadd.launcher(["buffer", "buffer", "buffer", np.int32])
+    buf = ctx.buffer(64)
+    launch(4, None, (buf, buf, buf, 4))
+    sim.sim.log.clear()
+    ctx.synchronize()
+    assert sim.sim.log[-1] == "stream_synchronize", sim.sim.log
+    assert ctx in set(handles._drain_at_exit)
+    launch(4, None, (buf, buf, buf, 4))
+    sim.sim.log.clear()
+    handles._at_exit()
+    handles._exiting = False          # the test process goes on
+    assert "stream_synchronize" in sim.sim.log, sim.sim.log

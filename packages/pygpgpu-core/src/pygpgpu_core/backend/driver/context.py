@@ -16,7 +16,7 @@ import numpy as np
 
 from ...errors import ClosedError
 from ...forking import FORKED, ForkedLibrary, closed_error
-from ..handles import Closeable
+from ..handles import Closeable, drain_at_exit
 from ..hostpin import PIN_MIN, PinCache
 from ..library import on_library_forked
 from .memory import DriverBuffer, PinnedStaging, host_mapped, is_pinned, pinned_empty, staging_settings
@@ -125,6 +125,7 @@ class DriverContext(Closeable):
         self._programs: dict[tuple, "DriverProgram"] = {}
         self.staging_threshold, self.staging_chunk = staging_settings(self.backend_name)
         self.queue = self.stream_class(self)
+        drain_at_exit(self)     # queued work (and its printf output) finishes before the process exits
         _live_contexts.add(self)
 
     # -- the context handle (per backend) -----------------------------------------------------

@@ -98,6 +98,9 @@ def wait(context: "DriverContext", current: bool = False) -> bool:
             status = _poll(context, calls.stream_query, stream)
         if status:
             calls.check(status, calls.stream_query)   # a kernel's fault is reported here, as by a synchronize
+        # The stream is idle, so this returns at once; CUDA flushes device printf output at a
+        # synchronize (a query does not), and the README promises it when a launch is waited for.
+        calls.check(calls.stream_synchronize(stream), calls.stream_synchronize)
     if launch is not None and context._last_launch is launch:
         context._last_launch = None     # seen complete (a later launch, from another thread, stays recorded)
     return True
