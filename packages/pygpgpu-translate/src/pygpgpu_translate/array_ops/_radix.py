@@ -13,8 +13,10 @@ A pass sorts by 8 key bits (a digit), so 32-bit values take 4 passes, 64-bit one
 1. The array is cut into tiles of ``GROUP * items`` elements (4096 for 32-bit keys alone), one
 group of ``GROUP`` work items per tile; each pass runs three steps:
 
-1. *histogram*: every tile counts its elements per digit (local atomics on 8 copies of the 256
-   counters, so that runs of one digit do not all hit one counter), digit-major over tiles, and
+1. *histogram*: every tile counts its elements per digit (each work item first loads all of its
+   elements, unconditionally, so that they are in flight together; then local atomics on 8 copies
+   of the 256 counters, so that runs of one digit do not all hit one counter), digit-major over
+   tiles, and
    where each digit's run will start in the sorted tile (a scan over its 256 counts);
 2. *scan*: the device prefix scan of those counts (``_scan.scan_rows``) gives each (digit, tile)
    its first output slot;
@@ -162,23 +164,34 @@ def _hist_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, items
     of its smaller digits (where the digit's run starts in the sorted tile) to ``lpre[d * G + b]``."""
     K = np_type(kt)
     stride = RADIX + 1                   # copies one bank apart: one digit's copies do not collide
-    return (_key_functions(dtype, kt, argsort) + "\n"
-            f"def {kname}(src, keys, cnt, lpre, n, shift, G, first):\n"
-            f"    h = gpu.local_array({COPIES * stride}, np.uint32)\n"
-            f"    part = gpu.local_array({GROUP + GROUP // 16}, np.uint32)\n"
-            "    sums = gpu.local_array(16, np.uint32)\n"
-            "    t = gpu.get_local_id(0)\n"
-            "    b = gpu.get_group_id(0)\n"
-            f"    base = b * {GROUP * items}\n"
-            f"    for c in range({COPIES}):\n"
-            f"        h[c * {stride} + t] = np.uint32(0)\n"
-            "    gpu.barrier()\n"
-            f"    mine = (t % {COPIES}) * {stride}\n"
-            f"    for e in range({items}):\n"
-            f"        i = base + e * {GROUP} + t\n"
-            "        if i < n:\n"
-            f"            k = _key(src[i]) if first else keys[i]\n"
-            f"            gpu.atomic_add(h, mine + np.int32((k >> {K}(shift)) & {K}({RADIX - 1})), np.uint32(1))\n"
+    # All of a work item's loads come first, unconditional (an index past the end reads the last
+    # element; it then counts into word RADIX of its copy, the padding, which nobody reads), so a
+    # GPU has them all in flight at once: a load under `if i < n` followed by its atomic made
+    # NVRTC wait for each load in turn (one load in flight per work item, ~4x under bandwidth).
+    # Consecutive work items read consecutive elements (coalesced); `first` picks the source
+    # once for the whole block.
+    L = [f"def {kname}(src, keys, cnt, lpre, n, shift, G, first):",
+         f"    h = gpu.local_array({COPIES * stride}, np.uint32)",
+         f"    part = gpu.local_array({GROUP + GROUP // 16}, np.uint32)",
+         "    sums = gpu.local_array(16, np.uint32)",
+         "    t = gpu.get_local_id(0)",
+         "    b = gpu.get_group_id(0)",
+         f"    base = b * {GROUP * items}",
+         "    last = n - 1"]
+    L += [f"    i{e} = base + {e * GROUP} + t" for e in range(items)]
+    L += ["    if first:"]
+    L += [f"        k{e} = _key(src[min(i{e}, last)])" for e in range(items)]
+    L += ["    else:"]
+    L += [f"        k{e} = keys[min(i{e}, last)]" for e in range(items)]
+    L += [f"    for c in range({COPIES}):",
+          f"        h[c * {stride} + t] = np.uint32(0)",
+          "    gpu.barrier()",
+          f"    mine = (t % {COPIES}) * {stride}",
+          f"    ks = {K}(shift)"]
+    for e in range(items):
+        L += [f"    d{e} = np.int32((k{e} >> ks) & {K}({RADIX - 1})) if i{e} < n else {RADIX}",
+              f"    gpu.atomic_add(h, mine + d{e}, np.uint32(1))"]
+    return (_key_functions(dtype, kt, argsort) + "\n" + "\n".join(L) + "\n"
             "    gpu.barrier()\n"
             "    s = np.uint32(0)\n"
             f"    for c in range({COPIES}):\n"
@@ -273,21 +286,26 @@ def _scatter_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, it
           # output slot of the sorted tile's position p of digit d: start[d] + p
           "    start[t] = incl[slot] - cnt[slot] - lpre[slot]",
           f"    ks = {K}(shift)",
-          # the tile, in order; positions past the end get the largest key, so they stay last
+          # the tile, in order; positions past the end get the largest key, so they stay last.
           # `items` as an argument: a loop the compiler cannot unroll fully, so it does not issue
-          # 16 loads at once, which cost NVRTC ~110 registers (1 group per SM) instead of ~56
-          "    for el in range(items):",
-          f"        pl = el * {GROUP} + t",
-          "        il = base + pl",
-          f"        kl = {ones}",
-          "        if pl < valid:",
-          "            kl = _key(src[il]) if first else keys[il]",
-          f"        lk[{_pad('pl')}] = kl"]
-    if argsort:
-        L += ["        xl = np.int32(0)",
-              "        if pl < valid:",
-              "            xl = il if first else idx[il]",
-              f"        li[{_pad('pl')}] = xl"]
+          # 16 loads at once, which cost NVRTC ~110 registers (1 group per SM) instead of ~56.
+          # The loads are unconditional (an index past the end reads the last element, whose key
+          # a select then replaces) and `first` is decided outside the loop: a load under a
+          # branch made NVRTC finish each load before the next (one in flight per work item);
+          # without branches the copies it unrolls (4) have their loads in flight together.
+          "    end = n - 1"]
+    # (suffix, key, index) of the first pass, which reads values, and of the others
+    for x, key, index in (("_f", "_key(src[j_f])", "i_f"), ("_k", "keys[j_k]", "idx[j_k]")):
+        L += ["    if first:" if x == "_f" else "    else:",
+              f"        for e{x} in range(items):",
+              f"            p{x} = e{x} * {GROUP} + t",
+              f"            i{x} = base + p{x}",
+              f"            j{x} = min(i{x}, end)",
+              f"            k{x} = {key}",
+              f"            lk[{_pad(f'p{x}')}] = k{x} if p{x} < valid else {ones}"]
+        if argsort:
+            L += [f"            x{x} = {index}",
+                  f"            li[{_pad(f'p{x}')}] = x{x} if p{x} < valid else np.int32(0)"]
     for split in range(DIGIT_BITS // SPLIT_BITS):
         _split_lines(L, kt, items, split, argsort)
     L += ["    for eo in range(items):",
