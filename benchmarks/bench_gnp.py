@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import sys
 import time
 import traceback
@@ -27,6 +26,7 @@ import numpy as np
 import pygpgpu
 import pygpgpu.numpy as gnp
 from pygpgpu_core import registry
+from _timing import timed_ms  # benchmarks/ is the script's folder, first on sys.path
 
 _parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 _parser.add_argument("out", nargs="?", help="where to write the JSON report")
@@ -34,21 +34,6 @@ _parser.add_argument("--device", default=None, help="device selector (default: t
 _parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test)")
 _args = _parser.parse_args()
 OUT_PATH, QUICK, SELECTOR = _args.out, _args.quick, _args.device
-
-
-def timed_ms(fn, sync, batch: int, repeats: int, warmup: int = 2) -> float:
-    """Median over ``repeats`` of the time per call of ``batch`` back-to-back calls."""
-    for _ in range(warmup):
-        fn()
-    sync()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        sync()
-        times.append((time.perf_counter() - t) / batch)
-    return statistics.median(times) * 1e3
 
 
 def close(a, b, rtol) -> bool:

@@ -17,33 +17,19 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import statistics
 import sys
 import time
 
 import numpy as np
 import pygpgpu.numpy as gnp
 from pygpgpu_core import registry
+from _timing import timed_ms  # benchmarks/ is the script's folder, first on sys.path
 
 _parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 _parser.add_argument("out", nargs="?", help="where to write the JSON report")
 _parser.add_argument("--device", default=None, help="device selector (default: the default device)")
 _parser.add_argument("--n", type=int, default=None, help="elements per array (default 16M, 4M on a CPU)")
 ARGS = _parser.parse_args()
-
-
-def timed_ms(fn, sync, batch: int = 3, repeats: int = 5) -> float:
-    fn()
-    fn()
-    sync()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        sync()
-        times.append((time.perf_counter() - t) / batch)
-    return statistics.median(times) * 1e3
 
 
 def sample(dtype, n: int) -> np.ndarray:
@@ -100,10 +86,10 @@ def main() -> int:
             row = {"op": f"{op} {n / 2**20:g}M {np.dtype(dtype).name}",
                    "checked": bool(np.array_equal(ours(g).get(), want))}
             ok &= row["checked"]
-            row["ours_ms"] = timed_ms(lambda: ours(g), sync)
+            row["ours_ms"] = timed_ms(lambda: ours(g), sync, 3)
             if cp:
                 theirs = getattr(cp, op)
-                row["cupy_ms"] = timed_ms(lambda: theirs(c), csync)
+                row["cupy_ms"] = timed_ms(lambda: theirs(c), csync, 3)
                 row["ratio_ours_over_cupy"] = row["ours_ms"] / row["cupy_ms"]
             rows.append(row)
             cupy = f"{row['cupy_ms']:9.3f} {row['ratio_ours_over_cupy']:6.2f}" if cp else ""

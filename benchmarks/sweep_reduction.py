@@ -16,26 +16,13 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import statistics
 import time
 
 import numpy as np
 import pygpgpu.numpy as gnp
 from pygpgpu_core import registry
 from pygpgpu_translate.array_ops import _reduction as R
-
-
-def timed_ms(fn, sync, batch: int = 30, repeats: int = 5) -> float:
-    fn()
-    sync()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        sync()
-        times.append((time.perf_counter() - t) / batch)
-    return statistics.median(times) * 1e3
+from _timing import timed_ms  # benchmarks/ is the script's folder, first on sys.path
 
 
 def gpu_ms(fn, blocker, stream, cp, calls: int = 5) -> float:
@@ -92,7 +79,7 @@ def main() -> int:
         def cblock():
             for _ in range(8):
                 cx.copy()
-        report["cupy_ms"] = {"sum": timed_ms(lambda: cx.sum(), csync), "sum1": timed_ms(lambda: cm.sum(axis=1), csync),
+        report["cupy_ms"] = {"sum": timed_ms(lambda: cx.sum(), csync, 30), "sum1": timed_ms(lambda: cm.sum(axis=1), csync, 30),
                              "sum_gpu": gpu_ms(lambda: cx.sum(), cblock, cstream, cp),
                              "sum1_gpu": gpu_ms(lambda: cm.sum(axis=1), cblock, cstream, cp)}
         print("cupy", report["cupy_ms"], flush=True)
@@ -113,8 +100,8 @@ def main() -> int:
         try:
             assert np.isclose(float(gx.sum().get()), want_x, rtol=1e-5)
             assert np.allclose(gm.sum(axis=1).get(), want_m, rtol=1e-5)
-            row["sum_ms"] = timed_ms(lambda: gx.sum(), sync)
-            row["sum1_ms"] = timed_ms(lambda: gm.sum(axis=1), sync)
+            row["sum_ms"] = timed_ms(lambda: gx.sum(), sync, 30)
+            row["sum1_ms"] = timed_ms(lambda: gm.sum(axis=1), sync, 30)
             row["sum_host_ms"] = host_ms(lambda: gx.sum(), R)
             if cp is not None:
                 row["sum_gpu_ms"] = gpu_ms(lambda: gx.sum(), block, ours_stream, cp)
