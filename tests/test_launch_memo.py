@@ -20,9 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import skip_no_device
 from pygpgpu_core import gnp, registry
-from pygpgpu_core.errors import ClosedError, GPGPUError
+from pygpgpu_core.errors import ClosedError
 from pygpgpu_translate import kernel
 
 
@@ -486,12 +485,9 @@ def test_threads_calling_one_configured_kernel(backend):
 def test_an_array_on_another_device_is_refused_after_a_hit(tmp_path):
     """On two PoCL devices (``POCL_DEVICES``, read when PoCL starts: a fresh interpreter): the
     memo of a launch on opencl:0 never launches an opencl:1 array."""
-    try:
-        devices = registry.backend_devices("opencl")
-    except GPGPUError as exc:
-        skip_no_device("opencl", f"no OpenCL device here: {exc}")
-    if not any("portable computing language" in d.platform.name.lower() for d in devices):
-        skip_no_device("opencl", "PoCL is not installed here (POCL_DEVICES makes the two devices)")
+    from test_multi_device import _pocl_or_skip
+
+    _pocl_or_skip()
     code = textwrap.dedent("""
         import numpy as np
         from pygpgpu_core import gnp, registry
