@@ -24,6 +24,7 @@ from ._tuples import lower_tuple_returns
 from ._expressions import ExpressionRules
 from ._frontend import check_syntax
 from ._names import c_identifier
+from ._records import is_record_binding, record_argument, record_parameter
 from ._signs import KnownSigns
 from ._source import FunctionSource, KernelTypeError, definition_key, function_source, syntax_error
 from ._statements import StatementRules
@@ -144,9 +145,11 @@ class ProgramBuilder:
                 key_types.append(("array", b.type))
             elif isinstance(b, ir.Expr):
                 key_types.append(("value", concrete(b.type, self.default_float)))
+            elif is_record_binding(b):             # p[i], p[i].pos: by reference (_records)
+                key_types.append(("record", record_argument(b, self.index_type)[0]))
             else:
                 raise syntax_error(caller.src, call_node, f"cannot pass a {type(b).__name__} to helper {func.__name__}()",
-                                   "pass numbers, vectors or arrays", caller.kernel_name)
+                                   "pass numbers, vectors, arrays or record elements", caller.kernel_name)
         key = (definition_key(func), tuple(key_types))
         built = self.built.get(key)
         if built is None:
@@ -391,16 +394,10 @@ class FunctionBuilder(StatementRules, ExpressionRules):
             raise self.err(fdef, f"{fdef.name}() expects {len(names)} arguments, got {len(key_types)}")
         for pyname, (kind, t) in zip(names, key_types):
             c = self.cname(pyname)
-            if kind == "array":
-                shape = [ir.Var(f"{c}_shape{k}", self.prog.index_type) for k in range(t.ndim)]
-                for s in shape:
-                    self.fn_params.append(ir.Param(s.name, s.type, hidden=True))
-                    self.non_negative.add(s.name)
-                if t.known_last:
-                    shape[-1] = ir.Const(t.known_last, self.prog.index_type)
-                ref = ir.ArrayRef(pyname, c, shape, t)
-                self.params[pyname] = ref
-                self.fn_params.insert(len(self.fn_params) - t.ndim, ir.Param(c, t, root=pyname))
+            if kind == "record":                   # the record array, then the element (_records)
+                self.params[pyname] = record_parameter(self, self._array_parameter(pyname, c, t.array), t)
+            elif kind == "array":
+                self.params[pyname] = self._array_parameter(pyname, c, t)
             else:
                 self.prog.note_type(t)
                 self.params[pyname] = ir.Var(c, t)
@@ -428,6 +425,17 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         fn = ir.Function(fdef.name, self.fn_params, ret, body, self.locals_table(), False, self.src.filename, fdef.lineno)
         fn.tuple_returns = tuple_types
         return fn
+
+    def _array_parameter(self, pyname, c, t) -> ir.ArrayRef:
+        """Array parameter ``c`` of type ``t``, then its extents (hidden parameters)."""
+        shape = [ir.Var(f"{c}_shape{k}", self.prog.index_type) for k in range(t.ndim)]
+        self.fn_params.append(ir.Param(c, t, root=pyname))
+        for s in shape:
+            self.fn_params.append(ir.Param(s.name, s.type, hidden=True))
+            self.non_negative.add(s.name)
+        if t.known_last:
+            shape[-1] = ir.Const(t.known_last, self.prog.index_type)
+        return ir.ArrayRef(pyname, c, shape, t)
 
     def _cast_returns(self, body, ret):
         for s in body:

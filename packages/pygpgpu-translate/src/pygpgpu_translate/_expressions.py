@@ -16,7 +16,7 @@ from ._bounds import BoundsChecks
 from ._nesting import deeper_than
 from ._complex import (complex_attribute, complex_binop, complex_compare, complex_const, complex_conjugate,
                        complex_convert, complex_truth, complex_unary, is_complex)
-from ._records import RecordType, is_record_binding, record_attribute, record_element, record_subscript, record_value
+from ._records import RecordType, is_record_binding, record_argument, record_attribute, record_element, record_subscript, record_value
 from ._signs import is_non_negative
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._tuples import tuple_result
@@ -799,6 +799,8 @@ class ExpressionRules:
             if isinstance(v, ir.ArrayRef):
                 args.append(v)
                 args.extend(v.shape)
+            elif is_record_binding(v):             # by reference: array, extents, element (_records)
+                args.extend(record_argument(v, self.prog.index_type)[1])
             else:
                 args.append(v)
         # convert scalar args to the helper's parameter types

@@ -15,22 +15,29 @@ enumerate(p)`` name it, as numpy's element views do); ``p[i].mass``,
 CUDA's float3 have another size and alignment than three packed floats. bool fields are
 stored as one byte (0/1). Field types that have no C equivalent here are a TypeError naming
 the field.
+
+A record element or a fixed-shape field passed to a helper (``mass_of(p[i])``, ``dist2(p[i].pos)``)
+is passed by reference, as numpy's element views and Numba's records are: the helper receives the
+record array, the element's flat index (and, in the debug mode, the caller's bounds condition) and
+is specialized for the member path, so its reads and writes are the caller's ``ir.Load``/``ir.Store``
+of the same element (``RecordArg``). Every dialect passes it the way it passes any array argument.
 """
 from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import _ir as ir
 from ._bounds import BoundsChecks
-from ._types import BOOL, UNKNOWN, VECTOR_WIDTHS, Scalar, Vector
+from ._types import BOOL, UNKNOWN, VECTOR_WIDTHS, ArrayType, Scalar, Vector
 
 __all__ = ["RecordType", "RecordField", "RecordRef", "FieldArrayRef", "record_type", "record_types", "record_definitions",
            "record_element", "record_attribute", "record_subscript", "record_value", "record_store",
-           "record_alias", "is_record_binding"]
+           "record_alias", "is_record_binding", "RecordArg", "record_argument", "record_parameter"]
 
 _SCALARS = {"bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64"}
 UINT8 = Scalar("uint8")
@@ -397,3 +404,57 @@ def record_store(self, base, key, value, s):
         comps = [self.materialize(value)] * n
     return BoundsChecks.stores(base.ok, [_stores(self, base, f"{member}[{k}]", f.elem, c, s.lineno)
                                          for k, c in enumerate(comps)], s.lineno)
+
+
+# ---- records passed to helpers ------------------------------------------------------------------------------
+_VAR_SUBSCRIPT = re.compile(r"\[([A-Za-z_]\w*)\]")   # p[i].parts[k]: the caller's C variable holding k
+
+
+@dataclass(frozen=True)
+class RecordArg:
+    """What a helper's specialization knows of a record argument: the record array's type, the
+    member path from the element (variable subscripts as ``[{0}]``, ``[{1}]``... : they become
+    parameters), the record's type and, for ``p[i].pos``, the field. The element itself (flat
+    index, bounds condition, subscripts) is passed at run time, so one helper serves every element."""
+    array: ArrayType
+    member: str
+    type: RecordType
+    field: "RecordField | None"
+    nsubs: int
+    checked: bool              # the debug mode's bounds condition is passed too
+
+
+def record_argument(b, index_type) -> tuple:
+    """``(RecordArg, call arguments)`` of record binding ``b`` passed to a helper: the array and
+    its extents (as any array argument), the element's flat index, its bounds condition in the
+    debug mode and the index variables of its member path."""
+    rec = b.rec if isinstance(b, FieldArrayRef) else b
+    subs = _VAR_SUBSCRIPT.findall(rec.member)
+    numbers = iter(range(len(subs)))
+    template = _VAR_SUBSCRIPT.sub(lambda m: "[{%d}]" % next(numbers), rec.member)
+    arg = RecordArg(rec.array.type, template, rec.type, b.field if isinstance(b, FieldArrayRef) else None,
+                    len(subs), rec.ok is not None)
+    args = [rec.array, *rec.array.shape, rec.flat]
+    if rec.ok is not None:
+        args.append(rec.ok)
+    args += [ir.Var(name, index_type) for name in subs]
+    return arg, args
+
+
+def record_parameter(self, array: ir.ArrayRef, arg: RecordArg):
+    """The binding of a helper parameter specialized for ``arg``, whose record array parameter
+    ``array`` the builder made: the parameters after it (flat index, bounds condition, member
+    subscripts, in :func:`record_argument`'s order) and the ``RecordRef`` / ``FieldArrayRef``
+    that reads and writes the caller's element through them."""
+    it = self.prog.index_type
+    at = ir.Var(f"{array.cname}_at", it)
+    params = [at]
+    ok = ir.Var(f"{array.cname}_ok", BOOL) if arg.checked else None
+    if ok is not None:
+        params.append(ok)
+    subs = [ir.Var(f"{array.cname}_sub{k}", it) for k in range(arg.nsubs)]
+    params += subs
+    for v in params:
+        self.fn_params.append(ir.Param(v.name, v.type))
+    rec = RecordRef(array, at, ok, arg.member.format(*(v.name for v in subs)), arg.type)
+    return FieldArrayRef(rec, arg.field) if arg.field is not None else rec

@@ -14,7 +14,7 @@ from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict,
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._complex import complex_type_of
-from ._records import is_record_binding, record_alias, record_store, record_value
+from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
 from ._tuples import tuple_return
@@ -96,6 +96,9 @@ class StatementRules:
             return tuple_return(self, v, s)
         if isinstance(v, ir.ArrayRef):
             raise self.err(s, "helpers cannot return arrays", "write into an array argument instead")
+        if isinstance(v, RecordRef):
+            raise self.err(s, "helpers cannot return a record element",
+                           "return one of its fields (return rec.mass), or pass the element to the helpers that need it")
         v = self.value(s.value) if not isinstance(v, ir.Expr) else v
         self.returns.append(v.type)
         return ir.Return(v, s.lineno)
