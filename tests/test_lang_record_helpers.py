@@ -231,6 +231,21 @@ def test_a_record_only_read_through_a_helper_is_const_and_not_read_back():
     assert "void pyg_push(__global pg_rec_" in src
 
 
+def shifted(rec_at, rec):                    # a parameter named like the element's hidden index parameter
+    rec.mass = rec.mass + rec_at
+
+
+@kernel
+def name_clash(p):
+    for i in range(p.shape[0]):
+        shifted(i * 0.5, p[i])
+
+
+def test_parameter_names_do_not_clash_with_the_elements_index(backend):
+    (p,), (want,) = run_both(name_clash, particles(P, 9), backend=backend)
+    assert_records_equal(p, want)
+
+
 # ---- the debug mode checks the element where it is chosen ----------------------------------------------------
 @kernel(debug=True)
 def past_the_end(p, out):
@@ -288,6 +303,7 @@ _COMPILE = {
     "grid": (grid, lambda: (particles(P, 6).reshape(2, 3),)),
     "same_and_other": (same_and_other, lambda: (particles(P, 4), particles(P, 4))),
     "checked": (checked, lambda: (particles(MIXED, 4), np.zeros(4, np.int64))),
+    "name_clash": (name_clash, lambda: (particles(P, 4),)),
 }
 
 

@@ -447,14 +447,17 @@ def record_parameter(self, array: ir.ArrayRef, arg: RecordArg):
     subscripts, in :func:`record_argument`'s order) and the ``RecordRef`` / ``FieldArrayRef``
     that reads and writes the caller's element through them."""
     it = self.prog.index_type
-    at = ir.Var(f"{array.cname}_at", it)
-    params = [at]
-    ok = ir.Var(f"{array.cname}_ok", BOOL) if arg.checked else None
-    if ok is not None:
-        params.append(ok)
-    subs = [ir.Var(f"{array.cname}_sub{k}", it) for k in range(arg.nsubs)]
-    params += subs
-    for v in params:
-        self.fn_params.append(ir.Param(v.name, v.type))
+    taken = {p.name for p in self.fn_params} | set(self.cnames.values())
+
+    def param(name, t):                    # a name no earlier parameter took (def h(rec_at, rec))
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        self.fn_params.append(ir.Param(name, t))
+        return ir.Var(name, t)
+
+    at = param(f"{array.cname}_at", it)
+    ok = param(f"{array.cname}_ok", BOOL) if arg.checked else None
+    subs = [param(f"{array.cname}_sub{k}", it) for k in range(arg.nsubs)]
     rec = RecordRef(array, at, ok, arg.member.format(*(v.name for v in subs)), arg.type)
     return FieldArrayRef(rec, arg.field) if arg.field is not None else rec
