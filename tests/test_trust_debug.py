@@ -173,6 +173,45 @@ def test_local_array_index(backend):
     np.testing.assert_array_equal(out[4:], 0)
 
 
+PARTICLE = np.dtype([("pos", np.float32, 3), ("mass", np.float32)])
+
+
+@kernel(debug=True)
+def field_read(p, out, j):
+    for i in range(p.shape[0]):
+        out[i] = p[i].pos[j]
+
+
+def field_of(pos, j):
+    pos[j] = 5.0
+
+
+@kernel(debug=True)
+def field_write_in_helper(p, j):
+    for i in range(p.shape[0]):
+        field_of(p[i].pos, j)
+
+
+def test_record_field_index(backend):
+    """A variable index into a record's subarray field is checked against the field's extent: past
+    it, the access would reach the next field (``mass``) of the same element."""
+    p = np.zeros(4, PARTICLE)
+    p["mass"] = 7
+    p["pos"][:, 2] = 3
+    out = np.full(4, -1, np.float32)
+    field_read[backend](p, out, -1)                 # Python's negative index: the last component
+    np.testing.assert_array_equal(out, 3)
+    with pytest.raises(IndexError) as exc:
+        field_read[backend](p, out, 3)
+    _assert_names(exc, "pos", "index 3 ", "size 3", "reading", _where(field_read, "p[i].pos[j]"))
+    np.testing.assert_array_equal(out, 0)            # skipped reads give 0, not the mass
+    with pytest.raises(IndexError) as exc:
+        field_write_in_helper[backend](p, -4)
+    _assert_names(exc, "pos", "index -4 ", "writing", "field_of()", _where(field_of, "pos[j] = 5.0"))
+    np.testing.assert_array_equal(p["mass"], 7)     # the skipped writes left the next field alone
+    np.testing.assert_array_equal(p["pos"][:, 2], 3)
+
+
 @pytest.mark.parametrize("how", ["small batch", "staged", "device arrays", "mixed"])
 def test_every_way_of_passing_arrays(backend, how):
     n = 10 if how in ("small batch", "mixed") else (_staging.SMALL_ARRAY_MAX // 4) + 1000
@@ -354,6 +393,8 @@ ALL_OOB = {
     "rows": (next_row, lambda: (np.zeros((4, 4), np.float32), np.zeros((4, 4), np.float32))),
     "local": (small_tile, lambda: (np.zeros(4, np.float32), np.zeros(4, np.float32))),
     "float64 atomics": (histogram, lambda: (np.zeros(4, np.int64), np.zeros(4, np.float64))),
+    "record field": (field_read, lambda: (np.zeros(4, PARTICLE), np.zeros(4, np.float32), 1)),
+    "record field in a helper": (field_write_in_helper, lambda: (np.zeros(4, PARTICLE), 1)),
 }
 
 

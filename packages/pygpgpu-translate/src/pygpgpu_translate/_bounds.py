@@ -39,18 +39,23 @@ class BoundsChecks:
     def check(self, fb, arr: ir.ArrayRef, parts: list, node, kind: str):
         """``(parts, ok)``: the per-dimension indices made safe to repeat and the condition that
         they are all inside ``arr``'s extents (false: the access was recorded and must be skipped)."""
+        return self.check_extents(fb, arr.root, parts, arr.shape, node, kind)
+
+    def check_extents(self, fb, name: str, parts: list, extents: list, node, kind: str):
+        """:meth:`check` of indices ``parts`` against ``extents``, reported as array ``name``
+        (also a record's subarray field: ``p[i].pos``)."""
         parts = [fb.materialize(p) for p in parts]      # an index with side effects runs once
         line = getattr(node, "lineno", fb.src.tree.lineno)
         func = "" if fb.is_kernel else fb.src.name
-        key = (fb.src.filename, line, getattr(node, "col_offset", 0), arr.root, kind, func)
+        key = (fb.src.filename, line, getattr(node, "col_offset", 0), name, kind, func)
         site = self.ids.get(key)
         if site is None:
             site = self.ids[key] = len(self.sites)
             text = fb.src.lines[line - 1].strip() if 0 < line <= len(fb.src.lines) else ""
-            self.sites.append([arr.root, fb.src.filename, line, kind, func, text])
+            self.sites.append([name, fb.src.filename, line, kind, func, text])
         n = len(parts)
         args = [self.error, ir.Const(site, INT32)]
-        for p, extent in zip(parts, arr.shape):
+        for p, extent in zip(parts, extents):
             args += [p, extent]
         return parts, ir.Call(f"_pyg_bounds{n}", args, BOOL)
 

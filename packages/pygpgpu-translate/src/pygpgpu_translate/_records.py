@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -300,8 +300,10 @@ def record_attribute(self, base, attr, node):
     return _field_binding(self, base, _field(self, base, attr, node))
 
 
-def _sub_index(self, fa: FieldArrayRef, sl, node) -> str:
-    """The C subscript (``[k]``, flattened) of a subarray field at Python index ``sl``."""
+def _sub_index(self, fa: FieldArrayRef, sl, node, kind: str) -> "tuple[str, object]":
+    """The C subscript (``[k]``, flattened) of a subarray field at Python index ``sl``, and the
+    bounds condition of the access: the element's, and in the debug mode each variable index
+    against the field's extent (a constant one is checked here, at translation)."""
     idx = self.index_list(sl)
     shape = fa.field.shape
     if len(idx) != len(shape):
@@ -309,6 +311,7 @@ def _sub_index(self, fa: FieldArrayRef, sl, node) -> str:
                        f"ind{'ex' if len(shape) == 1 else 'ices'}, got {len(idx)}")
     it = self.prog.index_type
     flat = None
+    parts: list = []
     for k, (i, n) in enumerate(zip(idx, shape)):
         if not (isinstance(i, ir.Expr) and isinstance(i.type, Scalar) and (i.type.is_int or i.type.kind == "b")):
             raise self.err(node, f"field {fa.field.name!r} is indexed with integers")
@@ -321,10 +324,18 @@ def _sub_index(self, fa: FieldArrayRef, sl, node) -> str:
             i = self.materialize(self.convert(i, it))
             if i.type.kind == "i":        # Python's negative index from the end
                 i = ir.Ternary(ir.Bin("<", i, ir.Const(0, it), BOOL), ir.Bin("+", i, ir.Const(n, it), it), i, it)
+        parts.append(i)
+    ok = fa.rec.ok
+    bounds = self.prog.bounds
+    if bounds is not None and not all(isinstance(i, ir.Const) for i in parts):
+        parts, field_ok = bounds.check_extents(self, f"{fa.rec.array.root}[...].{fa.field.name}", parts,
+                                               [ir.Const(n, it) for n in shape], node, kind)
+        ok = field_ok if ok is None else ir.Bin("&&", ok, field_ok, BOOL)
+    for i, n in zip(parts, shape):
         flat = i if flat is None else ir.Bin("+", ir.Bin("*", flat, ir.Const(n, it), it), i, it)
     if isinstance(flat, ir.Const):
-        return f"[{flat.value}]"
-    return f"[{self.materialize(flat).name}]"
+        return f"[{flat.value}]", ok
+    return f"[{self.materialize(flat).name}]", ok
 
 
 def record_subscript(self, base, node):
@@ -335,11 +346,11 @@ def record_subscript(self, base, node):
             raise self.err(node, "a record is indexed by a field name", "write p[i]['mass'] or p[i].mass")
         return _field_binding(self, base, _field(self, base, key.value, node))
     f = base.field
-    sub = _sub_index(self, base, node.slice, node)
+    sub, ok = _sub_index(self, base, node.slice, node, "read")
     member = f"{base.rec.member}.{f.cname}{sub}"
     if isinstance(f.elem, RecordType):
-        return RecordRef(base.rec.array, base.rec.flat, base.rec.ok, member, f.elem)
-    return _load(self, base.rec, member, f.elem)
+        return RecordRef(base.rec.array, base.rec.flat, ok, member, f.elem)
+    return _load(self, replace(base.rec, ok=ok), member, f.elem)
 
 
 def _vector_of(f: RecordField):
@@ -378,8 +389,9 @@ def record_store(self, base, key, value, s):
         f = base.field
         if isinstance(f.elem, RecordType):
             raise self.err(s, "a whole record cannot be assigned in a kernel", "assign its fields one by one")
-        member = f"{base.rec.member}.{f.cname}{_sub_index(self, base, key, s)}"
-        return BoundsChecks.stores(base.rec.ok, [_stores(self, base.rec, member, f.elem, value, s.lineno)], s.lineno)
+        sub, ok = _sub_index(self, base, key, s, "write")
+        member = f"{base.rec.member}.{f.cname}{sub}"
+        return BoundsChecks.stores(ok, [_stores(self, base.rec, member, f.elem, value, s.lineno)], s.lineno)
     if not isinstance(key, str):                   # p[i]["mass"] = ...: the slice names the field
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             raise self.err(s, "a record is indexed by a field name", "write p[i]['mass'] = ... or p[i].mass = ...")
