@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins as _pybuiltins
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from .prelude import piece_function
 from ._types import (BOOL, INT32, INT64, TYPE_LATTICE_HEIGHT, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector,
                      concrete, join)
 
+if TYPE_CHECKING:
+    from ._bounds import BoundsChecks
+
 __all__ = ["ProgramBuilder", "FunctionBuilder", "ObjectRef", "ShapeRef", "TupleRef", "Domain", "vector_class_info"]
 
 
@@ -40,7 +44,7 @@ class ProgramBuilder:
 
     It knows no dialect: the IR it builds is printed for any of them (``_translate.render``)."""
 
-    bounds = None      # a _bounds.BoundsChecks in the bounds-checked debug mode: every subscript is checked
+    bounds: BoundsChecks | None = None   # in the bounds-checked debug mode: every subscript is checked
 
     def __init__(self, default_float: Scalar, index_bits: int, kernel_name: str):
         self.default_float = default_float
@@ -91,7 +95,10 @@ class ProgramBuilder:
         """The C function of prelude piece ``family:<t>`` (``"pymod"``, ``"funcs.abs"``...), emitted once."""
         piece = f"{family}:{t.short_name}"
         self.prelude_needed.add(piece)
-        return piece_function(piece)
+        fn = piece_function(piece)
+        if fn is None:
+            raise ValueError(f"prelude piece {piece} defines more than one function: it cannot be called")
+        return fn
 
     def note_type(self, t):
         if isinstance(t, Vector):
@@ -428,11 +435,12 @@ class FunctionBuilder(StatementRules, ExpressionRules):
 
     def _array_parameter(self, pyname, c, t) -> ir.ArrayRef:
         """Array parameter ``c`` of type ``t``, then its extents (hidden parameters)."""
-        shape = [ir.Var(f"{c}_shape{k}", self.prog.index_type) for k in range(t.ndim)]
+        extents = [ir.Var(f"{c}_shape{k}", self.prog.index_type) for k in range(t.ndim)]
         self.fn_params.append(ir.Param(c, t, root=pyname))
-        for s in shape:
+        for s in extents:
             self.fn_params.append(ir.Param(s.name, s.type, hidden=True))
             self.non_negative.add(s.name)
+        shape: list[ir.Expr] = list(extents)
         if t.known_last:
             shape[-1] = ir.Const(t.known_last, self.prog.index_type)
         return ir.ArrayRef(pyname, c, shape, t)

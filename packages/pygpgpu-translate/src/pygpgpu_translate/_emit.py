@@ -97,7 +97,8 @@ class Emitter:
         if isinstance(e, ir.Printf):
             return self.d.printf_call(e.format, [self.ex(a) for a in e.args])
         if isinstance(e, ir.Call):
-            fn = e.helper.name if getattr(e, "helper", None) is not None else e.fn   # helpers are named last
+            helper = getattr(e, "helper", None)                  # helpers are named last
+            fn = helper.name if helper is not None else e.fn
             return f"{fn}({', '.join(self.ex(a) for a in e.args)})"
         if isinstance(e, ir.Ternary):
             return f"({self.ex(e.cond)} ? {self.ex(e.a)} : {self.ex(e.b)})"

@@ -176,7 +176,7 @@ def print_gate_children(node) -> list:
             for piece in a.values:
                 if isinstance(piece, ast.FormattedValue):
                     out.append(piece.value)
-                    if piece.format_spec is not None:
+                    if isinstance(piece.format_spec, ast.JoinedStr):     # the only form a format spec takes
                         out.extend(x.value for x in piece.format_spec.values if isinstance(x, ast.FormattedValue))
             continue
         out.append(a)

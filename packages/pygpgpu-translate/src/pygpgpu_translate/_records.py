@@ -48,7 +48,7 @@ class RecordField:
     name: str                  # numpy field name
     cname: str                 # C member name
     offset: int
-    elem: object               # Scalar (bool kept as bool: stored as one byte) or RecordType
+    elem: Scalar | RecordType  # a Scalar (bool kept as bool: stored as one byte) or a nested record
     shape: tuple = ()          # a subarray field's shape
 
     @property
@@ -107,11 +107,15 @@ def record_type(dtype: np.dtype, argname: str, path: str = "") -> RecordType:
     """The C view of structured ``dtype``; TypeError naming the field a kernel cannot hold."""
     fields = []
     taken: set = set()
-    for name in dtype.names:
-        spec = dtype.fields[name]
+    names, dtype_fields = dtype.names, dtype.fields
+    if names is None or dtype_fields is None:
+        raise TypeError(f"argument {argname!r}: {dtype} is not a structured dtype")
+    for name in names:
+        spec = dtype_fields[name]
         fdt, offset = spec[0], spec[1]
         where = f"{path}.{name}" if path else name
         shape: tuple = ()
+        elem: Scalar | RecordType
         if fdt.subdtype is not None:
             fdt, shape = fdt.subdtype
             if 0 in shape:
@@ -221,7 +225,7 @@ class RecordRef:
     """One record: an element ``p[i]`` or a record-typed field of one (``p[i].inner``)."""
     array: ir.ArrayRef
     flat: ir.Expr              # the element's index (a variable or constant)
-    ok: object                 # the debug mode's bounds condition, or None
+    ok: ir.Expr | None         # the debug mode's bounds condition, or None
     member: str                # C member path from the element
     type: RecordType
 
@@ -276,6 +280,7 @@ def _field(self, rec: RecordRef, name: str, node) -> RecordField:
 
 def _load(self, rec: RecordRef, member: str, elem):
     """The field at ``member`` of element ``rec`` as a value (bools stored as a byte: != 0)."""
+    e: ir.Expr
     if elem.name == "bool":
         e = ir.Bin("!=", ir.Load(rec.array, rec.flat, UINT8, member=member), ir.Const(0, UINT8), BOOL)
     else:

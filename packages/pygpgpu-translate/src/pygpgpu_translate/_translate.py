@@ -31,6 +31,8 @@ from ._state import log, stats
 from ._types import Scalar
 
 if TYPE_CHECKING:
+    from . import _ir as ir
+    from ._bounds import BoundsChecks
     from ._builder import ProgramBuilder
 
 __all__ = ["Translation", "Built", "translate", "build", "render", "stats", "log"]
@@ -80,14 +82,14 @@ class Translation:
     uses_barrier: bool
     features: list
     deps: list             # (module, name, kind, fingerprint)
-    bounds_sites: list = None  # debug mode: site id -> [array, file, line, kind, helper, source line]
-    extents: list = None   # [array, line]: every work item accesses it at its own domain index (host extent check)
-    local_shapes: list = None  # shapes of the kernel's gpu.local_array declarations (automatic group size)
-    int_meets: list = None  # [scalar, dtype]: a Python int argument converted to that narrower type (range check)
+    bounds_sites: list | None = None  # debug mode: site id -> [array, file, line, kind, helper, source line]
+    extents: list | None = None  # [array, line]: every work item accesses it at its own domain index (host extent check)
+    local_shapes: list | None = None  # shapes of the kernel's gpu.local_array declarations (automatic group size)
+    int_meets: list | None = None  # [scalar, dtype]: a Python int argument converted to that narrower type (range check)
     entry: str = ""        # the kernel's C name (the Python name, mangled where a dialect reserves it)
     lanes: int = 1         # elements per work item: > 1 for a wide kernel (_wide), launched on ceil(n / lanes) items
 
-    refs: list = None      # (globals dict, name, value) read by the translation: not stored on disk
+    refs: list | None = None    # (globals dict, name, value) read by the translation: not stored on disk
 
     def to_json(self) -> str:
         d = {k: v for k, v in self.__dict__.items() if k != "refs"}
@@ -126,7 +128,7 @@ class Translation:
             raise ValueError("bad lanes")
         if d["bounds_sites"] is not None and not all(isinstance(x, list) and len(x) == 6 for x in d["bounds_sites"]):
             raise ValueError("bad bounds_sites")
-        layout = []
+        layout: list[tuple] = []
         for item in d["layout"]:
             kind = item[0]
             if kind in ("shape", "vcomp"):
@@ -249,12 +251,12 @@ class Built:
     name: str              # the kernel's Python name
     origin: str            # "<name> from <file>:<line>", for the source's first line
     default_float: Scalar
-    kernel: object         # ir.Function
+    kernel: ir.Function
     helpers: list          # ir.Function, callees first
     features: set          # "fp64", "fp16"
     prelude: list          # the prelude pieces the code calls (names, sorted)
     records: list          # the record types of array parameters (_records.RecordType), nested first
-    bounds: object         # _bounds.BoundsChecks in the debug mode, else None
+    bounds: BoundsChecks | None    # in the debug mode, else None
     info: dict             # the Translation's fields besides name, source and dialect
     refs: list             # (globals dict, name, value) the translation read
 

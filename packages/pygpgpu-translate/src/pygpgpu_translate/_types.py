@@ -8,10 +8,15 @@ int alone is int32 (int64 when the value needs it). A *local* first bound to a w
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .prelude._types import WIDTHS
+
+if TYPE_CHECKING:
+    from ._complex import ComplexType
+    from ._records import RecordType
 
 __all__ = [
     "Scalar", "Vector", "ArrayType", "VOID", "UNKNOWN", "BOOL", "INT32", "INT64", "UINT32",
@@ -89,7 +94,7 @@ class Vector:
 
 @dataclass(frozen=True)
 class ArrayType:
-    elem: "Scalar | Vector"
+    elem: Scalar | Vector | RecordType | ComplexType
     ndim: int
     space: str = "global"     # "global" | "local"
     row_width: int = 0        # last dim when it is a vector width (2,3,4,8,16): a[i] of a 2-D array is a vector

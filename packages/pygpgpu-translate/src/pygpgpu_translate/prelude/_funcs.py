@@ -108,7 +108,6 @@ def _scalar_expr(dialect: str, name: str, s: str) -> str:
             "clamp": f"{m('fmin')}({m('fmax')}(a, b), c)",
             "mix": "a + (b - a) * c",
             "step": f"(b < a) ? {zero} : {one}",
-            "smoothstep": None,
             "fma": f"{m('fma')}(a, b, c)",
             "sign": f"(a > {zero}) ? {one} : ((a < {zero}) ? -{one} : ((a == a) ? a : {zero}))",
             "radians": f"a * ({sc})0.017453292519943295",
