@@ -82,5 +82,7 @@ def still_busy(device: str, kernel: "str | None", arguments: tuple, waited: floa
         f"interrupted after {waited:.1f} s waiting for {device}: the device may still be running {what}. "
         f"Until context.synchronize() returns, do not read or reuse {passed}: it may still read and write "
         f"them (they are kept alive until it finishes). An endless kernel only stops with the process.")
-    exc.device, exc.kernel, exc.arguments = device, kernel, tuple(arguments)
+    # Attributes of this instance: a plain KeyboardInterrupt, whose type declares none of them.
+    for name, value in (("device", device), ("kernel", kernel), ("arguments", tuple(arguments))):
+        setattr(exc, name, value)
     return exc

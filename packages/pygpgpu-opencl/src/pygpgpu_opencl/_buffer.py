@@ -43,7 +43,8 @@ def host_address(arr: np.ndarray) -> int:
     """The address of a C-contiguous array's data (4x cheaper than ``arr.ctypes.data`` for
     the writable arrays of the launch path; read-only arrays take the slow route)."""
     try:
-        return _addressof(_char_from_buffer(arr))
+        # numpy's stubs give ndarray the buffer protocol (__buffer__) only for Python >= 3.12
+        return _addressof(_char_from_buffer(arr))  # type: ignore[arg-type]
     except (TypeError, ValueError, BufferError):
         return arr.ctypes.data
 
@@ -70,6 +71,7 @@ class Buffer(OwnedHandle):
     """``nbytes`` of device memory in one :class:`Context`. Transfers are blocking."""
 
     _kind = "Buffer"
+    _parent: "Buffer"    # views only (see view()): the buffer they are a region of
 
     def __init__(
         self, context: "Context", nbytes: int, *, _host: "np.ndarray | None" = None, _flags: int = 0,
@@ -101,7 +103,8 @@ class Buffer(OwnedHandle):
         self.zero_copy = bool(flags & C.CL_MEM_USE_HOST_PTR)
         # A zero-copy buffer lives in the host array's memory: keep the array alive with it.
         self._host = _host if self.zero_copy else None
-        self._host_ptr = host_ptr if self.zero_copy else 0
+        # (zero_copy implies host_ptr: without one the flag was cleared above)
+        self._host_ptr: int = host_ptr if host_ptr is not None and self.zero_copy else 0
         context._adopt(self)
 
     @classmethod
@@ -304,7 +307,8 @@ class Buffer(OwnedHandle):
         if isinstance(value, (bytes, bytearray)):
             pattern = bytes(value)
         elif isinstance(value, (np.generic, ctypes._SimpleCData, ctypes.Structure, ctypes.Array)):
-            pattern = bytes(memoryview(value).cast("B"))
+            # numpy's stubs give np.generic the buffer protocol (__buffer__) only for Python >= 3.12
+            pattern = bytes(memoryview(value).cast("B"))  # type: ignore[arg-type]
         elif isinstance(value, (int, float)) and value == 0:
             pattern = b"\0"
         else:

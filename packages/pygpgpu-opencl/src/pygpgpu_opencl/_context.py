@@ -5,7 +5,7 @@ import ctypes
 import threading
 import weakref
 from ctypes import c_int32, c_void_p
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -63,6 +63,9 @@ class Context(OwnedHandle):
     """
 
     _kind = "Context"
+    # (kernel name, arguments) of the last launch on the queue, set by the kernels' launch paths
+    # (absent before the first): a Ctrl-C during a wait names them (see _wait.wait)
+    _last_launch: "tuple[str, Sequence[Any]]"
 
     def __init__(self, device: "Device"):
         err = c_int32(0)
@@ -102,21 +105,22 @@ class Context(OwnedHandle):
             q = self.queue._require()
         return q
 
-    def _forget_after_fork(self) -> None:
+    def _forget_after_fork(self, backend: str = "opencl") -> None:
         """In a forked child: drop this context, its queue and everything made from it without
-        a driver call (they belong to the parent); using them raises ForkedProcessError."""
+        a driver call (they belong to the parent); using them raises ForkedProcessError.
+        ``backend``: OwnedHandle's parameter, always "opencl" here (the fork handler omits it)."""
         for ref in list(self._children.values()):
             child = ref()
             if child is not None:
                 for k in list(child.__dict__.get("_kernels", {}).values()):
-                    k._forget_after_fork("opencl")
-                child._forget_after_fork("opencl")
+                    k._forget_after_fork(backend)
+                child._forget_after_fork(backend)
         self._children.clear()
         self._queue_handle = None
         queue = self.__dict__.get("queue")
         if queue is not None:
-            queue._forget_after_fork("opencl")
-        OwnedHandle._forget_after_fork(self, "opencl")
+            queue._forget_after_fork(backend)
+        OwnedHandle._forget_after_fork(self, backend)
 
     def close(self) -> None:
         """Free the device-array pool's cached blocks, then every buffer, program and kernel, then

@@ -39,7 +39,7 @@ _UNSET = object()
 _PTR_SIZE = ctypes.sizeof(c_void_p)
 _NULL_MEM = c_void_p(0)
 
-_CTYPE_OF = {
+_CTYPE_OF: "dict[np.dtype, type[ctypes._SimpleCData[Any]]]" = {
     np.dtype(np.int8): ctypes.c_int8,
     np.dtype(np.uint8): ctypes.c_uint8,
     np.dtype(np.int16): ctypes.c_int16,
@@ -489,6 +489,7 @@ class Kernel(OwnedHandle):
 
             return set_struct
 
+        dtype: np.dtype
         if isinstance(kind, type) and issubclass(kind, ctypes._SimpleCData):
             dtype = np.dtype(kind)
         else:
@@ -501,7 +502,7 @@ class Kernel(OwnedHandle):
                 ) from None
         if spec.known and spec.pointer:
             raise TypeError(f"launcher(): {where} is a pointer, arg_types says {dtype} by value")
-        if spec.is_scalar and dtype != spec.dtype:
+        if spec.is_scalar and spec.dtype is not None and dtype != spec.dtype:   # is_scalar: dtype known
             raise TypeError(f"launcher(): {where} is {spec.dtype.name}, arg_types says {dtype.name}")
         if spec.size is not None and spec.size != dtype.itemsize:
             raise TypeError(f"launcher(): {where} takes {spec.size} bytes, {dtype} has {dtype.itemsize}")
@@ -643,5 +644,5 @@ def _generated_launcher(kernel: Kernel, setters: list, buffers: list) -> Callabl
     src = "\n".join(lines)
     exec(compile(src, f"<pygpgpu-opencl launcher {kernel.name}>", "exec"), env)
     launch = env["launch"]
-    launch.source = src  # type: ignore[attr-defined]
+    launch.source = src
     return launch

@@ -62,13 +62,13 @@ class ArrayStaging:
             and ptr % need == 0
         )
         if zero_copy:
-            flags = C.CL_MEM_READ_WRITE | C.CL_MEM_USE_HOST_PTR
+            mem_flags = C.CL_MEM_READ_WRITE | C.CL_MEM_USE_HOST_PTR
         elif ptr is not None:
-            flags = C.CL_MEM_READ_WRITE | C.CL_MEM_COPY_HOST_PTR
+            mem_flags = C.CL_MEM_READ_WRITE | C.CL_MEM_COPY_HOST_PTR
         else:
-            flags = C.CL_MEM_READ_WRITE  # an empty array: OpenCL has no empty buffers
+            mem_flags = C.CL_MEM_READ_WRITE  # an empty array: OpenCL has no empty buffers
         err = c_int32(0)
-        mem = lib().clCreateBuffer(self.context._require(), flags, max(nbytes, 1), ptr, ctypes.byref(err))
+        mem = lib().clCreateBuffer(self.context._require(), mem_flags, max(nbytes, 1), ptr, ctypes.byref(err))
         check(err.value, "clCreateBuffer")
         self.mems.append(mem)
         self.aliased = self.aliased or zero_copy

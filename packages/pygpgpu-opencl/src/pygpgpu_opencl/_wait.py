@@ -57,8 +57,8 @@ def enqueue(context, call, *args) -> int:
     return status
 
 
-def track(context, event: int) -> None:
-    """Make ``event`` (owned by the caller until now) the queue's last command; call it holding
+def track(context, event: "int | None") -> None:
+    """Make ``event`` (owned by the caller until now; None: no command) the queue's last command; call it holding
     ``context._enqueue_lock`` together with the enqueue that made it."""
     previous = context._last_event
     context._last_event = event

@@ -68,11 +68,11 @@ def _ctypes_value(v: Any) -> Any:
     return getattr(v, "value", v)
 
 
-def _as_bytes_factory(size: int, dtype: "np.dtype | None", label: str, vector: "type | None" = None
+def _as_bytes_factory(size: int, dtype: "np.dtype | None", label: str, vector: "type[Any] | None" = None
                       ) -> Callable[[Any], bytes]:
     def convert(v: Any) -> bytes:
         if type(v) is vector:
-            return v._v.tobytes()  # type: ignore[union-attr]  # the components, packed: the fast path
+            return v._v.tobytes()  # the components, packed: the fast path
         if isinstance(v, (bytes, bytearray, ctypes.Structure, ctypes.Union, ctypes.Array)):
             data = bytes(v)
         elif dtype is not None and dtype.names is not None:
@@ -111,9 +111,10 @@ def _packed_layout(dtype: np.dtype) -> "tuple[np.dtype, type | None]":
 
 
 def _dtype_alignment(dtype: np.dtype) -> int:
-    if dtype.names is None or dtype.isalignedstruct:
+    names, fields = dtype.names, dtype.fields      # both None for a non-structured dtype
+    if names is None or fields is None or dtype.isalignedstruct:
         return dtype.alignment
-    return max((_dtype_alignment(dtype.fields[n][0]) for n in dtype.names), default=1)
+    return max((_dtype_alignment(fields[n][0]) for n in names), default=1)
 
 
 def normalize_kind(t: Any) -> ArgKind:
@@ -125,7 +126,8 @@ def normalize_kind(t: Any) -> ArgKind:
     if t is LocalMemory:
         return LOCAL
     if isinstance(t, type) and issubclass(t, ctypes._SimpleCData):
-        code, size = t._type_, ctypes.sizeof(t)
+        # typeshed's _SimpleCData does not declare the class attribute _type_ (its struct code)
+        code, size = t._type_, ctypes.sizeof(t)  # type: ignore[attr-defined]
         if code in "fd":
             fmt = code
         elif code == "?":

@@ -55,7 +55,8 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
     kinds = layout.kinds
     check_param_kinds(kernel.name, kernel.param_sizes, [k for _, k in layout.params])
 
-    exprs, namespace = [], {}
+    exprs: list[str] = []
+    namespace: dict[str, Any] = {}
     for i, kind in layout.params:
         if kind.tag == "buffer":
             exprs.append(f"a{i}.ptr")
@@ -134,8 +135,8 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
     )
     exec(compile(src, f"<pygpgpu-{ctx.calls.backend} launcher {kernel.name}>", "exec"), namespace)
     launch = namespace["launch"]
-    launch.arg_kinds = tuple(kinds)  # type: ignore[attr-defined]
-    launch.layout = layout  # type: ignore[attr-defined]  # keeps the argument memory alive with the launcher
-    launch.config = config  # type: ignore[attr-defined]  # and the launch configuration cuLaunchKernelEx reads
-    launch.source = src  # type: ignore[attr-defined]
+    launch.arg_kinds = tuple(kinds)
+    launch.layout = layout  # keeps the argument memory alive with the launcher
+    launch.config = config  # and the launch configuration cuLaunchKernelEx reads
+    launch.source = src
     return launch

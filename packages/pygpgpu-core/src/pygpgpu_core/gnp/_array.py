@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from operator import index as operator_index
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -61,6 +61,8 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
 
 
 _c_strides = c_strides
+# astype's casting rules: numpy's (np.can_cast checks the value at run time)
+_Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
 
 
 def _check_dtype(dtype: Any) -> np.dtype:
@@ -369,7 +371,7 @@ class DeviceArray(ArrayOperators):
             out.buffer.copy_from(self.buffer, self.nbytes)
         return out
 
-    def astype(self, dtype, copy: bool = True, casting: str = "unsafe") -> "DeviceArray":
+    def astype(self, dtype, copy: bool = True, casting: _Casting = "unsafe") -> "DeviceArray":
         """Convert the element type on the device (same dtype: a copy, or ``self`` with
         copy=False). Conversions follow C, as numpy's do: float to int truncates toward zero
         (NaN and out-of-range values give unspecified integers), int to bool is ``!= 0``."""
@@ -387,18 +389,18 @@ class DeviceArray(ArrayOperators):
             raise ValueError("device arrays reshape in C order only (order='C')")
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = tuple(shape[0])
-        shape = [int(operator_index(n)) for n in shape]
-        if shape.count(-1) > 1:
+        dims = [int(operator_index(n)) for n in shape]
+        if dims.count(-1) > 1:
             raise ValueError("can only specify one unknown dimension (-1)")
-        if -1 in shape:
+        if -1 in dims:
             known = 1
-            for n in shape:
+            for n in dims:
                 if n != -1:
                     known *= n
             if known == 0 or self.size % known:
-                raise ValueError(f"cannot reshape array of size {self.size} into shape {tuple(shape)}")
-            shape[shape.index(-1)] = self.size // known
-        new = _normalize_shape(shape)
+                raise ValueError(f"cannot reshape array of size {self.size} into shape {tuple(dims)}")
+            dims[dims.index(-1)] = self.size // known
+        new = _normalize_shape(dims)
         count = 1
         for n in new:
             count *= n
@@ -558,6 +560,7 @@ class DeviceArrayView(DeviceArray):
     (and, when the kernel writes that parameter, the copy is written back into the view)."""
 
     __slots__ = ("offset", "_strides")
+    _strides: tuple[int, ...]    # set by _make (views are not built through __init__)
 
     @classmethod
     def _make(cls, base: DeviceArray, shape: tuple, dtype: np.dtype, strides: tuple, offset: int) -> "DeviceArrayView":

@@ -212,5 +212,6 @@ def _rdivmod(self, other: Any):
     return ops().binary("floor_divide", other, self), ops().binary("remainder", other, self)
 
 
-ArrayOperators.__divmod__ = _divmod
-ArrayOperators.__rdivmod__ = _rdivmod
+# installed like the loops above (the TYPE_CHECKING block declares them)
+for _name, _fn in (("__divmod__", _divmod), ("__rdivmod__", _rdivmod)):
+    setattr(ArrayOperators, _name, _fn)

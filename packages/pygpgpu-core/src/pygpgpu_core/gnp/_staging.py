@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import mempool
-from ..errors import GPGPUError
+from ..errors import ClosedError, GPGPUError
 from ..protocols import AsyncCopies, BufferViews, HostMappedMemory, PinnedHostMemory, option, supports
 from ._device import resolve_target
 from ._transfer import download, record_transfer, upload
@@ -138,7 +138,9 @@ def stage_numpy(host: np.ndarray, device: Any, *, read: bool = True, write: bool
                 ctx.synchronize()
             else:
                 sync()
-            block.host[:host.nbytes] = host.reshape(-1).view(np.uint8)
+            staging = block.host
+            assert staging is not None, "host_access pools hand out zero-copy blocks, each with its host array"
+            staging[:host.nbytes] = host.reshape(-1).view(np.uint8)
             record_transfer("h2d", host.nbytes)
         else:
             upload(block.buffer, host)
@@ -264,31 +266,36 @@ class SmallBatch:
         self.up_end = end[BOTH]
         self.down_start = end[UPLOAD]           # BOTH slots follow the UPLOAD ones
         self.down_end = end[DOWNLOAD]
-        self.pool = self.block = self.buffer = self.host = None
+        self.pool: "mempool.MemoryPool | None" = None
+        self.block: "mempool.Block | None" = None
+        self.buffer: Any = None
+        self.host: "np.ndarray | None" = None     # None once closed
         self.pending = False
-        self.views = []
+        self.views: list[Any] = []
+        staging_bytes = 0                         # a separate staging area's size (not direct)
         limit = MAPPED_BATCH_MAX if mapped_max is None else mapped_max
         if SMALL_BATCH_DIRECT and at <= limit and supports(context, HostMappedMemory):
             # Host memory the kernel uses in place: the host copies in and out, nothing is queued.
             self.host, self.buffer = context.host_mapped(at)
             self.direct = True
         else:
-            self.pool = mempool.get_pool(context)
-            self.block = self.pool.allocate(at)
-            self.buffer = self.block.buffer
+            pool = self.pool = mempool.get_pool(context)
+            block = self.block = pool.allocate(at)
+            self.buffer = block.buffer
+            staging_bytes = block.nbytes
             # Host-visible pool memory (PoCL): the host copies into the block itself. Elsewhere a
             # staging area (page-locked on CUDA) makes each direction one DMA copy.
-            self.direct = SMALL_BATCH_DIRECT and self.pool.host_access and self.block.host is not None
+            self.direct = SMALL_BATCH_DIRECT and pool.host_access and block.host is not None
             if self.direct:
-                self.host = self.block.host
+                self.host = block.host
         try:
             self.views = [self.buffer.view(offsets[i], max(key[i][0], 1)) for i in range(len(key))]
             if self.host is None and supports(context, PinnedHostMemory):
-                self.host = context.pinned_empty(self.block.nbytes, np.uint8)
+                self.host = context.pinned_empty(staging_bytes, np.uint8)
             elif self.host is None:
-                raw = np.empty(self.block.nbytes + _HOST_ALIGN, np.uint8)
+                raw = np.empty(staging_bytes + _HOST_ALIGN, np.uint8)
                 start = (-raw.ctypes.data) % _HOST_ALIGN
-                self.host = raw[start:start + self.block.nbytes]
+                self.host = raw[start:start + staging_bytes]
         except BaseException:
             self.close()
             raise
@@ -305,6 +312,8 @@ class SmallBatch:
             self.context.synchronize()      # the last launch may still read the block / staging
             self.pending = False
         host, offsets = self.host, self.offsets
+        if host is None:
+            raise ClosedError("this SmallBatch")
         copied = 0
         for i, a in enumerate(arrays):
             if a is not None:
@@ -335,6 +344,8 @@ class SmallBatch:
         if end <= start:
             return       # nothing written: no wait (``pending`` makes the next user wait instead)
         host = self.host
+        if host is None:
+            raise ClosedError("this SmallBatch")
         if not self.direct:
             buf = self.buffer
             if supports(buf, AsyncCopies):
@@ -369,8 +380,9 @@ class SmallBatch:
                 v.close()
             except GPGPUError:
                 pass
-        if block is not None:
-            self.pool.release(block)
+        pool = self.pool
+        if block is not None and pool is not None:     # a pool's block: back to the pool
+            pool.release(block)
         else:
             buf.close()                      # host-mapped: freed with the host array
         self.host = None
