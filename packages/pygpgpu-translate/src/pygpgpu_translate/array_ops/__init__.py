@@ -56,7 +56,8 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         if kwargs:
             raise TypeError(f"np.{name}: arguments {sorted(kwargs)} are not supported on device arrays")
         if name == "clip":
-            return clip(*inputs, out=out)
+            a, lo, hi = inputs          # numpy passes a ufunc its nin (3) inputs
+            return clip(a, lo, hi, out=out)
         if not supported_ufunc(name):
             raise TypeError(f"np.{name} is not implemented for device arrays; compute it in a @kernel, or bring the "
                             "data to the host explicitly with g.get()")
@@ -97,7 +98,10 @@ def around(a: DeviceArray, decimals: int = 0, out=None):
     if decimals == 0:
         return ufunc_call("rint", (a,), out=out)
     if a.dtype.kind != "f":
-        return a.copy() if out is None else assign(out, a) or out
+        if out is None:
+            return a.copy()
+        assign(out, a)
+        return out
     scale = 10.0 ** decimals
     r = ufunc_call("rint", (ufunc_call("multiply", (a, scale)),))
     return ufunc_call("true_divide", (r, scale), out=out)

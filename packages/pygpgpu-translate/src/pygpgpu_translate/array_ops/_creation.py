@@ -76,8 +76,10 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
     dt = np.dtype(dtype) if dtype is not None else np.result_type(start, stop, float(num))
     dev, ctx = resolve_target(device)
     if ctx is not dev.context():      # a private context (kernels run in the shared one): fill on the host
-        host = np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dt)
-        return (_upload(host[0], ctx), host[1]) if retstep else _upload(host, ctx)
+        if retstep:
+            values, step = np.linspace(start, stop, num, endpoint=endpoint, retstep=True, dtype=dt)
+            return _upload(values, ctx), step
+        return _upload(np.linspace(start, stop, num, endpoint=endpoint, dtype=dt), ctx)
     check_dtype(dt, "linspace", "dtype", dev)
     div = (num - 1) if endpoint else num
     delta = float(stop) - float(start)

@@ -18,7 +18,7 @@ The warm path is a few dict lookups: loop dtypes per (ufunc, operand types), the
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Literal, cast
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
@@ -207,6 +207,9 @@ def _loop(name: str, keys: tuple, dtype: Any) -> tuple:
     return res
 
 
+# numpy's casting rules (np.can_cast); an unknown one is numpy's ValueError
+Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
+
 _COMPARISONS = frozenset(("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"))
 
 
@@ -215,7 +218,7 @@ def _scalar_value(s: Scalar, dt: np.dtype, name: str, position: int) -> np.gener
     Python int the type cannot hold)."""
     with np.errstate(all="ignore"):
         try:
-            return np.asarray(s.value, dtype=dt)[()]
+            return cast(np.generic, np.asarray(s.value, dtype=dt)[()])     # () on a 0-d array: its scalar
         except OverflowError as exc:
             raise OverflowError(f"gnp.{name}: operand {position}: {exc}") from None
 
@@ -363,7 +366,7 @@ def run(name: str, operands: list, in_dts: tuple, out: DeviceArray, device: Any)
     return out
 
 
-def _check_out(out: Any, shape: tuple, result_dt: np.dtype, name: str, casting: str, device: Any) -> DeviceArray:
+def _check_out(out: Any, shape: tuple, result_dt: np.dtype, name: str, casting: Casting, device: Any) -> DeviceArray:
     if not isinstance(out, DeviceArray):
         raise TypeError(f"gnp.{name}: out must be a device array, got {type(out).__name__}")
     if out.shape != shape:
@@ -410,7 +413,7 @@ def _fast_call(name: str, inputs: tuple, out: Any) -> Any:
     if entry is None:
         return None
     in_dts, out_dt, kern = entry
-    args = [None]
+    args: list[Any] = [None]        # [0]: the output, filled in last
     for k, x in enumerate(inputs):
         t = type(x)
         if t is DeviceArray:
@@ -469,7 +472,7 @@ def _remember_fast(name: str, inputs: tuple, in_dts: tuple, out_dt: np.dtype, ou
     _fast[key] = (in_dts, out_dt, _kernel(name, kinds, in_dts, out_dt if out is None else out.dtype, 0))
 
 
-def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> Any:
+def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, casting: Casting = "same_kind") -> Any:
     """``np.<name>(*inputs, out=out, dtype=dtype)`` on the device. NotImplemented when an input
     is not something device operations take (so Python can try the other operand)."""
     if dtype is None and casting == "same_kind":
@@ -526,7 +529,7 @@ def _result_shape(arrays: list, out: Any) -> tuple:
             full = broadcast_shapes([shape, out.shape])
         except ValueError:
             full = None
-        if full == out.shape:
+        if full is not None and full == out.shape:
             return full
     return shape
 
@@ -601,15 +604,16 @@ def _raw_view(a: DeviceArray) -> DeviceArray:
 
 
 # ---- where and clip ------------------------------------------------------------------------------------------
-def where(condition: Any, x: Any = None, y: Any = None) -> DeviceArray:
+def where(condition: Any, x: Any = None, y: Any = None) -> DeviceArray | tuple:
     """``np.where(condition, x, y)`` on the device (x and y: arrays or scalars, numpy's result type)."""
     if x is None and y is None:
         from ._indexing import nonzero
         return nonzero(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
-    ops = [classify(v, "where", k) for k, v in enumerate((condition, x, y))]
-    if any(o is None for o in ops):
+    classified = [classify(v, "where", k) for k, v in enumerate((condition, x, y))]
+    ops = [o for o in classified if o is not None]
+    if len(ops) != len(classified):
         raise TypeError("gnp.where takes device arrays and scalars")
     arrays = [o for o in ops if isinstance(o, DeviceArray)]
     if not arrays:
@@ -648,8 +652,9 @@ def clip(a: Any, lo: Any = None, hi: Any = None, out: Any = None, **kwargs) -> D
         return ufunc_call("minimum", (a, hi), out=out)
     if hi is None:
         return ufunc_call("maximum", (a, lo), out=out)
-    ops = [classify(v, "clip", k) for k, v in enumerate((a, lo, hi))]
-    if any(o is None for o in ops):
+    classified = [classify(v, "clip", k) for k, v in enumerate((a, lo, hi))]
+    ops = [o for o in classified if o is not None]
+    if len(ops) != len(classified):
         raise TypeError("gnp.clip takes device arrays and scalars")
     arrays = [o for o in ops if isinstance(o, DeviceArray)]
     device = check_same_device(arrays + ([out] if isinstance(out, DeviceArray) else []), "clip")
@@ -657,7 +662,8 @@ def clip(a: Any, lo: Any = None, hi: Any = None, out: Any = None, **kwargs) -> D
         if isinstance(o, DeviceArray):
             check_dtype(o.dtype, "clip", k, device)
     keys = [o.dtype if isinstance(o, DeviceArray) else o.key for o in ops]
-    dts = np._core.umath.clip.resolve_dtypes(tuple(keys) + (None,))
+    # the clip ufunc's own type resolution; numpy's stubs do not expose np._core
+    dts = np._core.umath.clip.resolve_dtypes(tuple(keys) + (None,))  # type: ignore[attr-defined]
     in_dts, out_dt = tuple(dts[:3]), dts[3]
     operands = [o if isinstance(o, DeviceArray) else _scalar_value(o, in_dts[k], "clip", k) for k, o in enumerate(ops)]
     shape = broadcast_shapes([o.shape for o in arrays])

@@ -140,12 +140,13 @@ def setitem(a: DeviceArray, key: Any, value: Any) -> None:
             raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed array's shape {a.shape}")
         mask = mask.reshape(mask.shape + (1,) * (a.ndim - mask.ndim))
         with np.errstate(all="ignore"):
-            v = np.asarray(value, dtype=a.dtype)[()]
-        run("__where__", [mask, v, a], (np.dtype(bool), a.dtype, a.dtype), a, device)
+            fill = np.asarray(value, dtype=a.dtype)[()]
+        run("__where__", [mask, fill, a], (np.dtype(bool), a.dtype, a.dtype), a, device)
         return
     if _is_mask(key):
-        mask = key if isinstance(key, DeviceArray) else None
-        if mask is None:
+        if isinstance(key, DeviceArray):
+            mask = key
+        else:
             from pygpgpu_core.gnp import asarray
             mask = asarray(np.asarray(key), device=a.context)
         (positions,) = nonzero(mask.reshape(-1))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
 
 __all__ = ["Scalar", "classify", "check_same_device", "broadcast_shapes", "check_dtype", "ELEMENT_KINDS",
            "Strided", "strided", "collapse", "flat", "contiguous", "normalize_axis", "normalize_axes",
@@ -157,11 +157,11 @@ class Strided:
 def _base_1d(a: DeviceArray) -> DeviceArray:
     """A 1-D array over ``a``'s allocation, long enough for every element ``a`` reaches."""
     item = a.dtype.itemsize
-    if type(a) is DeviceArray:
-        n = a.size
-    else:
+    if isinstance(a, DeviceArrayView):      # a view's elements may lie past its own size
         lo, hi = a.span()
         n = hi // item
+    else:
+        n = a.size
     return DeviceArray._wrap((max(n, 1),), a.dtype, a.device, a.buffer, a._owner, a._host)
 
 

@@ -374,6 +374,7 @@ def _passes(x: DeviceArray, out: DeviceArray, argsort: bool) -> None:
         shift = p * DIGIT_BITS
         launch(hist_k, device, groups, (src, keys, cnt, lpre, n, shift, G, first))
         incl = scan_rows(count, cnt, 1, RADIX * G, device)
+        args: tuple[DeviceArray, ...]
         if argsort:
             args = (src, keys, okeys, idx, out if last else oidx)
         else:

@@ -13,6 +13,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 from pygpgpu_core.gnp import DeviceArray
 
 from .._kernel import _Config
@@ -27,7 +28,7 @@ TILE = GROUP * PER_ITEM
 
 
 class _ScanOp:
-    def __init__(self, name: str, combine: str, acc: np.dtype, out: np.dtype, identity):
+    def __init__(self, name: str, combine: str, acc: DTypeLike, out: DTypeLike, identity):
         self.name = name
         self.combine = combine          # format string with {a} (earlier) and {b} (later)
         self.acc = np.dtype(acc)

@@ -31,6 +31,8 @@ __all__ = ["DeviceReduction", "reduce_decorator", "reduce"]
 class DeviceReduction:
     """A reduction built from a binary function (see :func:`reduce_decorator`)."""
 
+    __name__: str       # the function's, copied by functools.update_wrapper
+
     def __init__(self, func: Callable, identity: Any, dtype: Any = None):
         if not callable(func):
             raise TypeError(f"@pygpgpu.reduce decorates a function of two arguments, got {type(func).__name__}")
