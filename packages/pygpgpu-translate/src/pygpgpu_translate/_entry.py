@@ -96,9 +96,10 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     src = prog.source_of(func)
     fb = FunctionBuilder(prog, src, func, is_kernel=True, kernel_name=src.name)
     fb.self_obj = self_obj
-    layout = []
+    layout: list[tuple] = []
     params = []
     prologue = []
+    vector_types: dict = {}          # vector parameters rebuilt in the prologue: their C local's type
     idx = prog.index_type
     for spec in specs:
         if spec.kind == "self":
@@ -108,8 +109,9 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
         c = fb.cname(pyname)          # self.w -> self_w_, apart from a local named self_w
         t = spec.type
         prog.note_type(t)
+        binding: ir.ArrayRef | ir.Var
         if spec.kind == "array":
-            shape = [ir.Var(f"{c}_shape{k}", idx) for k in range(t.ndim)]
+            shape: list[ir.Expr] = [ir.Var(f"{c}_shape{k}", idx) for k in range(t.ndim)]
             if t.known_last:      # the signature fixes it: a constant stride lets rows load as one vector
                 shape[-1] = ir.Const(t.known_last, idx)
             binding = ir.ArrayRef(pyname, c, shape, t)
@@ -133,8 +135,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             binding = ir.Var(c, t)
             whole = complex_from_parts(fb, comps, t) if is_complex(t) else ir.VecCtor(comps, t)
             prologue.append(ir.Assign(binding, whole, src.tree.lineno))
-            fb.temp_types_extra = getattr(fb, "temp_types_extra", {})
-            fb.temp_types_extra[c] = t
+            vector_types[c] = t
         else:
             raise ValueError(spec.kind)
         if pyname.startswith("self."):
@@ -150,7 +151,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     # the iteration domain
     ws = [s for s in body if _is_work_size(fb, s)]
     domain_plan = None
-    dims = []
+    dims: list[DomainDim] = []
     argnames = [a.arg for a in src.tree.args.posonlyargs + src.tree.args.args]
     if ws:
         call = ws[0].value
@@ -221,15 +222,16 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     prog.name_helpers()
     # no early return when any barrier (also in a helper) needs every work item of the group
     if fb.domain is not None and fb.domain.kind == "work_size" and not prog.uses_barrier:
-        cond = None
-        for k in range(fb.domain.ndim):
-            gid = ir.Cast(ir.WorkItem("global_id", fb.domain.ndim - 1 - k, INT64), idx)
-            c = ir.Bin(">=", gid, ir.Var(f"_pyg_n{k}", idx), BOOL)
-            cond = c if cond is None else ir.Bin("||", cond, c, BOOL)
+        beyond = [ir.Bin(">=", ir.Cast(ir.WorkItem("global_id", fb.domain.ndim - 1 - k, INT64), idx),
+                         ir.Var(f"_pyg_n{k}", idx), BOOL)
+                  for k in range(fb.domain.ndim)]      # gpu.work_size() has 1 to 3 dimensions
+        cond: ir.Expr = beyond[0]
+        for b in beyond[1:]:
+            cond = ir.Bin("||", cond, b, BOOL)
         body_ir = [ir.If(cond, [ir.Return(None, src.tree.lineno)], [], src.tree.lineno)] + body_ir
     body_ir = list(prog.local_arrays) + prologue + body_ir
     local_table = fb.locals_table()
-    local_table.update(getattr(fb, "temp_types_extra", {}))
+    local_table.update(vector_types)
     fn = ir.Function(prog.kernel_cname, params, VOID, body_ir, local_table, True, src.filename, src.tree.lineno)
     index = None
     if fb.domain is not None and len(fb.domain_vars) == fb.domain.ndim and (

@@ -5,9 +5,11 @@ from __future__ import annotations
 import ast
 import math
 import types as _pytypes
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from . import _calls
 from . import _ir as ir
 from ._builtins import lookup_namespace, lookup_object
 from ._types import BOOL, INT32, UINT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete, wider_int
@@ -22,11 +24,20 @@ from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_const
 from ._tuples import tuple_result
 from ._vector_convert import convert_component, vector_convert_call, vector_method
 
+if TYPE_CHECKING:
+    from ._builder import ProgramBuilder
+
 __all__ = ["ExpressionRules"]
 
 
 class ExpressionRules:
     """Mixed into FunctionBuilder: one ``ex_<Node>`` method per accepted expression."""
+
+    if TYPE_CHECKING:   # for the type checker: what these rules use of FunctionBuilder (_builder)
+        prog: ProgramBuilder
+        err: Callable[..., SyntaxError]
+        type_err: Callable[..., Exception]
+        materialize: Callable[[ir.Expr], ir.Expr]
 
     def value(self, node) -> ir.Expr:
         e = self.expr(node)
@@ -309,8 +320,8 @@ class ExpressionRules:
                     return e
                 if src.width != t.width:
                     raise self.type_err(None, f"cannot convert {src} to {t}")
-                v = self.materialize(e)
-                return ir.VecCtor([self.convert(self.comp(v, k), t.base) for k in range(t.width)], t)
+                vec = self.materialize(e)
+                return ir.VecCtor([self.convert(self.comp(vec, k), t.base) for k in range(t.width)], t)
             s = self.materialize(self.convert(e, t.base))
             return ir.VecCtor([s] * t.width, t)
         if isinstance(src, Vector):
@@ -819,7 +830,7 @@ class ExpressionRules:
         return call
 
     def vector_ctor(self, vt: Vector, node):
-        comps = []
+        comps: list[ir.Expr] = []
         for a in node.args:
             v = self.value(a)
             if v.type is UNKNOWN:
@@ -840,7 +851,12 @@ class ExpressionRules:
         self.prog.note_type(vt)
         return ir.VecCtor([convert_component(self, c, vt.base) for c in comps], vt)   # the host's rule
 
-    from ._calls import call_builtin, call_math, float_type_of, componentwise, prelude_call  # noqa: E402
+    # the call rules, written in _calls
+    call_builtin = _calls.call_builtin
+    call_math = _calls.call_math
+    float_type_of = _calls.float_type_of
+    componentwise = _calls.componentwise
+    prelude_call = _calls.prelude_call
 
 
 def _weak_int_type(v: int) -> Scalar:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -19,11 +20,37 @@ from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
 from ._tuples import tuple_return
 
+if TYPE_CHECKING:
+    from ._bindings import Domain
+    from ._builder import ProgramBuilder
+    from ._signs import KnownSigns
+
 __all__ = ["StatementRules"]
 
 
 class StatementRules:
     """Mixed into FunctionBuilder: one ``st_<Node>`` method per accepted statement."""
+
+    if TYPE_CHECKING:   # for the type checker: what these rules use of FunctionBuilder (_builder) and its rules
+        prog: ProgramBuilder
+        params: dict[str, object]
+        array_locals: dict[str, ir.ArrayRef]
+        local_types: dict[str, object]
+        literal_locals: set[str]
+        changed: set[str]
+        store_counts: dict[str, int]
+        non_negative: KnownSigns
+        domain: Domain | None
+        final: bool
+        err: Callable[..., SyntaxError]
+        type_err: Callable[..., Exception]
+        cname: Callable[[str], str]
+        materialize: Callable[[ir.Expr], ir.Expr]
+        expr: Callable[..., Any]                  # the expression rules (_expressions)
+        convert: Callable[..., Any]
+        comp: Callable[..., Any]
+        add: Callable[..., Any]
+        subscript_target: Callable[..., Any]
 
     def stmts(self, body, top=False):
         out = []
@@ -220,7 +247,7 @@ class StatementRules:
                 raise self.err(target, f"cannot assign to the loop index {name!r}", "use another variable")
             if name in self.params:                          # a scalar parameter keeps its declared type
                 pv = self.params[name]
-                if isinstance(pv, ObjectRef):
+                if not isinstance(pv, ir.Var):             # an ObjectRef (arrays and records are refused above)
                     raise self.err(target, f"cannot assign to {name!r}")
                 if value.type is UNKNOWN:
                     return []
@@ -266,7 +293,7 @@ class StatementRules:
                 return []
             full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
                     and self.loop_depth == 0 and self.domain_identity)
-            if full:
+            if full and self.domain is not None:       # full: is_domain_index found the domain
                 self.domain.covers[arr.root] = row
             if row:
                 elem = arr.type.elem
