@@ -77,7 +77,9 @@ class Context(OwnedHandle):
         # the event of the last command enqueued (None: none since the last completed wait); a
         # wait for the queue waits for it (see _wait.enqueue)
         self._last_event: "int | None" = None
-        self._enqueue_lock = threading.Lock()
+        # reentrant: the garbage collector may run a finalizer that waits for the queue (a released
+        # buffer or program settles it first) in the middle of an enqueue on the same thread
+        self._enqueue_lock = threading.RLock()
         # id -> weak reference of every live buffer and program (a plain dict: adding and
         # removing costs far less than a WeakSet on the per-buffer path).
         self._children: "dict[int, weakref.ref[OwnedHandle]]" = {}
