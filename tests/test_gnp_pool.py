@@ -52,6 +52,27 @@ def test_freed_memory_is_reused(device):
     assert e.buffer is buf
 
 
+def test_an_array_dying_inside_the_pools_critical_section_does_not_hang(device):
+    """The garbage collector may finalize an array (which gives its block back) at an allocation
+    inside the pool's own critical section, on the same thread."""
+    import threading
+
+    pool = gnp.get_memory_pool(device)
+    a = gnp.empty(1000, np.float32, device=device)
+    buf = a.buffer
+    done = threading.Event()
+
+    def die_inside():
+        nonlocal a
+        with pool._lock:          # as if allocate() or release() were running here
+            del a                 # its finalizer releases the block
+        done.set()
+
+    threading.Thread(target=die_inside, daemon=True).start()   # daemon: a hang must not keep pytest alive
+    assert done.wait(30), "releasing a block inside the pool's critical section deadlocked"
+    assert gnp.empty(1000, np.float32, device=device).buffer is buf    # the block came back to the pool
+
+
 def test_used_and_cached_bytes(device):
     pool = gnp.get_memory_pool(device)
     pool.free_all_blocks()

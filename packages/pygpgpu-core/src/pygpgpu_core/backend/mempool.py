@@ -97,7 +97,9 @@ class MemoryPool:
         if zero_copy is None:
             zero_copy = bool(getattr(getattr(context, "device", None), "host_unified_memory", False))
         self.zero_copy = zero_copy
-        self._lock = threading.Lock()
+        # reentrant: an array's finalizer gives its block back (release) and the garbage collector
+        # may run it inside allocate() or release() on the same thread, at an allocation there
+        self._lock = threading.RLock()
         self._bins: dict[int, list[Block]] = {}
         self._lru: "OrderedDict[int, Block]" = OrderedDict()  # id(block) -> block, oldest first
         self.cached_bytes = 0
