@@ -412,25 +412,21 @@ def main() -> None:
     name = f"n-body {nbody_n} all-pairs"
     log(name)
     reps = 5
+    def handwritten_nbody(program, kernel_name):
+        """The low-level run of a handwritten n-body kernel of ``program``: (seconds, correct)."""
+        def run():
+            fn = program.kernel(kernel_name).launcher(["buffer", "buffer", np.int32])
+            dp, da = ctx.buffer_from_host(pos), ctx.buffer(pos.nbytes)
+            t = timeit(lambda: fn((nbody_n,), (256,), (dp, da, nbody_n)), pg_sync, reps)
+            acc = np.empty_like(pos)
+            da.read(acc)
+            return t, nbody_ok(acc)
+        return run
+
     if pg:
-        def run_pg():
-            k = prog.kernel("nbody")
-            dp, da = ctx.buffer_from_host(pos), ctx.buffer(pos.nbytes)
-            fn = k.launcher(["buffer", "buffer", np.int32])
-            t = timeit(lambda: fn((nbody_n,), (256,), (dp, da, nbody_n)), pg_sync, reps)
-            acc = np.empty_like(pos)
-            da.read(acc)
-            return t, nbody_ok(acc)
-        record(name, "pygpgpu", run_pg)
+        record(name, "pygpgpu", handwritten_nbody(prog, "nbody"))
     if pg_exact:
-        def run_pg_exact():
-            fn = pg_exact.kernel("nbody").launcher(["buffer", "buffer", np.int32])
-            dp, da = ctx.buffer_from_host(pos), ctx.buffer(pos.nbytes)
-            t = timeit(lambda: fn((nbody_n,), (256,), (dp, da, nbody_n)), pg_sync, reps)
-            acc = np.empty_like(pos)
-            da.read(acc)
-            return t, nbody_ok(acc)
-        record(name, "pygpgpu no -ftz", run_pg_exact)
+        record(name, "pygpgpu no -ftz", handwritten_nbody(pg_exact, "nbody"))
     if cp_mod:
         def run_cp():
             cupy, mod = cp_mod
@@ -509,15 +505,7 @@ def main() -> None:
     name = f"n-body {nbody_n} 1/sqrt fastmath"
     log(name)
     if pg_fast:
-        def run_pg():
-            k = pg_fast.kernel("nbody_div")
-            dp, da = ctx.buffer_from_host(pos), ctx.buffer(pos.nbytes)
-            fn = k.launcher(["buffer", "buffer", np.int32])
-            t = timeit(lambda: fn((nbody_n,), (256,), (dp, da, nbody_n)), pg_sync, reps)
-            acc = np.empty_like(pos)
-            da.read(acc)
-            return t, nbody_ok(acc)
-        record(name, "pygpgpu", run_pg)
+        record(name, "pygpgpu", handwritten_nbody(pg_fast, "nbody_div"))
     if cp_fast:
         def run_cp():
             cupy = cp_mod[0]

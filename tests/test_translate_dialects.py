@@ -142,7 +142,7 @@ def test_every_dialect_is_a_dialect_object():
 
 
 def test_a_dialect_that_leaves_out_a_spelling_says_which():
-    """A plug-in dialect built on the base class without barrier/mem_fence/atomic_source gets an error
+    """A plug-in dialect built on the base class without barrier/mem_fence/atomic_source/atomic_cas_global_int gets an error
     naming the dialect and the missing method, not a bare NotImplementedError."""
 
     class Bare(Dialect):
@@ -150,6 +150,6 @@ def test_a_dialect_that_leaves_out_a_spelling_says_which():
 
     bare = Bare()
     for call in (lambda: bare.barrier("local"), lambda: bare.mem_fence("global"),
-                 lambda: bare.atomic_source("add", "int", False)):
+                 lambda: bare.atomic_source("add", "int", False), lambda: bare.atomic_cas_global_int("p", "0", "1")):
         with pytest.raises(NotImplementedError, match=r"dialect 'barecl' \(Bare\) does not define \w+\(\)"):
             call()

@@ -230,7 +230,7 @@ class Dialect:
 
     def atomic_cas_global_int(self, p: str, cmp: str, v: str) -> str:
         """Compare-and-swap on an int in global memory, returning the old value."""
-        raise NotImplementedError
+        raise _missing_hook(self, "atomic_cas_global_int")
 
     def extension_pragma(self, extension: str) -> str:
         """The line enabling an optional feature (``fp64``, ``int64_base_atomics``,
