@@ -155,6 +155,14 @@ def measure(backend: str, calls: int, rounds: int) -> dict:
         "@kernel saxpy host side": (lambda: s_host(a, b, c, 2.0), nothing),
         "low-level launcher": (lambda: fn((1,), (32,), args), sync),
     }
+    if "set_current" in getattr(fn, "__globals__", {}):
+        # experiment: the same launcher without its cuCtxSetCurrent (the driver call replaced by a
+        # Python no-op), to see what making the context current costs per launch
+        from pygpgpu_core.backend.launcher import build_launcher
+
+        bare = build_launcher(prog.kernel("tiny"), ["buffer", np.int32])    # not the kernel's cached one
+        bare.__globals__["set_current"] = lambda handle: 0
+        rows["low-level, no cuCtxSetCurrent"] = (lambda: bare((1,), (32,), args), sync)
     peer = {"cuda": "cupy", "opencl": "pyopencl"}.get(dev.backend.name)
     result["peer"] = peer
     try:

@@ -16,7 +16,7 @@ from ._buffer import Buffer
 from ._library import lib
 from ._program import Program
 from ._status import check
-from ._wait import busy, keep_alive, wait
+from ._wait import busy, keep_alive, launch_events, wait
 
 if TYPE_CHECKING:
     from ._device import Device
@@ -77,6 +77,10 @@ class Context(OwnedHandle):
         # the event of the last command enqueued (None: none since the last completed wait); a
         # wait for the queue waits for it (see _wait.enqueue)
         self._last_event: "int | None" = None
+        # whether kernel launches return an event of their own (see _wait.launch_events); without
+        # one a launch sets _untracked and a wait for the whole queue enqueues a marker instead
+        self.launch_events = launch_events(device)
+        self._untracked = False
         # reentrant: the garbage collector may run a finalizer that waits for the queue (a released
         # buffer or program settles it first) in the middle of an enqueue on the same thread
         self._enqueue_lock = threading.RLock()

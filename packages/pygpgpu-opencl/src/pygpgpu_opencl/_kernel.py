@@ -27,7 +27,7 @@ from ._args import ADDRESS_NAMES, ArgSpec, describe, scalar_bytes
 from ._buffer import Buffer
 from ._library import info_sizes, info_str, info_uint, info_ulong, lib
 from ._staging import ArrayStaging
-from ._wait import enqueue as enqueue_tracked
+from ._wait import enqueue_launch
 from ._status import check
 
 if TYPE_CHECKING:
@@ -358,8 +358,8 @@ class Kernel(OwnedHandle):
                 # Remember the caller's value only when it cannot change under the same identity.
                 value = args[i]
                 last[i] = value if value.__class__ in _IMMUTABLE_EXACT or not _mutable(value) else _UNSET
-            status = enqueue_tracked(self.context, cl.clEnqueueNDRangeKernel, queue, kh, work.dims, None, work.gws,
-                                     work.lws, 0, None)
+            status = enqueue_launch(self.context, cl.clEnqueueNDRangeKernel, queue, kh, work.dims, None, work.gws,
+                                    work.lws, 0, None)
             if status:
                 check(status, f"clEnqueueNDRangeKernel({self.name!r}, global={work.key_g}, local={work.key_l})")
             self.context._last_launch = (self.name, args)   # named if Ctrl-C interrupts a wait for it
@@ -591,7 +591,8 @@ def _generated_launcher(kernel: Kernel, setters: list, buffers: list) -> Callabl
     sizes are not the objects of the last launch (then only if they differ), and the enqueue
     through a function object without argtypes, its handles ready-made ``c_void_p`` objects
     (ctypes then converts no argument: half of the enqueue's Python cost). The launch becomes
-    the queue's last command (``_wait.track``, inlined) and ``context._last_launch``."""
+    the queue's last command (``_wait.track``, inlined; without launch events it marks the
+    queue untracked instead, see ``_wait.launch_events``) and ``context._last_launch``."""
     n = kernel.num_args
     context = kernel.context
     raw = lib().cdll["clEnqueueNDRangeKernel"]     # lib()[name]: a function object of its own
@@ -603,6 +604,19 @@ def _generated_launcher(kernel: Kernel, setters: list, buffers: list) -> Callabl
         "event": event, "event_ref": ctypes.byref(event), "KH": [None, c_void_p()], "Q": [None, c_void_p()],
         "NAME": kernel.name,
     }
+    tracked = [     # _wait.track inlined: the launch's event becomes the queue's last command
+        "                status = enqueue(Q[1], KH[1], work.dims, None, work.gws, work.lws, 0, None, event_ref)",
+        "                if not status:",
+        "                    previous = context._last_event",
+        "                    context._last_event = event.value",
+        "                    if previous:",
+        "                        release(previous)",
+    ]
+    untracked = [   # no event (context.launch_events is off): a wait for the queue enqueues a marker
+        "                status = enqueue(Q[1], KH[1], work.dims, None, work.gws, work.lws, 0, None, None)",
+        "                if not status:",
+        "                    context._untracked = True",
+    ]
     names = [f"a{i}" for i in range(n)]
     lines = ["def launch(global_size, local_size, args):",
              "    kh = K._handle",
@@ -631,12 +645,7 @@ def _generated_launcher(kernel: Kernel, setters: list, buffers: list) -> Callabl
         "            with queue_lock:",
         "                if queue is not Q[0]:",
         "                    Q[1].value = Q[0] = queue",
-        "                status = enqueue(Q[1], KH[1], work.dims, None, work.gws, work.lws, 0, None, event_ref)",
-        "                if not status:                  # _wait.track: the queue's last command",
-        "                    previous = context._last_event",
-        "                    context._last_event = event.value",
-        "                    if previous:",
-        "                        release(previous)",
+    ] + (tracked if context.launch_events else untracked) + [
         "            if status:",
         "                check(status, f\"clEnqueueNDRangeKernel({NAME!r}, global={work.key_g}, local={work.key_l})\")",
         "            context._last_launch = (NAME, args)   # named if Ctrl-C interrupts a wait for it",

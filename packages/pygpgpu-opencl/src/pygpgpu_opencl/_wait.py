@@ -14,6 +14,7 @@ waits again (and Ctrl-C interrupts it again).
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 import time
 from ctypes import c_int32, c_void_p
@@ -25,7 +26,7 @@ from . import _constants as C
 from ._library import lib
 from ._status import check
 
-__all__ = ["wait", "wait_keeping", "settle", "busy", "keep_alive", "enqueue", "track"]
+__all__ = ["wait", "wait_keeping", "settle", "busy", "keep_alive", "enqueue", "enqueue_launch", "track", "launch_events"]
 
 
 class _Interrupted:
@@ -57,19 +58,58 @@ def enqueue(context, call, *args) -> int:
     return status
 
 
+def enqueue_launch(context, call, *args) -> int:
+    """:func:`enqueue` for a kernel launch: without launch events (:func:`launch_events`) the
+    call gets no event and marks the queue untracked, so a wait enqueues a marker first."""
+    if context.launch_events:
+        return enqueue(context, call, *args)
+    with context._enqueue_lock:
+        status = call(*args, None)
+        if status == 0:
+            context._untracked = True
+    return status
+
+
 def track(context, event: "int | None") -> None:
     """Make ``event`` (owned by the caller until now; None: no command) the queue's last command; call it holding
     ``context._enqueue_lock`` together with the enqueue that made it."""
     previous = context._last_event
     context._last_event = event
+    if event:
+        context._untracked = False    # in order: done only after the untracked launches before it
     if previous:
         lib().clReleaseEvent(previous)
+
+
+def launch_events(device) -> bool:
+    """Whether kernel launches on ``device`` ask the driver for an event (the queue's last command
+    is then known without a marker). ``PYGPGPU_OPENCL_LAUNCH_EVENTS=0`` / ``1`` decides; by default
+    every platform does."""
+    setting = os.environ.get("PYGPGPU_OPENCL_LAUNCH_EVENTS", "").strip()
+    if setting in ("0", "1"):
+        return setting == "1"
+    return True
+
+
+def _mark_untracked(context) -> None:
+    """Launches went in without events since the last tracked command: enqueue a marker (done when
+    every earlier command is) and make it the queue's last command. Holds the enqueue lock."""
+    cl = lib()
+    event = c_void_p()
+    queue = context.queue_handle()
+    if cl.clEnqueueMarkerWithWaitList is not None:
+        check(cl.clEnqueueMarkerWithWaitList(queue, 0, None, ctypes.byref(event)), "clEnqueueMarkerWithWaitList")
+    else:                                   # OpenCL 1.1
+        check(cl.clEnqueueMarker(queue, ctypes.byref(event)), "clEnqueueMarker")
+    track(context, event.value)
 
 
 def _last(context) -> "int | None":
     """A reference of our own to the queue's last command, or None when nothing was queued
     since the last completed whole-queue wait."""
     with context._enqueue_lock:
+        if context._untracked:
+            _mark_untracked(context)
         event = context._last_event
         if event:
             check(lib().clRetainEvent(event), "clRetainEvent")

@@ -1,0 +1,310 @@
+/* The driver's own cost of a warm launch, measured from C (issue 17, item 1): what no Python
+ * library can go below, and which driver calls and options cost what.
+ *
+ *   cc -O2 -o launch_floor benchmarks/launch_floor.c -ldl && ./launch_floor [calls] [rounds]
+ *
+ * Loads libcuda.so.1 and libOpenCL.so.1 at run time (either may be missing) and launches the
+ * tiny kernel of benchmarks/profile_launch.py (x[i] += 1 over one element, 32 threads) back to
+ * back: best of `rounds` batches of `calls` launches then one synchronize, as the Python rows
+ * are timed. Prints one JSON object per line: {"api", "row", "us"} or {"api", "row", "rc"} for
+ * the experiments (CUDA: whether a launch needs its context current).
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static int CALLS = 5000, ROUNDS = 15;
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+typedef int (*launch_fn)(void *state);
+typedef int (*sync_fn)(void *state);
+
+/* µs per launch: best of ROUNDS batches of CALLS launches + one sync (after a warm-up batch). */
+static double per_launch(launch_fn launch, sync_fn sync, void *state) {
+    double best = 1e30;
+    for (int r = -1; r < ROUNDS; r++) {
+        double t = now();
+        for (int i = 0; i < CALLS; i++)
+            if (launch(state)) return -1.0;
+        if (sync(state)) return -1.0;
+        t = (now() - t) / CALLS;
+        if (r >= 0 && t < best) best = t;
+    }
+    return best * 1e6;
+}
+
+static void report(const char *api, const char *row, double us) {
+    printf("{\"api\": \"%s\", \"row\": \"%s\", \"us\": %.3f}\n", api, row, us);
+    fflush(stdout);
+}
+
+static void report_rc(const char *api, const char *row, int rc) {
+    printf("{\"api\": \"%s\", \"row\": \"%s\", \"rc\": %d}\n", api, row, rc);
+    fflush(stdout);
+}
+
+/* ---- CUDA ------------------------------------------------------------------------------- */
+static const char PTX[] =
+    ".version 8.0\n.target sm_75\n.address_size 64\n"
+    ".visible .entry tiny(.param .u64 p0, .param .u32 p1)\n{\n"
+    ".reg .pred %p<2>; .reg .f32 %f<3>; .reg .b32 %r<6>; .reg .b64 %rd<5>;\n"
+    "ld.param.u64 %rd1, [p0]; ld.param.u32 %r2, [p1];\n"
+    "mov.u32 %r3, %ctaid.x; mov.u32 %r4, %ntid.x; mov.u32 %r5, %tid.x;\n"
+    "mad.lo.s32 %r1, %r3, %r4, %r5; setp.ge.s32 %p1, %r1, %r2; @%p1 bra DONE;\n"
+    "cvta.to.global.u64 %rd2, %rd1; mul.wide.s32 %rd3, %r1, 4; add.s64 %rd4, %rd2, %rd3;\n"
+    "ld.global.f32 %f1, [%rd4]; add.f32 %f2, %f1, 0f3F800000; st.global.f32 [%rd4], %f2;\n"
+    "DONE:\nret;\n}\n";
+
+typedef struct {
+    unsigned gx, gy, gz, bx, by, bz, shared;
+    void *stream;
+    void *attrs;
+    unsigned nattrs;
+} CUlaunchConfig;
+
+static struct {
+    int (*Init)(unsigned);
+    int (*DeviceGet)(int *, int);
+    int (*PrimaryCtxRetain)(void **, int);
+    int (*CtxSetCurrent)(void *);
+    int (*CtxGetCurrent)(void **);
+    int (*CtxCreate)(void **, unsigned, int);
+    int (*CtxSynchronize)(void);
+    int (*ModuleLoadData)(void **, const void *);
+    int (*ModuleGetFunction)(void **, void *, const char *);
+    int (*MemAlloc)(uint64_t *, size_t);
+    int (*MemcpyDtoH)(void *, uint64_t, size_t);
+    int (*StreamCreate)(void **, unsigned);
+    int (*StreamSynchronize)(void *);
+    int (*LaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                        void **, void **);
+    int (*LaunchKernelEx)(const CUlaunchConfig *, void *, void **, void **);
+} cu;
+
+typedef struct {
+    void *ctx, *func, *stream;
+    void *params[2];
+    uint64_t x;
+    int n;
+    CUlaunchConfig config;
+} CudaState;
+
+static int cu_launch(void *p) {
+    CudaState *s = p;
+    return cu.LaunchKernel(s->func, 1, 1, 1, 32, 1, 1, 0, s->stream, s->params, NULL);
+}
+static int cu_launch_current(void *p) {      /* pygpgpu's pattern: make the context current, launch */
+    CudaState *s = p;
+    int rc = cu.CtxSetCurrent(s->ctx);
+    return rc ? rc : cu.LaunchKernel(s->func, 1, 1, 1, 32, 1, 1, 0, s->stream, s->params, NULL);
+}
+static int cu_launch_ex(void *p) {
+    CudaState *s = p;
+    return cu.LaunchKernelEx(&s->config, s->func, s->params, NULL);
+}
+static int cu_launch_ex_current(void *p) {
+    CudaState *s = p;
+    int rc = cu.CtxSetCurrent(s->ctx);
+    return rc ? rc : cu.LaunchKernelEx(&s->config, s->func, s->params, NULL);
+}
+static int cu_set_current(void *p) {
+    return cu.CtxSetCurrent(((CudaState *)p)->ctx);
+}
+static int cu_get_current(void *p) {
+    void *c;
+    (void)p;
+    return cu.CtxGetCurrent(&c);
+}
+static int cu_sync(void *p) {
+    return cu.StreamSynchronize(((CudaState *)p)->stream);
+}
+
+#define LOAD(lib, table, field, name) \
+    if (!(*(void **)&table.field = dlsym(lib, name))) { fprintf(stderr, "no %s\n", name); return; }
+
+static void cuda_rows(void) {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!lib) { fprintf(stderr, "no libcuda.so.1: %s\n", dlerror()); return; }
+    LOAD(lib, cu, Init, "cuInit") LOAD(lib, cu, DeviceGet, "cuDeviceGet")
+    LOAD(lib, cu, PrimaryCtxRetain, "cuDevicePrimaryCtxRetain") LOAD(lib, cu, CtxSetCurrent, "cuCtxSetCurrent")
+    LOAD(lib, cu, CtxGetCurrent, "cuCtxGetCurrent") LOAD(lib, cu, CtxCreate, "cuCtxCreate_v2")
+    LOAD(lib, cu, CtxSynchronize, "cuCtxSynchronize") LOAD(lib, cu, ModuleLoadData, "cuModuleLoadData")
+    LOAD(lib, cu, ModuleGetFunction, "cuModuleGetFunction") LOAD(lib, cu, MemAlloc, "cuMemAlloc_v2")
+    LOAD(lib, cu, MemcpyDtoH, "cuMemcpyDtoH_v2") LOAD(lib, cu, StreamCreate, "cuStreamCreate")
+    LOAD(lib, cu, StreamSynchronize, "cuStreamSynchronize") LOAD(lib, cu, LaunchKernel, "cuLaunchKernel")
+    LOAD(lib, cu, LaunchKernelEx, "cuLaunchKernelEx")
+    CudaState s = {0};
+    int dev, rc;
+    void *module;
+    if ((rc = cu.Init(0)) || (rc = cu.DeviceGet(&dev, 0)) || (rc = cu.PrimaryCtxRetain(&s.ctx, dev)) ||
+        (rc = cu.CtxSetCurrent(s.ctx)) || (rc = cu.ModuleLoadData(&module, PTX)) ||
+        (rc = cu.ModuleGetFunction(&s.func, module, "tiny")) || (rc = cu.MemAlloc(&s.x, 4))) {
+        fprintf(stderr, "CUDA set-up failed: %d\n", rc);
+        return;
+    }
+    s.n = 1;
+    s.params[0] = &s.x;
+    s.params[1] = &s.n;
+    void *blocking, *nonblocking;
+    cu.StreamCreate(&blocking, 0);
+    cu.StreamCreate(&nonblocking, 1);
+    struct { const char *name; void *stream; } streams[] = {
+        {"blocking stream", blocking}, {"non-blocking stream", nonblocking}, {"legacy default stream", NULL}};
+    for (int i = 0; i < 3; i++) {
+        char row[128];
+        s.stream = streams[i].stream;
+        s.config = (CUlaunchConfig){1, 1, 1, 32, 1, 1, 0, s.stream, NULL, 0};
+        snprintf(row, sizeof row, "cuLaunchKernel, %s", streams[i].name);
+        report("cuda", row, per_launch(cu_launch, cu_sync, &s));
+        snprintf(row, sizeof row, "cuCtxSetCurrent + cuLaunchKernel, %s", streams[i].name);
+        report("cuda", row, per_launch(cu_launch_current, cu_sync, &s));
+        snprintf(row, sizeof row, "cuLaunchKernelEx, %s", streams[i].name);
+        report("cuda", row, per_launch(cu_launch_ex, cu_sync, &s));
+        snprintf(row, sizeof row, "cuCtxSetCurrent + cuLaunchKernelEx, %s", streams[i].name);
+        report("cuda", row, per_launch(cu_launch_ex_current, cu_sync, &s));
+    }
+    s.stream = blocking;
+    report("cuda", "cuCtxSetCurrent alone", per_launch(cu_set_current, cu_sync, &s));
+    report("cuda", "cuCtxGetCurrent alone", per_launch(cu_get_current, cu_sync, &s));
+
+    /* Experiments: does a launch of a CUfunction on its context's stream need that context current? */
+    float value = 0;
+    cu.StreamSynchronize(blocking);
+    cu.MemcpyDtoH(&value, s.x, 4);
+    float before = value;
+    cu.CtxSetCurrent(NULL);
+    report_rc("cuda", "launch with no current context: cuLaunchKernel rc", cu_launch(&s));
+    report_rc("cuda", "launch with no current context: cuLaunchKernelEx rc", cu_launch_ex(&s));
+    void *other;
+    rc = cu.CtxCreate(&other, 0, dev);                 /* becomes current */
+    report_rc("cuda", "cuCtxCreate of a second context rc", rc);
+    if (!rc) {
+        report_rc("cuda", "launch with another context current: cuLaunchKernel rc", cu_launch(&s));
+        report_rc("cuda", "launch with another context current: cuLaunchKernelEx rc", cu_launch_ex(&s));
+    }
+    cu.CtxSetCurrent(s.ctx);
+    cu.StreamSynchronize(blocking);
+    cu.MemcpyDtoH(&value, s.x, 4);
+    report("cuda", "launches that ran in the experiments (x after - x before)", value - before);
+}
+
+/* ---- OpenCL ----------------------------------------------------------------------------- */
+static const char CL_SOURCE[] =
+    "__kernel void tiny(__global float* x, int n) {\n"
+    "    int i = get_global_id(0);\n    if (i < n) x[i] += 1.0f;\n}\n";
+
+static struct {
+    int (*GetPlatformIDs)(unsigned, void **, unsigned *);
+    int (*GetPlatformInfo)(void *, unsigned, size_t, void *, size_t *);
+    int (*GetDeviceIDs)(void *, uint64_t, unsigned, void **, unsigned *);
+    void *(*CreateContext)(void *, unsigned, void **, void *, void *, int *);
+    void *(*CreateCommandQueue)(void *, void *, uint64_t, int *);
+    void *(*CreateProgramWithSource)(void *, unsigned, const char **, const size_t *, int *);
+    int (*BuildProgram)(void *, unsigned, void **, const char *, void *, void *);
+    void *(*CreateKernel)(void *, const char *, int *);
+    void *(*CreateBuffer)(void *, uint64_t, size_t, void *, int *);
+    int (*SetKernelArg)(void *, unsigned, size_t, const void *);
+    int (*EnqueueNDRangeKernel)(void *, void *, unsigned, const size_t *, const size_t *, const size_t *, unsigned,
+                                void **, void **);
+    int (*ReleaseEvent)(void *);
+    int (*Finish)(void *);
+    int (*Flush)(void *);
+} cl;
+
+typedef struct {
+    void *queue, *kernel, *buffer, *last_event;
+    size_t global, local;
+    int n;
+} ClState;
+
+static int cl_launch(void *p) {
+    ClState *s = p;
+    return cl.EnqueueNDRangeKernel(s->queue, s->kernel, 1, NULL, &s->global, &s->local, 0, NULL, NULL);
+}
+static int cl_launch_any_local(void *p) {
+    ClState *s = p;
+    return cl.EnqueueNDRangeKernel(s->queue, s->kernel, 1, NULL, &s->global, NULL, 0, NULL, NULL);
+}
+static int cl_launch_event(void *p) {        /* pygpgpu's pattern: keep the last launch's event */
+    ClState *s = p;
+    void *event;
+    int rc = cl.EnqueueNDRangeKernel(s->queue, s->kernel, 1, NULL, &s->global, &s->local, 0, NULL, &event);
+    if (!rc) {
+        if (s->last_event) cl.ReleaseEvent(s->last_event);
+        s->last_event = event;
+    }
+    return rc;
+}
+static int cl_set_and_launch(void *p) {      /* PyOpenCL's knl(queue, ...) pattern: set every argument */
+    ClState *s = p;
+    int rc = cl.SetKernelArg(s->kernel, 0, sizeof(void *), &s->buffer);
+    if (!rc) rc = cl.SetKernelArg(s->kernel, 1, sizeof(int), &s->n);
+    return rc ? rc : cl_launch_event(p);
+}
+static int cl_sync(void *p) {
+    ClState *s = p;
+    int rc = cl.Finish(s->queue);
+    if (s->last_event) cl.ReleaseEvent(s->last_event);
+    s->last_event = NULL;
+    return rc;
+}
+
+static void opencl_rows(void) {
+    void *lib = dlopen("libOpenCL.so.1", RTLD_NOW);
+    if (!lib) { fprintf(stderr, "no libOpenCL.so.1: %s\n", dlerror()); return; }
+    LOAD(lib, cl, GetPlatformIDs, "clGetPlatformIDs") LOAD(lib, cl, GetPlatformInfo, "clGetPlatformInfo")
+    LOAD(lib, cl, GetDeviceIDs, "clGetDeviceIDs") LOAD(lib, cl, CreateContext, "clCreateContext")
+    LOAD(lib, cl, CreateCommandQueue, "clCreateCommandQueue")
+    LOAD(lib, cl, CreateProgramWithSource, "clCreateProgramWithSource") LOAD(lib, cl, BuildProgram, "clBuildProgram")
+    LOAD(lib, cl, CreateKernel, "clCreateKernel") LOAD(lib, cl, CreateBuffer, "clCreateBuffer")
+    LOAD(lib, cl, SetKernelArg, "clSetKernelArg") LOAD(lib, cl, EnqueueNDRangeKernel, "clEnqueueNDRangeKernel")
+    LOAD(lib, cl, ReleaseEvent, "clReleaseEvent") LOAD(lib, cl, Finish, "clFinish") LOAD(lib, cl, Flush, "clFlush")
+    void *platforms[8];
+    unsigned np = 0;
+    if (cl.GetPlatformIDs(8, platforms, &np) || !np) { fprintf(stderr, "no OpenCL platform\n"); return; }
+    for (unsigned p = 0; p < np; p++) {
+        char name[256] = {0};
+        cl.GetPlatformInfo(platforms[p], 0x0902 /* CL_PLATFORM_NAME */, sizeof name - 1, name, NULL);
+        void *device;
+        unsigned nd = 0;
+        if (cl.GetDeviceIDs(platforms[p], 0xFFFFFFFF /* ALL */, 1, &device, &nd) || !nd) continue;
+        int err = 0;
+        ClState s = {0};
+        void *ctx = cl.CreateContext(NULL, 1, &device, NULL, NULL, &err);
+        if (!err) s.queue = cl.CreateCommandQueue(ctx, device, 0, &err);
+        const char *src = CL_SOURCE;
+        void *prog = err ? NULL : cl.CreateProgramWithSource(ctx, 1, &src, NULL, &err);
+        if (!err) err = cl.BuildProgram(prog, 1, &device, "", NULL, NULL);
+        if (!err) s.kernel = cl.CreateKernel(prog, "tiny", &err);
+        if (!err) s.buffer = cl.CreateBuffer(ctx, 1 /* READ_WRITE */, 4, NULL, &err);
+        s.n = 1;
+        s.global = 32;
+        s.local = 32;
+        if (!err) err = cl.SetKernelArg(s.kernel, 0, sizeof(void *), &s.buffer);
+        if (!err) err = cl.SetKernelArg(s.kernel, 1, sizeof(int), &s.n);
+        if (err) { fprintf(stderr, "OpenCL set-up on %s failed: %d\n", name, err); continue; }
+        char api[300], *c;
+        snprintf(api, sizeof api, "opencl %s", name);
+        for (c = api; *c; c++) if (*c == '"' || *c == '\\') *c = '\'';
+        report(api, "clEnqueueNDRangeKernel, no event, local 32", per_launch(cl_launch, cl_sync, &s));
+        report(api, "clEnqueueNDRangeKernel, no event, local NULL", per_launch(cl_launch_any_local, cl_sync, &s));
+        report(api, "clEnqueueNDRangeKernel with an event, the previous released",
+               per_launch(cl_launch_event, cl_sync, &s));
+        report(api, "clSetKernelArg x2 + the same with an event", per_launch(cl_set_and_launch, cl_sync, &s));
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) sscanf(argv[1], "%d", &CALLS);
+    if (argc > 2) sscanf(argv[2], "%d", &ROUNDS);
+    cuda_rows();
+    opencl_rows();
+    return 0;
+}
