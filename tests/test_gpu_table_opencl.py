@@ -8,6 +8,8 @@ import pytest
 from pygpgpu_core import gpu
 from pygpgpu_translate._dialects import dialect_for
 from pygpgpu_translate._types import FLOAT32, FLOAT64
+from pygpgpu_translate.prelude import prelude_source
+from pygpgpu_translate.prelude._native import NATIVE_PIECES
 from test_vec_helpers import opencl_runner, rtc_compile  # noqa: F401 - fixture
 
 WORKITEM = ["get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size", "get_num_groups"]
@@ -58,11 +60,13 @@ def test_workitem_sync_and_math_spellings_compile(rtc_compile):
                              for k, n in enumerate(MATH2))
     dmath = "\n".join(f"  d[{k}] = {_math(dialect, n, ['d[40]', 'd[41]'][:2 if n in MATH2 else 1], FLOAT64)};"
                       for k, n in enumerate(MATH1[1:] + MATH2))
-    src = (f"#define W 16\n#define H 8\nextern \"C\" __global__ void wi(int* out, float* f, double* d) {{\n"
-           f"  {d.local_decl}float tile[64];\n  int x = {d.work_item('global_id', 0)};\n"
-           f"  int y = {d.work_item('global_id', 1)};\n{_workitem_body(dialect)}\n"
-           f"  tile[threadIdx.x] = f[0];\n  {d.barrier('local')};\n"
-           f"  {d.mem_fence('both')};\n  f[50] = tile[0];\n{math}\n{dmath}\n}}\n")
+    # the helpers the float32 spellings may call (CUDA's rsqrt), as a generated kernel asks for them
+    src = prelude_source(dialect, set(NATIVE_PIECES.values()))
+    src += (f"#define W 16\n#define H 8\nextern \"C\" __global__ void wi(int* out, float* f, double* d) {{\n"
+            f"  {d.local_decl}float tile[64];\n  int x = {d.work_item('global_id', 0)};\n"
+            f"  int y = {d.work_item('global_id', 1)};\n{_workitem_body(dialect)}\n"
+            f"  tile[threadIdx.x] = f[0];\n  {d.barrier('local')};\n"
+            f"  {d.mem_fence('both')};\n  f[50] = tile[0];\n{math}\n{dmath}\n}}\n")
     assert compile_(src)
 
 

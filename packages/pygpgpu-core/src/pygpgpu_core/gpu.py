@@ -17,6 +17,8 @@ host side. On the host:
 Fast math follows OpenCL's naming: ``native_<fn>`` (``native_exp``, ``native_sin``,
 ``native_divide``...) is the hardware approximation on each backend (OpenCL ``native_exp``,
 CUDA/HIP ``__expf``), float32 only; with float64 arguments the precise function is used.
+On CUDA, float32 ``rsqrt`` and ``native_rsqrt`` are ``rsqrt.approx.ftz.f32``: a subnormal
+argument counts as zero (result +inf).
 
 Atomics (``atomic_add(array, index, value)``...) work on int32, uint32, int64, uint64 and
 float32 elements (float32: add, sub, min, max, xchg, cmpxchg, inc, dec), always return the

@@ -11,6 +11,7 @@ import ast
 
 from . import _ir as ir
 from .prelude import PRELUDE_NAMES
+from .prelude._native import NATIVE_PIECES
 from ._bindings import TupleRef
 from ._bounds import BoundsChecks
 from ._complex import complex_builtin, is_complex
@@ -69,6 +70,8 @@ def _native_math(self, name, args, node):
         ft = float_type_of(self, _common_type(self, xs))
         ct = concrete(ft, self.prog.default_float)
         work = FLOAT32 if ct.bits <= 32 else ct
+        if work == FLOAT32 and name in NATIVE_PIECES:   # the helper a dialect's template may call (CUDA's rsqrt)
+            self.prog.prelude_needed.add(NATIVE_PIECES[name])
         call = ir.MathCall(name, [self.convert(x, work) for x in xs], ft if work == ct else work, work, fast=True)
         return call if work == ct else ir.Cast(call, ft)
     return componentwise(self, scalar, args, node)

@@ -208,6 +208,11 @@ class Dialect:
         """Call template of ``gpu.rsqrt`` / ``gpu.native_<fn>`` at float32 or float64."""
         return self.native32[name] if t.name == "float32" else _PRECISE[name]
 
+    def native_source(self, family: str) -> str:
+        """The body of prelude piece ``<family>:float`` (``native_rsqrt``: ``pg_native_rsqrt_float``)
+        where a ``native32`` template calls it; "" where none does."""
+        return ""
+
     def math_call(self, name: str, at: Scalar, args: list[str], fast: bool = False) -> str:
         """A call of math function ``name`` computed in ``at``; ``fast``: gpu.rsqrt / gpu.native_*."""
         if fast:
@@ -326,12 +331,12 @@ _CUDA_SCALAR = {"char": "signed char", "uchar": "unsigned char", "short": "short
 # Built-in CUDA/HIP vector names of the 2/3/4-wide types ("long" is 64-bit: longlong).
 _CUDA_VEC_BASE = {"char": "char", "uchar": "uchar", "short": "short", "ushort": "ushort", "int": "int", "uint": "uint",
                   "long": "longlong", "ulong": "ulonglong", "float": "float", "double": "double"}
-# gpu.native_* at float32 on CUDA/HIP (the hardware intrinsics where there is one)
-_CUDA_NATIVE = {"rsqrt": "rsqrtf({0})", "native_sqrt": "sqrtf({0})", "native_rsqrt": "rsqrtf({0})",
-                "native_recip": "__fdividef(1.0f, {0})", "native_exp": "__expf({0})", "native_exp2": "exp2f({0})",
-                "native_exp10": "__exp10f({0})", "native_log": "__logf({0})", "native_log2": "__log2f({0})",
-                "native_log10": "__log10f({0})", "native_sin": "__sinf({0})", "native_cos": "__cosf({0})",
-                "native_tan": "__tanf({0})", "native_divide": "__fdividef({0}, {1})", "native_powr": "__powf({0}, {1})"}
+# gpu.rsqrt / gpu.native_* at float32 on HIP (the hardware intrinsics where there is one); CUDA overrides the rsqrts
+_HIP_NATIVE = {"rsqrt": "rsqrtf({0})", "native_sqrt": "sqrtf({0})", "native_rsqrt": "rsqrtf({0})",
+               "native_recip": "__fdividef(1.0f, {0})", "native_exp": "__expf({0})", "native_exp2": "exp2f({0})",
+               "native_exp10": "__exp10f({0})", "native_log": "__logf({0})", "native_log2": "__log2f({0})",
+               "native_log10": "__log10f({0})", "native_sin": "__sinf({0})", "native_cos": "__cosf({0})",
+               "native_tan": "__tanf({0})", "native_divide": "__fdividef({0}, {1})", "native_powr": "__powf({0}, {1})"}
 
 
 class CUDA(Dialect):
@@ -353,7 +358,9 @@ class CUDA(Dialect):
                   "global_size": "((long long)gridDim.{d} * blockDim.{d})",
                   "local_id": "threadIdx.{d}", "group_id": "blockIdx.{d}", "local_size": "blockDim.{d}",
                   "num_groups": "gridDim.{d}"}
-    native32 = _CUDA_NATIVE
+    # rsqrtf without -ftz wraps MUFU.RSQ in a subnormal rescale (a compare, two multiplies);
+    # the PTX instruction with .ftz is the bare MUFU.RSQ (prelude/_native)
+    native32 = {**_HIP_NATIVE, "rsqrt": "pg_native_rsqrt_float({0})", "native_rsqrt": "pg_native_rsqrt_float({0})"}
     # CUDA 13 deprecates these 4-wide built-ins (their alignment changed); the prelude defines its own.
     own_vector_structs = frozenset({"long4", "ulong4", "double4"})
     int64_min_max_atomics = True     # atomicMin/atomicMax on long long
@@ -390,6 +397,12 @@ class CUDA(Dialect):
     def atomic_cas_global_int(self, p, cmp, v):
         return f"atomicCAS({p}, {cmp}, {v})"
 
+    def native_source(self, family):
+        if family == "native_rsqrt":
+            return (f'{self.prelude_fn_prefix} float pg_native_rsqrt_float(float x) '
+                    '{ float r; asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x)); return r; }\n')
+        return ""
+
 
 class HIP(CUDA):
     name = "hip"
@@ -398,6 +411,8 @@ class HIP(CUDA):
     offsetof = Dialect.offsetof                    # hiprtc is clang: no __INTADDR__
     own_vector_structs = frozenset()
     int64_min_max_atomics = False    # a compare-exchange loop instead
+    native32 = _HIP_NATIVE           # hiprtc compiles no PTX
+    native_source = Dialect.native_source
 
     def vector_operator_builtin(self, op, form, type_name):
         """What HIP's own vector types (ROCm 5.2 HIP_vector_type, probed with hiprtc) already

@@ -44,6 +44,9 @@ short ushort int uint long ulong float double``; ``long`` is always 64-bit) or a
     The ``pg_complex64``/``pg_complex128`` struct (numpy's layout) and its operations
     ``pg_cmake_<T> pg_creal_<T> pg_cimag_<T> pg_cadd_<T> pg_csub_<T> pg_cmul_<T> pg_cdiv_<T> pg_cneg_<T>
     pg_cconj_<T> pg_ceq_<T> pg_cabs_<T> pg_cexp_<T> pg_csqrt_<T>`` (numpy's formulas).
+``native_rsqrt:float``
+    ``pg_native_rsqrt_float(x)``: float32 ``gpu.rsqrt``/``gpu.native_rsqrt`` where the dialect's
+    template calls it (CUDA: PTX ``rsqrt.approx.ftz.f32``); empty elsewhere (``_native``).
 ``ext:fp64``, ``ext:int64_base_atomics``, ``ext:int64_extended_atomics``
     OpenCL ``#pragma OPENCL EXTENSION`` lines (empty elsewhere); pulled in automatically.
 
@@ -54,7 +57,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable
 
-from . import _atomics, _complex, _funcs, _pysem, _random, _vec
+from . import _atomics, _complex, _funcs, _native, _pysem, _random, _vec
 from ._types import (
     VECTORS,
     c_type,
@@ -88,6 +91,7 @@ def _all_names() -> frozenset[str]:
     for fam in _random.RANDOM_FAMILIES:
         names |= {f"{fam}:{t}" for t in _random.random_types(fam)}
     names |= {f"complex:{t}" for t in _complex.COMPLEX_TYPES}
+    names |= {f"{fam}:float" for fam in _native.NATIVE_FAMILIES}
     return frozenset(names)
 
 
@@ -122,6 +126,8 @@ def _resolve(dialect: str, name: str, native: bool) -> tuple[list[str], str]:
         return _random.random_deps(dialect, family, type_name), _random.random_source(dialect, family, type_name)
     if family == "complex":
         return _complex.complex_deps(dialect, type_name), _complex.complex_source(dialect, type_name)
+    if family in _native.NATIVE_FAMILIES:
+        return [], _native.native_source(dialect, family)
     raise KeyError(name)
 
 
