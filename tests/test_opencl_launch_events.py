@@ -36,6 +36,8 @@ def context(request, monkeypatch):
 def test_the_setting_is_read_when_a_context_is_made(monkeypatch):
     from pygpgpu_opencl._wait import launch_events
 
+    monkeypatch.delenv("PYGPGPU_OPENCL_LAUNCH_EVENTS", raising=False)
+    assert launch_events(None) is False      # the default: a wait enqueues a marker
     monkeypatch.setenv("PYGPGPU_OPENCL_LAUNCH_EVENTS", "0")
     assert launch_events(None) is False
     monkeypatch.setenv("PYGPGPU_OPENCL_LAUNCH_EVENTS", "1")

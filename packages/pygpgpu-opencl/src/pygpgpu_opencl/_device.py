@@ -7,6 +7,7 @@ import threading
 from ctypes import c_uint32, c_void_p
 from typing import TYPE_CHECKING
 
+from pygpgpu_core.backend.worksize import default_group_shape
 from pygpgpu_core.device_order import order_devices
 from pygpgpu_core.errors import BackendUnavailable, DriverError
 
@@ -135,6 +136,17 @@ class Device:
         self.arch = device_arch(self.name, self.vendor, platform.name, nv_cc)
         self._context: "Context | None" = None
         self._lock = threading.Lock()
+
+    def guarded_local_size(self, ndim: int, max_group: int) -> "tuple[int, ...] | None":
+        """The group shape for a launch of ``ndim`` dimensions that gives no local size, of a
+        kernel that guards the work items past its domain (``@kernel``'s); None: the runtime
+        picks. On a GPU 256 work items a group (as CUDA launches get): NVIDIA's OpenCL, left to
+        pick, takes a divisor of the global size (1 for a prime one) and spends 0.6-0.8 us a
+        launch on the pick (benchmarks/launch_floor.c). CPUs keep the runtime's pick (PoCL
+        sizes its groups for its vectorizer)."""
+        if not self.type & C.CL_DEVICE_TYPE_GPU or not 1 <= ndim <= 3:
+            return None
+        return default_group_shape(ndim, min(max_group, self.max_work_group_size))
 
     @property
     def selector(self) -> str:

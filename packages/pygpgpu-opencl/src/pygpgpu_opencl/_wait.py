@@ -83,20 +83,17 @@ def track(context, event: "int | None") -> None:
 
 def launch_events(device) -> bool:
     """Whether kernel launches on ``device`` ask the driver for an event (the queue's last command
-    is then known without a marker). ``PYGPGPU_OPENCL_LAUNCH_EVENTS=0`` / ``1`` decides; by default
-    every platform does."""
-    setting = os.environ.get("PYGPGPU_OPENCL_LAUNCH_EVENTS", "").strip()
-    if setting in ("0", "1"):
-        return setting == "1"
-    return True
+    is then known without a marker). Off unless ``PYGPGPU_OPENCL_LAUNCH_EVENTS=1``: on the H200,
+    NVIDIA's OpenCL spends 1.3-2 us more per launch that returns an event (benchmarks/launch_floor.c),
+    while a wait's marker costs PoCL nothing measurable (launch + wait 18.6-19.6 us either way)."""
+    return os.environ.get("PYGPGPU_OPENCL_LAUNCH_EVENTS", "").strip() == "1"
 
 
-def _mark_untracked(context) -> None:
+def _mark_untracked(context, queue: int) -> None:
     """Launches went in without events since the last tracked command: enqueue a marker (done when
     every earlier command is) and make it the queue's last command. Holds the enqueue lock."""
     cl = lib()
     event = c_void_p()
-    queue = context.queue_handle()
     if cl.clEnqueueMarkerWithWaitList is not None:
         check(cl.clEnqueueMarkerWithWaitList(queue, 0, None, ctypes.byref(event)), "clEnqueueMarkerWithWaitList")
     else:                                   # OpenCL 1.1
@@ -104,12 +101,12 @@ def _mark_untracked(context) -> None:
     track(context, event.value)
 
 
-def _last(context) -> "int | None":
+def _last(context, queue: int) -> "int | None":
     """A reference of our own to the queue's last command, or None when nothing was queued
     since the last completed whole-queue wait."""
     with context._enqueue_lock:
         if context._untracked:
-            _mark_untracked(context)
+            _mark_untracked(context, queue)
         event = context._last_event
         if event:
             check(lib().clRetainEvent(event), "clRetainEvent")
@@ -156,7 +153,7 @@ def wait(context, queue: int) -> None:
     if context.__dict__.get("_interrupted") is not None and on_main_thread() and busy(context) and (
             finalizing() or isinstance(sys.exc_info()[1], KeyboardInterrupt)):
         return                    # at exit, or cleanup while Ctrl-C unwinds: never wait for the runaway
-    event = _last(context)
+    event = _last(context, queue)
     if event is None:
         return                    # nothing queued since the last completed wait
     if not on_main_thread():      # Python delivers signals to the main thread only

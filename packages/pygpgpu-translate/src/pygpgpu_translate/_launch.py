@@ -90,6 +90,12 @@ class LaunchPlan:
         self.narrow = False
         self.auto_local = automatic_local_size(translation, getattr(kernel_handle, "work_group_size", None)
                                                or getattr(kernel_handle, "max_threads", None))
+        # the group shape of a launch whose work size comes from the domain and gives no local
+        # size, where the backend wants one chosen (OpenCL GPUs: Device.guarded_local_size); the
+        # kernel's domain guard skips the work items that rounding up to whole groups adds
+        pick = getattr(self.device, "guarded_local_size", None)
+        self.guarded_local = (pick(translation.domain_ndim, getattr(kernel_handle, "work_group_size", 1))
+                              if pick is not None and self.auto_local is None and translation.domain_ndim else None)
 
     def set_alignment(self, tokens) -> None:
         """Numpy row arrays the kernel reads as aligned vectors must be staged on that boundary."""
@@ -138,6 +144,8 @@ class LaunchPlan:
         if local_size is None:
             if self.auto_local is not None:
                 local_size = self._automatic_local(global_size, domain)
+            elif derived and self.guarded_local is not None and len(self.guarded_local) == len(global_size):
+                local_size = self.guarded_local
         elif len(local_size) != len(global_size):
             if len(local_size) > len(global_size):
                 raise ValueError(f"kernel {self.t.name!r}: local size {local_size} has more dimensions than the "

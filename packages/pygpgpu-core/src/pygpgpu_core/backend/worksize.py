@@ -9,7 +9,20 @@ import math
 import operator
 from typing import Any, Sequence
 
-__all__ = ["work_dims", "block_geometry"]
+__all__ = ["work_dims", "block_geometry", "default_group_shape"]
+
+# Per dimension count: 256 work items a group, the usual sweet spot for occupancy on NVIDIA and AMD GPUs.
+DEFAULT_LOCAL_SIZE = {1: (256,), 2: (16, 16), 3: (8, 8, 4)}
+
+
+def default_group_shape(ndim: int, max_group: int) -> tuple[int, ...]:
+    """The group (block) shape of a GPU launch that gives no local size: 256 work items, halved
+    per dimension until the device's (or kernel's) limit ``max_group`` allows it."""
+    shape = DEFAULT_LOCAL_SIZE[ndim]
+    limit = max(1, max_group)
+    while math.prod(shape) > limit:
+        shape = tuple(max(1, s // 2) for s in shape)
+    return shape
 
 
 def work_dims(value: Any, what: str) -> tuple[int, ...]:

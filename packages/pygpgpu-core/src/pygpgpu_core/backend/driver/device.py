@@ -2,19 +2,17 @@
 from __future__ import annotations
 
 import ctypes
-import math
 import threading
 from ctypes import byref, c_int, c_size_t
 from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..worksize import default_group_shape
 
 if TYPE_CHECKING:
     from ..library import Calls, LazyLibrary
     from .context import DriverContext
 
 __all__ = ["DriverBackend", "DriverDevice"]
-
-# Per dimension count: 256 threads a block, the usual sweet spot for occupancy on NVIDIA and AMD GPUs.
-DEFAULT_LOCAL_SIZE = {1: (256,), 2: (16, 16), 3: (8, 8, 4)}
 
 
 class DriverBackend:
@@ -119,11 +117,7 @@ class DriverDevice:
 
     def default_local_size(self, ndim: int) -> tuple[int, ...]:
         """The block shape used when a launch gives no local size."""
-        shape = DEFAULT_LOCAL_SIZE[ndim]
-        limit = max(1, self.max_work_group_size)
-        while math.prod(shape) > limit:
-            shape = tuple(max(1, s // 2) for s in shape)
-        return shape
+        return default_group_shape(ndim, self.max_work_group_size)
 
     def context(self) -> "DriverContext":
         """The shared default context, made on first use."""
