@@ -165,12 +165,12 @@ def measure(backend: str, calls: int, rounds: int) -> dict:
         rows["low-level, no cuCtxSetCurrent"] = (lambda: bare((1,), (32,), args), sync)
         # and through cuLaunchKernel (11 arguments), which launches in the function's own context
         # whichever is current (benchmarks/launch_floor.c), so it needs no cuCtxSetCurrent either
-        calls = ctx.calls
-        saved, calls.launch_ex_unchecked = calls.launch_ex_unchecked, None
+        driver_calls = ctx.calls
+        saved, driver_calls.launch_ex_unchecked = driver_calls.launch_ex_unchecked, None
         try:
             legacy = build_launcher(prog.kernel("tiny"), ["buffer", np.int32])
         finally:
-            calls.launch_ex_unchecked = saved
+            driver_calls.launch_ex_unchecked = saved
         legacy.__globals__["set_current"] = lambda handle: 0
         rows["cuLaunchKernel, no cuCtxSetCurrent"] = (lambda: legacy((1,), (32,), args), sync)
     peer = {"cuda": "cupy", "opencl": "pyopencl"}.get(dev.backend.name)
