@@ -36,8 +36,16 @@ def context(request, monkeypatch):
 def test_the_setting_is_read_when_a_context_is_made(monkeypatch):
     from pygpgpu_opencl._wait import launch_events
 
+    class Platform:
+        vendor = "NVIDIA Corporation"
+
+    class Device:
+        platform = Platform()
+
     monkeypatch.delenv("PYGPGPU_OPENCL_LAUNCH_EVENTS", raising=False)
-    assert launch_events(None) is False      # the default: a wait enqueues a marker
+    assert launch_events(Device()) is False  # NVIDIA's: a wait enqueues a marker instead
+    Platform.vendor = "The pocl project"
+    assert launch_events(Device()) is True
     monkeypatch.setenv("PYGPGPU_OPENCL_LAUNCH_EVENTS", "0")
     assert launch_events(None) is False
     monkeypatch.setenv("PYGPGPU_OPENCL_LAUNCH_EVENTS", "1")

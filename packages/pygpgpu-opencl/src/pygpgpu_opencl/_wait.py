@@ -83,10 +83,18 @@ def track(context, event: "int | None") -> None:
 
 def launch_events(device) -> bool:
     """Whether kernel launches on ``device`` ask the driver for an event (the queue's last command
-    is then known without a marker). Off unless ``PYGPGPU_OPENCL_LAUNCH_EVENTS=1``: on the H200,
-    NVIDIA's OpenCL spends 1.3-2 us more per launch that returns an event (benchmarks/launch_floor.c),
-    while a wait's marker costs PoCL nothing measurable (launch + wait 18.6-19.6 us either way)."""
-    return os.environ.get("PYGPGPU_OPENCL_LAUNCH_EVENTS", "").strip() == "1"
+    is then known without a marker). ``PYGPGPU_OPENCL_LAUNCH_EVENTS=0`` / ``1`` decides; by
+    default every platform but NVIDIA's does. NVIDIA's OpenCL spends 1.3-2 us more on a launch
+    that returns an event (benchmarks/launch_floor.c on the H200: 4.1-5.5 us without, 5.4-7.6 us
+    with). PoCL keeps them: without an event its worker threads free each finished command
+    themselves, and PoCL 5.0 with two devices in one process then failed an assertion on its
+    shared kernel cache (tests/test_multi_device.py on the GPU machine), while with events the
+    commands are freed by our releases."""
+    setting = os.environ.get("PYGPGPU_OPENCL_LAUNCH_EVENTS", "").strip()
+    if setting in ("0", "1"):
+        return setting == "1"
+    platform = getattr(device, "platform", None)
+    return "nvidia" not in (getattr(platform, "vendor", "") or "").lower()
 
 
 def _mark_untracked(context, queue: int) -> None:
