@@ -135,7 +135,10 @@ def _build(plan, tokens, func):
                 else:           # a numpy scalar of another type than the parameter's (as LaunchPlan._packed)
                     env[f"C{index}"] = conv
                     lines.append(f"        packed[{index}] = C{index}({a})")
-    lines += ["    P.launcher(S[0], S[1], packed)", "    return True", ""]
+    # the kept packed arguments (never mutated: a changed scalar goes into a copy) may skip the
+    # launcher's packing through its again() where it has one (backend/launcher.py)
+    lines += ["    L = P.launcher",
+              "    (getattr(L, 'again', L) if packed is S[2] else L)(S[0], S[1], packed)", "    return True", ""]
     # keep(): the state hit() reads, slot by slot
     lines += ["def keep(args, ran):", f"    {', '.join(arg_names)}{',' if n == 1 else ''} = args" if n else "    pass"]
     owned = [f"a{i}" for i, tok in enumerate(tokens) if type(tok) is tuple and tok[0] == "d"]
