@@ -561,7 +561,9 @@ class KernelFunction(Generic[P]):
         plan = (CheckedLaunchPlan if t.bounds_sites is not None else LaunchPlan)(
             t, handle, device, self._all_names(), self.py_func)
         plan._n_call_params = len(self._param_names)
-        plan.set_alignment(self._flat_tokens(tokens) if dialect_for(dialect).assume_aligned else ())
+        # numpy rows are staged on the alignment the IR promises (ArrayType.align) on every dialect: row
+        # loads (_row_loads) rely on it, beside CUDA/HIP's assume_aligned
+        plan.set_alignment(self._flat_tokens(tokens))
         plan.vector_arrays = [i for i, tok in enumerate(self._flat_tokens(tokens)) if isinstance(tok, tuple) and tok[0] == "av"]
         plan.set_tokens(self._flat_tokens(tokens), t.int_meets or ())
         plan.narrow = bits == 32

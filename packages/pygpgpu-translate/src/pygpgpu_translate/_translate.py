@@ -272,7 +272,8 @@ def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bo
     from ._entry import build_kernel
     from ._int_meets import int_meets
     from ._records import record_types
-    from ._wide import plan_wide, widen
+    from ._row_loads import row_loads
+    from ._wide import ENABLED as WIDE_LOADS, plan_wide, widen
     src = function_source(func)
     prog = ProgramBuilder(default_float, index_bits, src.name)
     if bounds_check:
@@ -303,6 +304,7 @@ def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bo
                      uses_barrier=kir.uses_barrier, local_arrays=prog.local_arrays, debug=prog.bounds is not None)
     if wide is not None:
         widen(kir.function, wide)
+    row_loads(kir.function, prog.note_type, enabled=WIDE_LOADS, debug=prog.bounds is not None)   # 2-D arrays: never widened
     info = dict(layout=kir.layout, access=access, covers=sorted([k, v] for k, v in dom.covers.items()) if dom else [],
                 streamed=streamed, domain_plan=kir.domain_plan, domain_kind=dom.kind if dom else "",
                 domain_ndim=dom.ndim if dom else 0, uses_barrier=kir.uses_barrier, features=sorted(prog.features),
