@@ -5,14 +5,15 @@ lowered (floor division, power, min/max, casts), so printing is a straight walk.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+import copy
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, Callable
 
 __all__ = [
     "Expr", "Const", "Var", "Raw", "Bin", "Un", "Cast", "Call", "MathCall", "WorkItem", "Barrier", "MemFence",
     "Printf", "PrintfConversion", "Ternary", "Load", "VecCtor", "Swizzle",
     "ArrayRef", "Stmt", "Assign", "Store", "ExprStmt", "If", "While", "For", "Break", "Continue",
-    "Return", "LocalArrayDecl", "Function", "Param", "operands", "WideLoad", "WideStore",
+    "Return", "LocalArrayDecl", "Function", "Param", "operands", "WideLoad", "WideStore", "rebuilt",
 ]
 
 
@@ -28,6 +29,31 @@ def operands(e) -> list:
     analyses walk every node through this, so a new node with those fields needs no walker of its own."""
     out = [sub for sub in (getattr(e, f, None) for f in _OPERAND_FIELDS) if isinstance(sub, Expr)]
     out.extend(sub for sub in getattr(e, "args", ()) or () if isinstance(sub, Expr))
+    return out
+
+
+def rebuilt(node, child: Callable[[Any], Any]):
+    """``node`` with ``child`` applied to each of its expression, statement and list fields (a
+    list: to each item), copied only where something changed: the rewriting passes' walk. Array
+    references and non-IR values come back as they are; the copy keeps attributes beyond the
+    fields (a Call's helper)."""
+    if isinstance(node, list):
+        new = [child(x) for x in node]
+        return node if all(a is b for a, b in zip(new, node)) else new
+    if not isinstance(node, (Expr, Stmt)) or isinstance(node, ArrayRef) or not is_dataclass(node):
+        return node
+    changed = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, (Expr, Stmt, list)):
+            new = child(value)
+            if new is not value:
+                changed[f.name] = new
+    if not changed:
+        return node
+    out = copy.copy(node)
+    for name, value in changed.items():
+        setattr(out, name, value)
     return out
 
 

@@ -35,8 +35,7 @@ with the wide kernels (``_wide.ENABLED``, part of the generated-source cache key
 """
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 
 from . import _ir as ir
 from ._types import BOOL, ArrayType, Scalar, Vector
@@ -195,24 +194,7 @@ def _replace(node, repl: dict):
     nodes may appear elsewhere)."""
     if isinstance(node, ir.Expr) and id(node) in repl:
         return repl[id(node)]
-    if isinstance(node, list):
-        new = [_replace(x, repl) for x in node]
-        return node if all(a is b for a, b in zip(new, node)) else new
-    if not isinstance(node, (ir.Expr, ir.Stmt)) or isinstance(node, ir.ArrayRef) or not is_dataclass(node):
-        return node
-    changed = {}
-    for f in fields(node):
-        value = getattr(node, f.name)
-        if isinstance(value, (ir.Expr, ir.Stmt, list)):
-            new = _replace(value, repl)
-            if new is not value:
-                changed[f.name] = new
-    if not changed:
-        return node
-    out = copy.copy(node)             # keeps attributes beyond the fields (a Call's helper)
-    for name, value in changed.items():
-        setattr(out, name, value)
-    return out
+    return ir.rebuilt(node, lambda sub: _replace(sub, repl))
 
 
 def row_loads(fn: ir.Function, note_type, *, enabled: bool, debug: bool) -> int:

@@ -33,9 +33,8 @@ generated-source cache key.
 """
 from __future__ import annotations
 
-import copy
 import os
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 
 from . import _ir as ir
 from ._types import BOOL, INT64, ArrayType, Scalar, Vector
@@ -247,24 +246,7 @@ def _on_registers(node, regs: dict, k: int):
         return regs[node.array.cname][k]
     if isinstance(node, ir.Store) and node.array.cname in regs:
         return ir.Assign(regs[node.array.cname][k], _on_registers(node.value, regs, k), node.line)
-    if isinstance(node, list):
-        new = [_on_registers(x, regs, k) for x in node]
-        return node if all(a is b for a, b in zip(new, node)) else new
-    if not isinstance(node, (ir.Expr, ir.Stmt)) or isinstance(node, ir.ArrayRef) or not is_dataclass(node):
-        return node
-    changed = {}
-    for f in fields(node):
-        value = getattr(node, f.name)
-        if isinstance(value, (ir.Expr, ir.Stmt, list)):
-            new = _on_registers(value, regs, k)
-            if new is not value:
-                changed[f.name] = new
-    if not changed:
-        return node
-    out = copy.copy(node)             # keeps attributes beyond the fields (a Call's helper)
-    for name, value in changed.items():
-        setattr(out, name, value)
-    return out
+    return ir.rebuilt(node, lambda sub: _on_registers(sub, regs, k))
 
 
 def widen(fn: ir.Function, plan: WidePlan) -> None:
