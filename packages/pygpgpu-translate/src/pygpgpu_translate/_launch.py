@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._domain import build_function as compile_domain
+from ._aliases import numpy_aliases
 from ._launch_checks import (NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_int_ranges, extent_checker,
                              reached)
 from ._signature import base_view, is_device_array
@@ -174,9 +175,10 @@ class LaunchPlan:
             return
         buffers = {}
         staged = []
+        rows, same = numpy_aliases(self.arrays, values, self.t.name)
         sync = self.sync_once(self.context)
         try:
-            for pos, name, reads, writes, covered in self.arrays:
+            for pos, name, reads, writes, covered in rows:
                 a = values[pos]
                 if type(a) is np.ndarray:
                     a = self._checked_numpy(a, name, writes)
@@ -188,6 +190,9 @@ class LaunchPlan:
                 else:
                     buf = self._device_buffer(a, name)
                 buffers[pos] = buf
+            if same:               # a numpy array passed to several parameters: one device copy
+                for pos, rep in same.items():
+                    buffers[pos] = buffers[rep]
             self.launcher(global_size, local_size, self._packed(values, buffers, domain))
             done, staged = staged, []
             sync = self.sync_once(self.context)
@@ -213,7 +218,8 @@ class LaunchPlan:
         buffers = {}
         total = 0
         streamed = True
-        for pos, name, reads, writes, covered in self.arrays:
+        rows, same = numpy_aliases(self.arrays, values, self.t.name)
+        for pos, name, reads, writes, covered in rows:
             a = values[pos]
             if type(a) is np.ndarray:
                 if a.nbytes > limit:
@@ -237,6 +243,8 @@ class LaunchPlan:
             views = batch.views
             for i, pos in enumerate(slots):
                 buffers[pos] = views[i]
+            for pos, rep in (same or {}).items():
+                buffers[pos] = buffers[rep]
             self.launcher(global_size, local_size, self._packed(values, buffers, domain))
             batch.download(downs)
         finally:
