@@ -86,3 +86,10 @@ def test_overlapping_views_only_read_and_disjoint_views_are_fine(backend, n):
     np.testing.assert_array_equal(out, 2 * np.arange(n, dtype=np.float32) + 1)
     scale_in_place[backend](x[:n], x[n:2 * n], 3.0)       # disjoint halves of one array
     np.testing.assert_array_equal(x[n:2 * n], 3 * np.arange(n, dtype=np.float32))
+
+
+def test_a_big_endian_array_passed_twice_is_one_array(backend):
+    x = np.arange(10, dtype=">f4")
+    add_one_to_both[backend](x, x)
+    np.testing.assert_array_equal(x, np.arange(10, dtype=np.float32) + 2)
+    assert x.dtype == np.dtype(">f4")

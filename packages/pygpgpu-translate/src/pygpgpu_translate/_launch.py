@@ -289,12 +289,15 @@ class LaunchPlan:
         values = list(values)
         back = []
         writes = {pos: w for pos, _n, _r, w, _c in self.arrays}
+        copies: dict = {}                 # id(array) -> its native copy: one per array (k(x, x), _aliases)
         for pos in self.swapped:
             a = values[pos]
             if isinstance(a, np.ndarray) and not a.dtype.isnative:
                 if writes.get(pos) and not a.flags.writeable:
                     self._checked_numpy(a, self.param_names[pos], True)     # raises: read-only output
-                native = np.ascontiguousarray(a, a.dtype.newbyteorder("="))
+                native = copies.get(id(a))
+                if native is None:
+                    native = copies[id(a)] = np.ascontiguousarray(a, a.dtype.newbyteorder("="))
                 values[pos] = native
                 if writes.get(pos):
                     back.append((a, native))
