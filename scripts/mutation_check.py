@@ -49,6 +49,8 @@ SIGN_PROOFS = "tests/test_translate_sign_proofs.py"
 GUARD_SIGNS = "tests/test_translate_guard_signs.py"
 ACCESS_WORDS = "tests/test_translate_launch.py::test_access_analysis_reads_writes_aliases_atomics_helpers"
 ACCESS_EFFECTS = "tests/test_translate_access_effects.py"
+ROW_LOADS = "tests/test_lang_row_loads.py"
+ALIASING = "tests/test_trust_aliasing.py"
 
 
 @dataclass(frozen=True)
@@ -279,6 +281,21 @@ MUTATIONS = [
              "acc.setdefault(a.cname, set()).update(helper.access.get(p.name, ()))",
              "acc.setdefault(a.cname, set())",
              (f"{CATALOGUE}", "-k", "helpers_with_array_params"), "arrays passed to helpers take the helper's access"),
+    # ---- row vector loads (_row_loads.py) and numpy arguments sharing memory (_aliases.py) ----
+    Mutation("row-loads-index-reassigned", f"{TRANSLATE}/_row_loads.py",
+             "self.close(body, open_rows, [k for k, r in open_rows.items() if s.target.name in r.names])",
+             "self.close(body, open_rows, [])",
+             (ROW_LOADS, "-k", "reassigned"), "a row load ends where a variable of its row index is assigned"),
+    Mutation("row-loads-alignment", f"{TRANSLATE}/_row_loads.py",
+             "    if row.ref.type.align >= vector_bytes:", "    if True:",
+             (ROW_LOADS, "-k", "foreign_memory or float4_dtype or unknown_alignment"),
+             "a row loads as a vector unconditionally only where the signature promises its alignment"),
+    Mutation("numpy-alias-one-copy", f"{TRANSLATE}/_aliases.py",
+             "            if _same_view(a, b):", "            if False:",
+             (ALIASING,), "a numpy array passed to several parameters is one device copy"),
+    Mutation("numpy-overlap-raises", f"{TRANSLATE}/_aliases.py",
+             "            if (writes or rep_writes) and _overlap(a, b):", "            if False:",
+             (ALIASING, "-k", "overlapping"), "overlapping different views that the kernel writes raise"),
 ]
 
 
