@@ -294,6 +294,9 @@ static void opencl_rows(void) {
         snprintf(api, sizeof api, "opencl %s", name);
         for (c = api; *c; c++) if (*c == '"' || *c == '\\') *c = '\'';
         report(api, "clEnqueueNDRangeKernel, no event, local 32", per_launch(cl_launch, cl_sync, &s));
+        s.global = s.local = 256;
+        report(api, "clEnqueueNDRangeKernel, no event, global and local 256", per_launch(cl_launch, cl_sync, &s));
+        s.global = s.local = 32;
         report(api, "clEnqueueNDRangeKernel, no event, local NULL", per_launch(cl_launch_any_local, cl_sync, &s));
         report(api, "clEnqueueNDRangeKernel with an event, the previous released",
                per_launch(cl_launch_event, cl_sync, &s));
