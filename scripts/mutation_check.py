@@ -252,8 +252,8 @@ MUTATIONS = [
              (GUARD_SIGNS, NEG_INDEX), "i - c is >= 0 only when i >= c is proven"),
     # ---- bounds guards ----
     Mutation("work-size-guard", f"{TRANSLATE}/_entry.py",
-             'c = ir.Bin(">=", gid, ir.Var(f"_pyg_n{k}", idx), BOOL)',
-             'c = ir.Bin(">", gid, ir.Var(f"_pyg_n{k}", idx), BOOL)',
+             'beyond = [ir.Bin(">=", ir.Cast(ir.WorkItem("global_id"',
+             'beyond = [ir.Bin(">", ir.Cast(ir.WorkItem("global_id"',
              (GUARDS, "-k", "work_size"), "work items at or past gpu.work_size(...) return"),
     Mutation("range-guard", f"{TRANSLATE}/_statements.py",
              '                c = ir.Bin("<", gid[0], bounds[0], BOOL)',
