@@ -41,6 +41,13 @@ def count_to(x, out, n):                # the domain comes from a scalar: cannot
 
 
 @kernel
+def add_one_to_both(a, out):            # k(x, x): both stores land in the one array
+    for i in range(out.shape[0]):
+        a[i] += 1.0
+        out[i] += 1.0
+
+
+@kernel
 def heavy(x, out, iters):               # compute-bound per element (benchmarks, threads)
     for i in range(out.shape[0]):
         v = x[i]

@@ -103,6 +103,14 @@ report["split"] = {"parts": parts, "err": float(np.max(np.abs(out - mk.scale_hos
 heavy = np.zeros_like(x); mk.heavy.split([D1, D0], weights=[3, 1])(x, heavy, 20)
 whole = np.zeros_like(x); mk.heavy[D0](x, whole, 20)
 report["split_heavy_equal"] = bool(np.array_equal(heavy, whole))
+both = np.arange(1000, dtype=np.float32)
+mk.add_one_to_both.split([D0, D1])(both, both)    # one numpy array passed twice: one copy per part
+report["split_aliased"] = bool(np.array_equal(both, np.arange(1000, dtype=np.float32) + 2))
+try:
+    mk.scale.split([D0, D1])(x[1:], x[:-1], 2.0)
+    report["split_overlap"] = None
+except ValueError as exc:
+    report["split_overlap"] = str(exc)
 try:
     mk.reverse.split([D0, D1])(x, out)
     report["refused"] = None
@@ -145,6 +153,8 @@ def test_two_devices_at_once(tmp_path):
     assert r["split"]["parts"] == [[d0, 0, 150_000], [d1, 150_000, 300_000]]
     assert r["split"]["err"] < 1e-5
     assert r["split_heavy_equal"]
+    assert r["split_aliased"]
+    assert r["split_overlap"] and "overlapping memory" in r["split_overlap"]
     assert r["refused"] and "own element" in r["refused"]
     assert r["pickled_here"] == d1
 
