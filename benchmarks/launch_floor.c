@@ -7,7 +7,8 @@
  * tiny kernel of benchmarks/profile_launch.py (x[i] += 1 over one element, 32 threads) back to
  * back: best of `rounds` batches of `calls` launches then one synchronize, as the Python rows
  * are timed. Prints one JSON object per line: {"api", "row", "us"} or {"api", "row", "rc"} for
- * the experiments (CUDA: whether a launch needs its context current).
+ * the experiments (CUDA: whether a launch needs its context current; the same launch replayed as
+ * a captured one-launch graph through cuGraphLaunch, not yet run on a GPU when it was written).
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -86,6 +87,10 @@ static struct {
     int (*LaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
                         void **, void **);
     int (*LaunchKernelEx)(const CUlaunchConfig *, void *, void **, void **);
+    int (*StreamBeginCapture)(void *, int);
+    int (*StreamEndCapture)(void *, void **);
+    int (*GraphInstantiateWithFlags)(void **, void *, unsigned long long);
+    int (*GraphLaunch)(void *, void *);
 } cu;
 
 typedef struct {
@@ -94,6 +99,7 @@ typedef struct {
     uint64_t x;
     int n;
     CUlaunchConfig config;
+    void *graph_exec;                  /* a graph of one launch of the kernel, captured on `stream` */
 } CudaState;
 
 static int cu_launch(void *p) {
@@ -113,6 +119,10 @@ static int cu_launch_ex_current(void *p) {
     CudaState *s = p;
     int rc = cu.CtxSetCurrent(s->ctx);
     return rc ? rc : cu.LaunchKernelEx(&s->config, s->func, s->params, NULL);
+}
+static int cu_graph_launch(void *p) {     /* the one-launch graph: what a memo could replay */
+    CudaState *s = p;
+    return cu.GraphLaunch(s->graph_exec, s->stream);
 }
 static int cu_set_current(void *p) {
     return cu.CtxSetCurrent(((CudaState *)p)->ctx);
@@ -171,6 +181,24 @@ static void cuda_rows(void) {
         report("cuda", row, per_launch(cu_launch_ex_current, cu_sync, &s));
     }
     s.stream = blocking;
+    /* A graph of the same launch, captured once and replayed: cuGraphLaunch takes 2 arguments and no
+     * geometry; whether the driver's side of it is cheaper than a kernel launch is the question. */
+    *(void **)&cu.StreamBeginCapture = dlsym(lib, "cuStreamBeginCapture_v2");
+    *(void **)&cu.StreamEndCapture = dlsym(lib, "cuStreamEndCapture");
+    *(void **)&cu.GraphInstantiateWithFlags = dlsym(lib, "cuGraphInstantiateWithFlags");
+    *(void **)&cu.GraphLaunch = dlsym(lib, "cuGraphLaunch");
+    if (cu.StreamBeginCapture && cu.StreamEndCapture && cu.GraphInstantiateWithFlags && cu.GraphLaunch) {
+        void *graph = NULL;
+        s.stream = blocking;
+        rc = cu.StreamBeginCapture(blocking, 0 /* CU_STREAM_CAPTURE_MODE_GLOBAL */);
+        if (!rc) rc = cu_launch(&s);
+        int end = cu.StreamEndCapture(blocking, &graph);
+        if (!rc) rc = end;
+        if (!rc) rc = cu.GraphInstantiateWithFlags(&s.graph_exec, graph, 0);
+        if (rc) report_rc("cuda", "capturing a one-launch graph failed: rc", rc);
+        else report("cuda", "cuGraphLaunch of a one-launch graph, blocking stream",
+                    per_launch(cu_graph_launch, cu_sync, &s));
+    }
     report("cuda", "cuCtxSetCurrent alone", per_launch(cu_set_current, cu_sync, &s));
     report("cuda", "cuCtxGetCurrent alone", per_launch(cu_get_current, cu_sync, &s));
 
