@@ -11,6 +11,7 @@ import pytest
 
 from pygpgpu_core.vec_types import float3
 from pygpgpu_translate import kernel
+from test_lang_records import _rejects as records_rejects
 from test_vec_helpers import rtc_compile  # noqa: F401 - fixture
 
 P = np.dtype([("pos", np.float32, 3), ("mass", np.float32), ("vel", np.float32)])
@@ -270,15 +271,7 @@ def test_debug_mode_checks_records_passed_to_helpers(backend):
 
 # ---- what stays refused, with what to do instead -------------------------------------------------------------
 def _rejects(body_src, match):
-    ns: dict = {}
-    src = "import numpy as np\n" + body_src
-    path = f"/tmp/pygpgpu_record_helpers_{abs(hash(body_src))}.py"
-    with open(path, "w") as f:
-        f.write(src)
-    exec(compile(src, path, "exec"), ns)
-    k = kernel(ns["k"])
-    with pytest.raises((SyntaxError, TypeError), match=match):
-        k.inspect(particles(MIXED, 4), np.zeros(4, np.float32), backend="opencl")
+    records_rejects(body_src, match, (SyntaxError, TypeError), particles(MIXED, 4))
 
 
 @pytest.mark.parametrize("helper, call, match", [

@@ -252,7 +252,9 @@ def test_overlapping_fields_are_a_type_error():
         read_mass.inspect(np.zeros(3, union), np.zeros(3, np.float32), backend="opencl")
 
 
-def _rejects(body_src, match, exc=SyntaxError):
+def _rejects(body_src, match, exc=SyntaxError, records=None):
+    """The kernel ``k`` of ``body_src`` (written to a file: the translator reads source) refuses
+    to translate for ``records`` (default: 4 ALIGNED particles) with ``exc`` matching ``match``."""
     ns: dict = {}
     src = "import numpy as np\n" + body_src
     path = f"/tmp/pygpgpu_records_{abs(hash(body_src))}.py"
@@ -261,7 +263,7 @@ def _rejects(body_src, match, exc=SyntaxError):
     exec(compile(src, path, "exec"), ns)
     k = kernel(ns["k"])
     with pytest.raises(exc, match=match):
-        k.inspect(particles(ALIGNED, 4), np.zeros(4, np.float32), backend="opencl")
+        k.inspect(particles(ALIGNED, 4) if records is None else records, np.zeros(4, np.float32), backend="opencl")
 
 
 @pytest.mark.parametrize("body, match", [

@@ -171,11 +171,13 @@ class LaunchPlan:
         if packed is not None:      # every array is resident on this device: nothing to stage or release
             self.launcher(global_size, local_size, packed)
             return global_size, local_size, packed      # what a configured kernel's memo keeps (_memo)
-        if self.small_cache is not False and self._run_small(values, global_size, local_size, domain, whole):
+        # a numpy array given to several parameters is staged once (_aliases)
+        rows, same = numpy_aliases(self.arrays, values, self.t.name)
+        if self.small_cache is not False and self._run_small(values, global_size, local_size, domain, whole,
+                                                             rows, same):
             return
         buffers = {}
         staged = []
-        rows, same = numpy_aliases(self.arrays, values, self.t.name)
         sync = self.sync_once(self.context)
         try:
             for pos, name, reads, writes, covered in rows:
@@ -203,9 +205,10 @@ class LaunchPlan:
                 st._download = False
                 st.finish()
 
-    def _run_small(self, values, global_size, local_size, domain, whole) -> bool:
+    def _run_small(self, values, global_size, local_size, domain, whole, rows, same) -> bool:
         """Launch with every numpy argument in one SmallBatch (one upload, one download, one
-        wait); False, having done nothing, when some numpy argument is too large for that."""
+        wait); False, having done nothing, when some numpy argument is too large for that.
+        ``rows, same``: the call's array rows and shared numpy arguments (_aliases.numpy_aliases)."""
         staging = self.staging
         cache = self.small_cache
         if cache is None:
@@ -218,7 +221,6 @@ class LaunchPlan:
         buffers = {}
         total = 0
         streamed = True
-        rows, same = numpy_aliases(self.arrays, values, self.t.name)
         for pos, name, reads, writes, covered in rows:
             a = values[pos]
             if type(a) is np.ndarray:
