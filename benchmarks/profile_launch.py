@@ -12,7 +12,8 @@ then one synchronize; every row is printed as ours / peer):
 * ``@kernel saxpy``: ``s(x, y, out, 2.0)``, three resident arrays of 1024 floats and a scalar;
 * ``... host side``: the same calls on a second kernel object whose plan's launcher is a no-op,
   so only the Python work before the driver call is timed (as bench_launch_checks.py does);
-* ``low-level launcher``: ``kernel.launcher([...])`` of the same handwritten source;
+* ``low-level launcher``: ``kernel.launcher([...])`` of the same handwritten source (the native
+  launcher where ``pygpgpu build-native`` built it; then also ``low-level launcher, Python``);
 * the peer: CuPy ``RawKernel`` or PyOpenCL ``knl(queue, (1,), None, buf)``, each with its own array.
 
 Each round times every row once, one after the other, so a burst of load from other processes
@@ -155,12 +156,19 @@ def measure(backend: str, calls: int, rounds: int) -> dict:
         "@kernel saxpy host side": (lambda: s_host(a, b, c, 2.0), nothing),
         "low-level launcher": (lambda: fn((1,), (32,), args), sync),
     }
-    if "set_current" in getattr(fn, "__globals__", {}):
+    result["native launcher"] = type(fn).__name__ == "Launcher"
+    if result["native launcher"]:
+        # the same launcher in Python, as it runs where `pygpgpu build-native` was not run
+        from pygpgpu_core.backend.launcher import build_launcher
+
+        py = build_launcher(prog.kernel("tiny"), ["buffer", np.int32], native=False)
+        rows["low-level launcher, Python"] = (lambda: py((1,), (32,), args), sync)
+    if "set_current" in getattr(getattr(fn, "python", fn), "__globals__", {}):
         # experiment: the same launcher without its cuCtxSetCurrent (the driver call replaced by a
         # Python no-op), to see what making the context current costs per launch
         from pygpgpu_core.backend.launcher import build_launcher
 
-        bare = build_launcher(prog.kernel("tiny"), ["buffer", np.int32])    # not the kernel's cached one
+        bare = build_launcher(prog.kernel("tiny"), ["buffer", np.int32], native=False)  # not the kernel's own
         bare.__globals__["set_current"] = lambda handle: 0
         rows["low-level, no cuCtxSetCurrent"] = (lambda: bare((1,), (32,), args), sync)
         # and through cuLaunchKernel (11 arguments), which launches in the function's own context
@@ -168,7 +176,7 @@ def measure(backend: str, calls: int, rounds: int) -> dict:
         driver_calls = ctx.calls
         saved, driver_calls.launch_ex_unchecked = driver_calls.launch_ex_unchecked, None
         try:
-            legacy = build_launcher(prog.kernel("tiny"), ["buffer", np.int32])
+            legacy = build_launcher(prog.kernel("tiny"), ["buffer", np.int32], native=False)
         finally:
             driver_calls.launch_ex_unchecked = saved
         legacy.__globals__["set_current"] = lambda handle: 0

@@ -93,7 +93,10 @@ def test_info_json_is_diagnostics(tmp_path):
     out = run("info", "--json", env=env)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"pygpgpu", "python", "numpy", "backends", "default_device", "cache", "environment"}
+    assert set(data) == {"pygpgpu", "python", "numpy", "backends", "default_device", "cache", "native_launcher",
+                         "environment"}
+    from pygpgpu_core.backend.native import status
+    assert data["native_launcher"] == status()
     assert data["pygpgpu"]["version"] == pygpgpu.__version__
     assert data["pygpgpu"]["location"] == os.path.dirname(pygpgpu.__file__)
     assert data["numpy"]["version"] == np.__version__

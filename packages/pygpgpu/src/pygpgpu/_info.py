@@ -92,12 +92,13 @@ def diagnostics() -> dict[str, Any]:
     devices)" or the reason it is unavailable —, ``available``, ``details`` — library paths and
     driver/compiler versions —, and ``devices`` with their selector and key properties),
     ``default_device``, ``cache`` (``pygpgpu.cache_info()``, plus ``problem`` when the disk cache
-    is not in use) and ``environment`` (every ``PYGPGPU_*`` variable that is set).
+    is not in use), ``native_launcher`` (whether ``pygpgpu build-native`` built it) and ``environment`` (every ``PYGPGPU_*`` variable that is set).
     """
     import numpy as np
 
     import pygpgpu
     from pygpgpu_core import registry
+    from pygpgpu_core.backend.native import status as native_status
     from pygpgpu_core.errors import GPGPUError
     from pygpgpu_core.libinfo import unavailable
 
@@ -116,6 +117,7 @@ def diagnostics() -> dict[str, Any]:
         "backends": backends,
         "default_device": default,
         "cache": cache_report(),
+        "native_launcher": native_status(),
         "environment": {k: v for k, v in sorted(os.environ.items()) if k.startswith("PYGPGPU_")},
     }
 
@@ -200,6 +202,7 @@ def format_report(info: dict[str, Any]) -> str:
     lines.append(f"Default device: {info['default_device']}")
     lines.append("")
     lines.append("Cache: " + cache_summary(info["cache"]))
+    lines.append("Native launcher: " + info["native_launcher"])
     env = info["environment"]
     lines.append("Environment:" + ("" if env else " no PYGPGPU_* variable is set"))
     lines += [f"  {k}={v}" for k, v in env.items()]

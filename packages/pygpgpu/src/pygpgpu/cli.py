@@ -169,6 +169,15 @@ def _cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_build_native(args: argparse.Namespace) -> int:
+    from pygpgpu_core.backend import native
+
+    path = native.build(compiler=args.cc)
+    print(f"built {path}: warm CUDA and HIP launches in new processes go through it "
+          "(PYGPGPU_NATIVE=0 turns it off)")
+    return 0
+
+
 def _cmd_inspect(args: argparse.Namespace) -> int:
     kernel = _load_kernel(args.target)
     values = parse_types(args.types)
@@ -207,6 +216,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="clear only this part: translate, opencl, cuda, hip or kernel_files")
     cache.add_argument("--json", action="store_true", help="cache info as JSON")
     cache.set_defaults(func=_cmd_cache)
+    build_native = sub.add_parser("build-native", help="compile the optional C launcher (faster warm CUDA/HIP "
+                                  "launches; needs a C compiler and Python's headers)")
+    build_native.add_argument("--cc", default=None, help="the C compiler (default: $CC, then Python's own)")
+    build_native.set_defaults(func=_cmd_build_native)
     inspect = sub.add_parser("inspect", help="print the source generated for a kernel and argument types")
     inspect.add_argument("target", metavar="FILE.py:KERNEL")
     inspect.add_argument("--types", required=True,

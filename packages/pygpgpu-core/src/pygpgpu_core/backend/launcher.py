@@ -29,6 +29,7 @@ import threading
 from ctypes import Structure, byref, c_uint, c_void_p
 from typing import Any, Callable, Sequence
 
+from . import native as _native
 from .args import ArgumentLayout, check_param_kinds, explain
 
 __all__ = ["build_launcher", "LaunchConfig"]
@@ -52,8 +53,29 @@ def _config_filler(config: LaunchConfig, stream: Any, last: list) -> Callable[[t
     return fill
 
 
-def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]:
-    """Generate ``fn(global_size, local_size, args)`` for ``kernel`` and these argument kinds."""
+def _native_codes(layout: ArgumentLayout) -> "list[str] | None":
+    """Per argument, what the native launcher packs ('P': a buffer's ``.ptr``; else the struct
+    format character), or None where it packs one of them differently (local memory, vectors,
+    records: the Python launcher keeps those)."""
+    if layout.locals:
+        return None
+    codes = []
+    for _, kind in layout.params:
+        if kind.tag == "buffer":
+            codes.append("P")
+        elif kind.tag == "scalar" and kind.convert is None and len(kind.fmt) == 1 and kind.fmt in _NATIVE_FORMATS:
+            codes.append(kind.fmt)
+        else:
+            return None
+    return codes
+
+
+_NATIVE_FORMATS = "bBhHiIqQefd?"
+
+
+def build_launcher(kernel: Any, arg_types: Sequence[Any], native: bool = True) -> Callable[..., None]:
+    """Generate ``fn(global_size, local_size, args)`` for ``kernel`` and these argument kinds;
+    the native launcher (``backend/native.py``) where it is built and ``native`` allows it."""
     layout = ArgumentLayout(arg_types, kernel.name, exact=kernel.param_sizes is not None,
                             float16=getattr(kernel, "float16_arguments", True))
     kinds = layout.kinds
@@ -175,4 +197,7 @@ def build_launcher(kernel: Any, arg_types: Sequence[Any]) -> Callable[..., None]
     launch.layout = layout  # keeps the argument memory alive with the launcher
     launch.config = config  # and the launch configuration cuLaunchKernelEx reads
     launch.source = src
-    return launch
+    if not native:
+        return launch
+    slack = 0 if kernel.param_sizes is not None else len(layout.pointers) - len(layout.params)
+    return _native.wrap(launch, kernel, _native_codes(layout), slack, launch_ex)

@@ -1,0 +1,318 @@
+/* The optional native launcher of the pointer-array launch ABI (CUDA, HIP): the warm path of
+ * backend/launcher.py's generated launch() in C, built by `python -m pygpgpu build-native`
+ * (backend/native.py). It does what launch() does on its happy path (look the geometry up, pack
+ * the arguments, make the context current, launch, record the launch on the context) with no
+ * Python frame and no ctypes call in between. Anything off that path (an unknown geometry, an
+ * argument that does not convert, a closed kernel or buffer, a float past float32's range) is
+ * handed to the Python launch() it was built from, which raises the error the user would get
+ * without this module. A failed launch status goes to the kernel's launch_failed().
+ *
+ * Each call packs into its own stack memory and holds no state between calls, so launches from
+ * several threads need no lock, and the driver calls run without the GIL, as ctypes calls do.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_PARAMS 64      /* more parameters: backend/native.py keeps the Python launcher */
+#define SLACK_POINTERS 64  /* a kernel whose parameters the driver cannot count: extra pointers, as args.py */
+
+typedef int (*set_current_ptr_fn)(void *ctx);
+typedef int (*set_current_int_fn)(int device);
+typedef int (*launch_ex_fn)(const void *config, void *func, void **params, void **extra);
+typedef int (*launch_fn)(void *func, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                         unsigned bz, unsigned shared, void *stream, void **params, void **extra);
+
+/* CUlaunchConfig of cuda.h (CUDA 12.0+); backend/launcher.py's LaunchConfig is the same layout. */
+typedef struct {
+    unsigned grid[3], block[3], shared;
+    void *stream;
+    void *attrs;
+    unsigned num_attrs;
+} launch_config;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *dict;
+    void *set_current;       /* NULL: no call */
+    int token_is_int;        /* set_current takes a device ordinal (HIP) rather than a context */
+    void *token;
+    launch_ex_fn launch_ex;  /* NULL: launch through `launch`, 11 arguments */
+    launch_fn launch;
+    void **func_slot;        /* the kernel's handle, NULL once its program closed */
+    void **stream_slot;
+    int slack;               /* pointers past the parameters, to zeroed memory */
+    Py_ssize_t nargs;
+    char codes[MAX_PARAMS];  /* per argument: 'P' a buffer's .ptr, else a struct format character */
+    PyObject *owners;        /* what the slots above point into */
+    PyObject *geometry_cache, *fallback, *fail, *context, *name;
+} Launcher;
+
+static PyObject *str_ptr, *str_last_launch;
+static char slack_bytes[4096];
+
+/* 0: packed; -1: not packable here (any Python error cleared): the fallback decides. */
+static int pack_one(char code, PyObject *value, uint64_t *slot) {
+    *slot = 0;
+    if (code == 'P') {
+        PyObject *ptr = PyObject_GetAttr(value, str_ptr);
+        if (ptr == NULL) goto refused;
+        if (!PyLong_CheckExact(ptr)) { Py_DECREF(ptr); return -1; }
+        *slot = PyLong_AsUnsignedLongLong(ptr);
+        Py_DECREF(ptr);
+        if (*slot == (uint64_t)-1 && PyErr_Occurred()) goto refused;
+        return 0;
+    }
+    if (code == 'f' || code == 'd' || code == 'e') {
+        double v = PyFloat_AsDouble(value);
+        if (v == -1.0 && PyErr_Occurred()) goto refused;
+        /* as struct.pack_into: an overflow raises, and the Python launcher then casts the C way */
+#if PY_VERSION_HEX >= 0x030B0000
+        int rc = code == 'd' ? PyFloat_Pack8(v, (char *)slot, 1)
+               : code == 'f' ? PyFloat_Pack4(v, (char *)slot, 1) : PyFloat_Pack2(v, (char *)slot, 1);
+#else
+        int rc = code == 'd' ? _PyFloat_Pack8(v, (unsigned char *)slot, 1)
+               : code == 'f' ? _PyFloat_Pack4(v, (unsigned char *)slot, 1) : _PyFloat_Pack2(v, (unsigned char *)slot, 1);
+#endif
+        if (rc < 0) goto refused;
+        return 0;
+    }
+    if (code == '?') {
+        int truth = PyObject_IsTrue(value);
+        if (truth < 0) goto refused;
+        *slot = (uint64_t)truth;
+        return 0;
+    }
+    PyObject *index = PyNumber_Index(value);   /* struct's integer codes take what has __index__ */
+    if (index == NULL) goto refused;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+    if (v == -1 && PyErr_Occurred()) { Py_DECREF(index); goto refused; }
+    if (code == 'Q') {
+        unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(index) : (unsigned long long)v;
+        Py_DECREF(index);
+        if ((overflow > 0 && u == (unsigned long long)-1 && PyErr_Occurred()) || overflow < 0 || (!overflow && v < 0))
+            goto refused;
+        *slot = u;
+        return 0;
+    }
+    Py_DECREF(index);
+    if (overflow) return -1;
+    switch (code) {
+    case 'b': if (v < INT8_MIN || v > INT8_MAX) return -1; { int8_t x = (int8_t)v; memcpy(slot, &x, 1); } return 0;
+    case 'B': if (v < 0 || v > UINT8_MAX) return -1; { uint8_t x = (uint8_t)v; memcpy(slot, &x, 1); } return 0;
+    case 'h': if (v < INT16_MIN || v > INT16_MAX) return -1; { int16_t x = (int16_t)v; memcpy(slot, &x, 2); } return 0;
+    case 'H': if (v < 0 || v > UINT16_MAX) return -1; { uint16_t x = (uint16_t)v; memcpy(slot, &x, 2); } return 0;
+    case 'i': if (v < INT32_MIN || v > INT32_MAX) return -1; { int32_t x = (int32_t)v; memcpy(slot, &x, 4); } return 0;
+    case 'I': if (v < 0 || v > UINT32_MAX) return -1; { uint32_t x = (uint32_t)v; memcpy(slot, &x, 4); } return 0;
+    case 'q': memcpy(slot, &v, 8); return 0;
+    default: return -1;
+    }
+refused:
+    PyErr_Clear();
+    return -1;
+}
+
+static PyObject *hand_over(Launcher *self, PyObject *const *args) {
+    return PyObject_Vectorcall(self->fallback, args, 3, NULL);
+}
+
+static int as_uint(PyObject *item, unsigned *out) {
+    unsigned long v = PyLong_AsUnsignedLong(item);
+    if (v == (unsigned long)-1 && PyErr_Occurred()) { PyErr_Clear(); return -1; }
+    if (v > 0xFFFFFFFFul) return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* launcher(global_size, local_size, args) */
+static PyObject *launcher_call(PyObject *obj, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Launcher *self = (Launcher *)obj;
+    if (PyVectorcall_NARGS(nargsf) != 3 || kwnames != NULL)
+        return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    PyObject *values = args[2];
+    Py_ssize_t n;
+    PyObject **items;
+    if (PyTuple_CheckExact(values)) { n = PyTuple_GET_SIZE(values); items = &PyTuple_GET_ITEM(values, 0); }
+    else if (PyList_CheckExact(values)) { n = PyList_GET_SIZE(values); items = PyList_GET_SIZE(values) ? &PyList_GET_ITEM(values, 0) : NULL; }
+    else return hand_over(self, args);
+    if (n != self->nargs) return hand_over(self, args);
+
+    PyObject *key = PyTuple_Pack(2, args[0], args[1]);
+    if (key == NULL) return NULL;
+    PyObject *geom = PyDict_GetItemWithError(self->geometry_cache, key);  /* borrowed */
+    Py_DECREF(key);
+    if (geom == NULL) { PyErr_Clear(); return hand_over(self, args); }   /* not cached, or unhashable */
+    launch_config config;
+    memset(&config, 0, sizeof config);
+    if (!PyTuple_CheckExact(geom) || PyTuple_GET_SIZE(geom) != 6) return hand_over(self, args);
+    for (int i = 0; i < 3; i++)
+        if (as_uint(PyTuple_GET_ITEM(geom, i), &config.grid[i]) || as_uint(PyTuple_GET_ITEM(geom, i + 3), &config.block[i]))
+            return hand_over(self, args);
+
+    uint64_t slots[MAX_PARAMS];
+    void *params[MAX_PARAMS + SLACK_POINTERS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (pack_one(self->codes[i], items[i], &slots[i])) return hand_over(self, args);
+        params[i] = &slots[i];
+    }
+    for (int i = 0; i < self->slack; i++) params[n + i] = slack_bytes;
+    void *func = *self->func_slot;
+    if (func == NULL) return hand_over(self, args);   /* its program closed: launch() raises */
+    void *stream = *self->stream_slot;
+    config.stream = stream;
+
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    if (self->set_current != NULL) {
+        if (self->token_is_int) ((set_current_int_fn)self->set_current)((int)(intptr_t)self->token);
+        else ((set_current_ptr_fn)self->set_current)(self->token);
+    }
+    if (self->launch_ex != NULL)
+        rc = self->launch_ex(&config, func, params, NULL);
+    else
+        rc = self->launch(func, config.grid[0], config.grid[1], config.grid[2], config.block[0], config.block[1],
+                          config.block[2], 0, stream, params, NULL);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        PyObject *status = PyLong_FromLong(rc);
+        if (status == NULL) return NULL;
+        PyObject *result = PyObject_CallOneArg(self->fail, status);
+        Py_DECREF(status);
+        if (result == NULL) return NULL;
+        Py_DECREF(result);
+    }
+    PyObject *last = PyTuple_Pack(2, self->name, values);
+    if (last == NULL) return NULL;
+    int set = PyObject_SetAttr(self->context, str_last_launch, last);
+    Py_DECREF(last);
+    if (set < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static int launcher_traverse(Launcher *self, visitproc visit, void *arg) {
+    Py_VISIT(self->dict);
+    Py_VISIT(self->owners);
+    Py_VISIT(self->geometry_cache);
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->fail);
+    Py_VISIT(self->context);
+    Py_VISIT(self->name);
+    return 0;
+}
+
+static int launcher_clear(Launcher *self) {
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->owners);
+    Py_CLEAR(self->geometry_cache);
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->fail);
+    Py_CLEAR(self->context);
+    Py_CLEAR(self->name);
+    return 0;
+}
+
+static void launcher_dealloc(Launcher *self) {
+    PyObject_GC_UnTrack(self);
+    launcher_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* `again` is the launcher itself: packing on the stack costs less than checking what was kept. */
+static PyObject *launcher_again(PyObject *self, void *closure) {
+    (void)closure;
+    return Py_NewRef(self);
+}
+
+static PyGetSetDef launcher_getset[] = {
+    {"again", launcher_again, NULL, "the same launcher (a memo hit needs nothing else)", NULL},
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject LauncherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pygpgpu_core.backend._native_launch.Launcher",
+    .tp_basicsize = sizeof(Launcher),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(Launcher, vectorcall),
+    .tp_dictoffset = offsetof(Launcher, dict),
+    .tp_call = PyVectorcall_Call,
+    .tp_traverse = (traverseproc)launcher_traverse,
+    .tp_clear = (inquiry)launcher_clear,
+    .tp_dealloc = (destructor)launcher_dealloc,
+    .tp_getset = launcher_getset,
+    .tp_doc = "launcher(global_size, local_size, args): a warm launch without Python frames",
+};
+
+/* make(set_current, token_is_int, token, launch_ex, launch, func_slot, stream_slot, slack, codes,
+ *      owners, geometry_cache, fallback, fail, context, name): addresses as ints (0: none). */
+static PyObject *make(PyObject *module, PyObject *args) {
+    (void)module;
+    unsigned long long set_current, token, launch_ex, launch, func_slot, stream_slot;
+    int token_is_int, slack;
+    const char *codes;
+    Py_ssize_t ncodes;
+    PyObject *owners, *geometry_cache, *fallback, *fail, *context, *name;
+    if (!PyArg_ParseTuple(args, "KpKKKKKiy#OO!OOOU:make", &set_current, &token_is_int, &token, &launch_ex, &launch,
+                          &func_slot, &stream_slot, &slack, &codes, &ncodes, &owners, &PyDict_Type, &geometry_cache,
+                          &fallback, &fail, &context, &name))
+        return NULL;
+    if (ncodes > MAX_PARAMS || slack < 0 || slack > SLACK_POINTERS || !func_slot || !stream_slot || (!launch_ex && !launch)) {
+        PyErr_SetString(PyExc_ValueError, "make(): more than 64 parameters, or a missing slot or launch function");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < ncodes; i++)
+        if (!strchr("PbBhHiIqQefd?", codes[i]) || codes[i] == 0) {
+            PyErr_Format(PyExc_ValueError, "make(): no native packing for argument code %c", codes[i]);
+            return NULL;
+        }
+    Launcher *self = PyObject_GC_New(Launcher, &LauncherType);
+    if (self == NULL) return NULL;
+    self->vectorcall = launcher_call;
+    self->dict = NULL;
+    self->set_current = (void *)(uintptr_t)set_current;
+    self->token_is_int = token_is_int;
+    self->token = (void *)(uintptr_t)token;
+    self->launch_ex = (launch_ex_fn)(uintptr_t)launch_ex;
+    self->launch = (launch_fn)(uintptr_t)launch;
+    self->func_slot = (void **)(uintptr_t)func_slot;
+    self->stream_slot = (void **)(uintptr_t)stream_slot;
+    self->slack = slack;
+    self->nargs = ncodes;
+    memset(self->codes, 0, sizeof self->codes);
+    memcpy(self->codes, codes, (size_t)ncodes);
+    self->owners = Py_NewRef(owners);
+    self->geometry_cache = Py_NewRef(geometry_cache);
+    self->fallback = Py_NewRef(fallback);
+    self->fail = Py_NewRef(fail);
+    self->context = Py_NewRef(context);
+    self->name = Py_NewRef(name);
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
+
+static PyMethodDef methods[] = {
+    {"make", make, METH_VARARGS, "a native launcher (see backend/native.py)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_native_launch", "the native warm launch of the CUDA/HIP driver kit", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native_launch(void) {
+    if (PyType_Ready(&LauncherType) < 0) return NULL;
+    str_ptr = PyUnicode_InternFromString("ptr");
+    str_last_launch = PyUnicode_InternFromString("_last_launch");
+    if (str_ptr == NULL || str_last_launch == NULL) return NULL;
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL) return NULL;
+    PyObject *abi = PyLong_FromLong(1);
+    if (abi == NULL || PyModule_AddObject(module, "ABI", abi) < 0) { Py_XDECREF(abi); Py_DECREF(module); return NULL; }
+    return module;
+}

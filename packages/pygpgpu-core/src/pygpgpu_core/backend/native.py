@@ -1,0 +1,127 @@
+"""The optional native launcher (``_native_launch.c``): building it, loading it, wrapping a launcher.
+
+PyGPGPU installs as pure Python. A warm CUDA/HIP launch then spends most of its host time in
+Python and ctypes around the driver call (benchmarks/RESULTS.md, issue 17). ``python -m pygpgpu
+build-native`` compiles ``_native_launch.c`` with the system's C compiler and the running
+Python's headers into an ordinary extension module beside its source, in the installed package
+(never in the cache folder, which holds no code), and later processes import it like any other
+module. Without it, or with ``PYGPGPU_NATIVE=0``, everything runs as before.
+
+:func:`wrap` turns a generated launcher (``backend/launcher.py``) into the native one when the
+module is there and the kernel's arguments are ones it packs; the native launcher hands any
+call off its happy path back to the Python launcher, so errors stay the same.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib
+import os
+import shlex
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Sequence
+
+__all__ = ["build", "load", "status", "wrap", "MODULE", "SOURCE"]
+
+MODULE = "pygpgpu_core.backend._native_launch"
+SOURCE = Path(__file__).with_name("_native_launch.c")
+_ABI = 1            # the module's ABI: a module built from an older source is not used
+_loaded: "list[ModuleType | None]" = []
+_FUNCTION_POINTER: Any = ctypes.CFUNCTYPE(ctypes.c_int).__mro__[1]   # ctypes._CFuncPtr, every function object's base
+
+
+def _disabled() -> bool:
+    return os.environ.get("PYGPGPU_NATIVE", "").strip().lower() in ("0", "off", "no", "false")
+
+
+def load() -> "ModuleType | None":
+    """The built module, or None (not built, built for another source, or ``PYGPGPU_NATIVE=0``)."""
+    if _disabled():
+        return None
+    if not _loaded:
+        try:
+            module: "ModuleType | None" = importlib.import_module(MODULE)
+        except ImportError:
+            module = None
+        if module is not None and getattr(module, "ABI", None) != _ABI:
+            module = None
+        _loaded.append(module)
+    return _loaded[0]
+
+
+def status() -> str:
+    """One line for ``pygpgpu info``: whether warm CUDA/HIP launches go through the module."""
+    if _disabled():
+        return "off (PYGPGPU_NATIVE=0)"
+    module = load()
+    if module is None:
+        return "not built (python -m pygpgpu build-native: faster warm CUDA/HIP launches)"
+    return f"built ({module.__file__})"
+
+
+def target_path(folder: "Path | None" = None) -> Path:
+    """Where the module goes: beside its source, named for this Python (``EXT_SUFFIX``)."""
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    return (folder or SOURCE.parent) / f"_native_launch{suffix}"
+
+
+def build(folder: "Path | None" = None, compiler: "str | None" = None) -> Path:
+    """Compile the module for the running Python; returns its path. Raises ``OSError`` saying
+    what is missing (a C compiler, Python's headers, a writable package folder)."""
+    include = sysconfig.get_paths()["include"]
+    if not (Path(include) / "Python.h").is_file():
+        raise OSError(f"Python's C headers are not installed ({include}/Python.h is missing): install the "
+                      f"python{sys.version_info.major}.{sys.version_info.minor}-dev package (Debian, Ubuntu) "
+                      "or python3-devel (Fedora)")
+    cc = shlex.split(compiler or os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+    target = target_path(folder)
+    if not os.access(target.parent, os.W_OK):
+        raise OSError(f"cannot write to {target.parent}: run this with the rights of whoever installed PyGPGPU")
+    partial = target.with_name(target.name + f".{os.getpid()}.tmp")
+    command = [*cc, "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-Wall", "-Werror=implicit-function-declaration",
+               f"-I{include}", str(SOURCE), "-o", str(partial)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    except FileNotFoundError:
+        raise OSError(f"no C compiler ({cc[0]}): install gcc or clang, or name one with CC=...") from None
+    if done.returncode:
+        partial.unlink(missing_ok=True)
+        raise OSError(f"compiling {SOURCE.name} failed:\n{' '.join(command)}\n{done.stderr.strip()}")
+    os.replace(partial, target)
+    _loaded.clear()
+    return target
+
+
+def _address(fn: Any) -> int:
+    """The C address of a ctypes function object (0: not one, e.g. a test's Python stand-in)."""
+    if fn is None or not isinstance(fn, _FUNCTION_POINTER):
+        return 0
+    return ctypes.cast(fn, ctypes.c_void_p).value or 0
+
+
+def wrap(launch: Callable[..., None], kernel: Any, codes: "Sequence[str] | None", slack: int,
+         launch_ex: Any, module: "ModuleType | None" = None) -> Callable[..., None]:
+    """The native launcher for ``launch`` (the generated Python one, also its fallback), or
+    ``launch`` itself when the module is missing or cannot take these arguments (``codes`` None:
+    an argument kind it does not pack; the driver's functions not ctypes functions)."""
+    module = module or load()
+    ctx = kernel.context
+    calls = ctx.calls
+    set_current, plain_launch = _address(calls.set_current_unchecked), _address(calls.launch_unchecked)
+    ex = _address(launch_ex)
+    token, handle, stream = ctx.current_token, kernel.handle, ctx.queue.handle
+    if (module is None or codes is None or not (ex or plain_launch) or not set_current
+            or not isinstance(handle, ctypes.c_void_p) or not isinstance(stream, ctypes.c_void_p)
+            or not isinstance(token, (ctypes.c_void_p, ctypes.c_int))):
+        return launch
+    native = module.make(set_current, isinstance(token, ctypes.c_int), token.value or 0, ex, 0 if ex else plain_launch,
+                         ctypes.addressof(handle), ctypes.addressof(stream), slack, "".join(codes).encode(),
+                         (handle, stream, token, calls), kernel._geometry_cache, launch, kernel.launch_failed,
+                         ctx, kernel.name)
+    # arg_kinds, layout, config, source: as the Python launcher's (``again`` is the native one itself)
+    native.__dict__.update((k, v) for k, v in launch.__dict__.items() if k != "again")
+    native.python = launch
+    return native

@@ -1,0 +1,261 @@
+"""The optional native launcher (backend/_native_launch.c, built by ``pygpgpu build-native``).
+
+Built here with the system's C compiler into a temporary folder, then run on the simulated
+driver (sim_driver.py) through C function pointers, as it calls the real driver: every value it
+packs must be what the Python launcher packs, every call off its happy path must end as the
+Python launcher ends it (the same exception), and the launch must be recorded on the context.
+The real driver is exercised on the GPU machine, where benchmarks/run_gpu.sh builds the module.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import shutil
+import sysconfig
+import threading
+from ctypes import CFUNCTYPE, POINTER, c_int, c_uint, c_void_p
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pygpgpu_core.backend import native
+from pygpgpu_core.backend.launcher import LaunchConfig, build_launcher
+from pygpgpu_core.errors import ClosedError, DriverError
+from sim_driver import SimBackend, SimKernel, array_at
+
+_HEADERS = Path(sysconfig.get_paths()["include"], "Python.h").is_file()
+pytestmark = pytest.mark.skipif(not (_HEADERS and shutil.which("cc")),
+                                reason="needs a C compiler and Python's headers (CI installs both)")
+
+SCALARS = "b B h H i I q Q e f d ?"
+
+
+def _vecadd(gid, a, b, out, n):
+    i = gid[0]
+    if i < n:
+        array_at(out, np.float32, n)[i] = array_at(a, np.float32, n)[i] + array_at(b, np.float32, n)[i]
+
+
+KERNELS = {"vecadd": SimKernel("Q Q Q i", _vecadd),
+           "scalars": SimKernel("Q " + SCALARS, lambda gid, *values: None),
+           "uses_shared": SimKernel("Q", lambda gid, out: None, max_threads=64)}
+SCALAR_KINDS = ["buffer", np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+                np.float16, np.float32, np.float64, np.bool_]
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("native")
+    path = native.build(folder)
+    spec = importlib.util.spec_from_file_location("_native_launch", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+LAUNCH_EX = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p)
+LAUNCH = CFUNCTYPE(c_int, c_void_p, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_void_p, c_void_p,
+                   c_void_p)
+SET_CURRENT = CFUNCTYPE(c_int, c_int)
+
+
+@pytest.fixture(params=["cuLaunchKernelEx", "cuLaunchKernel"])
+def sim(request, module, monkeypatch):
+    """The simulated driver behind C function pointers; the native module is the one built here."""
+    backend = SimBackend(KERNELS)
+    driver = backend.sim
+    driver.tokens = []
+
+    def params_of(address):
+        return ctypes.cast(address, POINTER(c_void_p))
+
+    def launch_ex(config, func, params, extra):
+        c = LaunchConfig.from_address(config)
+        return driver.launch(c_void_p(func), c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY,
+                             c.blockDimZ, c.sharedMemBytes, c_void_p(c.hStream), params_of(params), extra)
+
+    def launch(func, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        return driver.launch(c_void_p(func), gx, gy, gz, bx, by, bz, shared, c_void_p(stream), params_of(params),
+                             extra)
+
+    def set_current(token):
+        driver.tokens.append(token)
+        return 0
+
+    calls = backend.driver.calls
+    keep = [SET_CURRENT(set_current), LAUNCH_EX(launch_ex), LAUNCH(launch)]
+    calls.set_current_unchecked = keep[0]
+    if request.param == "cuLaunchKernelEx":
+        calls.launch_ex = calls.launch_ex_unchecked = keep[1]
+    calls.launch_unchecked = keep[2]
+    monkeypatch.setattr(native, "_loaded", [module])
+    yield backend
+    for dev in backend.devices():
+        if dev._context is not None:
+            dev._context.close()
+
+
+def _is_native(launch) -> bool:
+    return type(launch).__name__ == "Launcher"
+
+
+def test_it_packs_every_scalar_as_the_python_launcher_does(sim):
+    ctx = sim.devices()[0].context()
+    k = ctx.program("scalars").kernel("scalars")
+    launch, python = k.launcher(SCALAR_KINDS), build_launcher(k, SCALAR_KINDS, native=False)
+    assert _is_native(launch) and not _is_native(python)
+    buf = ctx.buffer(16)
+    cases = [(-128, 255, -32768, 65535, -2**31, 2**32 - 1, -2**63, 2**64 - 1, 0.1, 1.5e-3, 1 / 3, True),
+             (127, 0, 32767, 0, 2**31 - 1, 0, 2**63 - 1, 0, -65504.0, -3.4e38, -1e300, False),
+             (np.int8(-1), np.uint8(7), np.int16(3), True, np.int64(5), np.uint32(9), 7, np.uint64(2**63), 2, 3, 4,
+              0),
+             (0, 0, 0, 0, 0, 0, 0, 0, float("inf"), float("-inf"), float("nan"), [1])]
+    for values in cases:
+        launch(1, 1, (buf, *values))
+        got = sim.sim.launches[-1][3]
+        python(1, 1, (buf, *values))
+        want = sim.sim.launches[-1][3]
+        assert got[0] == want[0] == buf.ptr
+        np.testing.assert_array_equal(np.array(got[1:], dtype=object).astype(float),
+                                      np.array(want[1:], dtype=object).astype(float))
+    assert ctx._last_launch == ("scalars", (buf, *cases[-1]))
+
+
+def test_it_runs_the_kernel_and_skips_the_python_packing(sim):
+    ctx = sim.devices()[0].context()
+    k = ctx.program("vecadd").kernel("vecadd")
+    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    assert _is_native(launch) and launch.again is launch and launch.arg_kinds == launch.python.arg_kinds
+    n = 300
+    a = np.arange(n, dtype=np.float32)
+    da, dout = ctx.buffer_from_host(a), ctx.buffer(a.nbytes)
+    out = np.empty_like(a)
+    for size, local, grid, block in ((n, (64,), (5, 1, 1), (64, 1, 1)), (n, (64,), (5, 1, 1), (64, 1, 1)),
+                                     (40, (8,), (5, 1, 1), (8, 1, 1)), ((n,), (100,), (3, 1, 1), (100, 1, 1))):
+        dout.fill(np.float32(0).tobytes())
+        packed, cached = bytes(launch.layout.storage), (size, local) in k._geometry_cache
+        launch(size, local, [da, da, dout, n])
+        assert sim.sim.launches[-1][:2] == (grid, block)
+        count = size if isinstance(size, int) else size[0]
+        want = np.zeros(n, np.float32)
+        want[:count] = 2 * a[:count]
+        dout.read(out)
+        np.testing.assert_array_equal(out, want)
+        if cached:
+            assert bytes(launch.layout.storage) == packed      # the native path packed on its own stack
+    assert sim.sim.tokens and set(sim.sim.tokens) == {ctx.current_token.value}
+
+
+def _raised(fn, *args) -> BaseException:
+    with pytest.raises(Exception) as caught:
+        fn(*args)
+    return caught.value
+
+
+@pytest.mark.parametrize("args", [(1, 2), ("buffer", None, None, 4), None, (0, 0, 0, 2**31), (0, 0, 0, 1.5),
+                                  (0, 0, 0, "4"), (0, 0, 0, None), (0, 0, 0, 4, 5), (0, "x", 0, 4)])
+def test_what_it_refuses_ends_as_the_python_launcher_ends_it(sim, args):
+    ctx = sim.devices()[0].context()
+    k = ctx.program("vecadd").kernel("vecadd")
+    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    buf = ctx.buffer(16)
+    if args is not None:
+        args = tuple(buf if a == 0 and i < 3 else a for i, a in enumerate(args))
+    launch(4, None, (buf, buf, buf, 4))      # the geometry is cached: the next calls reach the packing
+    before = len(sim.sim.launches)
+    native_error, python_error = _raised(launch, 4, None, args), _raised(launch.python, 4, None, args)
+    assert type(native_error) is type(python_error) and str(native_error) == str(python_error)
+    assert "vecadd" in str(native_error)
+    assert len(sim.sim.launches) == before
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")
+def test_a_float32_past_its_range_is_cast_as_c_casts_it(sim):
+    ctx = sim.devices()[0].context()
+    k = ctx.program("scalars").kernel("scalars")
+    launch = k.launcher(SCALAR_KINDS)
+    buf = ctx.buffer(16)
+    values = (0, 0, 0, 0, 0, 0, 0, 0, 1e6, 1e39, 0.0, False)
+    launch(1, 1, (buf, *values))
+    launch(1, 1, (buf, *values))
+    assert sim.sim.launches[-1][3][10] == float("inf") and sim.sim.launches[-1][3][9] == float("inf")
+
+
+def test_closed_buffers_programs_and_failed_launches(sim):
+    ctx = sim.devices()[0].context()
+    prog = ctx.program("vecadd")
+    launch = prog.vecadd.launcher(["buffer", "buffer", "buffer", np.int32])
+    buf, gone = ctx.buffer(16), ctx.buffer(16)
+    launch(4, None, (buf, buf, buf, 4))
+    gone.close()
+    with pytest.raises(ClosedError):
+        launch(4, None, (buf, gone, buf, 4))
+    sim.sim.fail_next_launch = 701
+    with pytest.raises(DriverError, match="kernel 'vecadd' needs too many"):
+        launch(4, None, (buf, buf, buf, 4))
+    launch(4, None, (buf, buf, buf, 4))
+    prog.close()
+    before = len(sim.sim.launches)
+    with pytest.raises(ClosedError, match="program of kernel 'vecadd'"):
+        launch(4, None, (buf, buf, buf, 4))
+    assert len(sim.sim.launches) == before
+
+
+def test_threads_launch_at_once(sim):
+    ctx = sim.devices()[0].context()
+    k = ctx.program("scalars").kernel("scalars")
+    launch = k.launcher(SCALAR_KINDS)
+    buf = ctx.buffer(16)
+    launch(1, 1, (buf, *([0] * 12)))
+    errors: list = []
+
+    def worker(t: int) -> None:
+        try:
+            for i in range(200):
+                launch(1, 1, (buf, 0, 0, 0, 0, t, i, 0, 0, 0, 0, 0, 0))
+        except BaseException as exc:        # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    seen = {(v[5], v[6]) for _g, _b, _s, v in sim.sim.launches[1:]}
+    assert seen == {(t, i) for t in range(4) for i in range(200)}
+
+
+def test_kinds_it_does_not_pack_keep_the_python_launcher(sim):
+    ctx = sim.devices()[0].context()
+    assert not _is_native(ctx.program("uses_shared").uses_shared.launcher(["buffer", "local"]))
+    assert not _is_native(ctx.program("vecadd").vecadd.launcher(["buffer", "buffer", "buffer", ctypes.c_int]))
+
+
+def test_off_and_not_built(module, monkeypatch):
+    monkeypatch.setattr(native, "_loaded", [module])
+    monkeypatch.setenv("PYGPGPU_NATIVE", "0")
+    assert native.load() is None and native.status().startswith("off")
+    monkeypatch.delenv("PYGPGPU_NATIVE")
+    assert native.load() is module
+    monkeypatch.setattr(native, "_loaded", [None])
+    assert native.status().startswith("not built")
+
+
+def test_build_says_what_is_missing(tmp_path):
+    with pytest.raises(OSError, match="no C compiler"):
+        native.build(tmp_path, compiler="/nonexistent/cc")
+    with pytest.raises(OSError, match="compiling _native_launch.c failed"):
+        native.build(tmp_path, compiler="cc -DPyInit__native_launch=(")
+
+
+def test_the_command_line_builds_it(tmp_path, monkeypatch, capsys):
+    from pygpgpu.cli import main
+
+    target = tmp_path / "_native_launch.so"     # not beside the package's source, for this test
+    monkeypatch.setattr(native, "target_path", lambda folder=None: target)
+    monkeypatch.setattr(native, "_loaded", [])
+    assert main(["build-native"]) == 0
+    assert target.is_file() and str(target) in capsys.readouterr().out
