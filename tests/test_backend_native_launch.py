@@ -22,11 +22,9 @@ import pytest
 from pygpgpu_core.backend import native
 from pygpgpu_core.backend.launcher import LaunchConfig, build_launcher
 from pygpgpu_core.errors import ClosedError, DriverError
+from conftest import skip_no_compiler
 from sim_driver import SimBackend, SimKernel, array_at
 
-_HEADERS = Path(sysconfig.get_paths()["include"], "Python.h").is_file()
-pytestmark = pytest.mark.skipif(not (_HEADERS and shutil.which("cc")),
-                                reason="needs a C compiler and Python's headers (CI installs both)")
 
 SCALARS = "b B h H i I q Q e f d ?"
 
@@ -46,6 +44,8 @@ SCALAR_KINDS = ["buffer", np.int8, np.uint8, np.int16, np.uint16, np.int32, np.u
 
 @pytest.fixture(scope="module")
 def module(tmp_path_factory):
+    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file() or not shutil.which("cc"):
+        skip_no_compiler("a C compiler with Python's headers", "no cc, or no Python.h")
     folder = tmp_path_factory.mktemp("native")
     path = native.build(folder)
     spec = importlib.util.spec_from_file_location("_native_launch", path)
@@ -244,14 +244,14 @@ def test_off_and_not_built(module, monkeypatch):
     assert native.status().startswith("not built")
 
 
-def test_build_says_what_is_missing(tmp_path):
+def test_build_says_what_is_missing(module, tmp_path):
     with pytest.raises(OSError, match="no C compiler"):
         native.build(tmp_path, compiler="/nonexistent/cc")
     with pytest.raises(OSError, match="compiling _native_launch.c failed"):
         native.build(tmp_path, compiler="cc -DPyInit__native_launch=(")
 
 
-def test_the_command_line_builds_it(tmp_path, monkeypatch, capsys):
+def test_the_command_line_builds_it(module, tmp_path, monkeypatch, capsys):
     from pygpgpu.cli import main
 
     target = tmp_path / "_native_launch.so"     # not beside the package's source, for this test

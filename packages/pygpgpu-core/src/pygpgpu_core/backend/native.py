@@ -16,10 +16,7 @@ from __future__ import annotations
 import ctypes
 import importlib
 import os
-import shlex
-import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Sequence
@@ -64,6 +61,8 @@ def status() -> str:
 
 def target_path(folder: "Path | None" = None) -> Path:
     """Where the module goes: beside its source, named for this Python (``EXT_SUFFIX``)."""
+    import sysconfig
+
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     return (folder or SOURCE.parent) / f"_native_launch{suffix}"
 
@@ -71,6 +70,10 @@ def target_path(folder: "Path | None" = None) -> Path:
 def build(folder: "Path | None" = None, compiler: "str | None" = None) -> Path:
     """Compile the module for the running Python; returns its path. Raises ``OSError`` saying
     what is missing (a C compiler, Python's headers, a writable package folder)."""
+    import shlex        # (here, not at import: a launch never needs them)
+    import subprocess
+    import sysconfig
+
     include = sysconfig.get_paths()["include"]
     if not (Path(include) / "Python.h").is_file():
         raise OSError(f"Python's C headers are not installed ({include}/Python.h is missing): install the "
