@@ -259,3 +259,32 @@ def test_the_command_line_builds_it(module, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(native, "_loaded", [])
     assert main(["build-native"]) == 0
     assert target.is_file() and str(target) in capsys.readouterr().out
+
+
+def test_a_list_changed_while_it_is_packed_and_an_empty_launch(sim):
+    ctx = sim.devices()[0].context()
+    k = ctx.program("vecadd").kernel("vecadd")
+    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    buf = ctx.buffer(16)
+
+    class Shrinking:
+        """A buffer whose .ptr empties the list being launched (a property runs Python code)."""
+
+        def __init__(self, values: list):
+            self.values = values
+
+        @property
+        def ptr(self) -> int:
+            self.values.clear()
+            self.values.extend([0] * 1000)
+            return buf.ptr
+
+    values: list = [buf, buf, buf, 4]
+    launch(4, None, values)
+    values[1] = Shrinking(values)
+    launch(4, None, values)         # packed from a copy of the list: the launch sees the four arguments
+    assert sim.sim.launches[-1][3] == [buf.ptr, buf.ptr, buf.ptr, 4]
+    before = len(sim.sim.launches)
+    launch(0, None, (buf, buf, buf, 4))     # no work items: no launch, as the Python launcher
+    launch(0, None, (buf, buf, buf, 4))
+    assert len(sim.sim.launches) == before

@@ -120,6 +120,8 @@ static PyObject *hand_over(Launcher *self, PyObject *const *args) {
     return PyObject_Vectorcall(self->fallback, args, 3, NULL);
 }
 
+static PyObject *launch_values(Launcher *self, PyObject *const *args, PyObject *items);
+
 static int as_uint(PyObject *item, unsigned *out) {
     unsigned long v = PyLong_AsUnsignedLong(item);
     if (v == (unsigned long)-1 && PyErr_Occurred()) { PyErr_Clear(); return -1; }
@@ -134,12 +136,22 @@ static PyObject *launcher_call(PyObject *obj, PyObject *const *args, size_t narg
     if (PyVectorcall_NARGS(nargsf) != 3 || kwnames != NULL)
         return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
     PyObject *values = args[2];
-    Py_ssize_t n;
-    PyObject **items;
-    if (PyTuple_CheckExact(values)) { n = PyTuple_GET_SIZE(values); items = &PyTuple_GET_ITEM(values, 0); }
-    else if (PyList_CheckExact(values)) { n = PyList_GET_SIZE(values); items = PyList_GET_SIZE(values) ? &PyList_GET_ITEM(values, 0) : NULL; }
-    else return hand_over(self, args);
-    if (n != self->nargs) return hand_over(self, args);
+    if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != self->nargs) {
+        /* a list is packed from a tuple copy: a .ptr property run while packing may change the list */
+        if (!PyList_CheckExact(values) || PyList_GET_SIZE(values) != self->nargs) return hand_over(self, args);
+        PyObject *frozen = PyList_AsTuple(values);
+        if (frozen == NULL) return NULL;
+        PyObject *result = launch_values(self, args, frozen);
+        Py_DECREF(frozen);
+        return result;
+    }
+    return launch_values(self, args, values);
+}
+
+/* The launch of `items`, a tuple of the launcher's argument count (args[2] itself, or a copy of it). */
+static PyObject *launch_values(Launcher *self, PyObject *const *args, PyObject *items) {
+    Py_ssize_t n = self->nargs;
+    PyObject *values = args[2];
 
     PyObject *key = PyTuple_Pack(2, args[0], args[1]);
     if (key == NULL) return NULL;
@@ -148,15 +160,17 @@ static PyObject *launcher_call(PyObject *obj, PyObject *const *args, size_t narg
     if (geom == NULL) { PyErr_Clear(); return hand_over(self, args); }   /* not cached, or unhashable */
     launch_config config;
     memset(&config, 0, sizeof config);
-    if (!PyTuple_CheckExact(geom) || PyTuple_GET_SIZE(geom) != 6) return hand_over(self, args);
-    for (int i = 0; i < 3; i++)
-        if (as_uint(PyTuple_GET_ITEM(geom, i), &config.grid[i]) || as_uint(PyTuple_GET_ITEM(geom, i + 3), &config.block[i]))
-            return hand_over(self, args);
+    int usable = PyTuple_CheckExact(geom) && PyTuple_GET_SIZE(geom) == 6;   /* None: nothing to launch */
+    Py_INCREF(geom);        /* (another thread may clear the cache) */
+    for (int i = 0; usable && i < 3; i++)
+        usable = !as_uint(PyTuple_GET_ITEM(geom, i), &config.grid[i]) && !as_uint(PyTuple_GET_ITEM(geom, i + 3), &config.block[i]);
+    Py_DECREF(geom);
+    if (!usable) return hand_over(self, args);
 
     uint64_t slots[MAX_PARAMS];
     void *params[MAX_PARAMS + SLACK_POINTERS];
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (pack_one(self->codes[i], items[i], &slots[i])) return hand_over(self, args);
+        if (pack_one(self->codes[i], PyTuple_GET_ITEM(items, i), &slots[i])) return hand_over(self, args);
         params[i] = &slots[i];
     }
     for (int i = 0; i < self->slack; i++) params[n + i] = slack_bytes;
