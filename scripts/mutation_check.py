@@ -51,6 +51,8 @@ ACCESS_WORDS = "tests/test_translate_launch.py::test_access_analysis_reads_write
 ACCESS_EFFECTS = "tests/test_translate_access_effects.py"
 ROW_LOADS = "tests/test_lang_row_loads.py"
 ALIASING = "tests/test_trust_aliasing.py"
+NATIVE = "tests/test_backend_native_launch.py"
+CORE_BACKEND = "pygpgpu-core/src/pygpgpu_core/backend"
 
 
 @dataclass(frozen=True)
@@ -296,6 +298,16 @@ MUTATIONS = [
     Mutation("numpy-overlap-raises", f"{TRANSLATE}/_aliases.py",
              "            if (writes or rep_writes) and _overlap(a, b):", "            if False:",
              (ALIASING, "-k", "overlapping"), "overlapping different views that the kernel writes raise"),
+    # ---- the native launcher (C): what it packs, and what it hands back to the Python launcher ----
+    Mutation("native-int32-range", f"{CORE_BACKEND}/_native_launch.c",
+             "case 'i': if (v < INT32_MIN || v > INT32_MAX) return -1;", "case 'i':",
+             (NATIVE, "-k", "refuses"), "an int past a parameter's range is the Python launcher's error, not truncated"),
+    Mutation("native-closed-kernel", f"{CORE_BACKEND}/_native_launch.c",
+             "    if (func == NULL) return hand_over(self, args);", "",
+             (NATIVE, "-k", "closed"), "a kernel whose program closed is not launched (the Python launcher raises)"),
+    Mutation("native-float16-bits", f"{CORE_BACKEND}/_native_launch.c",
+             ": PyFloat_Pack2(v, (char *)slot, 1);", ": PyFloat_Pack4(v, (char *)slot, 1);",
+             (NATIVE, "-k", "packs_every_scalar"), "a float16 argument is packed as IEEE half"),
 ]
 
 
