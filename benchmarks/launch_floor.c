@@ -91,7 +91,17 @@ static struct {
     int (*StreamEndCapture)(void *, void **);
     int (*GraphInstantiateWithFlags)(void **, void *, unsigned long long);
     int (*GraphLaunch)(void *, void *);
+    int (*GraphGetNodes)(void *, void **, size_t *);
+    int (*GraphExecKernelNodeSetParams)(void *, void *, const void *);
 } cu;
+
+/* CUDA_KERNEL_NODE_PARAMS_v2 of cuda.h (CUDA 12.0+) */
+typedef struct {
+    void *func;
+    unsigned gx, gy, gz, bx, by, bz, shared;
+    void **params, **extra;
+    void *kern, *ctx;
+} KernelNodeParams;
 
 typedef struct {
     void *ctx, *func, *stream;
@@ -100,6 +110,8 @@ typedef struct {
     int n;
     CUlaunchConfig config;
     void *graph_exec;                  /* a graph of one launch of the kernel, captured on `stream` */
+    void *graph_node;                  /* its kernel node */
+    KernelNodeParams node_params;
 } CudaState;
 
 static int cu_launch(void *p) {
@@ -123,6 +135,11 @@ static int cu_launch_ex_current(void *p) {
 static int cu_graph_launch(void *p) {     /* the one-launch graph: what a memo could replay */
     CudaState *s = p;
     return cu.GraphLaunch(s->graph_exec, s->stream);
+}
+static int cu_graph_update_launch(void *p) {  /* the general case: the graph's arguments set, then replayed */
+    CudaState *s = p;
+    int rc = cu.GraphExecKernelNodeSetParams(s->graph_exec, s->graph_node, &s->node_params);
+    return rc ? rc : cu.GraphLaunch(s->graph_exec, s->stream);
 }
 static int cu_set_current(void *p) {
     return cu.CtxSetCurrent(((CudaState *)p)->ctx);
@@ -198,6 +215,17 @@ static void cuda_rows(void) {
         if (rc) report_rc("cuda", "capturing a one-launch graph failed: rc", rc);
         else report("cuda", "cuGraphLaunch of a one-launch graph, blocking stream",
                     per_launch(cu_graph_launch, cu_sync, &s));
+        *(void **)&cu.GraphGetNodes = dlsym(lib, "cuGraphGetNodes");
+        *(void **)&cu.GraphExecKernelNodeSetParams = dlsym(lib, "cuGraphExecKernelNodeSetParams_v2");
+        size_t count = 1;
+        if (!rc && cu.GraphGetNodes && cu.GraphExecKernelNodeSetParams &&
+            !(rc = cu.GraphGetNodes(graph, &s.graph_node, &count)) && count == 1) {
+            s.node_params = (KernelNodeParams){s.func, 1, 1, 1, 32, 1, 1, 0, s.params, NULL, NULL, NULL};
+            report("cuda", "cuGraphExecKernelNodeSetParams + cuGraphLaunch, blocking stream",
+                   per_launch(cu_graph_update_launch, cu_sync, &s));
+        } else {
+            report_rc("cuda", "the graph's kernel node for a parameter update: rc", rc);
+        }
     }
     report("cuda", "cuCtxSetCurrent alone", per_launch(cu_set_current, cu_sync, &s));
     report("cuda", "cuCtxGetCurrent alone", per_launch(cu_get_current, cu_sync, &s));
@@ -244,13 +272,31 @@ static struct {
     int (*ReleaseEvent)(void *);
     int (*Finish)(void *);
     int (*Flush)(void *);
+    int (*GetDeviceInfo)(void *, unsigned, size_t, void *, size_t *);
+    void *(*GetExtensionFunctionAddressForPlatform)(void *, const char *);
+    void (*ReleaseCommandQueue)(void *);
 } cl;
+
+/* cl_khr_command_buffer (provisional; NULL where the platform lacks it) */
+static struct {
+    void *(*Create)(unsigned, void **, const uint64_t *, int *);
+    int (*NDRange)(void *, void *, const void *, void *, unsigned, const size_t *, const size_t *, const size_t *,
+                   unsigned, const void *, void *, void *);
+    int (*Finalize)(void *);
+    int (*Enqueue)(unsigned, void **, void *, unsigned, void **, void **);
+} clcb;
 
 typedef struct {
     void *queue, *kernel, *buffer, *last_event;
     size_t global, local;
     int n;
+    void *command_buffer;
 } ClState;
+
+static int cl_command_buffer(void *p) {    /* the launch recorded once in a command buffer, replayed */
+    ClState *s = p;
+    return clcb.Enqueue(1, &s->queue, s->command_buffer, 0, NULL, NULL);
+}
 
 static int cl_launch(void *p) {
     ClState *s = p;
@@ -294,6 +340,8 @@ static void opencl_rows(void) {
     LOAD(lib, cl, CreateKernel, "clCreateKernel") LOAD(lib, cl, CreateBuffer, "clCreateBuffer")
     LOAD(lib, cl, SetKernelArg, "clSetKernelArg") LOAD(lib, cl, EnqueueNDRangeKernel, "clEnqueueNDRangeKernel")
     LOAD(lib, cl, ReleaseEvent, "clReleaseEvent") LOAD(lib, cl, Finish, "clFinish") LOAD(lib, cl, Flush, "clFlush")
+    LOAD(lib, cl, GetDeviceInfo, "clGetDeviceInfo") LOAD(lib, cl, ReleaseCommandQueue, "clReleaseCommandQueue")
+    LOAD(lib, cl, GetExtensionFunctionAddressForPlatform, "clGetExtensionFunctionAddressForPlatform")
     void *platforms[8];
     unsigned np = 0;
     if (cl.GetPlatformIDs(8, platforms, &np) || !np) { fprintf(stderr, "no OpenCL platform\n"); return; }
@@ -329,6 +377,34 @@ static void opencl_rows(void) {
         report(api, "clEnqueueNDRangeKernel with an event, the previous released",
                per_launch(cl_launch_event, cl_sync, &s));
         report(api, "clSetKernelArg x2 + the same with an event", per_launch(cl_set_and_launch, cl_sync, &s));
+        ClState o = s;                 /* an out-of-order queue: the driver orders nothing */
+        o.queue = cl.CreateCommandQueue(ctx, device, 1 /* OUT_OF_ORDER_EXEC_MODE_ENABLE */, &err);
+        if (!err) {
+            report(api, "clEnqueueNDRangeKernel, no event, out-of-order queue", per_launch(cl_launch, cl_sync, &o));
+            cl.ReleaseCommandQueue(o.queue);
+        }
+        static char extensions[16384];
+        extensions[0] = 0;
+        cl.GetDeviceInfo(device, 0x1030 /* CL_DEVICE_EXTENSIONS */, sizeof extensions - 1, extensions, NULL);
+        int has_cb = strstr(extensions, "cl_khr_command_buffer") != NULL;
+        report_rc(api, "cl_khr_command_buffer offered (1/0)", has_cb);
+        if (!has_cb) continue;
+        *(void **)&clcb.Create = cl.GetExtensionFunctionAddressForPlatform(platforms[p], "clCreateCommandBufferKHR");
+        *(void **)&clcb.NDRange = cl.GetExtensionFunctionAddressForPlatform(platforms[p], "clCommandNDRangeKernelKHR");
+        *(void **)&clcb.Finalize = cl.GetExtensionFunctionAddressForPlatform(platforms[p], "clFinalizeCommandBufferKHR");
+        *(void **)&clcb.Enqueue = cl.GetExtensionFunctionAddressForPlatform(platforms[p], "clEnqueueCommandBufferKHR");
+        if (!clcb.Create || !clcb.NDRange || !clcb.Finalize || !clcb.Enqueue) continue;
+        /* simultaneous use (the replay enqueued while the previous one is pending), then without */
+        uint64_t props[] = {0x1293 /* CL_COMMAND_BUFFER_FLAGS_KHR */, 1 /* SIMULTANEOUS_USE */, 0};
+        for (int simultaneous = 1; simultaneous >= 0; simultaneous--) {
+            s.command_buffer = clcb.Create(1, &s.queue, simultaneous ? props : NULL, &err);
+            if (!err) err = clcb.NDRange(s.command_buffer, NULL, NULL, s.kernel, 1, NULL, &s.global, &s.local, 0, NULL,
+                                         NULL, NULL);
+            if (!err) err = clcb.Finalize(s.command_buffer);
+            if (err) { report_rc(api, simultaneous ? "command buffer, simultaneous use: rc" : "command buffer: rc", err); continue; }
+            report(api, simultaneous ? "clEnqueueCommandBufferKHR replay, simultaneous use"
+                                     : "clEnqueueCommandBufferKHR replay", per_launch(cl_command_buffer, cl_sync, &s));
+        }
     }
 }
 

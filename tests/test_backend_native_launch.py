@@ -13,7 +13,7 @@ import importlib.util
 import shutil
 import sysconfig
 import threading
-from ctypes import CFUNCTYPE, POINTER, c_int, c_uint, c_void_p
+from ctypes import CFUNCTYPE, POINTER, Structure, c_int, c_size_t, c_uint, c_ulonglong, c_void_p
 from pathlib import Path
 
 import numpy as np
@@ -61,9 +61,100 @@ LAUNCH = CFUNCTYPE(c_int, c_void_p, c_uint, c_uint, c_uint, c_uint, c_uint, c_ui
 SET_CURRENT = CFUNCTYPE(c_int, c_int)
 
 
-@pytest.fixture(params=["cuLaunchKernelEx", "cuLaunchKernel"])
+class NodeParams(Structure):
+    """CUDA_KERNEL_NODE_PARAMS_v2 of cuda.h."""
+
+    _fields_ = [("func", c_void_p), ("gridDimX", c_uint), ("gridDimY", c_uint), ("gridDimZ", c_uint),
+                ("blockDimX", c_uint), ("blockDimY", c_uint), ("blockDimZ", c_uint), ("sharedMemBytes", c_uint),
+                ("kernelParams", c_void_p), ("extra", c_void_p), ("kern", c_void_p), ("ctx", c_void_p)]
+
+
+GRAPH_TYPES = {"graph_create": CFUNCTYPE(c_int, c_void_p, c_uint),
+               "graph_add_kernel_node": CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_size_t, c_void_p),
+               "graph_instantiate": CFUNCTYPE(c_int, c_void_p, c_void_p, c_ulonglong),
+               "graph_exec_kernel_node_set_params": CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p),
+               "graph_launch": CFUNCTYPE(c_int, c_void_p, c_void_p),
+               "graph_exec_destroy": CFUNCTYPE(c_int, c_void_p),
+               "graph_destroy": CFUNCTYPE(c_int, c_void_p)}
+
+
+class SimGraphs:
+    """One-kernel graphs on the simulated driver, as CUDA keeps them: a node holds a copy of its
+    arguments (taken when the node is added or updated), and a replay launches that copy."""
+
+    def __init__(self, driver):
+        self.driver = driver
+        self.ids = iter(range(0x9000, 0x10000))
+        self.nodes: dict = {}          # node -> (func, grid, block, [argument bytes])
+        self.execs: dict = {}          # exec -> node
+        self.graphs: set = set()
+        self.log: list = []
+        self.refuse = False            # graph_create fails (a driver without room for graphs)
+        self.refuse_updates = False
+
+    def snapshot(self, address):
+        p = NodeParams.from_address(address)
+        kernel = self.driver.kernels[self.driver.functions[p.func]]
+        pointers = ctypes.cast(p.kernelParams, POINTER(c_void_p))
+        if self.refuse_updates:
+            return None                # as the driver refuses a node update it cannot take
+        return (p.func, (p.gridDimX, p.gridDimY, p.gridDimZ), (p.blockDimX, p.blockDimY, p.blockDimZ),
+                [ctypes.string_at(pointers[i], size) for i, size in enumerate(kernel.sizes)])
+
+    def graph_create(self, out, flags):
+        if self.refuse:
+            return 2
+        graph = next(self.ids)
+        self.graphs.add(graph)
+        c_void_p.from_address(out).value = graph
+        self.log.append("create")
+        return 0
+
+    def graph_add_kernel_node(self, out, graph, deps, ndeps, params):
+        snap = self.snapshot(params)
+        if snap is None:
+            return 1
+        node = next(self.ids)
+        self.nodes[node] = snap
+        c_void_p.from_address(out).value = node
+        return 0
+
+    def graph_instantiate(self, out, graph, flags):
+        exec_ = next(self.ids)
+        self.execs[exec_] = next(n for n in self.nodes)
+        c_void_p.from_address(out).value = exec_
+        return 0
+
+    def graph_exec_kernel_node_set_params(self, exec_, node, params):
+        snap = self.snapshot(params)
+        if snap is None:
+            return 1
+        self.nodes[node] = snap
+        self.log.append("update")
+        return 0
+
+    def graph_launch(self, exec_, stream):
+        func, grid, block, values = self.nodes[self.execs[exec_]]
+        kept = [ctypes.create_string_buffer(v, len(v)) for v in values]
+        pointers = (c_void_p * len(kept))(*[ctypes.addressof(b) for b in kept])
+        self.log.append("launch")
+        return self.driver.launch(c_void_p(func), *grid, *block, 0, c_void_p(stream), pointers, None)
+
+    def graph_exec_destroy(self, exec_):
+        self.log.append("exec_destroy")
+        return 0 if self.execs.pop(exec_, None) is not None else 1
+
+    def graph_destroy(self, graph):
+        self.log.append("destroy")
+        self.graphs.discard(graph)
+        return 0
+
+
+@pytest.fixture(params=["cuLaunchKernelEx", "graphs", "cuLaunchKernel"])
 def sim(request, module, monkeypatch):
     """The simulated driver behind C function pointers; the native module is the one built here."""
+    monkeypatch.delenv("PYGPGPU_GRAPH_LAUNCH", raising=False)
+    monkeypatch.delenv("CUDA_LAUNCH_BLOCKING", raising=False)
     backend = SimBackend(KERNELS)
     driver = backend.sim
     driver.tokens = []
@@ -87,14 +178,23 @@ def sim(request, module, monkeypatch):
     calls = backend.driver.calls
     keep = [SET_CURRENT(set_current), LAUNCH_EX(launch_ex), LAUNCH(launch)]
     calls.set_current_unchecked = keep[0]
-    if request.param == "cuLaunchKernelEx":
+    if request.param != "cuLaunchKernel":
         calls.launch_ex = calls.launch_ex_unchecked = keep[1]
     calls.launch_unchecked = keep[2]
+    driver.graphs = SimGraphs(driver)
+    if request.param == "graphs":
+        for role, ftype in GRAPH_TYPES.items():
+            fn = ftype(getattr(driver.graphs, role))
+            keep.append(fn)
+            setattr(calls, role, fn)
     monkeypatch.setattr(native, "_loaded", [module])
+    backend.mode = request.param
     yield backend
     for dev in backend.devices():
         if dev._context is not None:
             dev._context.close()
+    if request.param == "graphs":
+        assert not driver.graphs.execs, "a graph outlived its program"
 
 
 def _is_native(launch) -> bool:
@@ -288,3 +388,76 @@ def test_a_list_changed_while_it_is_packed_and_an_empty_launch(sim):
     launch(0, None, (buf, buf, buf, 4))     # no work items: no launch, as the Python launcher
     launch(0, None, (buf, buf, buf, 4))
     assert len(sim.sim.launches) == before
+
+
+graphs_only = pytest.mark.parametrize("sim", ["graphs"], indirect=True)
+
+
+@graphs_only
+def test_launches_replay_one_graph_whose_arguments_each_launch_sets(sim):
+    ctx = sim.devices()[0].context()
+    k = ctx.program("vecadd").kernel("vecadd")
+    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    graphs = sim.sim.graphs
+    assert launch.graph_state() == "unmade"
+    n = 100
+    a = np.arange(n, dtype=np.float32)
+    da, dout = ctx.buffer_from_host(a), ctx.buffer(a.nbytes)
+    out = np.empty_like(a)
+    launch(n, (32,), (da, da, dout, n))         # the geometry's first call: the Python launcher
+    assert launch.graph_state() == "unmade"
+    for count in (n, 50, 7):
+        dout.fill(np.float32(0).tobytes())
+        launch(n, (32,), (da, da, dout, count))
+        dout.read(out)
+        want = np.zeros(n, np.float32)
+        want[:count] = 2 * a[:count]
+        np.testing.assert_array_equal(out, want)
+    launch(n, (64,), (da, da, dout, n))         # another geometry, once through Python ...
+    launch(n, (64,), (da, da, dout, n))         # ... then the same graph with the new geometry
+    assert sim.sim.launches[-1][:2] == ((2, 1, 1), (64, 1, 1))
+    assert launch.graph_state() == "made"
+    assert graphs.log == ["create", "launch"] + ["update", "launch"] * 3
+    k.program.close()
+    assert graphs.log[-2:] == ["exec_destroy", "destroy"] and not graphs.execs
+    assert launch.graph_state() == "off"
+
+
+@graphs_only
+def test_graphs_the_driver_refuses_leave_direct_launches(sim):
+    ctx = sim.devices()[0].context()
+    k = ctx.program("vecadd").kernel("vecadd")
+    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    buf = ctx.buffer(64)
+    graphs = sim.sim.graphs
+    graphs.refuse = True
+    for _ in range(5):
+        launch(4, None, (buf, buf, buf, 4))
+    assert launch.graph_state() == "off" and graphs.log == [] and len(sim.sim.launches) == 5
+
+
+@graphs_only
+def test_a_node_update_the_driver_refuses_is_a_direct_launch(sim):
+    ctx = sim.devices()[0].context()
+    k = ctx.program("vecadd").kernel("vecadd")
+    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    buf = ctx.buffer(64)
+    launch(4, None, (buf, buf, buf, 4))
+    launch(4, None, (buf, buf, buf, 3))
+    graphs = sim.sim.graphs
+    graphs.refuse_updates = True
+    launch(4, None, (buf, buf, buf, 2))
+    assert graphs.log == ["create", "launch"] and sim.sim.launches[-1][3][3] == 2
+    assert launch.graph_state() == "made"
+
+
+@graphs_only
+@pytest.mark.parametrize("setting", [("PYGPGPU_GRAPH_LAUNCH", "0"), ("CUDA_LAUNCH_BLOCKING", "1")])
+def test_graphs_off(sim, monkeypatch, setting):
+    monkeypatch.setenv(*setting)
+    ctx = sim.devices()[0].context()
+    launch = ctx.program("vecadd").kernel("vecadd").launcher(["buffer", "buffer", "buffer", np.int32])
+    buf = ctx.buffer(64)
+    launch(4, None, (buf, buf, buf, 4))
+    launch(4, None, (buf, buf, buf, 4))
+    assert launch.graph_state() == "none" and sim.sim.graphs.log == []

@@ -44,6 +44,16 @@ FUNCTIONS: dict[str, Function] = call_table(_spell, {
     "primary_context_release": _F("cuDevicePrimaryCtxRelease_v2", (c_int,)),
     "context_synchronize": _F("cuCtxSynchronize", ()),
     "event_elapsed_time": _F("cuEventElapsedTime", (POINTER(c_float), _h, _h)),
+    # A one-kernel graph per native launcher (backend/native.py): its node's arguments set, then
+    # replayed, costs the driver less than cuLaunchKernelEx (benchmarks/RESULTS.md). Only the
+    # native launcher calls these, by address; CUDA 12.0+ (the _v2 node parameters).
+    "graph_create": _F("cuGraphCreate", None, optional=True),
+    "graph_add_kernel_node": _F("cuGraphAddKernelNode_v2", None, optional=True),
+    "graph_instantiate": _F("cuGraphInstantiateWithFlags", None, optional=True),
+    "graph_exec_kernel_node_set_params": _F("cuGraphExecKernelNodeSetParams_v2", None, optional=True),
+    "graph_launch": _F("cuGraphLaunch", None, optional=True),
+    "graph_exec_destroy": _F("cuGraphExecDestroy", None, optional=True),
+    "graph_destroy": _F("cuGraphDestroy", None, optional=True),
 })
 
 # Errors after which the context is unusable for the rest of the process.

@@ -7,11 +7,17 @@
  * handed to the Python launch() it was built from, which raises the error the user would get
  * without this module. A failed launch status goes to the kernel's launch_failed().
  *
- * Each call packs into its own stack memory and holds no state between calls, so launches from
- * several threads need no lock, and the driver calls run without the GIL, as ctypes calls do.
+ * Each call packs into its own stack memory, and the driver calls run without the GIL, as ctypes
+ * calls do. Where the driver offers graphs (CUDA 12.0+), the launch is a one-kernel graph made on
+ * the first launch: its node's arguments and geometry set (cuGraphExecKernelNodeSetParams copies
+ * them), then cuGraphLaunch, which costs the driver less than cuLaunchKernelEx; a lock keeps one
+ * thread's arguments with its own replay. A node update the driver refuses (a geometry past the
+ * device's limits) is launched directly instead, so the error is the launch's own. release()
+ * destroys the graph before the kernel's module is unloaded.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pythread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -24,6 +30,26 @@ typedef int (*set_current_int_fn)(int device);
 typedef int (*launch_ex_fn)(const void *config, void *func, void **params, void **extra);
 typedef int (*launch_fn)(void *func, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                          unsigned bz, unsigned shared, void *stream, void **params, void **extra);
+
+/* CUDA_KERNEL_NODE_PARAMS_v2 of cuda.h (CUDA 12.0+) */
+typedef struct {
+    void *func;
+    unsigned grid[3], block[3], shared;
+    void **params, **extra;
+    void *kern, *ctx;
+} node_params;
+
+typedef struct {   /* the graph functions, by address (all or none) */
+    int (*create)(void **graph, unsigned flags);
+    int (*add_kernel_node)(void **node, void *graph, void *const *deps, size_t ndeps, const node_params *params);
+    int (*instantiate)(void **exec, void *graph, unsigned long long flags);
+    int (*set_params)(void *exec, void *node, const node_params *params);
+    int (*launch)(void *exec, void *stream);
+    int (*exec_destroy)(void *exec);
+    int (*destroy)(void *graph);
+} graph_calls;
+
+#define GRAPH_ATTEMPTS 3   /* graphs the driver refused to make: then launches go direct */
 
 /* CUlaunchConfig of cuda.h (CUDA 12.0+); backend/launcher.py's LaunchConfig is the same layout. */
 typedef struct {
@@ -49,6 +75,11 @@ typedef struct {
     char codes[MAX_PARAMS];  /* per argument: 'P' a buffer's .ptr, else a struct format character */
     PyObject *owners;        /* what the slots above point into */
     PyObject *geometry_cache, *fallback, *fail, *context, *name;
+    PyObject *weakrefs;
+    graph_calls graph;       /* graph.launch NULL: no graphs */
+    PyThread_type_lock graph_lock;   /* guards the fields below and each update + replay */
+    void *graph_handle, *graph_node, *graph_exec;
+    int graph_refusals;      /* GRAPH_ATTEMPTS: no more graphs (refused, or released) */
 } Launcher;
 
 static PyObject *str_ptr, *str_last_launch;
@@ -122,6 +153,50 @@ static PyObject *hand_over(Launcher *self, PyObject *const *args) {
 
 static PyObject *launch_values(Launcher *self, PyObject *const *args, PyObject *items);
 
+static void make_current(Launcher *self) {
+    if (self->set_current == NULL) return;
+    if (self->token_is_int) ((set_current_int_fn)self->set_current)((int)(intptr_t)self->token);
+    else ((set_current_ptr_fn)self->set_current)(self->token);
+}
+
+#define GRAPH_UNUSED (-12345)   /* not a driver status: launch directly */
+
+/* The launch through the launcher's graph (made here on first use); GRAPH_UNUSED where there is
+ * none or the driver refuses this node update. Called without the GIL, under graph_lock. */
+static int graph_launch(Launcher *self, const launch_config *config, void *func, void **params) {
+    node_params node;
+    memset(&node, 0, sizeof node);
+    node.func = func;
+    memcpy(node.grid, config->grid, sizeof node.grid);
+    memcpy(node.block, config->block, sizeof node.block);
+    node.params = params;
+    if (self->graph_exec == NULL) {
+        if (self->graph_refusals >= GRAPH_ATTEMPTS) return GRAPH_UNUSED;
+        void *graph = NULL, *graph_node = NULL, *exec = NULL;
+        int rc = self->graph.create(&graph, 0);
+        if (!rc) rc = self->graph.add_kernel_node(&graph_node, graph, NULL, 0, &node);
+        if (!rc) rc = self->graph.instantiate(&exec, graph, 0);
+        if (rc) {
+            if (graph != NULL) self->graph.destroy(graph);
+            self->graph_refusals++;
+            return GRAPH_UNUSED;
+        }
+        self->graph_handle = graph;
+        self->graph_node = graph_node;
+        self->graph_exec = exec;
+    } else if (self->graph.set_params(self->graph_exec, self->graph_node, &node)) {
+        return GRAPH_UNUSED;
+    }
+    return self->graph.launch(self->graph_exec, *self->stream_slot);
+}
+
+/* Destroy the graph (call with graph_lock held, or where no other reference exists). */
+static void graph_free(Launcher *self) {
+    if (self->graph_exec != NULL) self->graph.exec_destroy(self->graph_exec);
+    if (self->graph_handle != NULL) self->graph.destroy(self->graph_handle);
+    self->graph_exec = self->graph_handle = self->graph_node = NULL;
+}
+
 static int as_uint(PyObject *item, unsigned *out) {
     unsigned long v = PyLong_AsUnsignedLong(item);
     if (v == (unsigned long)-1 && PyErr_Occurred()) { PyErr_Clear(); return -1; }
@@ -181,15 +256,20 @@ static PyObject *launch_values(Launcher *self, PyObject *const *args, PyObject *
 
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    if (self->set_current != NULL) {
-        if (self->token_is_int) ((set_current_int_fn)self->set_current)((int)(intptr_t)self->token);
-        else ((set_current_ptr_fn)self->set_current)(self->token);
+    make_current(self);
+    rc = GRAPH_UNUSED;
+    if (self->graph.launch != NULL) {
+        PyThread_acquire_lock(self->graph_lock, WAIT_LOCK);
+        rc = graph_launch(self, &config, func, params);
+        PyThread_release_lock(self->graph_lock);
     }
-    if (self->launch_ex != NULL)
-        rc = self->launch_ex(&config, func, params, NULL);
-    else
-        rc = self->launch(func, config.grid[0], config.grid[1], config.grid[2], config.block[0], config.block[1],
-                          config.block[2], 0, stream, params, NULL);
+    if (rc == GRAPH_UNUSED) {
+        if (self->launch_ex != NULL)
+            rc = self->launch_ex(&config, func, params, NULL);
+        else
+            rc = self->launch(func, config.grid[0], config.grid[1], config.grid[2], config.block[0], config.block[1],
+                              config.block[2], 0, stream, params, NULL);
+    }
     Py_END_ALLOW_THREADS
     if (rc) {
         PyObject *status = PyLong_FromLong(rc);
@@ -231,9 +311,51 @@ static int launcher_clear(Launcher *self) {
 
 static void launcher_dealloc(Launcher *self) {
     PyObject_GC_UnTrack(self);
+    if (self->weakrefs != NULL) PyObject_ClearWeakRefs((PyObject *)self);
+    /* A NULL kernel handle: its program closed (release() ran then) or the process forked (the
+     * graph is the parent's): no driver call. */
+    if (self->graph_exec != NULL && *self->func_slot != NULL) {
+        make_current(self);
+        graph_free(self);
+    }
+    if (self->graph_lock != NULL) PyThread_free_lock(self->graph_lock);
     launcher_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
+
+/* release(): destroy the graph now and launch directly from here on (the kernel's program is
+ * closing: the graph must go before its module). */
+static PyObject *launcher_release(PyObject *obj, PyObject *unused) {
+    Launcher *self = (Launcher *)obj;
+    (void)unused;
+    if (self->graph.launch == NULL) Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(self->graph_lock, WAIT_LOCK);
+    if (self->graph_exec != NULL && *self->func_slot != NULL) {
+        make_current(self);
+        graph_free(self);
+    }
+    self->graph_exec = self->graph_handle = self->graph_node = NULL;
+    self->graph_refusals = GRAPH_ATTEMPTS;
+    PyThread_release_lock(self->graph_lock);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+/* graph_state(): "none" (no graph functions), "unmade", "made" or "off" (refused or released). */
+static PyObject *launcher_graph_state(PyObject *obj, PyObject *unused) {
+    Launcher *self = (Launcher *)obj;
+    (void)unused;
+    const char *state = self->graph.launch == NULL ? "none" : self->graph_exec != NULL ? "made"
+                      : self->graph_refusals >= GRAPH_ATTEMPTS ? "off" : "unmade";
+    return PyUnicode_FromString(state);
+}
+
+static PyMethodDef launcher_methods[] = {
+    {"release", launcher_release, METH_NOARGS, "destroy the launcher's graph (before its module is unloaded)"},
+    {"graph_state", launcher_graph_state, METH_NOARGS, "none, unmade, made or off"},
+    {NULL, NULL, 0, NULL},
+};
 
 /* `again` is the launcher itself: packing on the stack costs less than checking what was kept. */
 static PyObject *launcher_again(PyObject *self, void *closure) {
@@ -254,6 +376,8 @@ static PyTypeObject LauncherType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_vectorcall_offset = offsetof(Launcher, vectorcall),
     .tp_dictoffset = offsetof(Launcher, dict),
+    .tp_weaklistoffset = offsetof(Launcher, weakrefs),
+    .tp_methods = launcher_methods,
     .tp_call = PyVectorcall_Call,
     .tp_traverse = (traverseproc)launcher_traverse,
     .tp_clear = (inquiry)launcher_clear,
@@ -263,18 +387,33 @@ static PyTypeObject LauncherType = {
 };
 
 /* make(set_current, token_is_int, token, launch_ex, launch, func_slot, stream_slot, slack, codes,
- *      owners, geometry_cache, fallback, fail, context, name): addresses as ints (0: none). */
+ *      owners, geometry_cache, fallback, fail, context, name, graph): addresses as ints (0: none);
+ * graph: () or the addresses of cuGraphCreate, cuGraphAddKernelNode_v2, cuGraphInstantiateWithFlags,
+ * cuGraphExecKernelNodeSetParams_v2, cuGraphLaunch, cuGraphExecDestroy, cuGraphDestroy. */
 static PyObject *make(PyObject *module, PyObject *args) {
     (void)module;
     unsigned long long set_current, token, launch_ex, launch, func_slot, stream_slot;
     int token_is_int, slack;
     const char *codes;
     Py_ssize_t ncodes;
-    PyObject *owners, *geometry_cache, *fallback, *fail, *context, *name;
-    if (!PyArg_ParseTuple(args, "KpKKKKKiy#OO!OOOU:make", &set_current, &token_is_int, &token, &launch_ex, &launch,
+    PyObject *owners, *geometry_cache, *fallback, *fail, *context, *name, *graph;
+    if (!PyArg_ParseTuple(args, "KpKKKKKiy#OO!OOOUO!:make", &set_current, &token_is_int, &token, &launch_ex, &launch,
                           &func_slot, &stream_slot, &slack, &codes, &ncodes, &owners, &PyDict_Type, &geometry_cache,
-                          &fallback, &fail, &context, &name))
+                          &fallback, &fail, &context, &name, &PyTuple_Type, &graph))
         return NULL;
+    void *graph_fns[7] = {NULL};
+    Py_ssize_t ngraph = PyTuple_GET_SIZE(graph);
+    if (ngraph != 0 && ngraph != 7) {
+        PyErr_SetString(PyExc_ValueError, "make(): graph is () or 7 function addresses");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < ngraph; i++) {
+        graph_fns[i] = PyLong_AsVoidPtr(PyTuple_GET_ITEM(graph, i));
+        if (graph_fns[i] == NULL) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "make(): a graph function address is 0");
+            return NULL;
+        }
+    }
     if (ncodes > MAX_PARAMS || slack < 0 || slack > SLACK_POINTERS || !func_slot || !stream_slot || (!launch_ex && !launch)) {
         PyErr_SetString(PyExc_ValueError, "make(): more than 64 parameters, or a missing slot or launch function");
         return NULL;
@@ -305,6 +444,16 @@ static PyObject *make(PyObject *module, PyObject *args) {
     self->fail = Py_NewRef(fail);
     self->context = Py_NewRef(context);
     self->name = Py_NewRef(name);
+    self->weakrefs = NULL;
+    memset(&self->graph, 0, sizeof self->graph);
+    self->graph_lock = NULL;
+    self->graph_handle = self->graph_node = self->graph_exec = NULL;
+    self->graph_refusals = 0;
+    if (ngraph) {
+        self->graph_lock = PyThread_allocate_lock();
+        if (self->graph_lock == NULL) { Py_DECREF(self); return PyErr_NoMemory(); }
+        memcpy(&self->graph, graph_fns, sizeof graph_fns);
+    }
     PyObject_GC_Track(self);
     return (PyObject *)self;
 }
@@ -326,7 +475,7 @@ PyMODINIT_FUNC PyInit__native_launch(void) {
     if (str_ptr == NULL || str_last_launch == NULL) return NULL;
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL) return NULL;
-    PyObject *abi = PyLong_FromLong(1);
+    PyObject *abi = PyLong_FromLong(2);
     if (abi == NULL || PyModule_AddObject(module, "ABI", abi) < 0) { Py_XDECREF(abi); Py_DECREF(module); return NULL; }
     return module;
 }

@@ -25,7 +25,7 @@ __all__ = ["build", "load", "status", "wrap", "MODULE", "SOURCE"]
 
 MODULE = "pygpgpu_core.backend._native_launch"
 SOURCE = Path(__file__).with_name("_native_launch.c")
-_ABI = 1            # the module's ABI: a module built from an older source is not used
+_ABI = 2            # the module's ABI: a module built from an older source is not used
 _loaded: "list[ModuleType | None]" = []
 _FUNCTION_POINTER: Any = ctypes.CFUNCTYPE(ctypes.c_int).__mro__[1]   # ctypes._CFuncPtr, every function object's base
 
@@ -105,6 +105,21 @@ def _address(fn: Any) -> int:
     return ctypes.cast(fn, ctypes.c_void_p).value or 0
 
 
+GRAPH_ROLES = ("graph_create", "graph_add_kernel_node", "graph_instantiate", "graph_exec_kernel_node_set_params",
+               "graph_launch", "graph_exec_destroy", "graph_destroy")
+
+
+def _graph_functions(calls: Any) -> "tuple[int, ...]":
+    """The addresses of the graph functions (CUDA), or () where the driver lacks one, where
+    ``PYGPGPU_GRAPH_LAUNCH=0``, or under ``CUDA_LAUNCH_BLOCKING=1`` (a debugging setting that
+    graph replays would not honour as launches do)."""
+    if (os.environ.get("PYGPGPU_GRAPH_LAUNCH", "").strip().lower() in ("0", "off", "no", "false")
+            or os.environ.get("CUDA_LAUNCH_BLOCKING", "").strip() == "1"):
+        return ()
+    addresses = tuple(_address(getattr(calls, role, None)) for role in GRAPH_ROLES)
+    return addresses if all(addresses) else ()
+
+
 def wrap(launch: Callable[..., None], kernel: Any, codes: "Sequence[str] | None", slack: int,
          launch_ex: Any, module: "ModuleType | None" = None) -> Callable[..., None]:
     """The native launcher for ``launch`` (the generated Python one, also its fallback), or
@@ -123,7 +138,10 @@ def wrap(launch: Callable[..., None], kernel: Any, codes: "Sequence[str] | None"
     native = module.make(set_current, isinstance(token, ctypes.c_int), token.value or 0, ex, 0 if ex else plain_launch,
                          ctypes.addressof(handle), ctypes.addressof(stream), slack, "".join(codes).encode(),
                          (handle, stream, token, calls), kernel._geometry_cache, launch, kernel.launch_failed,
-                         ctx, kernel.name)
+                         ctx, kernel.name, _graph_functions(calls) if ex else ())
+    natives = getattr(kernel, "_native_launchers", None)
+    if natives is not None:
+        natives.add(native)     # released (their graphs destroyed) when the program closes
     # arg_kinds, layout, config, source: as the Python launcher's (``again`` is the native one itself)
     native.__dict__.update((k, v) for k, v in launch.__dict__.items() if k != "again")
     native.python = launch

@@ -6,6 +6,8 @@ on every backend. Kernels must guard against the rounded-up tail.
 """
 from __future__ import annotations
 
+import weakref
+
 from ctypes import byref, c_int, c_size_t, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, NamedTuple, Sequence
 
@@ -137,6 +139,9 @@ class DriverProgram(Closeable):
     def close(self) -> None:
         """Unload the module (idempotent). Launchers of its kernels then raise ClosedError."""
         for k in self._kernels.values():
+            if not self.context.closed:
+                for native in list(k._native_launchers):
+                    native.release()       # their graphs (backend/native.py) go before the module
             k.handle.value = None  # launchers hold this very c_void_p: they now see NULL
         self._kernels.clear()
         handle, self.handle = self.handle, c_void_p()
@@ -206,6 +211,7 @@ class DriverKernel:
         self._dynamic_shared_limit = self.shared_default_limit
         self._geometry_cache: dict = {}
         self._launchers: dict = {}
+        self._native_launchers: "weakref.WeakSet[Any]" = weakref.WeakSet()  # backend/native.py's
 
     def _attribute(self, attr: int) -> int:
         calls, value = self.context.calls, c_int()
