@@ -163,6 +163,16 @@ def measure(backend: str, calls: int, rounds: int) -> dict:
 
         py = build_launcher(prog.kernel("tiny"), ["buffer", np.int32], native=False)
         rows["low-level launcher, Python"] = (lambda: py((1,), (32,), args), sync)
+        result["graph state"] = fn.graph_state()
+        if fn.graph_state() != "none":     # and the native launcher launching directly, without its graph
+            import os
+
+            os.environ["PYGPGPU_GRAPH_LAUNCH"] = "0"
+            try:
+                direct = build_launcher(prog.kernel("tiny"), ["buffer", np.int32])
+            finally:
+                del os.environ["PYGPGPU_GRAPH_LAUNCH"]
+            rows["low-level launcher, native, no graph"] = (lambda: direct((1,), (32,), args), sync)
     if "set_current" in getattr(getattr(fn, "python", fn), "__globals__", {}):
         # experiment: the same launcher without its cuCtxSetCurrent (the driver call replaced by a
         # Python no-op), to see what making the context current costs per launch
