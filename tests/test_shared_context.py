@@ -66,3 +66,47 @@ def test_kernels_and_device_arrays_survive_closing_the_shared_context(backend):
     add_one[backend](x, out)                               # the rebuilt plan takes the warm path
     np.testing.assert_array_equal(out, x + 1)
     np.testing.assert_array_equal(gnp.arange(4, dtype=np.float32, device=backend).get(), np.arange(4, dtype=np.float32))
+
+
+@kernel
+def scale_two(x):
+    for i in range(x.shape[0]):
+        x[i] = x[i] * 2.0
+
+
+def test_threads_that_meet_a_closed_shared_context_at_once_both_rebuild(backend):
+    """Two threads calling a kernel whose plan died with the closed shared context (k.split over
+    one device twice does this): each rebuilds, whichever of them drops the dead plan first."""
+    import threading
+
+    dev = registry.get_device(backend)
+    xs = [np.ones(8, np.float32) for _ in range(2)]
+    k = scale_two[backend]
+    k(xs[0])
+    dev.context().close()
+    plans = k._kf._plans
+    (plan,) = plans.values()
+    barrier = threading.Barrier(2)
+    run = plan.run
+
+    def run_together(*args, **kwargs):        # both threads inside the dead plan's run at once
+        barrier.wait(timeout=30)
+        return run(*args, **kwargs)
+
+    plan.run = run_together
+    errors: list = []
+
+    def call(x):
+        try:
+            k(x)
+        except BaseException as exc:          # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call, args=(x,)) for x in xs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    np.testing.assert_array_equal(xs[0], np.full(8, 4, np.float32))
+    np.testing.assert_array_equal(xs[1], np.full(8, 2, np.float32))

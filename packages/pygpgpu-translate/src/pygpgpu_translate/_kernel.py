@@ -225,6 +225,7 @@ class KernelFunction(Generic[P]):
         self._self_attrs = self._scan_self_attrs() if self._is_method else ()
         self._cells = closure_cells(func)     # names read from an enclosing function (_captures)
         self._plans: dict = {}
+        self._closed_drops = 0      # times _forget_closed_plans dropped plans (a retry's witness)
         self._translations: dict = {}
         self._root: ConfiguredKernel[P] = ConfiguredKernel(self, _Config(backend))
         self._devices: dict = {}
@@ -488,12 +489,16 @@ class KernelFunction(Generic[P]):
                     except WideIndexNeeded:      # nothing ran: the full path takes the 64-bit plan
                         pass
                     except ClosedError as exc:   # see _forget_closed_plans; the full path rebuilds
-                        if isinstance(exc, ForkedProcessError) or not self._forget_closed_plans(device):
+                        if isinstance(exc, ForkedProcessError) or not (self._forget_closed_plans(device)
+                                                                       or getattr(plan.context, "closed", False)):
                             raise
+        drops = self._closed_drops
         try:
             self._launch_full(device, config, args)
         except ClosedError as exc:
-            if isinstance(exc, ForkedProcessError) or not self._forget_closed_plans(device):
+            # (another thread may have dropped the closed plan this call used: drops then moved on)
+            if isinstance(exc, ForkedProcessError) or not (self._forget_closed_plans(device)
+                                                           or self._closed_drops != drops):
                 raise
             self._launch_full(device, config, args)   # the device's shared context was closed: rebuild once
 
@@ -517,9 +522,12 @@ class KernelFunction(Generic[P]):
         """After a user closed ``device``'s shared context (allowed: ``device.context()`` then makes
         a fresh one), drop this kernel's plans for that device, whose programs died with it. True
         when there was such a plan to drop, so the caller retries once on the fresh context."""
-        stale = [k for k, plan in self._plans.items() if k[0] == id(device) and getattr(plan.context, "closed", False)]
+        stale = [k for k, plan in list(self._plans.items())
+                 if k[0] == id(device) and getattr(plan.context, "closed", False)]
         for key in stale:
-            del self._plans[key]
+            self._plans.pop(key, None)      # (another thread may drop it at the same time)
+        if stale:
+            self._closed_drops += 1
         return bool(stale)
 
     def _plan(self, device, tokens, bits, values):
