@@ -39,6 +39,25 @@ def _out(ref: Any) -> Any:
     return ref._obj
 
 
+def check_failed_launch_and_closed_program(backend: "SimBackend", launch: Any, prog: Any, buf: Any) -> None:
+    """What every driver-kit launcher of ``vecadd`` (Q Q Q i) must do: a failed launch raises the
+    driver's error with its hint and the next launch works; once the program is closed a launch
+    raises ClosedError naming the kernel and reaches no driver."""
+    import pytest
+
+    from pygpgpu_core.errors import ClosedError, DriverError
+
+    backend.sim.fail_next_launch = 701
+    with pytest.raises(DriverError, match="kernel 'vecadd' needs too many"):
+        launch(4, None, (buf, buf, buf, 4))
+    launch(4, None, (buf, buf, buf, 4))
+    prog.close()
+    before = len(backend.sim.launches)
+    with pytest.raises(ClosedError, match="program of kernel 'vecadd'"):
+        launch(4, None, (buf, buf, buf, 4))
+    assert len(backend.sim.launches) == before
+
+
 def array_at(ptr: int, dtype: Any, n: int) -> np.ndarray:
     """A numpy view of ``n`` elements of simulated device memory at ``ptr``."""
     dtype = np.dtype(dtype)

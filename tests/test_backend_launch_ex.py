@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 from pygpgpu_core.backend.launcher import LaunchConfig
-from pygpgpu_core.errors import ClosedError, DriverError
 from pygpgpu_core.protocols import LocalMemory
-from sim_driver import SimBackend, SimKernel, array_at
+from sim_driver import SimBackend, SimKernel, array_at, check_failed_launch_and_closed_program
 
 
 def _vecadd(gid, a, b, out, n):
@@ -104,13 +103,4 @@ def test_errors_and_a_closed_program(sim):
     ctx = sim.devices()[0].context()
     prog = ctx.program("vecadd")
     launch = prog.vecadd.launcher(["buffer", "buffer", "buffer", np.int32])
-    buf = ctx.buffer(16)
-    sim.sim.fail_next_launch = 701
-    with pytest.raises(DriverError, match="kernel 'vecadd' needs too many"):
-        launch(4, None, (buf, buf, buf, 4))
-    launch(4, None, (buf, buf, buf, 4))
-    prog.close()
-    before = len(sim.sim.launches)
-    with pytest.raises(ClosedError, match="program of kernel 'vecadd'"):
-        launch(4, None, (buf, buf, buf, 4))
-    assert len(sim.sim.launches) == before
+    check_failed_launch_and_closed_program(sim, launch, prog, ctx.buffer(16))

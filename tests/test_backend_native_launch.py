@@ -21,9 +21,9 @@ import pytest
 
 from pygpgpu_core.backend import native
 from pygpgpu_core.backend.launcher import LaunchConfig, build_launcher
-from pygpgpu_core.errors import ClosedError, DriverError
+from pygpgpu_core.errors import ClosedError
 from conftest import skip_no_compiler
-from sim_driver import SimBackend, SimKernel, array_at
+from sim_driver import SimBackend, SimKernel, array_at, check_failed_launch_and_closed_program
 
 
 SCALARS = "b B h H i I q Q e f d ?"
@@ -201,6 +201,16 @@ def _is_native(launch) -> bool:
     return type(launch).__name__ == "Launcher"
 
 
+VECADD = ["buffer", "buffer", "buffer", np.int32]
+
+
+def _vecadd(sim):
+    """The context, the vecadd kernel, its launcher and a 64-byte buffer."""
+    ctx = sim.devices()[0].context()
+    k = ctx.program("vecadd").kernel("vecadd")
+    return ctx, k, k.launcher(VECADD), ctx.buffer(64)
+
+
 def test_it_packs_every_scalar_as_the_python_launcher_does(sim):
     ctx = sim.devices()[0].context()
     k = ctx.program("scalars").kernel("scalars")
@@ -226,7 +236,7 @@ def test_it_packs_every_scalar_as_the_python_launcher_does(sim):
 def test_it_runs_the_kernel_and_skips_the_python_packing(sim):
     ctx = sim.devices()[0].context()
     k = ctx.program("vecadd").kernel("vecadd")
-    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    launch = k.launcher(VECADD)
     assert _is_native(launch) and launch.again is launch and launch.arg_kinds == launch.python.arg_kinds
     n = 300
     a = np.arange(n, dtype=np.float32)
@@ -259,7 +269,7 @@ def _raised(fn, *args) -> BaseException:
 def test_what_it_refuses_ends_as_the_python_launcher_ends_it(sim, args):
     ctx = sim.devices()[0].context()
     k = ctx.program("vecadd").kernel("vecadd")
-    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    launch = k.launcher(VECADD)
     buf = ctx.buffer(16)
     if args is not None:
         args = tuple(buf if a == 0 and i < 3 else a for i, a in enumerate(args))
@@ -286,21 +296,13 @@ def test_a_float32_past_its_range_is_cast_as_c_casts_it(sim):
 def test_closed_buffers_programs_and_failed_launches(sim):
     ctx = sim.devices()[0].context()
     prog = ctx.program("vecadd")
-    launch = prog.vecadd.launcher(["buffer", "buffer", "buffer", np.int32])
+    launch = prog.vecadd.launcher(VECADD)
     buf, gone = ctx.buffer(16), ctx.buffer(16)
     launch(4, None, (buf, buf, buf, 4))
     gone.close()
     with pytest.raises(ClosedError):
         launch(4, None, (buf, gone, buf, 4))
-    sim.sim.fail_next_launch = 701
-    with pytest.raises(DriverError, match="kernel 'vecadd' needs too many"):
-        launch(4, None, (buf, buf, buf, 4))
-    launch(4, None, (buf, buf, buf, 4))
-    prog.close()
-    before = len(sim.sim.launches)
-    with pytest.raises(ClosedError, match="program of kernel 'vecadd'"):
-        launch(4, None, (buf, buf, buf, 4))
-    assert len(sim.sim.launches) == before
+    check_failed_launch_and_closed_program(sim, launch, prog, buf)
 
 
 def test_threads_launch_at_once(sim):
@@ -364,7 +366,7 @@ def test_the_command_line_builds_it(module, tmp_path, monkeypatch, capsys):
 def test_a_list_changed_while_it_is_packed_and_an_empty_launch(sim):
     ctx = sim.devices()[0].context()
     k = ctx.program("vecadd").kernel("vecadd")
-    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    launch = k.launcher(VECADD)
     buf = ctx.buffer(16)
 
     class Shrinking:
@@ -397,7 +399,7 @@ graphs_only = pytest.mark.parametrize("sim", ["graphs"], indirect=True)
 def test_launches_replay_one_graph_whose_arguments_each_launch_sets(sim):
     ctx = sim.devices()[0].context()
     k = ctx.program("vecadd").kernel("vecadd")
-    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
+    launch = k.launcher(VECADD)
     graphs = sim.sim.graphs
     assert launch.graph_state() == "unmade"
     n = 100
@@ -425,10 +427,7 @@ def test_launches_replay_one_graph_whose_arguments_each_launch_sets(sim):
 
 @graphs_only
 def test_graphs_the_driver_refuses_leave_direct_launches(sim):
-    ctx = sim.devices()[0].context()
-    k = ctx.program("vecadd").kernel("vecadd")
-    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
-    buf = ctx.buffer(64)
+    ctx, k, launch, buf = _vecadd(sim)
     graphs = sim.sim.graphs
     graphs.refuse = True
     for _ in range(5):
@@ -438,10 +437,7 @@ def test_graphs_the_driver_refuses_leave_direct_launches(sim):
 
 @graphs_only
 def test_a_node_update_the_driver_refuses_is_a_direct_launch(sim):
-    ctx = sim.devices()[0].context()
-    k = ctx.program("vecadd").kernel("vecadd")
-    launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
-    buf = ctx.buffer(64)
+    ctx, k, launch, buf = _vecadd(sim)
     launch(4, None, (buf, buf, buf, 4))
     launch(4, None, (buf, buf, buf, 3))
     graphs = sim.sim.graphs
@@ -455,9 +451,7 @@ def test_a_node_update_the_driver_refuses_is_a_direct_launch(sim):
 @pytest.mark.parametrize("setting", [("PYGPGPU_GRAPH_LAUNCH", "0"), ("CUDA_LAUNCH_BLOCKING", "1")])
 def test_graphs_off(sim, monkeypatch, setting):
     monkeypatch.setenv(*setting)
-    ctx = sim.devices()[0].context()
-    launch = ctx.program("vecadd").kernel("vecadd").launcher(["buffer", "buffer", "buffer", np.int32])
-    buf = ctx.buffer(64)
+    ctx, k, launch, buf = _vecadd(sim)
     launch(4, None, (buf, buf, buf, 4))
     launch(4, None, (buf, buf, buf, 4))
     assert launch.graph_state() == "none" and sim.sim.graphs.log == []
