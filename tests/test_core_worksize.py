@@ -27,7 +27,7 @@ def test_work_dims_errors(value, error):
     (0, 128, None),                                # no work: no launch
 ])
 def test_block_geometry(global_size, local_size, geom):
-    default = {1: (256,), 2: (16, 16), 3: (8, 8, 4)}[len(work_dims(global_size, "g"))]
+    default = {1: (256,), 2: (32, 8), 3: (8, 8, 4)}[len(work_dims(global_size, "g"))]
     assert block_geometry(global_size, local_size, default_local=default, **LIMITS) == geom
 
 

@@ -28,10 +28,10 @@ def test_a_gpu_gets_256_work_items_a_group_and_a_cpu_none(opencl_device, monkeyp
     device = opencl_device
     monkeypatch.setattr(device, "type", C.CL_DEVICE_TYPE_GPU)
     assert device.guarded_local_size(1, 1024) == (256,)
-    assert device.guarded_local_size(2, 1024) == (16, 16)
+    assert device.guarded_local_size(2, 1024) == (32, 8)
     assert device.guarded_local_size(3, 1024) == (8, 8, 4)
     assert device.guarded_local_size(1, 64) == (64,)           # the kernel's own limit
-    assert device.guarded_local_size(2, 64) == (8, 8)
+    assert device.guarded_local_size(2, 64) == (16, 4)
     monkeypatch.setattr(device, "type", C.CL_DEVICE_TYPE_CPU)
     assert device.guarded_local_size(1, 1024) is None
 
