@@ -7,7 +7,6 @@ on every backend. Kernels must guard against the rounded-up tail.
 from __future__ import annotations
 
 import weakref
-
 from ctypes import byref, c_int, c_size_t, c_void_p
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, NamedTuple, Sequence
 
