@@ -37,7 +37,8 @@ def _vecadd(gid, a, b, out, n):
 
 KERNELS = {"vecadd": SimKernel("Q Q Q i", _vecadd),
            "scalars": SimKernel("Q " + SCALARS, lambda gid, *values: None),
-           "uses_shared": SimKernel("Q", lambda gid, out: None, max_threads=64)}
+           "uses_shared": SimKernel("Q", lambda gid, out: None, max_threads=64),
+           "many": SimKernel(" ".join(["i"] * 65), lambda gid, *values: None)}
 SCALAR_KINDS = ["buffer", np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
                 np.float16, np.float32, np.float64, np.bool_]
 
@@ -334,6 +335,10 @@ def test_kinds_it_does_not_pack_keep_the_python_launcher(sim):
     ctx = sim.devices()[0].context()
     assert not _is_native(ctx.program("uses_shared").uses_shared.launcher(["buffer", "local"]))
     assert not _is_native(ctx.program("vecadd").vecadd.launcher(["buffer", "buffer", "buffer", ctypes.c_int]))
+    many = ctx.program("many").many.launcher([np.int32] * 65)     # past the native launcher's 64
+    assert not _is_native(many)
+    many(1, 1, tuple(range(65)))
+    assert sim.sim.launches[-1][3] == list(range(65))
 
 
 def test_off_and_not_built(module, monkeypatch):

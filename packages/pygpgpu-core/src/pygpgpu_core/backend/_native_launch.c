@@ -475,7 +475,8 @@ PyMODINIT_FUNC PyInit__native_launch(void) {
     if (str_ptr == NULL || str_last_launch == NULL) return NULL;
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL) return NULL;
-    PyObject *abi = PyLong_FromLong(2);
+    PyObject *abi = PyLong_FromLong(3);
     if (abi == NULL || PyModule_AddObject(module, "ABI", abi) < 0) { Py_XDECREF(abi); Py_DECREF(module); return NULL; }
+    if (PyModule_AddIntConstant(module, "MAX_PARAMS", MAX_PARAMS) < 0) { Py_DECREF(module); return NULL; }
     return module;
 }

@@ -25,7 +25,7 @@ __all__ = ["build", "load", "status", "wrap", "MODULE", "SOURCE"]
 
 MODULE = "pygpgpu_core.backend._native_launch"
 SOURCE = Path(__file__).with_name("_native_launch.c")
-_ABI = 2            # the module's ABI: a module built from an older source is not used
+_ABI = 3            # the module's ABI: a module built from an older source is not used
 _loaded: "list[ModuleType | None]" = []
 _FUNCTION_POINTER: Any = ctypes.CFUNCTYPE(ctypes.c_int).__mro__[1]   # ctypes._CFuncPtr, every function object's base
 
@@ -124,14 +124,15 @@ def wrap(launch: Callable[..., None], kernel: Any, codes: "Sequence[str] | None"
          launch_ex: Any, module: "ModuleType | None" = None) -> Callable[..., None]:
     """The native launcher for ``launch`` (the generated Python one, also its fallback), or
     ``launch`` itself when the module is missing or cannot take these arguments (``codes`` None:
-    an argument kind it does not pack; the driver's functions not ctypes functions)."""
+    an argument kind it does not pack; more than 64 of them; the driver's functions not ctypes
+    functions)."""
     module = module or load()
     ctx = kernel.context
     calls = ctx.calls
     set_current, plain_launch = _address(calls.set_current_unchecked), _address(calls.launch_unchecked)
     ex = _address(launch_ex)
     token, handle, stream = ctx.current_token, kernel.handle, ctx.queue.handle
-    if (module is None or codes is None or not (ex or plain_launch) or not set_current
+    if (module is None or codes is None or len(codes) > module.MAX_PARAMS or not (ex or plain_launch) or not set_current
             or not isinstance(handle, ctypes.c_void_p) or not isinstance(stream, ctypes.c_void_p)
             or not isinstance(token, (ctypes.c_void_p, ctypes.c_int))):
         return launch
