@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import shutil
+import sys
 import sysconfig
 import threading
 from ctypes import CFUNCTYPE, POINTER, Structure, c_int, c_size_t, c_uint, c_ulonglong, c_void_p
@@ -348,7 +349,10 @@ def test_off_and_not_built(module, monkeypatch):
     monkeypatch.delenv("PYGPGPU_NATIVE")
     assert native.load() is module
     monkeypatch.setattr(native, "_loaded", [None])
+    monkeypatch.delitem(sys.modules, native.MODULE, raising=False)
     assert native.status().startswith("not built")
+    monkeypatch.setitem(sys.modules, native.MODULE, module)       # imported, but its ABI is not ours
+    assert native.status().startswith("stale") and "build-native again" in native.status()
 
 
 def test_build_says_what_is_missing(module, tmp_path):

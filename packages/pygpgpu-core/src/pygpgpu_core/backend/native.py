@@ -55,6 +55,9 @@ def status() -> str:
         return "off (PYGPGPU_NATIVE=0)"
     module = load()
     if module is None:
+        stale = sys.modules.get(MODULE)      # imported, but from an older source than this version's
+        if stale is not None:
+            return f"stale ({stale.__file__} is from an older PyGPGPU: run python -m pygpgpu build-native again)"
         return "not built (python -m pygpgpu build-native: faster warm CUDA/HIP launches)"
     return f"built ({module.__file__})"
 
