@@ -166,3 +166,13 @@ def test_a_base_install_without_a_backend_names_the_pip_extra(monkeypatch):
     finally:
         monkeypatch.undo()
         registry.reset_registry()
+
+
+def test_the_core_wheel_carries_the_native_launchers_source_and_no_build_of_it(dist):
+    """`pygpgpu build-native` compiles the source the installed wheel holds; a module built in
+    this checkout (ignored by git) must not end up in the wheel, built for one Python."""
+    (wheel,) = dist.glob("pygpgpu_core-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+    assert "pygpgpu_core/backend/_native_launch.c" in names
+    assert not [n for n in names if "_native_launch" in n and n.endswith((".so", ".pyd"))]
