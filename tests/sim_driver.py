@@ -58,6 +58,30 @@ def check_failed_launch_and_closed_program(backend: "SimBackend", launch: Any, p
     assert len(backend.sim.launches) == before
 
 
+def check_vecadd_geometries(backend: "SimBackend", kernel: Any, launch: Any,
+                            after: "Callable[[bool], None] | None" = None) -> None:
+    """Launch ``vecadd`` (Q Q Q i) over 300 floats at several (global, local) sizes, each through
+    the grid and block it must take, and compare the sums; ``after(cached)`` runs after each
+    launch (``cached``: the geometry was in the kernel's cache before it)."""
+    ctx, n = kernel.context, 300
+    a = np.arange(n, dtype=np.float32)
+    da, dout = ctx.buffer_from_host(a), ctx.buffer(a.nbytes)
+    out = np.empty_like(a)
+    for size, local, grid, block in ((n, (64,), (5, 1, 1), (64, 1, 1)), (n, (64,), (5, 1, 1), (64, 1, 1)),
+                                     (40, (8,), (5, 1, 1), (8, 1, 1)), ((n,), (100,), (3, 1, 1), (100, 1, 1))):
+        dout.fill(np.float32(0).tobytes())
+        cached = (size, local) in kernel._geometry_cache
+        launch(size, local, [da, da, dout, n])
+        assert backend.sim.launches[-1][:2] == (grid, block)
+        count = size if isinstance(size, int) else size[0]
+        want = np.zeros(n, np.float32)
+        want[:count] = 2 * a[:count]
+        dout.read(out)
+        np.testing.assert_array_equal(out, want)
+        if after is not None:
+            after(cached)
+
+
 def array_at(ptr: int, dtype: Any, n: int) -> np.ndarray:
     """A numpy view of ``n`` elements of simulated device memory at ``ptr``."""
     dtype = np.dtype(dtype)

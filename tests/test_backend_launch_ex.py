@@ -13,7 +13,8 @@ import pytest
 
 from pygpgpu_core.backend.launcher import LaunchConfig
 from pygpgpu_core.protocols import LocalMemory
-from sim_driver import SimBackend, SimKernel, array_at, check_failed_launch_and_closed_program
+from sim_driver import SimBackend, SimKernel, array_at, check_failed_launch_and_closed_program, \
+    check_vecadd_geometries
 
 
 def _vecadd(gid, a, b, out, n):
@@ -67,20 +68,7 @@ def test_launches_through_the_config_follow_each_geometry(sim):
     k = ctx.program("vecadd").kernel("vecadd")
     launch = k.launcher(["buffer", "buffer", "buffer", np.int32])
     assert "driver_launch_ex" in launch.source
-    n = 300
-    a = np.arange(n, dtype=np.float32)
-    da, dout = ctx.buffer_from_host(a), ctx.buffer(a.nbytes)
-    out = np.empty_like(a)
-    for size, local, grid, block in ((n, (64,), (5, 1, 1), (64, 1, 1)), (n, (64,), (5, 1, 1), (64, 1, 1)),
-                                     (40, (8,), (5, 1, 1), (8, 1, 1)), ((n,), (100,), (3, 1, 1), (100, 1, 1))):
-        dout.fill(np.float32(0).tobytes())
-        launch(size, local, (da, da, dout, n))
-        assert sim.sim.launches[-1][:2] == (grid, block)
-        count = size if isinstance(size, int) else size[0]
-        want = np.zeros(n, np.float32)
-        want[:count] = 2 * a[:count]
-        dout.read(out)
-        np.testing.assert_array_equal(out, want)
+    check_vecadd_geometries(sim, k, launch)
     stream, shared = sim.sim.ex_configs[-1]
     assert stream == ctx.queue.handle.value and shared == 0
 

@@ -24,7 +24,8 @@ from pygpgpu_core.backend import native
 from pygpgpu_core.backend.launcher import LaunchConfig, build_launcher
 from pygpgpu_core.errors import ClosedError
 from conftest import skip_no_compiler
-from sim_driver import SimBackend, SimKernel, array_at, check_failed_launch_and_closed_program
+from sim_driver import SimBackend, SimKernel, array_at, check_failed_launch_and_closed_program, \
+    check_vecadd_geometries
 
 
 SCALARS = "b B h H i I q Q e f d ?"
@@ -240,23 +241,17 @@ def test_it_runs_the_kernel_and_skips_the_python_packing(sim):
     k = ctx.program("vecadd").kernel("vecadd")
     launch = k.launcher(VECADD)
     assert _is_native(launch) and launch.again is launch and launch.arg_kinds == launch.python.arg_kinds
-    n = 300
-    a = np.arange(n, dtype=np.float32)
-    da, dout = ctx.buffer_from_host(a), ctx.buffer(a.nbytes)
-    out = np.empty_like(a)
-    for size, local, grid, block in ((n, (64,), (5, 1, 1), (64, 1, 1)), (n, (64,), (5, 1, 1), (64, 1, 1)),
-                                     (40, (8,), (5, 1, 1), (8, 1, 1)), ((n,), (100,), (3, 1, 1), (100, 1, 1))):
-        dout.fill(np.float32(0).tobytes())
-        packed, cached = bytes(launch.layout.storage), (size, local) in k._geometry_cache
-        launch(size, local, [da, da, dout, n])
-        assert sim.sim.launches[-1][:2] == (grid, block)
-        count = size if isinstance(size, int) else size[0]
-        want = np.zeros(n, np.float32)
-        want[:count] = 2 * a[:count]
-        dout.read(out)
-        np.testing.assert_array_equal(out, want)
-        if cached:
-            assert bytes(launch.layout.storage) == packed      # the native path packed on its own stack
+    packed: list = []
+    native_launches = []
+
+    def storage_untouched(cached: bool) -> None:        # the native path packs on its own stack
+        if cached and packed:
+            assert bytes(launch.layout.storage) == packed[-1]
+            native_launches.append(cached)
+        packed.append(bytes(launch.layout.storage))
+
+    check_vecadd_geometries(sim, k, launch, storage_untouched)
+    assert native_launches
     assert sim.sim.tokens and set(sim.sim.tokens) == {ctx.current_token.value}
 
 
