@@ -30,8 +30,12 @@ _loaded: "list[ModuleType | None]" = []
 _FUNCTION_POINTER: Any = ctypes.CFUNCTYPE(ctypes.c_int).__mro__[1]   # ctypes._CFuncPtr, every function object's base
 
 
+def _switched_off(variable: str) -> bool:
+    return os.environ.get(variable, "").strip().lower() in ("0", "off", "no", "false")
+
+
 def _disabled() -> bool:
-    return os.environ.get("PYGPGPU_NATIVE", "").strip().lower() in ("0", "off", "no", "false")
+    return _switched_off("PYGPGPU_NATIVE")
 
 
 def load() -> "ModuleType | None":
@@ -116,8 +120,7 @@ def _graph_functions(calls: Any) -> "tuple[int, ...]":
     """The addresses of the graph functions (CUDA), or () where the driver lacks one, where
     ``PYGPGPU_GRAPH_LAUNCH=0``, or under ``CUDA_LAUNCH_BLOCKING=1`` (a debugging setting that
     graph replays would not honour as launches do)."""
-    if (os.environ.get("PYGPGPU_GRAPH_LAUNCH", "").strip().lower() in ("0", "off", "no", "false")
-            or os.environ.get("CUDA_LAUNCH_BLOCKING", "").strip() == "1"):
+    if _switched_off("PYGPGPU_GRAPH_LAUNCH") or os.environ.get("CUDA_LAUNCH_BLOCKING", "").strip() == "1":
         return ()
     addresses = tuple(_address(getattr(calls, role, None)) for role in GRAPH_ROLES)
     return addresses if all(addresses) else ()
