@@ -156,8 +156,11 @@ def measure(backend: str, calls: int, rounds: int) -> dict:
         "@kernel saxpy host side": (lambda: s_host(a, b, c, 2.0), nothing),
         "low-level launcher": (lambda: fn((1,), (32,), args), sync),
     }
-    result["native launcher"] = type(fn).__name__ == "Launcher"
-    if result["native launcher"]:
+    result["native launcher"] = type(fn).__name__ in ("Launcher", "RepeatLauncher")
+    if type(fn).__name__ == "RepeatLauncher":      # OpenCL: the same launcher in Python, as without the module
+        py_cl = prog.kernel("tiny").launcher(["buffer", np.int32], native=False)
+        rows["low-level launcher, Python"] = (lambda: py_cl((1,), (32,), args), sync)
+    elif result["native launcher"]:
         # the same launcher in Python, as it runs where `pygpgpu build-native` was not run
         from pygpgpu_core.backend.launcher import build_launcher
 

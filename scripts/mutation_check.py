@@ -52,6 +52,7 @@ ACCESS_EFFECTS = "tests/test_translate_access_effects.py"
 ROW_LOADS = "tests/test_lang_row_loads.py"
 ALIASING = "tests/test_trust_aliasing.py"
 NATIVE = "tests/test_backend_native_launch.py"
+NATIVE_REPEAT = "tests/test_opencl_native_repeat.py"
 CORE_BACKEND = "pygpgpu-core/src/pygpgpu_core/backend"
 
 
@@ -308,6 +309,12 @@ MUTATIONS = [
     Mutation("native-float16-bits", f"{CORE_BACKEND}/_native_launch.c",
              ": PyFloat_Pack2(v, (char *)slot, 1);", ": PyFloat_Pack4(v, (char *)slot, 1);",
              (NATIVE, "-k", "packs_every_scalar"), "a float16 argument is packed as IEEE half"),
+    Mutation("native-repeat-same-arguments", f"{CORE_BACKEND}/_native_launch.c",
+             "        if (value != PyList_GET_ITEM(self->last, i)) return 0;", "",
+             (NATIVE_REPEAT, "-k", "count"), "OpenCL's C repeat only takes a launch whose arguments are all set already"),
+    Mutation("native-repeat-closed-buffer", f"{CORE_BACKEND}/_native_launch.c",
+             "            if (closed) { PyErr_Clear(); return 0; }", "",
+             (NATIVE_REPEAT, "-k", "closed"), "OpenCL's C repeat hands a closed Buffer to the Python launcher, which raises"),
 ]
 
 

@@ -142,6 +142,26 @@ OCLGRIND_ICD_LIB = Path("/usr/lib/oclgrind/liboclgrind-rt-icd.so")
 
 
 @pytest.fixture(scope="session")
+def native_module(tmp_path_factory):
+    """The optional native launcher (``pygpgpu build-native``) built into a temporary folder and
+    loaded from there (never into the checkout), for the tests that pass it as ``module=``."""
+    import importlib.util
+    import shutil
+    import sysconfig
+
+    from pygpgpu_core.backend import native
+
+    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file() or not shutil.which("cc"):
+        skip_no_compiler("a C compiler with Python's headers", "no cc, or no Python.h")
+    path = native.build(tmp_path_factory.mktemp("native"))
+    spec = importlib.util.spec_from_file_location("_native_launch", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="session")
 def oclgrind_icd() -> Path:
     """oclgrind's OpenCL ICD library (the simulator that finds out-of-bounds accesses and races)."""
     if not OCLGRIND_ICD_LIB.exists():

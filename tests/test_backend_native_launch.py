@@ -9,13 +9,9 @@ The real driver is exercised on the GPU machine, where benchmarks/run_gpu.sh bui
 from __future__ import annotations
 
 import ctypes
-import importlib.util
-import shutil
 import sys
-import sysconfig
 import threading
 from ctypes import CFUNCTYPE, POINTER, Structure, c_int, c_size_t, c_uint, c_ulonglong, c_void_p
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,7 +19,6 @@ import pytest
 from pygpgpu_core.backend import native
 from pygpgpu_core.backend.launcher import LaunchConfig, build_launcher
 from pygpgpu_core.errors import ClosedError
-from conftest import skip_no_compiler
 from sim_driver import SimBackend, SimKernel, array_at, check_failed_launch_and_closed_program, \
     check_vecadd_geometries
 
@@ -45,17 +40,9 @@ SCALAR_KINDS = ["buffer", np.int8, np.uint8, np.int16, np.uint16, np.int32, np.u
                 np.float16, np.float32, np.float64, np.bool_]
 
 
-@pytest.fixture(scope="module")
-def module(tmp_path_factory):
-    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file() or not shutil.which("cc"):
-        skip_no_compiler("a C compiler with Python's headers", "no cc, or no Python.h")
-    folder = tmp_path_factory.mktemp("native")
-    path = native.build(folder)
-    spec = importlib.util.spec_from_file_location("_native_launch", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.fixture
+def module(native_module):
+    return native_module
 
 
 LAUNCH_EX = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_void_p)

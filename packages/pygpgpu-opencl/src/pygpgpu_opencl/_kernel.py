@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from pygpgpu_core.errors import DriverError
+from pygpgpu_core.backend import native as _native
 from pygpgpu_core.backend.handles import OwnedHandle
 from pygpgpu_core.backend.lowlevel import split_work_bracket
 from pygpgpu_core.protocols import LocalMemory
@@ -396,7 +397,7 @@ class Kernel(OwnedHandle):
         return launch
 
     # --- the hot path -------------------------------------------------------------------
-    def launcher(self, arg_types: Sequence[Any]) -> Callable[[Any, Any, Sequence[Any]], None]:
+    def launcher(self, arg_types: Sequence[Any], native: bool = True) -> Callable[[Any, Any, Sequence[Any]], None]:
         """A fast ``fn(global_size, local_size, args)`` for arguments of fixed kinds.
 
         ``arg_types`` gives one entry per parameter: ``"buffer"`` (a Buffer, or None for
@@ -404,7 +405,9 @@ class Kernel(OwnedHandle):
         value; Python and numpy numbers are converted to it) or a ctypes type (a value of
         that type, e.g. a Structure, by value). Scalars go into preallocated storage and
         ``clSetKernelArg`` runs only for arguments that changed; then one
-        ``clEnqueueNDRangeKernel``.
+        ``clEnqueueNDRangeKernel``. Where ``pygpgpu build-native`` built the native launcher
+        (and ``native`` allows it), a launch whose arguments and work size are all the objects
+        of the last one is repeated in C (``pygpgpu_core.backend.native.wrap_repeat``).
         """
         self._require()
         arg_types = list(arg_types)
@@ -414,7 +417,12 @@ class Kernel(OwnedHandle):
                 f"arg_types has {len(arg_types)}"
             )
         setters = [self._setter(spec, kind) for spec, kind in zip(self.args, arg_types)]
-        return _generated_launcher(self, setters, [isinstance(k, str) and k == "buffer" for k in arg_types])
+        buffers = [isinstance(k, str) and k == "buffer" for k in arg_types]
+        launch = _generated_launcher(self, setters, buffers)
+        if not native:
+            return launch
+        cl = lib()
+        return _native.wrap_repeat(launch, self, buffers, cl.cdll["clEnqueueNDRangeKernel"], cl.clReleaseEvent)
 
     def _setter(self, spec: ArgSpec, kind: Any) -> Callable[[int, Any], None]:
         i = spec.index
@@ -600,7 +608,7 @@ def _generated_launcher(kernel: Kernel, setters: list, buffers: list) -> Callabl
     event = c_void_p()
     env = {
         "K": kernel, "context": context, "last": kernel._last, "work": kernel._work, "lock": kernel._launch_lock,
-        "queue_lock": context._enqueue_lock, "enqueue": raw, "release": lib().clReleaseEvent, "check": check,
+        "queue_lock": context._enqueue_lock, "enqueue": raw, "release": lib().clReleaseEvent,
         "event": event, "event_ref": ctypes.byref(event), "KH": [None, c_void_p()], "Q": [None, c_void_p()],
         "NAME": kernel.name,
     }
@@ -647,11 +655,19 @@ def _generated_launcher(kernel: Kernel, setters: list, buffers: list) -> Callabl
         "                    Q[1].value = Q[0] = queue",
     ] + (tracked if context.launch_events else untracked) + [
         "            if status:",
-        "                check(status, f\"clEnqueueNDRangeKernel({NAME!r}, global={work.key_g}, local={work.key_l})\")",
+        "                failed(status)",
         "            context._last_launch = (NAME, args)   # named if Ctrl-C interrupts a wait for it",
     ]
+    work = kernel._work
+
+    def failed(status: int) -> None:
+        """Raise the error of a refused enqueue (also the native launcher's, wrap_repeat)."""
+        check(status, f"clEnqueueNDRangeKernel({kernel.name!r}, global={work.key_g}, local={work.key_l})")
+
+    env["failed"] = failed
     src = "\n".join(lines)
     exec(compile(src, f"<pygpgpu-opencl launcher {kernel.name}>", "exec"), env)
     launch = env["launch"]
     launch.source = src
+    launch.failed = failed
     return launch

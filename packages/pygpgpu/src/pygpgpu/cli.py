@@ -173,7 +173,7 @@ def _cmd_build_native(args: argparse.Namespace) -> int:
     from pygpgpu_core.backend import native
 
     path = native.build(compiler=args.cc)
-    print(f"built {path}: warm CUDA and HIP launches in new processes go through it "
+    print(f"built {path}: warm launches in new processes go through it "
           "(PYGPGPU_NATIVE=0 turns it off)")
     return 0
 
@@ -216,8 +216,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="clear only this part: translate, opencl, cuda, hip or kernel_files")
     cache.add_argument("--json", action="store_true", help="cache info as JSON")
     cache.set_defaults(func=_cmd_cache)
-    build_native = sub.add_parser("build-native", help="compile the optional C launcher (faster warm CUDA/HIP "
-                                  "launches; needs a C compiler and Python's headers)")
+    build_native = sub.add_parser("build-native", help="compile the optional C launcher (faster warm launches; "
+                                  "needs a C compiler and Python's headers)")
     build_native.add_argument("--cc", default=None, help="the C compiler (default: $CC, then Python's own)")
     build_native.set_defaults(func=_cmd_build_native)
     inspect = sub.add_parser("inspect", help="print the source generated for a kernel and argument types")

@@ -14,6 +14,11 @@
  * thread's arguments with its own replay. A node update the driver refuses (a geometry past the
  * device's limits) is launched directly instead, so the error is the launch's own. release()
  * destroys the graph before the kernel's module is unloaded.
+ *
+ * OpenCL keeps a kernel's arguments in the kernel object (clSetKernelArg), so its launcher only
+ * needs C for the repeat: RepeatLauncher enqueues again when every argument is the object set last
+ * in its slot and the work size is the object of the last launch (pygpgpu_opencl/_kernel.py's
+ * generated launch(), whose fallback does everything else), under the same two locks.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -458,24 +463,334 @@ static PyObject *make(PyObject *module, PyObject *args) {
     return (PyObject *)self;
 }
 
+
+/* ---- OpenCL: the repeat of a launch whose arguments are all set already ---------------------- */
+
+typedef int32_t (*enqueue_fn)(void *queue, void *kernel, uint32_t dims, const size_t *offset, const size_t *global,
+                              const size_t *local, uint32_t nwait, const void *wait, void **event);
+typedef int32_t (*release_event_fn)(void *event);
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *dict;
+    enqueue_fn enqueue;
+    release_event_fn release_event;
+    int events;              /* keep each launch's event as the context's last (else mark it untracked) */
+    PyObject *buffers;       /* bytes: per argument 1 where it is a Buffer (checked for closing) */
+    PyObject *kernel, *context, *last, *work;
+    PyObject *lock_acquire, *lock_release, *queue_acquire, *queue_release;   /* bound methods */
+    PyObject *fallback, *fail, *name;
+    PyObject *weakrefs;
+} RepeatLauncher;
+
+static PyObject *str_handle, *str_queue_handle, *str_key_g, *str_key_l, *str_total, *str_dims, *str_gws, *str_lws,
+                *str_last_event, *str_untracked;
+
+static int call_lock(PyObject *bound) {   /* lock.acquire() or .release(); -1 with an exception set */
+    PyObject *r = PyObject_CallNoArgs(bound);
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* lock.release(), keeping an exception already raised (the launch's own error) */
+static int call_unlock(PyObject *bound) {
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *pending = PyErr_GetRaisedException();
+    int rc = call_lock(bound);
+    if (pending != NULL) {
+        if (rc == 0) PyErr_SetRaisedException(pending);
+        else Py_DECREF(pending);
+    }
+#else
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    int rc = call_lock(bound);
+    if (type != NULL) {
+        if (rc == 0) PyErr_Restore(type, value, traceback);
+        else { Py_DECREF(type); Py_XDECREF(value); Py_XDECREF(traceback); }
+    }
+#endif
+    return rc;
+}
+
+/* 1: `obj.name is expected`; 0: not; -1: error. */
+static int attr_is(PyObject *obj, PyObject *name, PyObject *expected) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) return -1;
+    int same = v == expected;
+    Py_DECREF(v);
+    return same;
+}
+
+/* The handle in `obj.name` (an int), NULL where it is None or not an int (errors cleared). */
+static void *handle_attr(PyObject *obj, PyObject *name) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) { PyErr_Clear(); return NULL; }
+    void *h = PyLong_CheckExact(v) ? PyLong_AsVoidPtr(v) : NULL;
+    Py_DECREF(v);
+    if (h == NULL) PyErr_Clear();
+    return h;
+}
+
+/* The address of a ctypes array in `obj.name` (None: NULL); view->obj set when one is held. */
+static int array_attr(PyObject *obj, PyObject *name, Py_buffer *view, const size_t **out) {
+    view->obj = NULL;
+    *out = NULL;
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) return -1;
+    int rc = 0;
+    if (v != Py_None) {
+        rc = PyObject_GetBuffer(v, view, PyBUF_SIMPLE);
+        if (rc == 0) *out = (const size_t *)view->buf;
+    }
+    Py_DECREF(v);
+    return rc;
+}
+
+/* 1: launched; 0: not the repeat of the last launch (nothing done); -1: an exception is set.
+ * Called with the kernel's lock held. */
+static int repeat_locked(RepeatLauncher *self, PyObject *const *args, PyObject *items) {
+    Py_ssize_t n = PyTuple_GET_SIZE(items);
+    if (!PyList_CheckExact(self->last) || PyList_GET_SIZE(self->last) != n) return 0;
+    const char *buffers = PyBytes_AS_STRING(self->buffers);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *value = PyTuple_GET_ITEM(items, i);
+        if (value != PyList_GET_ITEM(self->last, i)) return 0;
+        if (buffers[i] && value != Py_None) {
+            int closed = attr_is(value, str_handle, Py_None);
+            if (closed) { PyErr_Clear(); return 0; }    /* closed since it was set: the fallback raises */
+        }
+    }
+    int same = attr_is(self->work, str_key_g, args[0]);
+    if (same == 1) same = attr_is(self->work, str_key_l, args[1]);
+    if (same != 1) { PyErr_Clear(); return 0; }
+    PyObject *total = PyObject_GetAttr(self->work, str_total);
+    if (total == NULL) { PyErr_Clear(); return 0; }
+    int nothing = !PyLong_CheckExact(total) || !PyObject_IsTrue(total);
+    Py_DECREF(total);
+    if (nothing) return 0;
+    void *kernel = handle_attr(self->kernel, str_handle);
+    void *queue = handle_attr(self->context, str_queue_handle);
+    if (kernel == NULL || queue == NULL) return 0;     /* closed (or forked): the fallback raises */
+    PyObject *dims_obj = PyObject_GetAttr(self->work, str_dims);
+    if (dims_obj == NULL) { PyErr_Clear(); return 0; }
+    unsigned long dims = PyLong_AsUnsignedLong(dims_obj);
+    Py_DECREF(dims_obj);
+    if (PyErr_Occurred() || dims < 1 || dims > 3) { PyErr_Clear(); return 0; }
+    Py_buffer gws_view, lws_view;
+    const size_t *gws, *lws;
+    if (array_attr(self->work, str_gws, &gws_view, &gws) || gws == NULL) {
+        PyErr_Clear();
+        if (gws_view.obj != NULL) PyBuffer_Release(&gws_view);
+        return 0;
+    }
+    if (array_attr(self->work, str_lws, &lws_view, &lws)) {
+        PyErr_Clear();
+        PyBuffer_Release(&gws_view);
+        return 0;
+    }
+
+    int launched = 1;
+    if (call_lock(self->queue_acquire)) { launched = -1; goto done; }
+    void *event = NULL;
+    int32_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = self->enqueue(queue, kernel, (uint32_t)dims, NULL, gws, lws, 0, NULL, self->events ? &event : NULL);
+    Py_END_ALLOW_THREADS
+    if (!status) {   /* the launch becomes the queue's last command (as _wait.track) */
+        if (self->events) {
+            PyObject *previous = PyObject_GetAttr(self->context, str_last_event);
+            PyObject *now = PyLong_FromVoidPtr(event);
+            int set = now == NULL ? -1 : PyObject_SetAttr(self->context, str_last_event, now);
+            Py_XDECREF(now);
+            if (set < 0) {                 /* (out of memory) the event stays unreleased */
+                Py_XDECREF(previous);
+                launched = -1;
+            } else if (previous != NULL) {
+                void *old = PyLong_Check(previous) ? PyLong_AsVoidPtr(previous) : NULL;
+                Py_DECREF(previous);
+                if (old != NULL) self->release_event(old);
+                PyErr_Clear();
+            } else {
+                PyErr_Clear();
+            }
+        } else if (PyObject_SetAttr(self->context, str_untracked, Py_True) < 0) {
+            launched = -1;
+        }
+    }
+    if (call_unlock(self->queue_release)) launched = -1;
+    if (launched == 1 && status) {       /* raises the error the Python launcher raises */
+        PyObject *code = PyLong_FromLong(status);
+        PyObject *r = code == NULL ? NULL : PyObject_CallOneArg(self->fail, code);
+        Py_XDECREF(code);
+        Py_XDECREF(r);
+        launched = r == NULL ? -1 : 1;
+    }
+    if (launched == 1) {
+        PyObject *record = PyTuple_Pack(2, self->name, args[2]);
+        if (record == NULL || PyObject_SetAttr(self->context, str_last_launch, record) < 0) launched = -1;
+        Py_XDECREF(record);
+    }
+done:
+    PyBuffer_Release(&gws_view);
+    if (lws_view.obj != NULL) PyBuffer_Release(&lws_view);
+    return launched;
+}
+
+/* launcher(global_size, local_size, args) */
+static PyObject *repeat_call(PyObject *obj, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    RepeatLauncher *self = (RepeatLauncher *)obj;
+    if (PyVectorcall_NARGS(nargsf) != 3 || kwnames != NULL)
+        return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    PyObject *values = args[2], *items;
+    Py_ssize_t n = PyBytes_GET_SIZE(self->buffers);
+    if (PyTuple_CheckExact(values) && PyTuple_GET_SIZE(values) == n) {
+        items = Py_NewRef(values);
+    } else if (PyList_CheckExact(values) && PyList_GET_SIZE(values) == n) {
+        items = PyList_AsTuple(values);   /* as the Python launcher unpacks it once */
+        if (items == NULL) return NULL;
+    } else {
+        return PyObject_Vectorcall(self->fallback, args, 3, NULL);
+    }
+    int launched = -1;
+    if (!call_lock(self->lock_acquire)) {
+        launched = repeat_locked(self, args, items);
+        if (call_unlock(self->lock_release)) launched = -1;
+    }
+    Py_DECREF(items);
+    if (launched < 0) return NULL;
+    if (launched == 0) return PyObject_Vectorcall(self->fallback, args, 3, NULL);
+    Py_RETURN_NONE;
+}
+
+static int repeat_traverse(RepeatLauncher *self, visitproc visit, void *arg) {
+    Py_VISIT(self->dict);
+    Py_VISIT(self->buffers);
+    Py_VISIT(self->kernel);
+    Py_VISIT(self->context);
+    Py_VISIT(self->last);
+    Py_VISIT(self->work);
+    Py_VISIT(self->lock_acquire);
+    Py_VISIT(self->lock_release);
+    Py_VISIT(self->queue_acquire);
+    Py_VISIT(self->queue_release);
+    Py_VISIT(self->fallback);
+    Py_VISIT(self->fail);
+    Py_VISIT(self->name);
+    return 0;
+}
+
+static int repeat_clear(RepeatLauncher *self) {
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->buffers);
+    Py_CLEAR(self->kernel);
+    Py_CLEAR(self->context);
+    Py_CLEAR(self->last);
+    Py_CLEAR(self->work);
+    Py_CLEAR(self->lock_acquire);
+    Py_CLEAR(self->lock_release);
+    Py_CLEAR(self->queue_acquire);
+    Py_CLEAR(self->queue_release);
+    Py_CLEAR(self->fallback);
+    Py_CLEAR(self->fail);
+    Py_CLEAR(self->name);
+    return 0;
+}
+
+static void repeat_dealloc(RepeatLauncher *self) {
+    PyObject_GC_UnTrack(self);
+    if (self->weakrefs != NULL) PyObject_ClearWeakRefs((PyObject *)self);
+    repeat_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyGetSetDef repeat_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject RepeatLauncherType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pygpgpu_core.backend._native_launch.RepeatLauncher",
+    .tp_basicsize = sizeof(RepeatLauncher),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(RepeatLauncher, vectorcall),
+    .tp_dictoffset = offsetof(RepeatLauncher, dict),
+    .tp_weaklistoffset = offsetof(RepeatLauncher, weakrefs),
+    .tp_call = PyVectorcall_Call,
+    .tp_traverse = (traverseproc)repeat_traverse,
+    .tp_clear = (inquiry)repeat_clear,
+    .tp_dealloc = (destructor)repeat_dealloc,
+    .tp_getset = repeat_getset,
+    .tp_doc = "launcher(global_size, local_size, args): an OpenCL launch repeated without Python frames",
+};
+
+/* make_repeat(enqueue, release_event, events, buffers, kernel, context, last, work, lock, queue_lock,
+ *             fallback, fail, name): clEnqueueNDRangeKernel and clReleaseEvent by address. */
+static PyObject *make_repeat(PyObject *module, PyObject *args) {
+    (void)module;
+    unsigned long long enqueue, release_event;
+    int events;
+    PyObject *buffers, *kernel, *context, *last, *work, *lock, *queue_lock, *fallback, *fail, *name;
+    if (!PyArg_ParseTuple(args, "KKpO!OOO!OOOOOU:make_repeat", &enqueue, &release_event, &events, &PyBytes_Type,
+                          &buffers, &kernel, &context, &PyList_Type, &last, &work, &lock, &queue_lock, &fallback,
+                          &fail, &name))
+        return NULL;
+    if (!enqueue || !release_event) {
+        PyErr_SetString(PyExc_ValueError, "make_repeat(): a function address is 0");
+        return NULL;
+    }
+    RepeatLauncher *self = PyObject_GC_New(RepeatLauncher, &RepeatLauncherType);
+    if (self == NULL) return NULL;
+    self->vectorcall = repeat_call;
+    self->dict = self->weakrefs = NULL;
+    self->enqueue = (enqueue_fn)(uintptr_t)enqueue;
+    self->release_event = (release_event_fn)(uintptr_t)release_event;
+    self->events = events;
+    self->buffers = Py_NewRef(buffers);
+    self->kernel = Py_NewRef(kernel);
+    self->context = Py_NewRef(context);
+    self->last = Py_NewRef(last);
+    self->work = Py_NewRef(work);
+    self->fallback = Py_NewRef(fallback);
+    self->fail = Py_NewRef(fail);
+    self->name = Py_NewRef(name);
+    self->lock_acquire = PyObject_GetAttrString(lock, "acquire");
+    self->lock_release = PyObject_GetAttrString(lock, "release");
+    self->queue_acquire = PyObject_GetAttrString(queue_lock, "acquire");
+    self->queue_release = PyObject_GetAttrString(queue_lock, "release");
+    PyObject_GC_Track(self);
+    if (!self->lock_acquire || !self->lock_release || !self->queue_acquire || !self->queue_release) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
 static PyMethodDef methods[] = {
     {"make", make, METH_VARARGS, "a native launcher (see backend/native.py)"},
+    {"make_repeat", make_repeat, METH_VARARGS, "a native OpenCL repeat launcher (see backend/native.py)"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_native_launch", "the native warm launch of the CUDA/HIP driver kit", -1, methods,
+    PyModuleDef_HEAD_INIT, "_native_launch", "the native warm launch of the CUDA/HIP driver kit and the OpenCL repeat launch", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__native_launch(void) {
-    if (PyType_Ready(&LauncherType) < 0) return NULL;
-    str_ptr = PyUnicode_InternFromString("ptr");
-    str_last_launch = PyUnicode_InternFromString("_last_launch");
-    if (str_ptr == NULL || str_last_launch == NULL) return NULL;
+    if (PyType_Ready(&LauncherType) < 0 || PyType_Ready(&RepeatLauncherType) < 0) return NULL;
+    const char *names[] = {"ptr", "_last_launch", "_handle", "_queue_handle", "key_g", "key_l", "total", "dims", "gws",
+                           "lws", "_last_event", "_untracked"};
+    PyObject **interned[] = {&str_ptr, &str_last_launch, &str_handle, &str_queue_handle, &str_key_g, &str_key_l,
+                             &str_total, &str_dims, &str_gws, &str_lws, &str_last_event, &str_untracked};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((*interned[i] = PyUnicode_InternFromString(names[i])) == NULL) return NULL;
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL) return NULL;
-    PyObject *abi = PyLong_FromLong(3);
+    PyObject *abi = PyLong_FromLong(4);
     if (abi == NULL || PyModule_AddObject(module, "ABI", abi) < 0) { Py_XDECREF(abi); Py_DECREF(module); return NULL; }
     if (PyModule_AddIntConstant(module, "MAX_PARAMS", MAX_PARAMS) < 0) { Py_DECREF(module); return NULL; }
     return module;

@@ -1,7 +1,7 @@
 """The optional native launcher (``_native_launch.c``): building it, loading it, wrapping a launcher.
 
-PyGPGPU installs as pure Python. A warm CUDA/HIP launch then spends most of its host time in
-Python and ctypes around the driver call (benchmarks/RESULTS.md, issue 17). ``python -m pygpgpu
+PyGPGPU installs as pure Python. A warm launch then spends much of its host time in Python and
+ctypes around the driver call (benchmarks/RESULTS.md, issue 17). ``python -m pygpgpu
 build-native`` compiles ``_native_launch.c`` with the system's C compiler and the running
 Python's headers into an ordinary extension module beside its source, in the installed package
 (never in the cache folder, which holds no code), and later processes import it like any other
@@ -9,7 +9,9 @@ module. Without it, or with ``PYGPGPU_NATIVE=0``, everything runs as before.
 
 :func:`wrap` turns a generated launcher (``backend/launcher.py``) into the native one when the
 module is there and the kernel's arguments are ones it packs; the native launcher hands any
-call off its happy path back to the Python launcher, so errors stay the same.
+call off its happy path back to the Python launcher, so errors stay the same. :func:`wrap_repeat`
+does the same for an OpenCL launcher, whose C part only repeats a launch with the arguments
+already set.
 """
 from __future__ import annotations
 
@@ -21,11 +23,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Sequence
 
-__all__ = ["build", "load", "status", "wrap", "MODULE", "SOURCE"]
+__all__ = ["build", "load", "status", "wrap", "wrap_repeat", "MODULE", "SOURCE"]
 
 MODULE = "pygpgpu_core.backend._native_launch"
 SOURCE = Path(__file__).with_name("_native_launch.c")
-_ABI = 3            # the module's ABI: a module built from an older source is not used
+_ABI = 4            # the module's ABI: a module built from an older source is not used
 _loaded: "list[ModuleType | None]" = []
 _FUNCTION_POINTER: Any = ctypes.CFUNCTYPE(ctypes.c_int).__mro__[1]   # ctypes._CFuncPtr, every function object's base
 
@@ -54,7 +56,7 @@ def load() -> "ModuleType | None":
 
 
 def status() -> str:
-    """One line for ``pygpgpu info``: whether warm CUDA/HIP launches go through the module."""
+    """One line for ``pygpgpu info``: whether warm launches go through the module."""
     if _disabled():
         return "off (PYGPGPU_NATIVE=0)"
     module = load()
@@ -62,7 +64,7 @@ def status() -> str:
         stale = sys.modules.get(MODULE)      # imported, but from an older source than this version's
         if stale is not None:
             return f"stale ({stale.__file__} is from an older PyGPGPU: run python -m pygpgpu build-native again)"
-        return "not built (python -m pygpgpu build-native: faster warm CUDA/HIP launches)"
+        return "not built (python -m pygpgpu build-native: faster warm launches)"
     return f"built ({module.__file__})"
 
 
@@ -151,5 +153,27 @@ def wrap(launch: Callable[..., None], kernel: Any, codes: "Sequence[str] | None"
         natives.add(native)     # released (their graphs destroyed) when the program closes
     # arg_kinds, layout, config, source: as the Python launcher's (``again`` is the native one itself)
     native.__dict__.update((k, v) for k, v in launch.__dict__.items() if k != "again")
+    native.python = launch
+    return native
+
+
+def wrap_repeat(launch: Any, kernel: Any, buffers: Sequence[bool], enqueue: Any, release_event: Any,
+                module: "ModuleType | None" = None) -> Callable[..., None]:
+    """The native OpenCL launcher for ``launch`` (pygpgpu_opencl's generated launcher, also its
+    fallback): in C it repeats a launch whose arguments are each the object set last in their
+    slot and whose work size is the last one's objects, which is every warm call of a kernel on
+    resident arrays; any other call goes to ``launch``. ``buffers``: per argument, whether it is
+    a Buffer (a closed one goes to ``launch``, which raises). ``enqueue`` and ``release_event``:
+    ctypes functions of ``clEnqueueNDRangeKernel`` and ``clReleaseEvent``. ``launch`` itself
+    where the module is missing or a function is not a ctypes one."""
+    module = module or load()
+    enqueue_at, release_at = _address(enqueue), _address(release_event)
+    if module is None or not enqueue_at or not release_at:
+        return launch
+    context = kernel.context
+    native = module.make_repeat(enqueue_at, release_at, context.launch_events, bytes(map(bool, buffers)), kernel,
+                                context, kernel._last, kernel._work, kernel._launch_lock, context._enqueue_lock,
+                                launch, launch.failed, kernel.name)
+    native.__dict__.update(launch.__dict__)     # source, failed
     native.python = launch
     return native
