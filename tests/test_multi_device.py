@@ -161,3 +161,35 @@ def test_two_devices_at_once(tmp_path):
     one = _run(_ONE_DEVICE, tmp_path, "pthread")            # no second PoCL device: the default device
     assert d1 not in one["devices"]
     assert one["device"] == one["default"] and one["data"] == list(range(7))
+
+
+def test_pocl_4_and_5_builds_name_their_device():
+    """PoCL 4.x/5.x share built kernels between identical devices by a hash of the source and the
+    options, and abort when one kernel runs on two of them with different grid sizes (fixed in
+    PoCL 6.0): every build for such a device carries a define naming it."""
+    from pygpgpu_opencl._device import pocl_own_build_options
+
+    assert pocl_own_build_options("OpenCL 3.0 PoCL 5.0+debian  Linux, None+Asserts", 1) == ("-DPYGPGPU_POCL_DEVICE=1",)
+    assert pocl_own_build_options("OpenCL 3.0 PoCL 4.0  Linux", 0) == ("-DPYGPGPU_POCL_DEVICE=0",)
+    for version in ("OpenCL 3.0 PoCL 3.1+debian  Linux", "OpenCL 3.0 PoCL 6.0  Linux", "OpenCL 3.0 CUDA 13.0.98", ""):
+        assert pocl_own_build_options(version, 1) == ()
+
+
+def test_a_program_for_a_pocl_5_device_carries_the_define(monkeypatch):
+    import numpy as np
+    from pygpgpu_opencl import Context
+
+    _pocl_or_skip()
+    device = next(d for d in registry.backend_devices("opencl") if "portable" in d.platform.name.lower())
+    monkeypatch.setattr(device.platform, "version", "OpenCL 3.0 PoCL 5.0  Linux")
+    define = f"-DPYGPGPU_POCL_DEVICE={device.index}"
+    with Context(device) as ctx:
+        source = "__kernel void set(__global int* x) { x[get_global_id(0)] = PYGPGPU_POCL_DEVICE + 1; }"
+        program = ctx.program(source)
+        assert program.options.count(define) == 1
+        assert ctx.program(source, options=[define]).options.count(define) == 1     # not twice
+        buf = ctx.buffer_from_host(np.zeros(4, np.int32))
+        program.kernel("set")[(4,)](buf)
+        out = np.empty(4, np.int32)
+        buf.read(out)
+        np.testing.assert_array_equal(out, np.full(4, device.index + 1, np.int32))

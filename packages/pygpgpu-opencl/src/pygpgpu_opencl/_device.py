@@ -69,6 +69,12 @@ def device_arch(name: str, vendor: str, platform: str, nv_cc: "tuple[int, int] |
     return re.sub(r"[^a-z0-9]+", "-", cleaned).strip("-") or "unknown"
 
 
+def pocl_own_build_options(platform_version: str, index: int) -> "tuple[str, ...]":
+    """``Device.own_build_options`` for a platform's version string and a device's index."""
+    found = re.search(r"\bPoCL (\d+)\.", platform_version or "")
+    return (f"-DPYGPGPU_POCL_DEVICE={index}",) if found and int(found.group(1)) in (4, 5) else ()
+
+
 class Device:
     """One OpenCL device. Attributes are read once, at enumeration."""
 
@@ -151,6 +157,19 @@ class Device:
     @property
     def selector(self) -> str:
         return f"opencl:{self.index}"
+
+    @property
+    def own_build_options(self) -> "tuple[str, ...]":
+        """Options every program built for this device gets beside the caller's (and so part of
+        every cache key of a build for it). PoCL 4.x and 5.x: a define naming the device. Those
+        versions keep one process-wide list of loaded kernels keyed by a hash of the source, the
+        options and the device *type*, so two identical devices (``POCL_DEVICES="pthread
+        pthread"``) share its entries; the same kernel running on both with grid sizes that
+        differ then releases one entry twice and PoCL aborts on an assertion in
+        ``pocl_release_dlhandle_cache`` (fixed in PoCL 6.0, commit 9184812d6). The define gives
+        each device's builds their own hash. Binaries a caller loads with
+        ``program_from_binary`` keep the hash of the device that built them."""
+        return pocl_own_build_options(self.platform.version, self.index)
 
     @property
     def is_cpu(self) -> bool:

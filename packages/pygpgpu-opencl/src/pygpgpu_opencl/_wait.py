@@ -86,10 +86,10 @@ def launch_events(device) -> bool:
     is then known without a marker). ``PYGPGPU_OPENCL_LAUNCH_EVENTS=0`` / ``1`` decides; by
     default every platform but NVIDIA's does. NVIDIA's OpenCL spends 1.3-2 us more on a launch
     that returns an event (benchmarks/launch_floor.c on the H200: 4.1-5.5 us without, 5.4-7.6 us
-    with). PoCL keeps them: without an event its worker threads free each finished command
-    themselves, and PoCL 5.0 with two devices in one process then failed an assertion on its
-    shared kernel cache (tests/test_multi_device.py on the GPU machine), while with events the
-    commands are freed by our releases."""
+    with). PoCL keeps them: there a wait for an event costs less than a marker's round trip
+    through its scheduler. (PoCL 5.0's abort with two devices in one process, once blamed on
+    launches without events, is a bug of its kernel cache that events only made rarer:
+    ``Device.own_build_options`` avoids it.)"""
     setting = os.environ.get("PYGPGPU_OPENCL_LAUNCH_EVENTS", "").strip()
     if setting in ("0", "1"):
         return setting == "1"
