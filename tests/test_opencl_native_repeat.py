@@ -64,14 +64,19 @@ def test_repeats_and_changes_count_as_the_python_launcher_counts(built, context)
     n = 100
     a, b = (context.buffer_from_host(np.zeros(n, np.float32)) for _ in range(2))
     expected = {id(a): np.zeros(n, np.float32), id(b): np.zeros(n, np.float32)}
-    steps = [((n,), None, (a, n, 1.0)), ((n,), None, (a, n, 1.0)), ((n,), (10,), (a, n, 1.0)),
-             ((n,), (10,), [a, n, 1.0]), ((n,), (10,), (b, n, 2.0)), ([n], (10,), (b, n, 2.0)),
-             ((50,), None, (b, 50, 3.0)), ((n,), (10,), (a, n, 0.5))]
-    for g, local, args in steps:
-        for _ in range(5):         # the first of each is a change (Python), the rest repeats (C)
-            fn(g, local, args)
+    # (global, local, args, how many of 5 calls the C part repeats): the first call of each row
+    # changes something (the Python launcher sets it), later ones repeat; a list work size always
+    # goes to Python (it compares as a tuple copy there), equal new tuples repeat
+    steps = [((n,), None, (a, n, 1.0), 4), ((n,), None, (a, n, 1.0), 5), ((n,), (10,), (a, n, 1.0), 4),
+             ((n,), (10,), [a, n, 1.0], 5), ((n,), (10,), (b, n, 2.0), 4), ([n], (10,), (b, n, 2.0), 0),
+             ("new", (10,), (b, n, 2.0), 5), ((50,), None, (b, 50, 3.0), 4), ((n,), (10,), (a, n, 0.5), 4)]
+    for g, local, args, repeats in steps:
+        before = fn.repeats
+        for _ in range(5):
+            fn(tuple([n]) if g == "new" else g, local, args)
             buf, count, step = args
             expected[id(buf)][:count] += step
+        assert fn.repeats - before == repeats, (g, local, args)
     context.synchronize()
     np.testing.assert_array_equal(_values(a, n), expected[id(a)])
     np.testing.assert_array_equal(_values(b, n), expected[id(b)])
@@ -227,4 +232,5 @@ def test_kernel_calls_on_resident_arrays_repeat_natively(built):
         host = host * np.float32(alpha) + np.float32(1.0)
     (plan,) = [p for key, p in k._kf._plans.items() if key[0] == id(device)]
     assert type(plan.launcher).__name__ == "RepeatLauncher"
+    assert plan.launcher.repeats == 3           # the second and third alpha 1.0 and the second 2.0
     np.testing.assert_allclose(np.asarray(x), host, rtol=1e-6)

@@ -482,6 +482,7 @@ typedef struct {
     PyObject *lock_acquire, *lock_release, *queue_acquire, *queue_release;   /* bound methods */
     PyObject *fallback, *fail, *name;
     PyObject *weakrefs;
+    unsigned long long repeats;   /* launches done here (not by the fallback): tests, benchmarks */
 } RepeatLauncher;
 
 static PyObject *str_handle, *str_queue_handle, *str_key_g, *str_key_l, *str_total, *str_dims, *str_gws, *str_lws,
@@ -524,6 +525,20 @@ static int attr_is(PyObject *obj, PyObject *name, PyObject *expected) {
     return same;
 }
 
+/* Whether a work size is the last launch's: the object in `work.name`, or a tuple or int equal
+ * to it (the memo of a @kernel call keeps its own tuple; _WorkSizeCache.changed compares so). */
+static int same_size(PyObject *work, PyObject *name, PyObject *size) {
+    PyObject *last = PyObject_GetAttr(work, name);
+    if (last == NULL) { PyErr_Clear(); return 0; }
+    int same = last == size;
+    if (!same && (PyTuple_CheckExact(size) || PyLong_CheckExact(size)) && Py_TYPE(last) == Py_TYPE(size)) {
+        same = PyObject_RichCompareBool(size, last, Py_EQ) == 1;
+        PyErr_Clear();
+    }
+    Py_DECREF(last);
+    return same;
+}
+
 /* The handle in `obj.name` (an int), NULL where it is None or not an int (errors cleared). */
 static void *handle_attr(PyObject *obj, PyObject *name) {
     PyObject *v = PyObject_GetAttr(obj, name);
@@ -563,9 +578,7 @@ static int repeat_locked(RepeatLauncher *self, PyObject *const *args, PyObject *
             if (closed) { PyErr_Clear(); return 0; }    /* closed since it was set: the fallback raises */
         }
     }
-    int same = attr_is(self->work, str_key_g, args[0]);
-    if (same == 1) same = attr_is(self->work, str_key_l, args[1]);
-    if (same != 1) { PyErr_Clear(); return 0; }
+    if (!same_size(self->work, str_key_g, args[0]) || !same_size(self->work, str_key_l, args[1])) return 0;
     PyObject *total = PyObject_GetAttr(self->work, str_total);
     if (total == NULL) { PyErr_Clear(); return 0; }
     int nothing = !PyLong_CheckExact(total) || !PyObject_IsTrue(total);
@@ -629,6 +642,7 @@ static int repeat_locked(RepeatLauncher *self, PyObject *const *args, PyObject *
         launched = r == NULL ? -1 : 1;
     }
     if (launched == 1) {
+        self->repeats++;
         PyObject *record = PyTuple_Pack(2, self->name, args[2]);
         if (record == NULL || PyObject_SetAttr(self->context, str_last_launch, record) < 0) launched = -1;
         Py_XDECREF(record);
@@ -706,7 +720,13 @@ static void repeat_dealloc(RepeatLauncher *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static PyObject *repeat_count(PyObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(((RepeatLauncher *)self)->repeats);
+}
+
 static PyGetSetDef repeat_getset[] = {
+    {"repeats", repeat_count, NULL, "how many launches were repeated in C", NULL},
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -746,6 +766,7 @@ static PyObject *make_repeat(PyObject *module, PyObject *args) {
     if (self == NULL) return NULL;
     self->vectorcall = repeat_call;
     self->dict = self->weakrefs = NULL;
+    self->repeats = 0;
     self->enqueue = (enqueue_fn)(uintptr_t)enqueue;
     self->release_event = (release_event_fn)(uintptr_t)release_event;
     self->events = events;
