@@ -17,7 +17,7 @@
  *
  * OpenCL keeps a kernel's arguments in the kernel object (clSetKernelArg), so its launcher only
  * needs C for the repeat: RepeatLauncher enqueues again when every argument is the object set last
- * in its slot and the work size is the object of the last launch (pygpgpu_opencl/_kernel.py's
+ * in its slot and the work size equals the last launch's (pygpgpu_opencl/_kernel.py's
  * generated launch(), whose fallback does everything else), under the same two locks.
  */
 #define PY_SSIZE_T_CLEAN

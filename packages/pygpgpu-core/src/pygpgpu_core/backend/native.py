@@ -161,7 +161,7 @@ def wrap_repeat(launch: Any, kernel: Any, buffers: Sequence[bool], enqueue: Any,
                 module: "ModuleType | None" = None) -> Callable[..., None]:
     """The native OpenCL launcher for ``launch`` (pygpgpu_opencl's generated launcher, also its
     fallback): in C it repeats a launch whose arguments are each the object set last in their
-    slot and whose work size is the last one's objects, which is every warm call of a kernel on
+    slot and whose work size equals the last one, which is every warm call of a kernel on
     resident arrays; any other call goes to ``launch``. ``buffers``: per argument, whether it is
     a Buffer (a closed one goes to ``launch``, which raises). ``enqueue`` and ``release_event``:
     ctypes functions of ``clEnqueueNDRangeKernel`` and ``clReleaseEvent``. ``launch`` itself
