@@ -141,6 +141,26 @@ _missing = skip_no_compiler
 OCLGRIND_ICD_LIB = Path("/usr/lib/oclgrind/liboclgrind-rt-icd.so")
 
 
+@pytest.fixture(params=["0", "1"], ids=["no-events", "events"])
+def events_context(request, monkeypatch):
+    """A private OpenCL context made with launch events off, then on (``PYGPGPU_OPENCL_LAUNCH_EVENTS``,
+    read when a context is made); closed after the test."""
+    from pygpgpu_core import registry
+    from pygpgpu_core.errors import GPGPUError
+
+    monkeypatch.setenv("PYGPGPU_OPENCL_LAUNCH_EVENTS", request.param)
+    try:
+        device = registry.get_device("opencl")
+    except GPGPUError as exc:
+        skip_no_device("opencl", f"no OpenCL device here: {exc}")
+    from pygpgpu_opencl import Context
+
+    ctx = Context(device)
+    assert ctx.launch_events is (request.param == "1")
+    yield ctx
+    ctx.close()
+
+
 @pytest.fixture(scope="session")
 def native_module(tmp_path_factory):
     """The optional native launcher (``pygpgpu build-native``) built into a temporary folder and

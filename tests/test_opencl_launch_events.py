@@ -17,20 +17,9 @@ SOURCE = "__kernel void add_one(__global float* x, int n) {\n" \
          "    int i = get_global_id(0);\n    if (i < n) x[i] += 1.0f;\n}\n"
 
 
-@pytest.fixture(params=["0", "1"], ids=["no-events", "events"])
-def context(request, monkeypatch):
-    """A private context made with the setting on or off (it is read when a context is made)."""
-    from pygpgpu_opencl import Context
-
-    monkeypatch.setenv("PYGPGPU_OPENCL_LAUNCH_EVENTS", request.param)
-    try:
-        device = registry.get_device("opencl")
-    except GPGPUError as exc:
-        skip_no_device("opencl", f"no OpenCL device here: {exc}")
-    ctx = Context(device)
-    assert ctx.launch_events is (request.param == "1")
-    yield ctx
-    ctx.close()
+@pytest.fixture
+def context(events_context):
+    return events_context
 
 
 def test_the_setting_is_read_when_a_context_is_made(monkeypatch):

@@ -32,19 +32,9 @@ def built(native_module, monkeypatch):
     return native_module
 
 
-@pytest.fixture(params=["0", "1"], ids=["no-events", "events"])
-def context(request, monkeypatch):
-    """A private context with launch events off or on (read when a context is made)."""
-    from pygpgpu_opencl import Context
-
-    monkeypatch.setenv("PYGPGPU_OPENCL_LAUNCH_EVENTS", request.param)
-    try:
-        device = registry.get_device("opencl")
-    except GPGPUError as exc:
-        skip_no_device("opencl", f"no OpenCL device here: {exc}")
-    ctx = Context(device)
-    yield ctx
-    ctx.close()
+@pytest.fixture
+def context(events_context):
+    return events_context
 
 
 def _kernel(context):
