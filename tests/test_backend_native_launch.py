@@ -333,8 +333,24 @@ def test_off_and_not_built(module, monkeypatch):
     monkeypatch.setattr(native, "_loaded", [None])
     monkeypatch.delitem(sys.modules, native.MODULE, raising=False)
     assert native.status().startswith("not built")
-    monkeypatch.setitem(sys.modules, native.MODULE, module)       # imported, but its ABI is not ours
+    monkeypatch.setitem(sys.modules, native.MODULE, module)       # imported, but not used (as if stale)
     assert native.status().startswith("stale") and "build-native again" in native.status()
+
+
+def test_a_module_built_from_another_source_is_not_used(module, monkeypatch):
+    """pip leaves a built module in place when it upgrades PyGPGPU (it is not in the install's
+    record): a module is used only if it carries the hash of the source beside it."""
+    assert module.SOURCE_HASH == native.source_hash() and len(module.SOURCE_HASH) == 16
+    monkeypatch.delenv("PYGPGPU_NATIVE", raising=False)
+    monkeypatch.setitem(sys.modules, native.MODULE, module)
+    monkeypatch.setattr(native, "_loaded", [])
+    assert native.load() is module
+    monkeypatch.setattr(native, "_loaded", [])
+    monkeypatch.setattr(native, "source_hash", lambda: "0" * 16)     # the source changed since it was built
+    assert native.load() is None and native.status().startswith("stale")
+    monkeypatch.setattr(native, "_loaded", [])
+    monkeypatch.setattr(native, "source_hash", lambda: None)        # no source beside it: not trusted either
+    assert native.load() is None
 
 
 def test_build_says_what_is_missing(module, tmp_path):

@@ -27,6 +27,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifndef PYGPGPU_SOURCE_HASH   /* native.build() passes this file's hash: a module built from another is not used */
+#define PYGPGPU_SOURCE_HASH ""
+#endif
+
 #define MAX_PARAMS 64      /* more parameters: backend/native.py keeps the Python launcher */
 #define SLACK_POINTERS 64  /* a kernel whose parameters the driver cannot count: extra pointers, as args.py */
 
@@ -811,8 +815,7 @@ PyMODINIT_FUNC PyInit__native_launch(void) {
         if ((*interned[i] = PyUnicode_InternFromString(names[i])) == NULL) return NULL;
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL) return NULL;
-    PyObject *abi = PyLong_FromLong(4);
-    if (abi == NULL || PyModule_AddObject(module, "ABI", abi) < 0) { Py_XDECREF(abi); Py_DECREF(module); return NULL; }
-    if (PyModule_AddIntConstant(module, "MAX_PARAMS", MAX_PARAMS) < 0) { Py_DECREF(module); return NULL; }
+    if (PyModule_AddStringConstant(module, "SOURCE_HASH", PYGPGPU_SOURCE_HASH) < 0
+        || PyModule_AddIntConstant(module, "MAX_PARAMS", MAX_PARAMS) < 0) { Py_DECREF(module); return NULL; }
     return module;
 }

@@ -23,11 +23,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Sequence
 
-__all__ = ["build", "load", "status", "wrap", "wrap_repeat", "MODULE", "SOURCE"]
+__all__ = ["build", "load", "source_hash", "status", "wrap", "wrap_repeat", "MODULE", "SOURCE"]
 
 MODULE = "pygpgpu_core.backend._native_launch"
 SOURCE = Path(__file__).with_name("_native_launch.c")
-_ABI = 4            # the module's ABI: a module built from an older source is not used
 _loaded: "list[ModuleType | None]" = []
 _FUNCTION_POINTER: Any = ctypes.CFUNCTYPE(ctypes.c_int).__mro__[1]   # ctypes._CFuncPtr, every function object's base
 
@@ -40,8 +39,20 @@ def _disabled() -> bool:
     return _switched_off("PYGPGPU_NATIVE")
 
 
+def source_hash() -> "str | None":
+    """The hash of ``_native_launch.c`` that a module built from it carries (``SOURCE_HASH``):
+    a module left by another version (pip does not remove it: it is not in the install's
+    record) is then not used, whatever changed in the source. None: the source is missing."""
+    import hashlib
+
+    try:
+        return hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return None
+
+
 def load() -> "ModuleType | None":
-    """The built module, or None (not built, built for another source, or ``PYGPGPU_NATIVE=0``)."""
+    """The built module, or None (not built, built from another source, or ``PYGPGPU_NATIVE=0``)."""
     if _disabled():
         return None
     if not _loaded:
@@ -49,7 +60,8 @@ def load() -> "ModuleType | None":
             module: "ModuleType | None" = importlib.import_module(MODULE)
         except ImportError:
             module = None
-        if module is not None and getattr(module, "ABI", None) != _ABI:
+        expected = source_hash()
+        if module is not None and (expected is None or getattr(module, "SOURCE_HASH", None) != expected):
             module = None
         _loaded.append(module)
     return _loaded[0]
@@ -61,9 +73,10 @@ def status() -> str:
         return "off (PYGPGPU_NATIVE=0)"
     module = load()
     if module is None:
-        stale = sys.modules.get(MODULE)      # imported, but from an older source than this version's
+        stale = sys.modules.get(MODULE)      # imported, but built from another source than this version's
         if stale is not None:
-            return f"stale ({stale.__file__} is from an older PyGPGPU: run python -m pygpgpu build-native again)"
+            return (f"stale ({getattr(stale, '__file__', MODULE)} was built from another version's source: run "
+                    "python -m pygpgpu build-native again)")
         return "not built (python -m pygpgpu build-native: faster warm launches)"
     return f"built ({module.__file__})"
 
@@ -94,7 +107,7 @@ def build(folder: "Path | None" = None, compiler: "str | None" = None) -> Path:
         raise OSError(f"cannot write to {target.parent}: run this with the rights of whoever installed PyGPGPU")
     partial = target.with_name(target.name + f".{os.getpid()}.tmp")
     command = [*cc, "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-Wall", "-Werror=implicit-function-declaration",
-               f"-I{include}", str(SOURCE), "-o", str(partial)]
+               f'-DPYGPGPU_SOURCE_HASH="{source_hash()}"', f"-I{include}", str(SOURCE), "-o", str(partial)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     except FileNotFoundError:
