@@ -171,25 +171,35 @@ def test_pocl_4_and_5_builds_name_their_device():
 
     assert pocl_own_build_options("OpenCL 3.0 PoCL 5.0+debian  Linux, None+Asserts", 1) == ("-DPYGPGPU_POCL_DEVICE=1",)
     assert pocl_own_build_options("OpenCL 3.0 PoCL 4.0  Linux", 0) == ("-DPYGPGPU_POCL_DEVICE=0",)
+    assert pocl_own_build_options("OpenCL 3.0 PoCL 5.0  Linux", 0, 2) == ("-DPYGPGPU_POCL_DEVICE=0",
+                                                                          "-DPYGPGPU_POCL_CONTEXT=2")
     for version in ("OpenCL 3.0 PoCL 3.1+debian  Linux", "OpenCL 3.0 PoCL 6.0  Linux", "OpenCL 3.0 CUDA 13.0.98", ""):
-        assert pocl_own_build_options(version, 1) == ()
+        assert pocl_own_build_options(version, 1) == () and pocl_own_build_options(version, 1, 3) == ()
 
 
-def test_a_program_for_a_pocl_5_device_carries_the_define(monkeypatch):
+def test_programs_for_a_pocl_5_device_carry_the_defines_of_device_and_context(monkeypatch):
+    """Two contexts open on one PoCL 4/5 device at once are two queues too: the second one's
+    builds get a define of their own; a closed context gives its slot back."""
     import numpy as np
     from pygpgpu_opencl import Context
 
     _pocl_or_skip()
     device = next(d for d in registry.backend_devices("opencl") if "portable" in d.platform.name.lower())
     monkeypatch.setattr(device.platform, "version", "OpenCL 3.0 PoCL 5.0  Linux")
+    monkeypatch.setattr(device, "_build_slots", set())      # (a shared context made earlier took none)
     define = f"-DPYGPGPU_POCL_DEVICE={device.index}"
-    with Context(device) as ctx:
-        source = "__kernel void set(__global int* x) { x[get_global_id(0)] = PYGPGPU_POCL_DEVICE + 1; }"
-        program = ctx.program(source)
-        assert program.options.count(define) == 1
-        assert ctx.program(source, options=[define]).options.count(define) == 1     # not twice
-        buf = ctx.buffer_from_host(np.zeros(4, np.int32))
+    source = "__kernel void set(__global int* x) { x[get_global_id(0)] = PYGPGPU_POCL_DEVICE + 1; }"
+    with Context(device) as first, Context(device) as second:
+        assert first.own_build_options == (define,)
+        assert second.own_build_options == (define, "-DPYGPGPU_POCL_CONTEXT=1")
+        program = first.program(source)
+        assert program.options.count(define) == 1 and "-DPYGPGPU_POCL_CONTEXT=1" in second.program(source).options
+        assert first.program(source, options=[define]).options.count(define) == 1     # not twice
+        buf = first.buffer_from_host(np.zeros(4, np.int32))
         program.kernel("set")[(4,)](buf)
         out = np.empty(4, np.int32)
         buf.read(out)
         np.testing.assert_array_equal(out, np.full(4, device.index + 1, np.int32))
+    with Context(device) as again:
+        assert again.own_build_options == (define,)            # the slots were given back
+    assert device._build_slots == set()

@@ -74,6 +74,7 @@ class Context(OwnedHandle):
         check(err.value, "clCreateContext")
         self._handle = int(handle)
         self.device = device
+        self._build_slot = device.take_build_slot()     # see own_build_options
         # the event of the last command enqueued (None: none since the last completed wait); a
         # wait for the queue waits for it (see _wait.enqueue)
         self._last_event: "int | None" = None
@@ -154,6 +155,12 @@ class Context(OwnedHandle):
                 self._children.clear()
                 queue.close()
         check(lib().clReleaseContext(handle), "clReleaseContext")
+        self.device.give_back_build_slot(self._build_slot)   # (not when abandoned: its kernel may still run)
+
+    @property
+    def own_build_options(self) -> "tuple[str, ...]":
+        """What every program built here adds to the caller's options (``Device.own_build_options``)."""
+        return self.device.own_build_options(self._build_slot)
 
     def _abandon(self) -> None:
         """Close this context in Python while an interrupted kernel still runs on its queue:

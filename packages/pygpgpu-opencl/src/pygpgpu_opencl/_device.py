@@ -69,10 +69,13 @@ def device_arch(name: str, vendor: str, platform: str, nv_cc: "tuple[int, int] |
     return re.sub(r"[^a-z0-9]+", "-", cleaned).strip("-") or "unknown"
 
 
-def pocl_own_build_options(platform_version: str, index: int) -> "tuple[str, ...]":
-    """``Device.own_build_options`` for a platform's version string and a device's index."""
+def pocl_own_build_options(platform_version: str, index: int, slot: int = 0) -> "tuple[str, ...]":
+    """``Device.own_build_options`` for a platform's version string, a device's index and a
+    context's slot."""
     found = re.search(r"\bPoCL (\d+)\.", platform_version or "")
-    return (f"-DPYGPGPU_POCL_DEVICE={index}",) if found and int(found.group(1)) in (4, 5) else ()
+    if not found or int(found.group(1)) not in (4, 5):
+        return ()
+    return (f"-DPYGPGPU_POCL_DEVICE={index}",) + ((f"-DPYGPGPU_POCL_CONTEXT={slot}",) if slot else ())
 
 
 class Device:
@@ -142,6 +145,8 @@ class Device:
         self.arch = device_arch(self.name, self.vendor, platform.name, nv_cc)
         self._context: "Context | None" = None
         self._lock = threading.Lock()
+        self._build_slots: "set[int]" = set()      # held by open contexts (take_build_slot)
+        self._slots_lock = threading.Lock()
 
     def guarded_local_size(self, ndim: int, max_group: int) -> "tuple[int, ...] | None":
         """The group shape for a launch of ``ndim`` dimensions that gives no local size, of a
@@ -158,18 +163,33 @@ class Device:
     def selector(self) -> str:
         return f"opencl:{self.index}"
 
-    @property
-    def own_build_options(self) -> "tuple[str, ...]":
-        """Options every program built for this device gets beside the caller's (and so part of
-        every cache key of a build for it). PoCL 4.x and 5.x: a define naming the device. Those
-        versions keep one process-wide list of loaded kernels keyed by a hash of the source, the
-        options and the device *type*, so two identical devices (``POCL_DEVICES="pthread
-        pthread"``) share its entries; the same kernel running on both with grid sizes that
-        differ then releases one entry twice and PoCL aborts on an assertion in
-        ``pocl_release_dlhandle_cache`` (fixed in PoCL 6.0, commit 9184812d6). The define gives
-        each device's builds their own hash. Binaries a caller loads with
-        ``program_from_binary`` keep the hash of the device that built them."""
-        return pocl_own_build_options(self.platform.version, self.index)
+    def own_build_options(self, slot: int = 0) -> "tuple[str, ...]":
+        """Options every program built for a context of this device gets beside the caller's (and
+        so part of every cache key of a build for it); ``slot``: the context's (``take_build_slot``).
+
+        PoCL 4.x and 5.x: defines naming the device, and the context where two are open on it at
+        once. Those versions keep one process-wide list of loaded kernels keyed by a hash of the
+        source, the options and the device *type*, so two queues running builds of the same hash
+        (two identical devices, ``POCL_DEVICES="pthread pthread"``, or two contexts on one device)
+        share its entries; the same kernel running on both with grid sizes that differ then
+        releases one entry twice and PoCL aborts on an assertion in ``pocl_release_dlhandle_cache``
+        (fixed in PoCL 6.0, commit 9184812d6). The defines give each queue's builds their own hash.
+        Binaries a caller loads with ``program_from_binary`` keep the hash they were built with."""
+        return pocl_own_build_options(self.platform.version, self.index, slot)
+
+    def take_build_slot(self) -> int:
+        """The lowest slot no open context of this device holds (0 unless ``own_build_options``
+        tells contexts apart: PoCL 4-5); a context gives it back when it is released."""
+        if not self.own_build_options():
+            return 0
+        with self._slots_lock:
+            slot = next(i for i in range(len(self._build_slots) + 1) if i not in self._build_slots)
+            self._build_slots.add(slot)
+        return slot
+
+    def give_back_build_slot(self, slot: int) -> None:
+        with self._slots_lock:
+            self._build_slots.discard(slot)
 
     @property
     def is_cpu(self) -> bool:

@@ -105,7 +105,7 @@ class Program(OwnedHandle):
         self.source = source
         self.name = name or "<source>"
         self.options = normalize_options(options)
-        self.options += [o for o in context.device.own_build_options if o not in self.options]   # PoCL 4-5
+        self.options += [o for o in context.own_build_options if o not in self.options]   # PoCL 4-5
         self.build_log = ""
         self.from_cache = False
         self.from_binary = False

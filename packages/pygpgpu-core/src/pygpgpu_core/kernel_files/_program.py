@@ -65,10 +65,10 @@ class FilePrograms:
             version = backend.version()
         except GPGPUError:
             version = "?"
-        # (own_build_options: what the backend adds to every build for this device, e.g. PoCL 4-5's
+        # (own_build_options: what the backend adds to every build in this context, e.g. PoCL 4-5's
         # device define, without which identical devices would share one cached binary)
         key = cache_key("kernel-file", source, getattr(backend, "name", ""), device.name, getattr(device, "arch", ""),
-                        version, *self.options, *getattr(device, "own_build_options", ()))
+                        version, *self.options, *getattr(context, "own_build_options", ()))
         from_binary = context.program_from_binary if supports(context, BinaryPrograms) else None
         if from_binary is not None:
             binary = self.cache.load_binary(device, key)  # None when missing or failing its checksum
