@@ -406,8 +406,8 @@ class Kernel(OwnedHandle):
         that type, e.g. a Structure, by value). Scalars go into preallocated storage and
         ``clSetKernelArg`` runs only for arguments that changed; then one
         ``clEnqueueNDRangeKernel``. Where ``pygpgpu build-native`` built the native launcher
-        (and ``native`` allows it), a launch whose arguments and work size are all the objects
-        of the last one is repeated in C (``pygpgpu_core.backend.native.wrap_repeat``).
+        (and ``native`` allows it), a launch whose arguments are all the objects set last and
+        whose work size equals the last one is repeated in C (``pygpgpu_core.backend.native.wrap_repeat``).
         """
         self._require()
         arg_types = list(arg_types)
