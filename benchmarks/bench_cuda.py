@@ -986,8 +986,9 @@ def main() -> None:
                 host_cp, back_cp = host.copy(), np.empty_like(host)
                 record(f"H2D {size_mb} MiB", "cupy", lambda: (timeit(lambda: dev.set(host_cp), cp_sync, 3), True), gbs)
                 record(f"D2H {size_mb} MiB", "cupy", lambda: (timeit(lambda: dev.get(out=back_cp), cp_sync, 3), True), gbs)
+                measure(rounds=1)   # before dev, buf and host are those of the next size
                 del dev
-            measure(rounds=1)       # before buf and host are those of the next size
+            measure(rounds=1)
             buf.close()
 
     # --- table -----------------------------------------------------------------------------------
