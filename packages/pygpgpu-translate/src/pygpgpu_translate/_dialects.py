@@ -130,6 +130,13 @@ class Dialect:
         element's alignment, so compilers may split it."""
         return f"(*({self.global_ptr}{'const ' if const else ''}{self.c_type(type_name)}*)({address}))"
 
+    def wide_element(self, type_name: str, array: str, index: str, const: bool) -> str:
+        """Vector number ``index`` of ``array`` seen as an array of ``type_name`` (``((const
+        float4*)pos)[j]``), as a handwritten kernel indexes its ``float4*``. NVRTC then steps one
+        64-bit pointer by the vector's size through a loop; from ``pos + j * 4`` it widened the
+        32-bit offset at each step (1-2% of an n-body kernel)."""
+        return f"(({self.global_ptr}{'const ' if const else ''}{self.c_type(type_name)}*)({array}))[{index}]"
+
     # ---- types: the translator's -----------------------------------------------------------------
     def type_name(self, t) -> str:
         if isinstance(t, (Scalar, Vector)):

@@ -20,6 +20,20 @@ _PRECEDENCE = {op: level for level, ops in enumerate((("*", "/", "%"), ("+", "-"
                for op in ops}
 
 
+def _test(text: str) -> str:
+    """An if/while condition without the one pair of brackets that may wrap all of it: clang
+    warns on ``if ((v == 3))`` (-Wparentheses-equality), and PoCL prints "1 warning generated."
+    to the user's terminal on the first build of nearly every kernel comparing a local."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for k, ch in enumerate(text[:-1]):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:                 # the first bracket closes early: (a) && (b)
+            return text
+    return text[1:-1]
+
+
 class Emitter:
     def __init__(self, dialect, default_float: Scalar):
         self.d = dialect
@@ -103,6 +117,8 @@ class Emitter:
         if isinstance(e, ir.Ternary):
             return f"({self.ex(e.cond)} ? {self.ex(e.a)} : {self.ex(e.b)})"
         if isinstance(e, ir.WideLoad):
+            if e.in_vectors:
+                return self.d.wide_element(e.type.name, e.array.cname, self.ex(e.index), True)
             return self.d.wide_access(e.type.name, f"{e.array.cname} + {self.ex(e.index)}", True)
         if isinstance(e, ir.VecCtor):
             return self.d.vector_ctor(e.type, [self.ex(a) for a in e.args])
@@ -151,14 +167,14 @@ class Emitter:
         elif isinstance(s, ir.ExprStmt):
             self.w(f"{self.ex(s.value)};", indent)
         elif isinstance(s, ir.If):
-            self.w(f"if ({self.ex(s.cond)}) {{", indent)
+            self.w(f"if ({_test(self.ex(s.cond))}) {{", indent)
             self.stmts(s.body, indent + 1)
             if s.orelse:
                 self.w("} else {", indent)
                 self.stmts(s.orelse, indent + 1)
             self.w("}", indent)
         elif isinstance(s, ir.While):
-            self.w(f"while ({self.ex(s.cond)}) {{", indent)
+            self.w(f"while ({_test(self.ex(s.cond))}) {{", indent)
             self.stmts(s.body, indent + 1)
             self.w("}", indent)
         elif isinstance(s, ir.For):

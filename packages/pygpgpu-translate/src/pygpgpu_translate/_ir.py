@@ -192,8 +192,9 @@ class WideLoad(Expr):
     128-bit load for 4 floats): the address is aligned to the vector's size, which the code
     around it checks (``_wide``); the dialect spells the access."""
     array: ArrayRef
-    index: Expr        # flat element index of the first element
+    index: Expr        # flat element index of the first element; with ``in_vectors``, the vector's number
     type: Any          # Vector of the array's element type
+    in_vectors: bool = False   # ``index`` counts vectors: the row ``index`` of an (n, width) array
 
 
 @dataclass

@@ -53,6 +53,7 @@ class _Row:
     ref: ir.ArrayRef
     width: int
     start: ir.Expr                     # flat index of the row's first element (X * W)
+    x: ir.Expr                         # the row's number X
     names: set                         # variables X reads
     first: int                         # position in the run of the first statement reading it
     last: int = 0
@@ -162,7 +163,7 @@ class _Finder:
         key = (e.array.cname, repr(x))
         row = open_rows.get(key)
         if row is None:
-            row = open_rows[key] = _Row(e.array, width, start, names, pos, line=getattr(self.stmt, "line", 0))
+            row = open_rows[key] = _Row(e.array, width, start, x, names, pos, line=getattr(self.stmt, "line", 0))
         row.loads[id(e)] = k
         row.seen.add(k)
         row.last = pos
@@ -233,7 +234,7 @@ def _row_load(fn: ir.Function, row: _Row, n: int, flags: dict, note_type) -> ir.
     vec_t = Vector(elem, row.width)
     var = ir.Var(f"_pyg_row{n}", vec_t)
     fn.locals[var.name] = vec_t
-    load = ir.Assign(var, ir.WideLoad(row.ref, row.start, vec_t), row.line)
+    load = ir.Assign(var, ir.WideLoad(row.ref, row.x, vec_t, in_vectors=True), row.line)
     vector_bytes = row.width * elem.dtype.itemsize
     if row.ref.type.align >= vector_bytes:
         return load
