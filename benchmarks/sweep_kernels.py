@@ -19,40 +19,12 @@ import time
 
 import numpy as np
 
+from bench_cuda import CUDA_SOURCE        # the handwritten kernels (stencil, nbody) of bench_cuda.py
 from pygpgpu_core import gnp, gpu, registry
 from pygpgpu_translate import kernel
 
 STENCIL_N = 8192
 NBODY_N = 32 * 1024
-
-HANDWRITTEN_STENCIL = r"""
-extern "C" __global__ void stencil(const float* u, float* out, int n) {
-    int x = blockIdx.x * blockDim.x + threadIdx.x;
-    int y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= n || y >= n) return;
-    if (x == 0 || y == 0 || x == n - 1 || y == n - 1) { out[y * n + x] = u[y * n + x]; return; }
-    out[y * n + x] = 0.25f * (u[(y - 1) * n + x] + u[(y + 1) * n + x] + u[y * n + x - 1] + u[y * n + x + 1]);
-}
-"""
-
-HANDWRITTEN_NBODY = r"""
-extern "C" __global__ void nbody(const float4* pos, float4* acc, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float4 p = pos[i];
-    float ax = 0.0f, ay = 0.0f, az = 0.0f;
-    for (int j = 0; j < n; ++j) {
-        float4 q = pos[j];
-        float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
-        float r2 = dx * dx + dy * dy + dz * dz + 1e-3f;
-        float inv = rsqrtf(r2);
-        float s = q.w * inv * inv * inv;
-        ax += dx * s; ay += dy * s; az += dz * s;
-    }
-    acc[i] = make_float4(ax, ay, az, 0.0f);
-}
-"""
-
 
 @kernel
 def stencil(u, out):
@@ -111,6 +83,15 @@ def generated_launcher(ctx, source: str, name: str, arrays: dict, n: int, option
     return ctx.program(source, list(options), name=f"{name}.cu").kernel(name).launcher(kinds), args
 
 
+def read_back(label: str, device_array, buffer, like: np.ndarray) -> np.ndarray:
+    """The result of run ``label``: ``@kernel`` rows wrote the gnp array, the others the buffer."""
+    if label.startswith("@kernel"):
+        return device_array.get()
+    out = np.empty_like(like)
+    buffer.read(out)
+    return out
+
+
 def sweep(ctx, runs: dict, check, reps: int) -> None:
     best = {label: math.inf for label in runs}
     for label, run in runs.items():       # warm up and check each one
@@ -139,7 +120,7 @@ def sweep_stencil(ctx) -> None:
     generated = stencil.inspect(gu, go, backend="cuda").source
     print(generated)
     runs = {}
-    hand = ctx.program(HANDWRITTEN_STENCIL, name="hand.cu").kernel("stencil").launcher(["buffer", "buffer", np.int32])
+    hand = ctx.program(CUDA_SOURCE, name="bench.cu").kernel("stencil").launcher(["buffer", "buffer", np.int32])
     for shape in ((32, 8), (32, 4), (64, 4), (128, 2), (32, 16), (256, 1)):
         runs[f"handwritten {shape[0]}x{shape[1]}"] = (lambda s=shape: hand((n, n), s, (du, do, n)))
     for label, src in {"generated": generated, "generated, signed": signed(generated),
@@ -152,12 +133,7 @@ def sweep_stencil(ctx) -> None:
     runs["@kernel (gnp arrays)"] = lambda: k(gu, go)
 
     def check(label):
-        if label.startswith("@kernel"):
-            out = go.get()
-        else:
-            out = np.empty_like(u)
-            do.read(out)
-        return np.allclose(out, ref, atol=1e-5)
+        return np.allclose(read_back(label, go, do, u), ref, atol=1e-5)
     print(f"\nstencil {n}x{n}: best ms of 15 rounds x 40 launches, ratio to the first row")
     sweep(ctx, runs, check, 40)
 
@@ -174,7 +150,7 @@ def sweep_nbody(ctx) -> None:
     print(generated)
     runs = {}
     for label, options in {"handwritten -ftz": ["-ftz=true"], "handwritten": []}.items():
-        fn = ctx.program(HANDWRITTEN_NBODY, options, name=f"{label}.cu").kernel("nbody").launcher(
+        fn = ctx.program(CUDA_SOURCE, options, name=f"{label}.cu").kernel("nbody").launcher(
             ["buffer", "buffer", np.int32])
         for group in (256, 128):
             runs[f"{label}, {group}"] = (lambda f=fn, g=group: f((n,), (g,), (dp, da, n)))
@@ -187,12 +163,7 @@ def sweep_nbody(ctx) -> None:
     runs["@kernel (gnp arrays)"] = lambda: k(gp, ga)
 
     def check(label):
-        if label.startswith("@kernel"):
-            acc = ga.get()
-        else:
-            acc = np.empty_like(pos)
-            da.read(acc)
-        return np.allclose(acc[:64, :3], ref, rtol=2e-3, atol=1e-2)
+        return np.allclose(read_back(label, ga, da, pos)[:64, :3], ref, rtol=2e-3, atol=1e-2)
     print(f"\nn-body {n}: best ms of 15 rounds x 5 launches, ratio to the first row")
     sweep(ctx, runs, check, 5)
 
