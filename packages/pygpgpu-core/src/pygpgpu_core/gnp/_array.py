@@ -37,11 +37,12 @@ __all__ = ["DeviceArray", "DeviceArrayView"]
 class _PoolAllocation:
     """Returns a pooled block when the last array (or view) holding it is collected."""
 
-    __slots__ = ("pool", "block")
+    __slots__ = ("pool", "block", "nbytes")
 
-    def __init__(self, pool: mempool.MemoryPool, block: mempool.Block):
+    def __init__(self, pool: mempool.MemoryPool, block: mempool.Block, nbytes: int):
         self.pool = pool
         self.block = block
+        self.nbytes = nbytes        # the bytes asked for: no array of this allocation reaches past them
 
     def __del__(self, _is_finalizing=sys.is_finalizing):  # bound early: globals may be gone at exit
         if not _is_finalizing():
@@ -63,6 +64,28 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
 _c_strides = c_strides
 # astype's casting rules: numpy's (np.can_cast checks the value at run time)
 _Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
+
+
+def setitem_value(value: Any, dtype: np.dtype) -> np.ndarray:
+    """``value`` converted to ``dtype`` as numpy's ``a[...] = value`` (and ``a.fill``) converts
+    it: numpy arrays are cast unsafely (float to int truncates; NaN gives an unspecified
+    integer), while scalars and lists convert element by element, so NaN, infinities and
+    numbers the type cannot hold (``-1.5`` or ``np.float64(3e9)`` into an unsigned or 32-bit
+    integer) raise numpy's ValueError or OverflowError instead of filling garbage; ``None``
+    into floats is NaN."""
+    if isinstance(value, np.ndarray):
+        host = value
+    elif np.ndim(value) == 0:
+        scalar = np.empty((), dtype)
+        scalar[()] = value             # numpy's scalar setitem: its errors, word for word
+        return scalar
+    else:
+        host = np.asarray(value)
+    if host.dtype == dtype:
+        return host
+    if host.dtype.kind not in "biuf" and not (host.dtype.kind == "c" and dtype.kind == "c"):
+        _check_dtype(host.dtype)       # TypeError naming the unsupported dtype
+    return host.astype(dtype) if isinstance(value, np.ndarray) else np.asarray(value, dtype=dtype)
 
 
 def _check_dtype(dtype: Any) -> np.dtype:
@@ -97,7 +120,7 @@ class DeviceArray(ArrayOperators):
         block = pool.allocate(self.nbytes)
         self.device = dev
         self.buffer = block.buffer
-        self._owner = _PoolAllocation(pool, block)
+        self._owner = _PoolAllocation(pool, block, self.nbytes)
         # Host-visible memory (PoCL): the host copies in and out directly, with no queued command.
         self._host = block.host if pool.host_access else None
 
@@ -267,12 +290,23 @@ class DeviceArray(ArrayOperators):
         return int(self._scalar_host("index"))
 
     def __bool__(self):
+        if self.size != 1:              # numpy's ValueError and words, so `if g:` fails as it does there
+            if self.size == 0:
+                raise ValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` to check "
+                                 "that an array is not empty.")
+            raise ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() "
+                             "or a.all()")
         return bool(self._scalar_host("bool"))
 
     def _scalar_host(self, what: str):
         if self.size != 1:
             raise TypeError(f"only size-1 device arrays can be converted to Python {what} (size is {self.size})")
         return self.get().reshape(())[()]
+
+    def __contains__(self, value) -> bool:
+        """``value in g`` as numpy's: ``(g == value).any()``, computed on the device (iterating
+        would compare host rows with the value, which is ambiguous beyond 1-D)."""
+        return bool((self == value).any())
 
     def __iter__(self):
         if not self.shape:
@@ -323,11 +357,7 @@ class DeviceArray(ArrayOperators):
                 return
             ops().assign(self, value)
             return
-        host = np.asarray(value)
-        if host.dtype != self.dtype:
-            if host.dtype.kind not in "biuf" and not (host.dtype.kind == "c" and self.dtype.kind == "c"):
-                _check_dtype(host.dtype)       # TypeError naming the unsupported dtype
-            host = host.astype(self.dtype) if host.ndim else np.asarray(value, dtype=self.dtype)
+        host = setitem_value(value, self.dtype)
         if host.ndim == 0:
             self.fill(host)
             return
@@ -349,18 +379,27 @@ class DeviceArray(ArrayOperators):
     # -- device-side operations ---------------------------------------------------------------
     def fill(self, value) -> None:
         """Set every element to ``value`` on the device (no host transfer)."""
-        pattern = np.asarray(value, dtype=self.dtype)
+        pattern = setitem_value(value, self.dtype)
         if pattern.ndim:
             raise ValueError(f"fill() takes a scalar, got an array of shape {pattern.shape}")
         if not self.size:
             return
-        if type(self) is not DeviceArray:
-            ops().fill(self, pattern[()])
+        if type(self) is not DeviceArray or not self._covers_allocation():
+            ops().fill(self, pattern[()])      # a view, or a prefix of the buffer (g[0] of a matrix)
             return
         try:
             self.buffer.fill(pattern.tobytes())
         except NotImplementedError:
             self._write_bytes(np.full(self.shape, pattern, self.dtype))
+
+    def _covers_allocation(self) -> bool:
+        """Whether this array spans every byte other arrays of its buffer can use, so that a
+        whole-buffer command (``buffer.fill``) touches nothing but its elements. A C-contiguous
+        prefix such as ``g[0]`` or ``g[:3]`` shares the buffer as a plain DeviceArray, but covers
+        only part of it."""
+        owner = self._owner
+        used = owner.nbytes if isinstance(owner, _PoolAllocation) else getattr(self.buffer, "nbytes", None)
+        return used is not None and self.nbytes >= used
 
     def copy(self, order: str = "C") -> "DeviceArray":
         """A new C-contiguous array with the same data on the same device (device-side copy)."""

@@ -89,7 +89,9 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None, ord
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
     out = empty(shape, dtype, device, order)
-    out.fill(fill_value)
+    value = np.empty((), out.dtype)
+    np.copyto(value, fill_value, casting="unsafe")     # np.full's conversion (fill() is setitem's, stricter)
+    out.fill(value)
     return out
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import numpy as np
+
 from pygpgpu_core.gnp import DeviceArray, _dispatch
 
 from ._creation import arange, concatenate, linspace, stack
@@ -58,6 +60,11 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         if name == "clip":
             a, lo, hi = inputs          # numpy passes a ufunc its nin (3) inputs
             return clip(a, lo, hi, out=out)
+        if name == "matmul":            # np.matmul is a gufunc: the same kernel as ``a @ b``
+            if dtype is not None or casting != "same_kind":
+                raise TypeError("np.matmul: dtype= and casting= are not supported on device arrays")
+            a, b = inputs
+            return matmul(a, b, out=out)
         if not supported_ufunc(name):
             raise TypeError(f"np.{name} is not implemented for device arrays; compute it in a @kernel, or bring the "
                             "data to the host explicitly with g.get()")
@@ -94,17 +101,30 @@ def moment(op: str, a: DeviceArray, axis=None, dtype=None, out=None, ddof=0, kee
 
 
 def around(a: DeviceArray, decimals: int = 0, out=None):
-    """``np.round``: half to even, like numpy (``decimals`` scales by a power of ten first)."""
-    if decimals == 0:
-        return ufunc_call("rint", (a,), out=out)
-    if a.dtype.kind != "f":
+    """``np.round``: half to even, the steps of numpy's ``PyArray_Round``: ``decimals >= 0``
+    multiplies by 10**decimals, rounds and divides; negative ``decimals`` divide by
+    10**-decimals, round and multiply (so ``round(15, -1)`` is 20 and the float results are
+    numpy's bit for bit). Integers round only to negative ``decimals``, through float64 and back."""
+    if a.dtype.kind in "iu" and decimals >= 0:
         if out is None:
             return a.copy()
         assign(out, a)
         return out
-    scale = 10.0 ** decimals
-    r = ufunc_call("rint", (ufunc_call("multiply", (a, scale)),))
-    return ufunc_call("true_divide", (r, scale), out=out)
+    if decimals == 0:
+        return ufunc_call("rint", (a,), out=out)
+    if a.dtype.kind == "b":         # numpy scales bools in place, which same_kind casting refuses
+        raise TypeError(f"gnp.round: cannot round a bool array to {decimals} decimals (numpy's scaled result "
+                        "is float64); convert it with .astype() first")
+    scale_up, scale_down = ("multiply", "true_divide") if decimals > 0 else ("true_divide", "multiply")
+    factor = 10.0 ** abs(decimals)
+    x = a.astype(np.float64) if a.dtype.kind in "iu" else a
+    r = ufunc_call(scale_down, (ufunc_call("rint", (ufunc_call(scale_up, (x, factor)),)), factor))
+    if r.dtype != a.dtype:          # integers: numpy casts the float64 result back to their type
+        r = r.astype(a.dtype)
+    if out is None:
+        return r
+    assign(out, r)
+    return out
 
 
 _dispatch.set_provider(sys.modules[__name__])

@@ -153,7 +153,8 @@ UFUNCS: dict[str, Callable] = {
     "equal": _compare("=="), "not_equal": _compare("!="), "less": _compare("<"), "less_equal": _compare("<="),
     "greater": _compare(">"), "greater_equal": _compare(">="),
     "logical_and": lambda d: "({0} and {1})", "logical_or": lambda d: "({0} or {1})",
-    "logical_xor": lambda d: "({0} != {1})", "logical_not": lambda d: "(not {0})",
+    # the truth values differ (numpy's loops keep int/float inputs: 1 and 2 are both True)
+    "logical_xor": lambda d: "(bool({0}) != bool({1}))", "logical_not": lambda d: "(not {0})",
     "maximum": _call("np.maximum"), "minimum": _call("np.minimum"), "fmax": _call("np.fmax"),
     "fmin": _call("np.fmin"), "arctan2": _call("np.arctan2"), "hypot": _call("np.hypot"),
     "copysign": _call("np.copysign"),
@@ -182,10 +183,11 @@ def supported_ufunc(name: str) -> bool:
 _loops: dict = {}
 
 
-def _loop(name: str, keys: tuple, dtype: Any) -> tuple:
+def _loop(name: str, keys: tuple, dtype: Any, casting: str = "same_kind") -> tuple:
     """(input dtypes, output dtype) numpy uses for ufunc ``name`` on ``keys`` (dtypes, or the
-    Python types of weak scalars)."""
-    ck = (name, keys, dtype)
+    Python types of weak scalars); ``casting`` decides whether ``dtype`` may cast the inputs
+    (``np.add(i16, f32, dtype=np.int8, casting="unsafe")``)."""
+    ck = (name, keys, dtype, casting)
     hit = _loops.get(ck)
     if hit is not None:
         return hit
@@ -194,7 +196,8 @@ def _loop(name: str, keys: tuple, dtype: Any) -> tuple:
         if dtype is None:
             dts = uf.resolve_dtypes(keys + (None,))
         else:
-            dts = uf.resolve_dtypes(keys + (None,), signature=(None,) * len(keys) + (np.dtype(dtype),))
+            dts = uf.resolve_dtypes(keys + (None,), signature=(None,) * len(keys) + (np.dtype(dtype),),
+                                    casting=casting)
     except TypeError as exc:           # numpy has no loop for these types: say which operand and op
         symbol = OPERATOR_SYMBOLS.get(name)
         what = f"gnp.{name}" + (f" ({symbol})" if symbol else "")
@@ -500,15 +503,16 @@ def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, cas
             keys.append(_comparison_key(x, arrays[0].dtype))
         else:
             keys.append(x.key)
-    in_dts, out_dt = _loop(name, tuple(keys), dtype)
+    in_dts, out_dt = _loop(name, tuple(keys), dtype, casting)
     for k, dt in enumerate(in_dts):
         check_dtype(dt, name, k, device)
     check_dtype(out_dt, name, "result", device)
+    # scalars convert first, so uint8_array ** -2 is numpy's OverflowError (-2 does not fit)
+    operands = [x if isinstance(x, DeviceArray) else _scalar_value(x, in_dts[k], name, k) for k, x in enumerate(ops)]
     if name == "power" and in_dts[1].kind in "iu":
         s = ops[1]
         if isinstance(s, Scalar) and s.value < 0:
             raise ValueError("Integers to negative integer powers are not allowed.")
-    operands = [x if isinstance(x, DeviceArray) else _scalar_value(x, in_dts[k], name, k) for k, x in enumerate(ops)]
     shape = _result_shape(arrays, out)
     given = out
     if out is None:
@@ -646,8 +650,16 @@ def clip(a: Any, lo: Any = None, hi: Any = None, out: Any = None, **kwargs) -> D
         hi = kwargs.pop("a_max", kwargs.pop("max", hi))
         if kwargs:
             raise TypeError(f"gnp.clip: unsupported arguments {sorted(kwargs)}")
+    if isinstance(a, DeviceArray) and a.dtype.kind in "iu":
+        # numpy 2's np.clip drops a Python int bound beyond the integer type's range (no
+        # value-based promotion under NEP 50): clip(uint8_array, -1, 2) is minimum(a, 2)
+        info = np.iinfo(a.dtype)
+        if type(lo) is int and lo <= info.min:
+            lo = None
+        if type(hi) is int and hi >= info.max:
+            hi = None
     if lo is None and hi is None:
-        raise ValueError("One of max or min must be given")
+        return ufunc_call("positive", (a,), out=out)       # numpy's copy (bool arrays: its TypeError)
     if lo is None:
         return ufunc_call("minimum", (a, hi), out=out)
     if hi is None:

@@ -57,7 +57,35 @@ def _array_equal(a1, a2, equal_nan=False):
     return bool(eq.all())
 
 
+def _c_order(name: str, order: str) -> None:
+    if order not in ("K", "C", "A"):
+        raise ValueError(f"np.{name}: device arrays are C-ordered")
+
+
+def _like(make):
+    """``np.zeros_like(g)``, ``np.ones_like(g)``, ``np.empty_like(g)`` with numpy's signature:
+    gnp's, on ``g``'s device (``order`` only as C, as device arrays are C-ordered)."""
+    def call(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+        _c_order(make.__name__, order)
+        return make(prototype, dtype=dtype, shape=shape, device=device)
+    return call
+
+
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    from pygpgpu_core.gnp import full_like
+    _c_order("full_like", order)
+    return full_like(a, fill_value, dtype=dtype, shape=shape, device=device)
+
+
+def _result_type(*arrays_and_dtypes):
+    """numpy 2 types a device array by its dtype alone (no value-based casting), so its dtype
+    stands in for it: no data moves."""
+    return np.result_type(*(x.dtype if isinstance(x, DeviceArray) else x for x in arrays_and_dtypes))
+
+
 def _table() -> dict:
+    from pygpgpu_core.gnp import _creation as _core_creation
+
     from . import _creation, _elementwise, _indexing, _linalg, _sort
 
     t = {
@@ -73,7 +101,9 @@ def _table() -> dict:
         np.sort: _sort.sort, np.argsort: _sort.argsort, np.where: _elementwise.where, np.clip: _elementwise.clip,
         np.dot: _linalg.dot, np.concatenate: _creation.concatenate, np.stack: _creation.stack,
         np.nonzero: _indexing.nonzero, np.take: _indexing.take, np.isclose: _isclose, np.allclose: _allclose,
-        np.array_equal: _array_equal,
+        np.array_equal: _array_equal, np.result_type: _result_type,
+        np.empty_like: _like(_core_creation.empty_like), np.zeros_like: _like(_core_creation.zeros_like),
+        np.ones_like: _like(_core_creation.ones_like), np.full_like: _full_like,
     }
     return t
 

@@ -8,6 +8,7 @@ Host arrays are not operands: data moves to the device only when the user says s
 (``gnp.asarray``)."""
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -215,7 +216,7 @@ def contiguous(a: DeviceArray) -> DeviceArray:
 
 def normalize_axis(axis: Any, ndim: int, op: str) -> int:
     try:
-        a = int(axis)
+        a = operator.index(axis)        # as numpy: 1.5 is refused, not truncated to 1
     except TypeError:
         raise TypeError(f"gnp.{op}: axis must be an integer, got {type(axis).__name__}") from None
     if not -ndim <= a < ndim:

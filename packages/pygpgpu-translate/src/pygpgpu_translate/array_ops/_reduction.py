@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.gnp._array import setitem_value
 
 from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
@@ -590,8 +591,11 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
         res = reduce_with(red, a, axis, keepdims, op, device)
         if initial is not None:
             from ._elementwise import ufunc_call
+            # numpy converts ``initial`` to the result's type first, as setitem does: sum(initial=1.5)
+            # of integers starts from 1 (not 1.5, truncated after adding), NaN or 300 into int8 raise
+            start = setitem_value(initial, red.out)[()]
             ufunc_call({"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum"}.get(op, op),
-                       (res, initial), out=res, casting="unsafe")
+                       (res, start), out=res, casting="unsafe")
     if out is not None:
         if not isinstance(out, DeviceArray):
             raise TypeError(f"gnp.{op}: out must be a device array")
