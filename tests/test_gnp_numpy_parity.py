@@ -244,3 +244,51 @@ def test_ufunc_dtype_honours_casting(backend, casting, dtype):
             np.add(up(a, backend), up(b, backend), dtype=dtype, casting=casting)
         return
     check(np.add(up(a, backend), up(b, backend), dtype=dtype, casting=casting), want)
+
+
+# -- g.shape = ... and g.dtype = ... change the layout in place as numpy does, or raise ------------------------
+def test_setting_shape_reshapes_in_place(backend):
+    a = np.arange(12, dtype=np.float32)
+    g = up(a, backend)
+    g.shape = (3, 4)
+    a.shape = (3, 4)
+    check(g, a)
+    g.shape = (-1, 6)
+    check(g, a.reshape(-1, 6))
+    rows = g[1:]                      # a view from an offset: still laid out for a new shape
+    rows.shape = (6,)
+    check(rows, a.reshape(-1, 6)[1:].reshape(6))
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (4,), (2, 2, 2)])
+def test_setting_a_shape_of_another_size_raises_and_keeps_the_array(backend, shape):
+    a = np.arange(6, dtype=np.float32)
+    g = up(a, backend)
+    with pytest.raises(ValueError, match="cannot reshape"):
+        a.copy().shape = shape
+    with pytest.raises(ValueError, match="cannot reshape"):
+        g.shape = shape               # once accepted, and g.get() read past the 6 elements
+    check(g, a)
+
+
+def test_setting_the_shape_of_a_strided_view_raises(backend):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    v = up(a, backend)[:, :2]
+    with pytest.raises(AttributeError):
+        a[:, :2].shape = (6,)
+    with pytest.raises(AttributeError, match=r"reshape\(\.\.\.\)"):
+        v.shape = (6,)
+    check(v, a[:, :2])
+
+
+def test_setting_dtype_reinterprets_in_place(backend):
+    a = np.arange(6, dtype=np.float32)
+    g = up(a, backend)
+    g.dtype = np.int32
+    check(g, a.view(np.int32))
+    g.dtype = np.float64              # 6 float32 are 3 float64, as numpy's view
+    check(g, a.view(np.float64))
+    odd = up(np.arange(3, dtype=np.float32), backend)
+    with pytest.raises(ValueError):
+        odd.dtype = np.float64        # 12 bytes are no whole number of float64: not 2 elements read past the end
+    check(odd, np.arange(3, dtype=np.float32))

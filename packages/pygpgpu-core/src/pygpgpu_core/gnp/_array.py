@@ -13,6 +13,7 @@ operations come from ``pygpgpu_translate.array_ops`` through :mod:`._dispatch`.
 from __future__ import annotations
 
 import sys
+from operator import attrgetter
 from operator import index as operator_index
 from typing import Any, Literal
 
@@ -107,14 +108,14 @@ class DeviceArray(ArrayOperators):
     """An array in device memory (like ``cupy.ndarray``): C-contiguous from byte 0 of ``buffer``;
     views of it (slices, ``.T``) are :class:`DeviceArrayView`."""
 
-    __slots__ = ("shape", "dtype", "device", "buffer", "_owner", "_host", "__weakref__")
+    __slots__ = ("_shape", "_dtype", "device", "buffer", "_owner", "_host", "__weakref__")
     offset = 0                   # byte offset of the first element in ``buffer`` (views override)
     __hash__ = object.__hash__   # identity, as before comparisons returned arrays
 
     def __init__(self, shape, dtype=np.float64, device=None):
         """Allocate an uninitialised array (same as :func:`gnp.empty`)."""
-        self.shape = _normalize_shape(shape)
-        self.dtype = _check_dtype(dtype)
+        self._shape = _normalize_shape(shape)
+        self._dtype = _check_dtype(dtype)
         dev, ctx = resolve_target(device)
         pool = mempool.get_pool(ctx)
         block = pool.allocate(self.nbytes)
@@ -129,8 +130,8 @@ class DeviceArray(ArrayOperators):
         """An array over an existing ``buffer``; ``owner`` keeps its memory alive (views,
         foreign memory). ``host``: the host-visible bytes of the buffer, if any."""
         a = cls.__new__(cls)
-        a.shape = shape
-        a.dtype = dtype
+        a._shape = shape
+        a._dtype = dtype
         a.device = device
         a.buffer = buffer
         a._owner = owner
@@ -138,6 +139,31 @@ class DeviceArray(ArrayOperators):
         return a
 
     # -- attributes ---------------------------------------------------------------------------
+    def _relaid_in_place(self, new: "DeviceArray", what: str) -> None:
+        """Take the layout of ``new`` (a reshape or a dtype view of this array) as this array's
+        own, as numpy's ``a.shape = ...`` and ``a.dtype = ...`` do. Where ``new`` had to be a copy
+        the elements are not laid out for it, and this raises as numpy does, rather than leaving
+        a shape that reads past the array's memory."""
+        if type(new) is not type(self) or new.buffer is not self.buffer or new.offset != self.offset:
+            how = "g.reshape(...)" if what == "shape" else "g.view(...)"
+            raise AttributeError(f"cannot change this array's {what} in place without copying its elements: "
+                                 f"use {how}, which returns a new array")
+        self._shape, self._dtype = new._shape, new._dtype
+        if isinstance(self, DeviceArrayView) and isinstance(new, DeviceArrayView):
+            self._strides = new._strides
+
+    def _set_shape(self, shape) -> None:
+        self._relaid_in_place(self.reshape(shape), "shape")
+
+    def _set_dtype(self, dtype) -> None:
+        self._relaid_in_place(self.view(dtype), "dtype")
+
+    # Properties over slots: reading costs an attrgetter call; setting checks as numpy does.
+    shape = property(attrgetter("_shape"), _set_shape,
+                     doc="The length of each axis. Setting it reshapes in place, where no copy is needed.")
+    dtype = property(attrgetter("_dtype"), _set_dtype,
+                     doc="The element type. Setting it reinterprets the bytes in place, as ``view(dtype)``.")
+
     @property
     def size(self) -> int:
         n = 1
@@ -604,8 +630,8 @@ class DeviceArrayView(DeviceArray):
     @classmethod
     def _make(cls, base: DeviceArray, shape: tuple, dtype: np.dtype, strides: tuple, offset: int) -> "DeviceArrayView":
         v = cls.__new__(cls)
-        v.shape = shape
-        v.dtype = dtype
+        v._shape = shape
+        v._dtype = dtype
         v.device = base.device
         v.buffer = base.buffer
         v._owner = base._owner
