@@ -50,6 +50,7 @@ GUARD_SIGNS = "tests/test_translate_guard_signs.py"
 ACCESS_WORDS = "tests/test_translate_launch.py::test_access_analysis_reads_writes_aliases_atomics_helpers"
 ACCESS_EFFECTS = "tests/test_translate_access_effects.py"
 ROW_LOADS = "tests/test_lang_row_loads.py"
+PY_SEMANTICS = "tests/test_lang_python_semantics.py"
 ALIASING = "tests/test_trust_aliasing.py"
 NATIVE = "tests/test_backend_native_launch.py"
 NATIVE_REPEAT = "tests/test_opencl_native_repeat.py"
@@ -299,6 +300,35 @@ MUTATIONS = [
     Mutation("numpy-overlap-raises", f"{TRANSLATE}/_aliases.py",
              "            if (writes or rep_writes) and _overlap(a, b):", "            if False:",
              (ALIASING, "-k", "overlapping"), "overlapping different views that the kernel writes raise"),
+    # ---- Python's meanings of and/or, ~ of a bool and range loops (_expressions.py, _statements.py) ----
+    Mutation("and-or-value-is-bool", f"{TRANSLATE}/_expressions.py",
+             "        if not as_test and any(v.type != BOOL for v in [first] + [v for v, _ in rest]):",
+             "        if False:",
+             (PY_SEMANTICS, "-k", "deciding_operand"), "x and 5 or 7 is 5 or 7, not True"),
+    Mutation("invert-bool-as-int", f"{TRANSLATE}/_expressions.py",
+             '            return ir.Un("!", v, BOOL)\n',
+             '            return ir.Un("-", ir.Bin("+", self.convert(v, INT32), ir.Const(1, INT32), INT32), INT32)\n',
+             (PY_SEMANTICS, "-k", "invert_of_a_bool"), "~mask[i] is numpy's logical not"),
+    Mutation("loop-variable-is-the-c-counter", f"{TRANSLATE}/_statements.py",
+             "        if stores_name(s.body, s.target.id) or _read_outside(self.src.tree, s, s.target.id):",
+             "        if False:",
+             (PY_SEMANTICS, "-k", "loop_variable_is_pythons"), "k keeps the last item; assigning k does not steer the loop"),
+    Mutation("range-bound-read-each-turn", f"{TRANSLATE}/_statements.py",
+             "            if name is not None and (name == loop.target.id or stores_name(loop.body, name)):",
+             "            if False:",
+             (PY_SEMANTICS, "-k", "range_is_evaluated_once"), "range(n) is evaluated once, whatever the body does to n"),
+    Mutation("python-number-math-in-float32", f"{TRANSLATE}/_calls.py",
+             "        folded = _fold_python_numbers(b, node, args) if fn.__name__ in _FOLDED else None",
+             "        folded = None",
+             (PY_SEMANTICS, "-k", "folded_in_double"), "x_f64 * math.sqrt(2.0) is not multiplied by sqrt(2.0f)"),
+    Mutation("weak-choice-converted-early", f"{TRANSLATE}/_expressions.py",
+             "        if isinstance(e, ir.Ternary) and isinstance(e.type, Scalar) and e.type.weak:",
+             "        if False:",
+             (PY_SEMANTICS, "-k", "stay_double"), "x_f64 * (0.1 if c else 0.2) multiplies by the double 0.1"),
+    Mutation("augmented-index-evaluated-twice", f"{TRANSLATE}/_statements.py",
+             "                if not any(isinstance(n, ast.Call) for n in ast.walk(e)):",
+             "                if True:",
+             (PY_SEMANTICS, "-k", "evaluates_its_index_once"), "x[f()] += 1 calls f once"),
     # ---- the native launcher (C): what it packs, and what it hands back to the Python launcher ----
     Mutation("native-int32-range", f"{CORE_BACKEND}/_native_launch.c",
              "case 'i': if (v < INT32_MIN || v > INT32_MAX) return -1;", "case 'i':",

@@ -350,7 +350,7 @@ def test_the_endless_gpu_kernels_compile_for_cuda_and_hip(tmp_path, nvrtc_compil
     for backend_name, build, check, arch in (("cuda", nvrtc_compile, assert_cubin, "sm_90"),
                                              ("hip", hiprtc_compile, assert_code_object, "gfx1030")):
         source = module.spin.inspect(flag, count, backend=backend_name).source
-        assert "while ((pg_atomic_add_int(" in source, source
+        assert "while (pg_atomic_add_int(" in source, source
         check(build(source, arch), source)
         for raw in (SPIN_SOURCE, ONE_SOURCE):
             check(build(raw, arch), raw)

@@ -27,7 +27,7 @@ from ._frontend import check_syntax
 from ._names import c_identifier
 from ._records import is_record_binding, record_argument, record_parameter
 from ._signs import KnownSigns
-from ._source import FunctionSource, KernelTypeError, definition_key, function_source, syntax_error
+from ._source import FunctionSource, KernelTypeError, definition_key, function_source, parameter_names, syntax_error
 from ._statements import StatementRules
 from .prelude import piece_function
 from ._types import (BOOL, INT32, INT64, TYPE_LATTICE_HEIGHT, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector,
@@ -226,6 +226,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.final = False
         self.changed: set[str] = set()               # locals whose type this pass widened
         self.pre: list = []
+        self.evaluated: dict[int, ir.Expr] = {}     # id(AST node) -> its value, computed once (st_AugAssign)
         self.ntemp = 0
         self.returns: list = []
         self.domain: Domain | None = None
@@ -396,7 +397,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
     def build_helper(self, key_types):
         fdef = self.src.tree
         args = fdef.args
-        names = [a.arg for a in args.posonlyargs + args.args]
+        names = parameter_names(args)
         if len(names) != len(key_types):
             raise self.err(fdef, f"{fdef.name}() expects {len(names)} arguments, got {len(key_types)}")
         for pyname, (kind, t) in zip(names, key_types):

@@ -27,7 +27,7 @@ from pygpgpu_core import gpu as _gpu
 from pygpgpu_core import gpu_random
 
 __all__ = ["Builtin", "BUILTINS", "FUNCS", "FuncTypes", "lookup_object", "lookup_namespace", "GPU_MODULES",
-           "FUNCS_MODULES", "CAST_TYPES"]
+           "FUNCS_MODULES", "CAST_TYPES", "supported_in"]
 
 
 @dataclass(frozen=True)
@@ -87,8 +87,7 @@ def row(name, arity, lowering, host=None, doc="", key="", hosts=(), keywords=(),
 # ---- float math: math.* and np.* -----------------------------------------------------------------
 _FLOAT1 = {  # C name: (math attr, numpy attr, doc)
     "sqrt": ("sqrt", "sqrt", "square root"), "exp": ("exp", "exp", "e**x"), "exp2": ("exp2", "exp2", "2**x"),
-    "expm1": ("expm1", "expm1", "exp(x) - 1, accurate near 0"), "log": ("log", "log", "natural logarithm"),
-    "log2": ("log2", "log2", "base-2 logarithm"), "log10": ("log10", "log10", "base-10 logarithm"),
+    "expm1": ("expm1", "expm1", "exp(x) - 1, accurate near 0"), "log2": ("log2", "log2", "base-2 logarithm"), "log10": ("log10", "log10", "base-10 logarithm"),
     "log1p": ("log1p", "log1p", "log(1 + x), accurate near 0"), "sin": ("sin", "sin", "sine"),
     "cos": ("cos", "cos", "cosine"), "tan": ("tan", "tan", "tangent"), "asin": ("asin", "arcsin", "arc sine"),
     "acos": ("acos", "arccos", "arc cosine"), "atan": ("atan", "arctan", "arc tangent"),
@@ -109,6 +108,18 @@ for _c, _m, _n, _d in [("atan2", "atan2", "arctan2", "arc tangent of y/x with th
                        ("pow", "pow", None, "x**y in floating point")]:
     row(f"math.{_c}", 2, "lower_math", doc=_d, key=_c, hosts=[getattr(math, _m), getattr(np, _n) if _n else None])
 row("np.power", 2, "lower_power", np.power, "x**y with Python/numpy typing")
+row("math.log", (1, 2), "lower_log", math.log, "natural logarithm; log(x, base) is log(x) / log(base)")
+row("np.log", 1, "lower_log", np.log, "natural logarithm")      # np.log's second argument is `out`
+
+# ---- numpy's functions for operators: np.add(a, b) is a + b, with the same types and rules ---------------
+for _n, _op in (("add", "+"), ("subtract", "-"), ("multiply", "*"), ("true_divide", "/"),
+                ("floor_divide", "//"), ("mod", "%"), ("left_shift", "<<"), ("right_shift", ">>"),
+                ("bitwise_and", "&"), ("bitwise_or", "|"), ("bitwise_xor", "^")):
+    row(f"np.{_n}", 2, "lower_operator", getattr(np, _n), f"a {_op} b", _op)
+row("np.square", 1, "lower_square", np.square, "x * x, in x's type")
+for _n, _hosts, _factor in (("radians", (math.radians, np.radians, np.deg2rad), math.pi / 180.0),
+                            ("degrees", (math.degrees, np.degrees, np.rad2deg), 180.0 / math.pi)):
+    row(f"math.{_n}", 1, "lower_scale", doc=f"an angle converted to {_n}", key=_factor, hosts=list(_hosts))
 
 for _c in ("floor", "ceil", "trunc"):
     row(f"math.{_c}", 1, "lower_float_to_int", getattr(math, _c), f"{_c} of x as an int (Python semantics)", _c)
@@ -210,6 +221,17 @@ for _b in BUILTINS.values():
 
 GPU_MODULES = ("pygpgpu_core.gpu", "pygpgpu.gpu")
 FUNCS_MODULES = ("pygpgpu_core.funcs", "pygpgpu.funcs", "pygpgpu.vec_types.funcs", "pygpgpu_core.vec_types.funcs")
+
+
+def supported_in(module: str) -> list[str]:
+    """The names of module ``module``'s functions (``"numpy"``, ``"math"``) that kernels translate,
+    for an error about one that they do not."""
+    names = set()
+    for b in BUILTINS.values():
+        for h in (b.host,) + b.hosts:
+            if getattr(h, "__module__", None) == module and callable(h) and not isinstance(h, type):
+                names.add(h.__name__)
+    return sorted(names)
 
 
 def lookup_object(obj) -> "Builtin | None":

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from . import _ir as ir
 from .prelude import PRELUDE_NAMES
 from .prelude._native import NATIVE_PIECES
@@ -137,9 +139,36 @@ def _on_numbers(fn):
                 raise self.err(node, f"{b.name}() works on numbers and vectors, not whole arrays", "index the array")
         if any(is_complex(a.type) for a in args):      # abs(z), np.exp(z), np.sqrt(z); others refuse
             return complex_builtin(self, b, node, args)
-        return fn(self, b, node, args)
+        folded = _fold_python_numbers(b, node, args) if fn.__name__ in _FOLDED else None
+        return folded if folded is not None else fn(self, b, node, args)
     lower.__name__, lower.__doc__ = fn.__name__, fn.__doc__
     return lower
+
+
+# the lowerings whose builtins compute a number from numbers alone, as their host functions do
+_FOLDED = frozenset({"lower_math", "lower_log", "lower_abs", "lower_min_max", "lower_round", "lower_power",
+                     "lower_clamp", "lower_sign", "lower_float_to_int", "lower_operator", "lower_square", "lower_scale"})
+
+
+def _fold_python_numbers(b, node, args):
+    """``math.sqrt(2.0)``, ``abs(-0.1)``, ``max(0.1, 0.2)``: of Python numbers alone, the Python
+    number the host computes (floats in double precision), weak like a literal, so a float64
+    kernel's ``x * math.sqrt(2.0)`` is not multiplied by sqrt(2.0f). None where the host raises
+    (math.sqrt(-1.0): the device's NaN) or gives something else than an int or a float."""
+    if node.keywords or not all(isinstance(a, ir.Const) and isinstance(a.type, Scalar) and a.type.weak for a in args):
+        return None
+    try:
+        value = b.host(*(a.value for a in args))
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    if isinstance(value, (float, np.floating)):
+        return ir.Const(float(value), Scalar("float32", weak=True))
+    v = int(value)
+    if not -2**63 <= v < 2**64:
+        return None
+    return ir.Const(v, Scalar("int32" if -2**31 <= v < 2**31 else ("int64" if v < 2**63 else "uint64"), weak=True))
 
 
 @_on_numbers
@@ -200,7 +229,9 @@ def lower_len(self, b, node):
         return self.index_value(a.shape[0])        # a Python int on the host: weak (_expressions)
     if isinstance(a, ir.Expr) and isinstance(a.type, Vector):
         return ir.Const(a.type.width, Scalar("int32", weak=True))
-    raise self.err(node, "len() needs an array")
+    if isinstance(a, TupleRef):                    # for k in range(len(WEIGHTS)): WEIGHTS[k]
+        return ir.Const(len(a.items), Scalar("int32", weak=True))
+    raise self.err(node, "len() needs an array, a vector or a tuple")
 
 
 def lower_atomic(self, b, node):
@@ -216,6 +247,31 @@ def lower_math(self, b, node, args):
 @_on_numbers
 def lower_native(self, b, node, args):
     return _native_math(self, b.key, args, node)
+
+
+@_on_numbers
+def lower_log(self, b, node, args):
+    """math.log(x) and np.log(x); math.log(x, base) is log(x) / log(base), as Python computes it."""
+    if len(args) == 1:
+        return call_math(self, "log", args, node)
+
+    def scalar(x, base):                    # both logarithms in one float type: log(2.0) of a double x is no 0.693f
+        ft = float_type_of(self, _common_type(self, [x, base]))
+        ct = concrete(ft, self.prog.default_float)
+        return self.binop("/", *(ir.MathCall("log", [self.convert(v, ct)], ft, ct) for v in (x, base)), node)
+    return componentwise(self, scalar, args, node)
+
+
+@_on_numbers
+def lower_operator(self, b, node, args):
+    """np.add, np.floor_divide, np.mod...: the operator ``key`` with its Python/numpy rules."""
+    return self.binop(b.key, args[0], args[1], node)
+
+
+@_on_numbers
+def lower_square(self, b, node, args):
+    x = self.materialize(args[0])
+    return self.binop("*", x, x, node)
 
 
 @_on_numbers

@@ -23,7 +23,7 @@ import types
 
 import numpy as np
 
-from ._source import function_source, parse
+from ._source import function_source, parameter_names, parse
 
 __all__ = ["FORMS", "DomainDim", "render", "plan_of", "build_function", "validate"]
 
@@ -180,7 +180,7 @@ def build_function(plan, func):
     src = function_source(func)
     stmts, exprs = validate(plan, src)
     fdef = _fresh_nodes(src)[0]
-    params = [ast.arg(arg=a.arg) for a in fdef.args.posonlyargs + fdef.args.args]
+    params = [ast.arg(arg=name) for name in parameter_names(fdef.args)]
     body = stmts + [ast.Return(ast.Tuple(elts=exprs, ctx=ast.Load()))]
     fields = dict(name="_pyg_domain", args=ast.arguments(posonlyargs=[], args=params, vararg=None, kwonlyargs=[],
                                                           kw_defaults=[], kwarg=None, defaults=[]),

@@ -185,7 +185,8 @@ class Emitter:
             elif s.step_sign < 0:
                 cond = f"{v} > {stop}"
             else:
-                cond = f"({step} > 0) ? ({v} < {stop}) : ({v} > {stop})"
+                # a step that is 0 at run time (Python's ValueError) runs no turn instead of forever
+                cond = f"({step} > 0) ? ({v} < {stop}) : (({step} < 0) && ({v} > {stop}))"
             self.w(f"for ({v} = {self.ex(s.start)}; {cond}; {v} += {step}) {{", indent)
             self.stmts(s.body, indent + 1)
             self.w("}", indent)

@@ -13,7 +13,7 @@ from ._complex import complex_from_parts, is_complex
 from ._bindings import Domain, KernelParamSpec, ObjectRef, ShapeRef, TupleRef
 from ._builder import FunctionBuilder, ProgramBuilder
 from ._domain import DomainDim, plan_of, render
-from ._source import parse
+from ._source import parameter_names, parse
 from ._types import BOOL, INT64, VOID, concrete
 
 __all__ = ["KernelParamSpec", "KernelIR", "build_kernel"]
@@ -152,7 +152,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     ws = [s for s in body if _is_work_size(fb, s)]
     domain_plan = None
     dims: list[DomainDim] = []
-    argnames = [a.arg for a in src.tree.args.posonlyargs + src.tree.args.args]
+    argnames = parameter_names(src.tree.args)
     if ws:
         call = ws[0].value
         dims = []

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _calls
 from . import _ir as ir
-from ._builtins import lookup_namespace, lookup_object
+from ._builtins import lookup_namespace, lookup_object, supported_in
 from ._types import BOOL, INT32, UINT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete, wider_int
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
@@ -20,6 +20,7 @@ from ._complex import (complex_attribute, complex_binop, complex_compare, comple
                        complex_convert, complex_truth, complex_unary, is_complex)
 from ._records import RecordType, is_record_binding, record_argument, record_attribute, record_element, record_subscript, record_value
 from ._signs import is_non_negative
+from ._source import parameter_names
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._tuples import tuple_result
 from ._vector_convert import convert_component, vector_convert_call, vector_method
@@ -38,9 +39,10 @@ class ExpressionRules:
         err: Callable[..., SyntaxError]
         type_err: Callable[..., Exception]
         materialize: Callable[[ir.Expr], ir.Expr]
+        evaluated: dict[int, ir.Expr]
 
     def value(self, node) -> ir.Expr:
-        e = self.expr(node)
+        e = self.no_void(self.expr(node), node)
         if is_record_binding(e):              # p[i].pos as a vector, or an error saying what to read
             e = record_value(self, e, node)
         if isinstance(e, ir.Expr) and not isinstance(e, ir.ArrayRef):
@@ -58,7 +60,19 @@ class ExpressionRules:
                            "kernels use numbers, vectors and arrays; module constants must be int/float/bool")
         raise self.err(node, "this expression has no value")
 
+    def no_void(self, e, node):
+        """``e``, unless it is the call of a helper without a return value, which is None in Python:
+        used as a number, C would fail to build it (or the translator stumble)."""
+        if isinstance(e, ir.Expr) and e.type is VOID:
+            what = f"{ast.unparse(node.func)}()" if isinstance(node, ast.Call) else "this call"
+            raise self.err(node, f"{what} returns nothing (None), so it has no value to use here",
+                           "return a value from the helper, or call it as a statement of its own")
+        return e
+
     def expr(self, node):
+        done = self.evaluated.get(id(node)) if self.evaluated else None
+        if done is not None:                  # an index of x[f()] += 1, evaluated once already
+            return done
         m = getattr(self, "ex_" + type(node).__name__, None)
         if m is None:
             raise self.err(node, f"{type(node).__name__} expressions are not supported in kernels")
@@ -137,10 +151,25 @@ class ExpressionRules:
                 self.prog.global_refs[(id(obj.__dict__), attr)] = (obj.__dict__, attr, getattr(obj, attr))
             value = getattr(obj, attr)
             return self.object_value(value, node, f"{getattr(obj, '__name__', '?')}.{attr}")
-        if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
-            return self.swizzle(base, attr, node)
         if isinstance(base, ir.Expr) and base.type is UNKNOWN:
             return ir.Raw("?", UNKNOWN)
+        if isinstance(base, ir.Expr) and attr in ("shape", "size", "ndim"):
+            # an array's attribute read from a number (a scalar passed for an array parameter) or a
+            # vector (the row m[i] of an (n, 4) array, which reads as a float4)
+            what = ast.unparse(node.value)
+            if isinstance(base.type, Vector):
+                raise self.err(node, f"{what} is a {base.type} vector here, which has no .{attr}",
+                               f"a row of an (n, {base.type.width}) array reads as a vector: use len({what}) "
+                               f"({base.type.width}) and its components, or index the array itself")
+            number = (f"a Python {'float' if base.type.is_float else 'int'}" if getattr(base.type, "weak", False)
+                      else f"a {getattr(base.type, 'name', base.type)} number")
+            raise self.err(node, f"{what} is {number} here, which has no .{attr}",
+                           f"pass an array for {what!r}" if what in self.params else "use .shape on an array")
+        if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
+            return self.swizzle(base, attr, node)
+        if isinstance(base, ir.Expr) and attr in ("astype", "item", "view"):     # numpy's conversions of a value
+            raise self.err(node, f"numbers have no .{attr}() in kernels",
+                           "convert with np.int32(v), np.float64(v)..., or int(v), float(v), bool(v)")
         raise self.err(node, f"attribute {attr!r} is not supported here",
                        "attributes work on vectors (.x, .xy, .s0), arrays (.shape, .size, .ndim) and self")
 
@@ -199,7 +228,9 @@ class ExpressionRules:
         if isinstance(base, TupleRef):
             k = self.expr(node.slice)
             if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
-                raise self.err(node.slice, "tuples can only be indexed with a constant")
+                return self.tuple_item(base, k, node)
+            if not -len(base.items) <= k.value < len(base.items):
+                raise self.err(node.slice, f"tuple index {k.value} is out of range: the tuple has {len(base.items)} items")
             return base.items[k.value]
         if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
             k = self.expr(node.slice)
@@ -212,6 +243,36 @@ class ExpressionRules:
             raise self.err(node, "only arrays, vectors, shapes and tuples can be indexed")
         idx = self.index_list(node.slice)
         return self.index_array(base, idx, node)
+
+    def tuple_item(self, tup, k, node, where=None):
+        """``t[k]`` with ``k`` known only at run time (``W[k]`` in ``for k in range(len(W))``): a
+        chain of tests picks the item, in the items' common type (Python numbers stay weak). A
+        negative ``k`` counts from the end as in Python; one out of range, Python's IndexError,
+        gives the last item. ``where``: the node errors point at (the subscript's index)."""
+        items = tup.items
+        where = where or node.slice
+        if isinstance(k, ir.Expr) and k.type is UNKNOWN:
+            return k
+        if not (isinstance(k, ir.Expr) and isinstance(k.type, Scalar) and k.type.is_int):
+            raise self.err(where, "a tuple index must be an integer")
+        if not items or not all(isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayRef) for v in items):
+            raise self.err(where, "only tuples of numbers or vectors can be indexed with a variable or looped over",
+                           "index it with a constant, or pass the values as an array argument")
+        if any(v.type is UNKNOWN for v in items):
+            return ir.Raw("?", UNKNOWN)
+        t = items[0].type
+        for v in items[1:]:
+            t = self.common_type(t, v.type, node)
+        ct = concrete(t, self.prog.default_float)
+        k = self.materialize(k)
+        n = len(items)
+        if not is_non_negative(k, self.non_negative):
+            k = self.materialize(ir.Ternary(ir.Bin("<", k, ir.Const(0, k.type), BOOL),
+                                            ir.Bin("+", k, ir.Const(n, k.type), k.type), k, k.type))
+        out = self.convert(items[-1], ct)
+        for j in range(n - 2, -1, -1):
+            out = ir.Ternary(ir.Bin("==", k, ir.Const(j, k.type), BOOL), self.convert(items[j], ct), out, t)
+        return out
 
     def index_list(self, sl):
         self.index_depth += 1          # index arithmetic stays in the index type (index_value)
@@ -329,6 +390,10 @@ class ExpressionRules:
                                   f"{t} scalar is expected; pick a component (v.x) or reduce it (funcs.dot)")
         if src == t and e.type == t:
             return e
+        if isinstance(e, ir.Ternary) and isinstance(e.type, Scalar) and e.type.weak:
+            # Python numbers chosen by a condition (0.1 if c else 0.2, np.where, t[k]) take the type
+            # they meet, as each number would: a float64 kernel's 0.1 stays a double, not 0.1f
+            return ir.Ternary(e.cond, self.convert(e.a, t), self.convert(e.b, t), t)
         if isinstance(e, ir.Const):
             v = e.value
             if t.kind == "b":
@@ -538,6 +603,20 @@ class ExpressionRules:
             if not -2**63 <= v < 2**64:
                 raise self.err(node, f"{a.value} ** {b.value} does not fit in 64 bits")
             return ir.Const(v, _weak_int_type(v))
+        if (isinstance(a, ir.Const) and isinstance(b, ir.Const) and a.type.weak and b.type.weak
+                and (a.type.is_float or b.type.is_float)):
+            try:                              # 2 ** 0.5 in double precision, weak like a literal
+                f = a.value ** b.value
+            except ArithmeticError:
+                f = None
+            if isinstance(f, float):          # not (-8.0) ** (1/3), a complex number in Python
+                return ir.Const(f, Scalar("float32", weak=True))
+        if (isinstance(b, ir.Const) and isinstance(b.value, int) and not isinstance(b.value, bool) and b.value < 0
+                and isinstance(a.type, Scalar) and (a.type.is_int or a.type.kind == "b")):
+            a = self.negative_int_power_base(a, b, node)
+            if isinstance(a, ir.Const):
+                return a
+            b = ir.Const(float(b.value), Scalar("float32", weak=True))
         if isinstance(b, ir.Const) and isinstance(b.value, int) and not isinstance(b.value, bool) and 0 <= b.value <= 8:
             t = a.type if a.type.kind != "b" else INT32
             n = b.value
@@ -556,14 +635,31 @@ class ExpressionRules:
         ct = concrete(t, df)
         return ir.MathCall("pow", [self.convert(a, ct), self.convert(b, ct)], t, ct)
 
+    def negative_int_power_base(self, a, b, node):
+        """The base of ``a ** b``, an integer ``a`` and a negative constant ``b``, as a float: a Python
+        int's ``2 ** -2`` is 0.25 (a constant base folds to it), where C's integer power gave 0.
+        numpy raises ValueError for its own integers, which a kernel cannot: an error here."""
+        if not a.type.weak:
+            raise self.err(node, f"{a.type} ** {b.value}: numpy's integers to negative integer powers are not "
+                           "allowed (numpy raises ValueError)",
+                           f"write a float power ({ast.unparse(node.left) if isinstance(node, ast.BinOp) else 'x'} "
+                           f"** {b.value}.0) or a division")
+        if isinstance(a, ir.Const):
+            try:
+                return ir.Const(float(a.value) ** b.value, Scalar("float32", weak=True))
+            except ZeroDivisionError:          # Python raises; the device's pow gives inf
+                pass
+        return ir.Cast(a, Scalar("float32", weak=True))
+
     def ex_UnaryOp(self, node):
+        if isinstance(node.op, ast.Not):
+            c = self.condition(node.operand)
+            return c if c.type is UNKNOWN else ir.Un("!", c, BOOL)
         v = self.value(node.operand)
         if v.type is UNKNOWN:
             return v
         if is_complex(v.type):
             return complex_unary(self, node.op, v, node)
-        if isinstance(node.op, ast.Not):
-            return ir.Un("!", self.truth(v, node), BOOL)
         if isinstance(v.type, Vector):
             if isinstance(node.op, ast.UAdd):
                 return v
@@ -588,7 +684,9 @@ class ExpressionRules:
         if v.type.is_float:
             raise self.type_err(node, f"operator ~ needs an integer, got {v.type}")
         if v.type.kind == "b":
-            return ir.Un("-", ir.Bin("+", self.convert(v, INT32), ir.Const(1, INT32), INT32), INT32)
+            # numpy's ~ of a bool is `not` (~mask); Python's ~True is -2, deprecated since 3.12,
+            # and stored into a bool array it made every element True
+            return ir.Un("!", v, BOOL)
         if isinstance(v, ir.Const):
             return ir.Const(~v.value if v.type.weak else _wrap_int(~v.value, v.type), v.type)
         return self.wrap_narrow(ir.Un("~", v, v.type))     # ~uint8(10) is 245: C computes it in int
@@ -604,12 +702,25 @@ class ExpressionRules:
         finally:
             self.pre = outer
 
+    def condition(self, node):
+        """The truth of ``node`` where only its truth is used: an if/while/ternary test, an operand
+        of ``not``. An ``and``/``or`` there stays a C ``&&``/``||`` whatever its operands' types
+        (and the bounds proofs of _bounds read it), where its value elsewhere is an operand's."""
+        if isinstance(node, ast.BoolOp):
+            return self.bool_op(node, as_test=True)
+        return self.truth(self.value(node), node)
+
     def ex_BoolOp(self, node):
+        return self.bool_op(node, as_test=False)
+
+    def bool_op(self, node, as_test):
         op = "&&" if isinstance(node.op, ast.And) else "||"
         first = self.value(node.values[0])
         rest = [self.guarded(v) for v in node.values[1:]]
         if first.type is UNKNOWN or any(v.type is UNKNOWN for v, _ in rest):
             return ir.Raw("?", UNKNOWN)
+        if not as_test and any(v.type != BOOL for v in [first] + [v for v, _ in rest]):
+            return self.bool_op_value(op, first, rest, node)
         out = self.truth(first, node)
         for v, pre in rest:
             if not pre:
@@ -622,6 +733,31 @@ class ExpressionRules:
             self.pre.append(ir.If(run_right, pre + [ir.Assign(r, self.truth(v, node), self.line)], [], self.line))
             out = r
         return out
+
+    def bool_op_value(self, op, first, rest, node):
+        """Python's value of ``a and b`` (``a`` when it is falsy, else ``b``) and ``a or b`` (``a``
+        when it is truthy, else ``b``) over numbers that are not all bools: ``x and 5 or 7`` is 5
+        or 7, not True. The result has the operands' common type, as ``b if a else a`` would (on
+        the host it is whichever operand decided); each operand's truth is tested before that
+        conversion (``256 and int8_x`` is ``int8_x``), and later operands run only when reached."""
+        t = first.type
+        for v, _ in rest:
+            t = self.common_type(t, v.type, node)
+        ct = concrete(t, self.prog.default_float)
+        r = self.temp(ct)
+        stmts: list = []                       # built from the last operand back to the first
+        for v, pre in reversed([(first, []), *rest]):
+            if not stmts:                      # the last operand decides nothing: just its value
+                stmts = pre + [ir.Assign(r, self.convert(v, ct), self.line)]
+                continue
+            held = v
+            if not isinstance(v, (ir.Var, ir.Const)):      # read twice: its value and its truth
+                held = self.temp(v.type)
+                pre = pre + [ir.Assign(held, v, self.line)]
+            go_on = self.truth(held, node) if op == "&&" else ir.Un("!", self.truth(held, node), BOOL)
+            stmts = pre + [ir.Assign(r, self.convert(held, ct), self.line), ir.If(go_on, stmts, [], self.line)]
+        self.pre.extend(stmts)
+        return r
 
     _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
@@ -677,7 +813,7 @@ class ExpressionRules:
         return (wide if wide is not None else ct), None
 
     def ex_IfExp(self, node):
-        cond = self.truth(self.value(node.test), node)
+        cond = self.condition(node.test)
         (a, pre_a), (b, pre_b) = self.guarded(node.body), self.guarded(node.orelse)
         if a.type is UNKNOWN or b.type is UNKNOWN or cond.type is UNKNOWN:
             return ir.Raw("?", UNKNOWN)
@@ -772,17 +908,24 @@ class ExpressionRules:
         if _defined_in(obj, "numpy.random"):       # a bound method of numpy's generator, not user code
             raise self.err(node, f"{what}() draws random numbers, which a kernel cannot do",
                            "draw them on the host (r = np.random.default_rng().random(n)) and pass r as an array argument")
+        module = getattr(obj, "__module__", None)
+        if module in ("numpy", "math"):           # the hint below would send the user back to these
+            raise self.err(node, f"{what}() is not one of the {module} functions kernels translate",
+                           f"write it with operators or in a plain Python helper function; the {module} functions "
+                           f"kernels translate are {', '.join(supported_in(module))}")
         raise self.err(node, f"{what}() cannot be called from a kernel",
                        "call plain Python helper functions, math/np functions or gpu.* builtins")
 
     def call_helper(self, func, node):
         src = self.prog.source_of(func)
         fargs = src.tree.args
-        names = [a.arg for a in fargs.posonlyargs + fargs.args]
-        defaults = fargs.defaults
+        names = parameter_names(fargs)           # positional, then keyword-only (def h(a, *, c=3))
+        positional = len(fargs.posonlyargs) + len(fargs.args)
+        defaults = dict(zip(names[positional - len(fargs.defaults):positional], func.__defaults__ or ()))
+        defaults.update(func.__kwdefaults__ or {})
         bound = {}
-        if len(node.args) > len(names):
-            raise self.err(node, f"{func.__name__}() takes {len(names)} arguments, {len(node.args)} given")
+        if len(node.args) > positional:
+            raise self.err(node, f"{func.__name__}() takes {positional} positional arguments, {len(node.args)} given")
         for n, a in zip(names, node.args):
             bound[n] = a
         for kw in node.keywords:
@@ -790,15 +933,13 @@ class ExpressionRules:
                 raise self.err(kw.value, f"{func.__name__}() has no parameter {kw.arg!r}")
             bound[kw.arg] = kw.value
         values = []
-        for i, n in enumerate(names):
+        for n in names:
             if n in bound:
                 values.append(self.expr(bound[n]))
+            elif n in defaults:
+                values.append(self.object_value(defaults[n], node, n))
             else:
-                di = i - (len(names) - len(defaults))
-                if di < 0:
-                    raise self.err(node, f"{func.__name__}() is missing argument {n!r}")
-                dv = func.__defaults__[di]
-                values.append(self.object_value(dv, node, n))
+                raise self.err(node, f"{func.__name__}() is missing argument {n!r}")
         for v, n in zip(values, names):
             if isinstance(v, ir.Expr) and v.type is UNKNOWN:
                 return ir.Raw("?", UNKNOWN)

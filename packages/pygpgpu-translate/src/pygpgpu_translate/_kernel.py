@@ -298,7 +298,7 @@ class KernelFunction(Generic[P]):
         except TypeError as exc:
             raise TypeError(f"kernel {self.__name__}(): {exc}") from None
         bound.apply_defaults()
-        return tuple(bound.args)
+        return tuple(bound.arguments.values())     # keyword-only parameters too, in order (no *args here)
 
     def _scan_self_attrs(self):
         src = function_source(self.py_func)
@@ -339,7 +339,7 @@ class KernelFunction(Generic[P]):
             from ._frontend import check_syntax
             check_syntax(function_source(self.py_func))
         names = self._param_names
-        if len(args) < len(names) and self.py_func.__defaults__:
+        if len(args) < len(names) and (self.py_func.__defaults__ or self.py_func.__kwdefaults__):
             try:
                 args = self._bind(args, {})     # parameters with defaults
             except TypeError:

@@ -14,7 +14,15 @@ from dataclasses import dataclass
 
 from pygpgpu_core.errors import GPGPUError
 
-__all__ = ["FunctionSource", "function_source", "definition_key", "parse", "syntax_error", "KernelTypeError"]
+__all__ = ["FunctionSource", "function_source", "definition_key", "parse", "syntax_error", "KernelTypeError",
+           "parameter_names"]
+
+
+def parameter_names(args: ast.arguments) -> list[str]:
+    """A function's parameters in the order its values travel here (a kernel's values, a helper's
+    arguments): the positional ones, then the keyword-only ones (``def f(x, *, scale=2)``).
+    ``*args`` and ``**kwargs`` are refused (_frontend)."""
+    return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
 
 
 class KernelTypeError(GPGPUError, TypeError):

@@ -28,6 +28,27 @@ if TYPE_CHECKING:
 __all__ = ["StatementRules"]
 
 
+def _read_outside(fdef, loop, name: str) -> bool:
+    """Whether function ``fdef`` reads ``name`` anywhere but in the body of ``loop`` (a ``for name
+    in range(...)``) and of other loops binding the same name: there the value Python leaves in
+    the loop variable after the loop is what is read."""
+    todo = list(ast.iter_child_nodes(fdef))
+    while todo:
+        node = todo.pop()
+        if node is loop:
+            continue
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and node.target.id == name:
+            todo.append(node.iter)           # read before that loop binds the name
+            todo.extend(node.orelse)
+            continue
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
 class StatementRules:
     """Mixed into FunctionBuilder: one ``st_<Node>`` method per accepted statement."""
 
@@ -47,6 +68,10 @@ class StatementRules:
         cname: Callable[[str], str]
         materialize: Callable[[ir.Expr], ir.Expr]
         expr: Callable[..., Any]                  # the expression rules (_expressions)
+        no_void: Callable[..., Any]
+        tuple_item: Callable[..., Any]
+        evaluated: dict[int, Any]
+        index_depth: int
         convert: Callable[..., Any]
         comp: Callable[..., Any]
         add: Callable[..., Any]
@@ -131,7 +156,7 @@ class StatementRules:
         return ir.Return(v, s.lineno)
 
     def st_If(self, s, top):
-        cond = self.truth(self.value(s.test), s.test)
+        cond = self.condition(s.test)
         pre = self.pre
         self.pre = []
         saved = self.top_level_of_domain
@@ -152,7 +177,7 @@ class StatementRules:
         saved = self.top_level_of_domain
         self.top_level_of_domain = False
         cond_pre_start = len(self.pre)
-        cond = self.truth(self.value(s.test), s.test)
+        cond = self.condition(s.test)
         if len(self.pre) > cond_pre_start:   # the condition needed temporaries: re-evaluate them each turn
             setup = self.pre[cond_pre_start:]
             del self.pre[cond_pre_start:]
@@ -202,7 +227,7 @@ class StatementRules:
                 return self.local_array(target.id, value_node)
             if isinstance(callee, ObjectRef) and any(callee.obj is c for c in PRIVATE_CONSTRUCTORS):
                 return private_array(self, target.id, value_node, callee.obj)    # t = np.zeros(8, ...)
-        value = self.expr(value_node)
+        value = self.no_void(self.expr(value_node), value_node)
         if is_record_binding(value):             # v = p[i].pos: a vector, or an error saying what to read
             if isinstance(target, ast.Name) and record_alias(self, target.id, value, value_node):
                 return None                      # r = p[i]: r names the element, as numpy's view does
@@ -326,6 +351,39 @@ class StatementRules:
         raise self.err(target, "cannot assign to this target")
 
     def st_AugAssign(self, s, top):
+        once = self.indices_evaluated_once(s.target)
+        try:
+            return self.augmented(s)
+        finally:
+            for node in once:
+                del self.evaluated[id(node)]
+
+    def indices_evaluated_once(self, target):
+        """The index expressions of ``target`` that call something (``out[gpu.atomic_add(c, 0, 1)]``),
+        evaluated now into temporaries: ``x[k] += v`` reads and writes ``x[k]``, and Python
+        evaluates ``k`` once. The nodes' values stay in ``self.evaluated`` until the caller drops them."""
+        once: list = []
+        todo = [target]
+        while todo:
+            node = todo.pop()
+            if not isinstance(node, ast.Subscript):
+                todo.extend(ast.iter_child_nodes(node))
+                continue
+            todo.append(node.value)
+            for e in node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]:
+                if not any(isinstance(n, ast.Call) for n in ast.walk(e)):
+                    continue
+                self.index_depth += 1                # typed as an index, as index_list would
+                try:
+                    v = self.expr(e)                 # x[a[f()]]: the inner f() with it, once
+                finally:
+                    self.index_depth -= 1
+                if isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayRef) and v.type is not UNKNOWN:
+                    self.evaluated[id(e)] = self.materialize(v)
+                    once.append(e)
+        return once
+
+    def augmented(self, s):
         if isinstance(s.target, ast.Subscript):
             current = self.expr(ast.Subscript(value=s.target.value, slice=s.target.slice, ctx=ast.Load(),
                                               lineno=s.lineno, col_offset=s.target.col_offset))
@@ -396,10 +454,20 @@ class StatementRules:
             return self.domain_loop(s)
         it = s.iter
         callee = self.resolve_callee(it.func) if isinstance(it, ast.Call) else None
+        if isinstance(it, (ast.Name, ast.Attribute, ast.Tuple)):
+            items = self.expr(it)
+            if isinstance(items, TupleRef):
+                return self.for_tuple(s, items)
         if not (isinstance(callee, ObjectRef) and callee.obj is range):
             if isinstance(it, ast.Call) and isinstance(callee, ObjectRef) and callee.obj in (enumerate, np.ndindex, np.ndenumerate):
                 raise self.err(s, f"{callee.obj.__name__}() loops are only supported as the kernel's top-level iteration domain",
                                "use nested 'for j in range(n)' loops inside the kernel")
+            if isinstance(callee, ObjectRef) and callee.obj is reversed:
+                raise self.err(s, "reversed() loops are not supported in kernels",
+                               "count down instead: for k in range(n - 1, -1, -1)")
+            if isinstance(callee, ObjectRef) and callee.obj is zip:
+                raise self.err(s, "zip() loops are not supported in kernels",
+                               "loop over an index: for j in range(len(x)): a, b = x[j], y[j]")
             raise self.err(s, "for loops inside a kernel must iterate over range(...)",
                            "write for i in range(n): ... (lists and arbitrary iterables are not supported)")
         if not isinstance(s.target, ast.Name):
@@ -409,7 +477,8 @@ class StatementRules:
         vals = [self.value(a) for a in it.args]
         for v, a in zip(vals, it.args):
             if isinstance(v.type, Scalar) and not (v.type.is_int or v.type.kind == "b"):
-                raise self.type_err(a, f"range() needs integers, got {v.type}")
+                raise self.type_err(a, f"range() needs integers, got {'a Python float' if v.type.weak else v.type}; "
+                                    "convert with int(...)")
         if len(vals) == 1:
             vals = [ir.Const(0, Scalar("int32", weak=True))] + vals
         if len(vals) == 2:
@@ -426,16 +495,20 @@ class StatementRules:
             var = None
         else:
             var = store[0].target
-        stop = self.materialize(self.convert(stop, var.type) if var else stop)
-        step_c = self.convert(step, var.type) if var else step
+        count_t = var.type if var is not None else None
+        if var is not None and not (isinstance(var.type, Scalar) and var.type.is_int):
+            # the body made the variable a float (k = k * 0.5): the range still counts in integers
+            count_t = concrete(t, self.prog.default_float) if isinstance(t, Scalar) and t.is_int else INT32
+        stop = self.evaluated_once(self.materialize(self.convert(stop, count_t) if var else stop), s)
+        step_c = self.convert(step, count_t) if var else step
         sign = 0
         if isinstance(step_c, ir.Const):
             if step_c.value == 0:
                 raise self.err(it, "range() step must not be zero")
             sign = 1 if step_c.value > 0 else -1
         else:
-            step_c = self.materialize(step_c)
-        start_c = self.convert(start, var.type) if var else start
+            step_c = self.evaluated_once(self.materialize(step_c), s)
+        start_c = self.convert(start, count_t) if var else start
         # an upward count from >= 0 that the body never reassigns indexes without a wrap
         counts_up = (var is not None and sign > 0 and is_non_negative(start_c, self.non_negative)
                      and not stores_name(s.body, s.target.id))
@@ -450,7 +523,50 @@ class StatementRules:
         self.loop_depth -= 1
         if var is None:
             return []
-        return ir.For(var, start_c, stop, step_c, body, s.lineno, sign)
+        counter = var
+        if stores_name(s.body, s.target.id) or _read_outside(self.src.tree, s, s.target.id):
+            # Python's loop variable takes each item of the range in turn: assigning it in the body
+            # changes neither the next item nor the count, and after the loop it holds the last
+            # item (or its old value when the range is empty), not C's counter one step past the end
+            counter = self.temp(count_t)
+            body = [ir.Assign(var, self.convert(counter, var.type), s.lineno)] + body
+        return ir.For(counter, start_c, stop, step_c, body, s.lineno, sign)
+
+    def for_tuple(self, s, items):
+        """``for w in WEIGHTS:`` over a tuple of numbers or vectors (a module constant, a literal):
+        a counted loop that binds ``w`` to each item in turn (``WEIGHTS[k]``, _expressions)."""
+        if not isinstance(s.target, ast.Name):
+            raise self.err(s.target, "the loop variable of a loop over a tuple must be a plain name")
+        if not items.items:                          # for w in (): no turn
+            return []
+        counter = self.temp(INT32)
+        outer, self.pre = self.pre, []
+        with self.non_negative_names([counter.name]):
+            item = self.tuple_item(items, counter, s.iter, where=s.iter)
+            head = self.store(s.target, item, s)
+            head = self.pre + list(head or [])
+        self.pre = outer
+        self.loop_depth += 1
+        saved = self.top_level_of_domain
+        self.top_level_of_domain = False
+        body = self.stmts(s.body)
+        self.top_level_of_domain = saved
+        self.loop_depth -= 1
+        return ir.For(counter, ir.Const(0, INT32), ir.Const(len(items.items), INT32), ir.Const(1, INT32),
+                      head + body, s.lineno, 1)
+
+    def evaluated_once(self, e, loop):
+        """``e``, a bound of ``loop``'s range(), as the loop's test reads it: Python evaluates
+        range() once, so a variable the loop assigns (``for k in range(n): n += 1``, or
+        ``for n in range(n)``) is copied before the loop."""
+        if isinstance(e, ir.Var):
+            pynames = {c: p for p, c in self.cnames.items()}
+            name = pynames.get(e.name)
+            if name is not None and (name == loop.target.id or stores_name(loop.body, name)):
+                held = self.temp(e.type)
+                self.pre.append(ir.Assign(held, e, self.line))
+                return held
+        return e
 
     @contextlib.contextmanager
     def non_negative_names(self, cnames, start=None):
