@@ -329,6 +329,11 @@ MUTATIONS = [
              "                if not any(isinstance(n, ast.Call) for n in ast.walk(e)):",
              "                if True:",
              (PY_SEMANTICS, "-k", "evaluates_its_index_once"), "x[f()] += 1 calls f once"),
+    # ---- gnp: a fill of part of a buffer (g[0] of a matrix) writes only its own bytes ----
+    Mutation("gnp-prefix-fills-whole-buffer", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
+             "        if type(self) is not DeviceArray or not self._covers_allocation():",
+             "        if type(self) is not DeviceArray:",
+             ("tests/test_gnp_numpy_parity.py", "-k", "prefix"), "g[0] = 5 of a matrix leaves the other rows"),
     # ---- the native launcher (C): what it packs, and what it hands back to the Python launcher ----
     Mutation("native-int32-range", f"{CORE_BACKEND}/_native_launch.c",
              "case 'i': if (v < INT32_MIN || v > INT32_MAX) return -1;", "case 'i':",
