@@ -51,6 +51,7 @@ ACCESS_WORDS = "tests/test_translate_launch.py::test_access_analysis_reads_write
 ACCESS_EFFECTS = "tests/test_translate_access_effects.py"
 ROW_LOADS = "tests/test_lang_row_loads.py"
 PY_SEMANTICS = "tests/test_lang_python_semantics.py"
+TRUST_MORE = "tests/test_lang_trust_more.py"
 ALIASING = "tests/test_trust_aliasing.py"
 NATIVE = "tests/test_backend_native_launch.py"
 NATIVE_REPEAT = "tests/test_opencl_native_repeat.py"
@@ -329,6 +330,14 @@ MUTATIONS = [
              "                if not any(isinstance(n, ast.Call) for n in ast.walk(e)):",
              "                if True:",
              (PY_SEMANTICS, "-k", "evaluates_its_index_once"), "x[f()] += 1 calls f once"),
+    # ---- more of Python's meanings (tests/test_lang_trust_more.py) ----
+    Mutation("private-index-out-of-range-unchecked", f"{TRANSLATE}/_expressions.py",
+             "and not -n <= i.value < n and not self.dead_depth:", "and False:",
+             (TRUST_MORE, "-k", "out_of_a_private_array"), "a[5] of a 4-element private array raises, as numpy does"),
+    Mutation("dead-branch-index-raises", f"{TRANSLATE}/_expressions.py",
+             "        dead = isinstance(cond, ir.Const) and bool(cond.value) != taken",
+             "        dead = False",
+             (TRUST_MORE, "-k", "never_runs"), "a[4] under if N > 4 with N = 4 never runs, so it is no error"),
     # ---- gnp: a fill of part of a buffer (g[0] of a matrix) writes only its own bytes ----
     Mutation("gnp-prefix-fills-whole-buffer", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
              "        if type(self) is not DeviceArray or not self._covers_allocation():",

@@ -3,7 +3,9 @@ indexing, operators with Python semantics, conversions, and calls (helpers, buil
 from __future__ import annotations
 
 import ast
+import contextlib
 import math
+import operator
 import types as _pytypes
 from typing import TYPE_CHECKING, Callable
 
@@ -104,6 +106,7 @@ class ExpressionRules:
     # (a[i + off[j]] with int8 offsets) never narrows. Under 64-bit indexing it stays a strong int64.
     index_names: frozenset = frozenset()    # Python names of loop indices (set per builder as loops bind them)
     index_depth = 0                         # > 0 while the indices of an array subscript are evaluated
+    dead_depth = 0                          # > 0 in the branch a constant test never takes (st_If, ex_IfExp)
 
     def index_value(self, e):
         """``e`` (an int32 index value) as a weak int outside subscripts, itself inside them."""
@@ -303,6 +306,10 @@ class ExpressionRules:
                 return ir.Raw("?", UNKNOWN), None
             if not isinstance(i.type, Scalar) or not (i.type.is_int or i.type.kind == "b"):
                 raise self.type_err(node, f"array index must be an integer, got {i.type}; convert with int(...)")
+            n = arr.type.static_shape[k] if arr.type.static_shape else None     # a private or local array's
+            if isinstance(i, ir.Const) and n is not None and not -n <= i.value < n and not self.dead_depth:
+                raise self.err(node, f"index {i.value} is out of bounds for axis {k} with size {n} (numpy "
+                               "raises IndexError)", "a private or local array has the shape it was made with")
             if isinstance(i, ir.Const) and i.value < 0:        # Python negative index from the end
                 i = ir.Bin("+", arr.shape[k], ir.Const(i.value, it), it)
             elif i.type.kind == "i" and not is_non_negative(i, self.non_negative):
@@ -691,6 +698,17 @@ class ExpressionRules:
             return ir.Const(~v.value if v.type.weak else _wrap_int(~v.value, v.type), v.type)
         return self.wrap_narrow(ir.Un("~", v, v.type))     # ~uint8(10) is 245: C computes it in int
 
+    @contextlib.contextmanager
+    def dead_unless(self, cond, taken):
+        """Build the branch run when ``cond`` is ``taken``; one a constant ``cond`` never runs is
+        still built (its types count) but raises no errors that only running it would raise."""
+        dead = isinstance(cond, ir.Const) and bool(cond.value) != taken
+        self.dead_depth += dead
+        try:
+            yield
+        finally:
+            self.dead_depth -= dead
+
     def guarded(self, node):
         """Evaluate ``node`` collecting the temporaries it needs separately, so a caller can run
         them only when Python would evaluate the expression (short-circuit, conditional)."""
@@ -778,6 +796,8 @@ class ExpressionRules:
             t = binary_result(left.type, right.type, self.prog.default_float)
             ct = concrete(t, self.prog.default_float)
             ct, known = self.by_value(self._CMPOPS[type(op)], left, right, ct)
+            if _python_number(left) and _python_number(right):   # N > 4 of constants: a constant test
+                known = ir.Const(_COMPARE[type(op)](left.value, right.value), BOOL)
             if known is not None:
                 c = known
             else:
@@ -814,7 +834,10 @@ class ExpressionRules:
 
     def ex_IfExp(self, node):
         cond = self.condition(node.test)
-        (a, pre_a), (b, pre_b) = self.guarded(node.body), self.guarded(node.orelse)
+        with self.dead_unless(cond, True):
+            a, pre_a = self.guarded(node.body)
+        with self.dead_unless(cond, False):
+            b, pre_b = self.guarded(node.orelse)
         if a.type is UNKNOWN or b.type is UNKNOWN or cond.type is UNKNOWN:
             return ir.Raw("?", UNKNOWN)
         t = self.common_type(a.type, b.type, node)
@@ -998,6 +1021,15 @@ class ExpressionRules:
     float_type_of = _calls.float_type_of
     componentwise = _calls.componentwise
     prelude_call = _calls.prelude_call
+
+
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+def _python_number(e) -> bool:
+    """A constant that is a Python number on the host (a literal, a module constant)."""
+    return isinstance(e, ir.Const) and isinstance(e.type, Scalar) and (e.type.weak or e.type == BOOL)
 
 
 def _weak_int_type(v: int) -> Scalar:

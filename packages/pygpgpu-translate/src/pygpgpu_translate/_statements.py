@@ -163,9 +163,9 @@ class StatementRules:
         self.top_level_of_domain = False
         # what the test proves (if i > 0: i - 1 >= 0) for each branch that keeps the variable as tested
         holds, fails = guard_bounds(cond, self.non_negative)
-        with self.known_bounds(self.unassigned_in(holds, s.body)):
+        with self.known_bounds(self.unassigned_in(holds, s.body)), self.dead_unless(cond, True):
             body = self.stmts(s.body)
-        with self.known_bounds(self.unassigned_in(fails, s.orelse)):
+        with self.known_bounds(self.unassigned_in(fails, s.orelse)), self.dead_unless(cond, False):
             orelse = self.stmts(s.orelse)
         self.top_level_of_domain = saved
         self.pre = pre

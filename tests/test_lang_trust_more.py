@@ -1,0 +1,61 @@
+"""More ordinary kernels found to differ from the same Python function run on the host, each fixed
+and kept here (the style of test_lang_python_semantics.py: each kernel is compared with its own
+undecorated function, ``k.py_func``, on numpy data)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pygpgpu import gpu, kernel
+from test_lang_python_semantics import _same_as_host
+
+N = 4
+
+
+# ---- a constant index outside a private or local array: numpy's IndexError, when translating ---------
+@kernel
+def store_past_the_end(out):
+    for i in range(out.shape[0]):
+        a = np.zeros(4, np.float32)
+        a[5] = 1
+        out[i] = a[0]
+
+
+@kernel
+def load_before_the_start(out):
+    for i in range(out.shape[0]):
+        a = np.zeros((3, N), np.float32)
+        out[i] = a[1, -5]
+
+
+@kernel
+def local_past_the_end(out):
+    gpu.work_size(out)
+    t = gpu.local_array(8, np.float32)
+    t[8] = 1.0
+
+
+@kernel
+def only_where_it_runs(out):
+    for i in range(out.shape[0]):
+        a = np.zeros(N, np.float32)
+        a[-1] = 2                      # counts from the end
+        if N > 4:
+            a[4] = 1                   # never runs: N is 4
+        out[i] = a[N - 1] + (a[N] if N > 4 else a[-N])
+
+
+@pytest.mark.parametrize("k, where", [(store_past_the_end, "index 5 is out of bounds for axis 0 with size 4"),
+                                      (load_before_the_start, "index -5 is out of bounds for axis 1 with size 4"),
+                                      (local_past_the_end, "index 8 is out of bounds for axis 0 with size 8")])
+def test_a_constant_index_out_of_a_private_array_raises(k, where):
+    out = np.zeros(3, np.float32)
+    if k is not local_past_the_end:
+        with pytest.raises(IndexError, match=where):
+            k.py_func(out)
+    with pytest.raises(SyntaxError, match=where + r" \(numpy raises IndexError\)"):
+        k.inspect(out, backend="opencl")
+
+
+def test_a_constant_index_in_a_branch_that_never_runs_is_no_error(backend):
+    _same_as_host(only_where_it_runs, backend, np.zeros(3, np.float32))
