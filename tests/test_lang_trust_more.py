@@ -59,3 +59,46 @@ def test_a_constant_index_out_of_a_private_array_raises(k, where):
 
 def test_a_constant_index_in_a_branch_that_never_runs_is_no_error(backend):
     _same_as_host(only_where_it_runs, backend, np.zeros(3, np.float32))
+
+
+# ---- uint64 and signed ints: a Python int meeting uint64 is uint64; two numpy ints are float64 ---------
+U64 = np.array([2**63 + 5, 2**62, 7, 2**53 + 1], np.uint64)
+I64 = np.array([1, -2, 3, 2**53], np.int64)
+
+
+@kernel
+def count_u64(x, out):
+    for i in range(out.shape[0]):
+        acc = 0                        # a Python int on the host: 0 + uint64 is uint64, not float64
+        for j in range(x.shape[0]):
+            acc += x[j]
+        out[i] = acc + i
+
+
+@kernel
+def mixed_u64(x, y, out, cmp):
+    for i in range(out.shape[0]):
+        out[i] = x[i] + y[i] + x[i] // y[i]          # float64, as numpy computes int64 op uint64
+        cmp[i] = (x[i] < y[i]) + 2 * (y[i] <= x[i]) + 4 * (x[i] == y[i]) + 8 * (y[i] != x[i]) + 16 * (y[i] > x[i])
+
+
+def test_a_counter_of_uint64_data_is_uint64(backend):
+    _same_as_host(count_u64, backend, U64, np.zeros(2, np.uint64))
+
+
+@pytest.mark.parametrize("signed", [np.int64, np.int32, np.int8])
+def test_a_signed_int_and_uint64_are_float64_and_compare_exactly(backend, signed):
+    y = I64.astype(signed) if signed is np.int64 else np.array([1, -2, 3, 5], signed)
+    _same_as_host(mixed_u64, backend, U64, y, np.zeros(4, np.float64), np.zeros(4, np.int32))
+
+
+def test_a_bitwise_operator_of_a_signed_int_and_uint64_is_refused():
+    @kernel
+    def mask(x, y, out):
+        for i in range(out.shape[0]):
+            out[i] = x[i] & y[i]
+
+    with pytest.raises(TypeError):
+        mask.py_func(U64, I64, np.zeros(4, np.uint64))
+    with pytest.raises(TypeError, match=r"numpy has no & of uint64 and int64 .* np.uint64\(a\) & b"):
+        mask.inspect(U64, I64, np.zeros(4, np.uint64), backend="opencl")

@@ -14,7 +14,8 @@ import numpy as np
 from . import _calls
 from . import _ir as ir
 from ._builtins import lookup_namespace, lookup_object, supported_in
-from ._types import BOOL, INT32, UINT32, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete, wider_int
+from ._types import (BOOL, INT32, UINT32, UINT64, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
+                     is_signed_and_uint64, wider_int)
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._nesting import deeper_than
@@ -29,6 +30,7 @@ from ._vector_convert import convert_component, vector_convert_call, vector_meth
 
 if TYPE_CHECKING:
     from ._builder import ProgramBuilder
+    from ._signs import KnownSigns
 
 __all__ = ["ExpressionRules"]
 
@@ -42,6 +44,9 @@ class ExpressionRules:
         type_err: Callable[..., Exception]
         materialize: Callable[[ir.Expr], ir.Expr]
         evaluated: dict[int, ir.Expr]
+        cnames: dict[str, str]
+        literal_locals: set[str]
+        non_negative: KnownSigns
 
     def value(self, node) -> ir.Expr:
         e = self.no_void(self.expr(node), node)
@@ -521,10 +526,14 @@ class ExpressionRules:
 
     def scalar_binop(self, opname, a, b, node):
         df = self.prog.default_float
+        a, b = self.host_ints_meet_uint64(a, b)
         ta, tb = a.type, b.type
         if opname in ("<<", ">>", "|", "^", "&"):
             if ta.is_float or tb.is_float:
                 raise self.type_err(node, f"operator {opname} needs integers, got {ta} and {tb}")
+            if is_signed_and_uint64(ta, tb) and not (ta.weak or tb.weak):
+                raise self.type_err(node, f"numpy has no {opname} of {ta} and {tb} (it raises TypeError: no int "
+                                    f"type holds both); convert one operand, e.g. np.uint64(a) {opname} b")
             if ta.kind == "b" and tb.kind == "b" and opname in ("|", "^", "&"):
                 return ir.Bin(opname, a, b, BOOL)
             t = binary_result(ta, tb, df)    # shifts promote like numpy too: int8 << int16 is int16
@@ -558,6 +567,26 @@ class ExpressionRules:
             ct = t = INT32
             ca, cb = self.convert(a, ct), self.convert(b, ct)
         return self.wrap_narrow(ir.Bin(opname, ca, cb, t))
+
+    def host_ints_meet_uint64(self, a, b):
+        """``(a, b)``, a signed int that is a Python int on the host converted to uint64 where the
+        other is uint64 data: numpy makes a Python int meeting uint64 uint64, where two numpy ints
+        of these types give float64. Two such ints with a strong C type: a counter first bound to
+        a bare number (``acc = 0``, then ``acc += x_u64[j]``) and index arithmetic proven
+        non-negative (``x_u64[i] + i`` under 64-bit indexing, where the index is int64)."""
+        if not is_signed_and_uint64(a.type, b.type) or a.type.weak or b.type.weak:
+            return a, b
+        if a.type.kind == "i" and self.is_host_int(a):
+            return self.convert(a, UINT64), b
+        if b.type.kind == "i" and self.is_host_int(b):
+            return a, self.convert(b, UINT64)
+        return a, b
+
+    def is_host_int(self, e) -> bool:
+        """``e``, of a strong int type here, is a Python int when the function runs on the host."""
+        if isinstance(e, ir.Var) and e.name in {self.cnames.get(n) for n in self.literal_locals}:
+            return True
+        return not isinstance(e, ir.Const) and is_non_negative(e, self.non_negative)
 
     def wrap_narrow(self, e):
         """Integer results wrap like numpy's. C computes char/short in int (cast back), and signed
@@ -793,6 +822,7 @@ class ExpressionRules:
             if isinstance(left.type, Vector) or isinstance(right.type, Vector):
                 raise self.err(node, "vector comparisons are not supported",
                                "compare components one by one, e.g. a.x < b.x")
+            left, right = self.host_ints_meet_uint64(left, right)
             t = binary_result(left.type, right.type, self.prog.default_float)
             ct = concrete(t, self.prog.default_float)
             ct, known = self.by_value(self._CMPOPS[type(op)], left, right, ct)
@@ -800,11 +830,27 @@ class ExpressionRules:
                 known = ir.Const(_COMPARE[type(op)](left.value, right.value), BOOL)
             if known is not None:
                 c = known
+            elif is_signed_and_uint64(left.type, right.type) and not (left.type.weak or right.type.weak):
+                c = self.compare_signed_with_uint64(self._CMPOPS[type(op)], left, right)
             else:
                 c = ir.Bin(self._CMPOPS[type(op)], self.convert(left, ct), self.convert(right, ct), BOOL)
             out = c if out is None else ir.Bin("&&", out, c, BOOL)
             left = right
         return out
+
+    _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+    def compare_signed_with_uint64(self, op, left, right):
+        """numpy 2 compares a signed int with uint64 exactly, where float64 rounds both and int64
+        wraps the uint64: a negative signed value decides alone, else both compare as uint64."""
+        left, right = self.materialize(left), self.materialize(right)
+        signed = left if left.type.kind == "i" else right
+        below = self._FLIPPED[op] if signed is right else op       # signed `below` the other
+        negative = ir.Bin("<", signed, ir.Const(0, signed.type), BOOL)
+        c = ir.Bin(op, self.convert(left, UINT64), self.convert(right, UINT64), BOOL)
+        if below in ("<", "<=", "!="):
+            return ir.Bin("||", negative, c, BOOL)
+        return ir.Bin("&&", ir.Un("!", negative, BOOL), c, BOOL)
 
     def by_value(self, op, left, right, ct):
         """``(type to compare in, None)``, or ``(ct, constant result)``. numpy compares a Python int

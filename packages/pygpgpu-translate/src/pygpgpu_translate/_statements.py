@@ -11,7 +11,7 @@ import numpy as np
 from . import _ir as ir
 from ._builtins import CAST_TYPES
 from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, binary_result, concrete,
-                     join, literal_default, wider_int)
+                     join, literal_default, literal_join)
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._complex import complex_type_of
@@ -293,7 +293,7 @@ class StatementRules:
                     new = join(old, vt)
                 except JoinConflict as exc:
                     # acc = 0, later acc = u32[i]: int64 holds both (the 0 was never meant as int32 only)
-                    new = wider_int(exc.a, exc.b) if name in self.literal_locals else None
+                    new = literal_join(exc.a, exc.b) if name in self.literal_locals else None
                     if new is None:
                         fix = ("convert explicitly, e.g. " + ("float(...)" if exc.b.is_float else "int(...)")
                                if isinstance(exc.a, Scalar) and isinstance(exc.b, Scalar) else "use one name per type")

@@ -22,7 +22,7 @@ __all__ = [
     "Scalar", "Vector", "ArrayType", "VOID", "UNKNOWN", "BOOL", "INT32", "INT64", "UINT32",
     "FLOAT32", "FLOAT64", "scalar_of", "binary_result", "join", "JoinConflict", "concrete",
     "VECTOR_WIDTHS", "VECTOR_BASES", "SHORT_NAMES", "TYPE_LATTICE_HEIGHT",
-    "literal_default", "wider_int",
+    "literal_default", "wider_int", "literal_join", "UINT64", "is_signed_and_uint64",
 ]
 
 # numpy dtype name -> the OpenCL-style name the prelude library and the host vector classes use
@@ -129,6 +129,7 @@ BOOL = Scalar("bool")
 INT32 = Scalar("int32")
 UINT32 = Scalar("uint32")
 INT64 = Scalar("int64")
+UINT64 = Scalar("uint64")
 FLOAT32 = Scalar("float32")
 FLOAT64 = Scalar("float64")
 
@@ -172,16 +173,32 @@ def wider_int(a, b):
     return Scalar(p.name) if p.kind in "iu" else None
 
 
+def literal_join(a, b):
+    """The type of a local first bound to a bare Python number (``acc = 0``) and later assigned
+    ints ``a`` and ``b`` that ``join`` cannot hold in one of them: the smallest int type holding
+    both (int32 and uint32: int64), or uint64 when one is uint64, which is what numpy makes of
+    the Python int ``acc`` is on the host (``0 + x_u64[j]`` is uint64); None for other types."""
+    wide = wider_int(a, b)
+    if wide is None and is_signed_and_uint64(a, b):
+        return UINT64
+    return wide
+
+
+def is_signed_and_uint64(a, b) -> bool:
+    """One of scalars ``a`` and ``b`` is uint64 and the other a signed int: no int type holds
+    both, numpy computes them in float64 and compares them exactly."""
+    return (isinstance(a, Scalar) and isinstance(b, Scalar) and {a.kind, b.kind} == {"i", "u"}
+            and UINT64 in (a.strong(), b.strong()))
+
+
 def _promote_strong(a: Scalar, b: Scalar) -> Scalar:
-    """numpy's promotion, except that int op float keeps the float type (the C/OpenCL rule, so
-    a float32 kernel never drifts into float64 because of an int index) and int64 op uint64
-    stays int64 instead of becoming float64."""
+    """numpy's promotion (int64 op uint64 is float64), except that int op float keeps the float
+    type (the C/OpenCL rule, so a float32 kernel never drifts into float64 because of an int
+    index)."""
     if a == b:
         return a
     if a.is_float != b.is_float:
         return a if a.is_float else b
-    if {a.name, b.name} == {"int64", "uint64"}:
-        return Scalar("int64")
     return Scalar(np.promote_types(a.dtype, b.dtype).name)
 
 
