@@ -350,6 +350,9 @@ MUTATIONS = [
              "            elif is_signed_and_uint64(left.type, right.type) and not (left.type.weak or right.type.weak):",
              "            elif False:",
              (TRUST_MORE, "-k", "float64_and_compare"), "int64 and uint64 compare exactly, as numpy 2 does"),
+    Mutation("range-variable-always-non-negative", f"{TRANSLATE}/_statements.py",
+             "        return ir.Const(0 if up else -1, t)\n", "        return ir.Const(0, t)\n",
+             (TRUST_MORE, "-k", "below_zero"), "for k in range(-2, 3): x[k] reads x[-2] from the end"),
     # ---- gnp: a fill of part of a buffer (g[0] of a matrix) writes only its own bytes ----
     Mutation("gnp-prefix-fills-whole-buffer", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
              "        if type(self) is not DeviceArray or not self._covers_allocation():",

@@ -102,3 +102,23 @@ def test_a_bitwise_operator_of_a_signed_int_and_uint64_is_refused():
         mask.py_func(U64, I64, np.zeros(4, np.uint64))
     with pytest.raises(TypeError, match=r"numpy has no & of uint64 and int64 .* np.uint64\(a\) & b"):
         mask.inspect(U64, I64, np.zeros(4, np.uint64), backend="opencl")
+
+
+# ---- a range loop's variable is proven >= 0 only when every item is --------------------------------
+@kernel
+def ranges_below_zero(x, out):
+    for i in range(out.shape[0]):
+        s = 0.0
+        for k in range(-2, 3):         # x[-2] and x[-1] count from the end
+            s += x[k]
+        for a in range(4, -3, -1):
+            s += x[a] * 10
+        for b in range(x.shape[0] - 1, -1, -1):
+            s += x[b] * 100
+        for c in range(-1, -6, -2):
+            s += x[c] * 1000
+        out[i] = s + k + a + b + c
+
+
+def test_a_range_loop_from_below_zero_indexes_from_the_end(backend):
+    _same_as_host(ranges_below_zero, backend, np.arange(5.0), np.zeros(2))

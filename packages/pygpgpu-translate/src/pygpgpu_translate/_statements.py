@@ -488,7 +488,7 @@ class StatementRules:
         for v in (stop, step):
             if v.type is not UNKNOWN and t is not UNKNOWN:
                 t = binary_result(t, v.type, self.prog.default_float)
-        store = self.store(s.target, ir.Const(0, t if t is not UNKNOWN else INT32), s)
+        store = self.store(s.target, self._range_item_sign(start, stop, step, t if t is not UNKNOWN else INT32), s)
         if self.store_counts.get(s.target.id) == 1:     # only this loop binds it: a Python int, weak
             self.index_names = self.index_names | {s.target.id}
         if not store:
@@ -531,6 +531,19 @@ class StatementRules:
             counter = self.temp(count_t)
             body = [ir.Assign(var, self.convert(counter, var.type), s.lineno)] + body
         return ir.For(counter, start_c, stop, step_c, body, s.lineno, sign)
+
+    def _range_item_sign(self, start, stop, step, t):
+        """A stand-in for the items of ``range(start, stop, step)`` that types the loop variable and
+        is provably >= 0 only when every item is (counting up from >= 0, or down to a stop >= -1): a
+        variable bound only by this loop is then proven >= 0 everywhere (_signs), and ``x[k]`` of
+        ``range(-2, 3)`` wraps."""
+        if not isinstance(step, ir.Const) or t.kind != "i":
+            return ir.Const(0 if t.kind != "i" else -1, t)
+        if step.value > 0:
+            up = is_non_negative(start, self.non_negative)
+        else:
+            up = is_non_negative(stop, self.non_negative) or (isinstance(stop, ir.Const) and stop.value == -1)
+        return ir.Const(0 if up else -1, t)
 
     def for_tuple(self, s, items):
         """``for w in WEIGHTS:`` over a tuple of numbers or vectors (a module constant, a literal):
