@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..backend import mempool as _mempool
-from . import _functions
+from . import _comparing, _copying, _differences, _functions, _joining, _nan_reductions, _patterns, _products
+from . import _rearranging, _statistics, _views
 from ._array import DeviceArray, DeviceArrayView
 from ._creation import (
     arange,
@@ -30,7 +31,17 @@ from ._creation import (
 )
 from ._device import resolve_target
 from ._dispatch import OperationsUnavailable
+from ._comparing import *  # noqa: F401,F403  (gnp.isclose, allclose, array_equal)
+from ._copying import *  # noqa: F401,F403  (gnp.copyto)
+from ._differences import *  # noqa: F401,F403  (gnp.diff)
 from ._functions import *  # noqa: F401,F403  (gnp.sqrt, gnp.sum, gnp.sort ...)
+from ._joining import *  # noqa: F401,F403  (gnp.vstack, hstack, column_stack, dstack, append)
+from ._nan_reductions import *  # noqa: F401,F403  (gnp.nansum, nanmean, nanmax ...)
+from ._patterns import *  # noqa: F401,F403  (gnp.eye, tri, triu, diag, logspace, meshgrid ...)
+from ._products import *  # noqa: F401,F403  (gnp.outer, inner, kron, trace)
+from ._rearranging import *  # noqa: F401,F403  (gnp.tile, repeat, roll)
+from ._statistics import *  # noqa: F401,F403  (gnp.ptp, average, count_nonzero)
+from ._views import *  # noqa: F401,F403  (gnp.expand_dims, broadcast_to, flip, split ...: views)
 from ._interop import as_device_array, from_dlpack
 from ._staging import ALIAS_WRITTEN_MIN, StagedArgument, natural_alignment, stage_numpy
 from ._transfer import record_transfer, reset_transfer_stats, transfer_stats
@@ -69,6 +80,9 @@ __all__ = [
     "newaxis",
 ]
 __all__ += _functions.__all__
+for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _statistics, _differences, _products,
+                _rearranging, _copying):
+    __all__ += _module.__all__
 
 newaxis = None
 

@@ -135,14 +135,14 @@ def around(a, decimals=0, out=None):
 round = around
 
 
-def concatenate(arrays, axis=0, out=None, dtype=None):
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     """Join device arrays along an existing axis (copies on the device; numpy's result type)."""
-    return ops().concatenate(arrays, axis=axis, out=out, dtype=dtype)
+    return ops().concatenate(arrays, axis=axis, out=out, dtype=dtype, casting=casting)
 
 
-def stack(arrays, axis=0, out=None, dtype=None):
+def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     """Join device arrays along a new axis."""
-    return ops().stack(arrays, axis=axis, out=out, dtype=dtype)
+    return ops().stack(arrays, axis=axis, out=out, dtype=dtype, casting=casting)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):

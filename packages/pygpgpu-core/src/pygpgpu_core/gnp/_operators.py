@@ -179,6 +179,19 @@ class ArrayOperators:
     def nonzero(self):
         return ops().nonzero(self)
 
+    # ndarray methods that are gnp functions (imported when called: those modules import this one)
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        from ._views import diagonal
+        return diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        from ._products import trace
+        return trace(self, offset, axis1, axis2, dtype, out)
+
+    def repeat(self, repeats, axis=None):
+        from ._rearranging import repeat
+        return repeat(self, repeats, axis)
+
     def __matmul__(self, other):
         return ops().matmul(self, other)
 

@@ -11,6 +11,7 @@ from pygpgpu_core.gnp import DeviceArray
 from pygpgpu_core.gnp._device import resolve_target
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._elementwise import Casting
 from ._operands import check_dtype, check_same_device, classify, normalize_axis
 
 __all__ = ["arange", "linspace", "concatenate", "stack"]
@@ -113,8 +114,10 @@ def _arrays(arrays: Any, op: str) -> list:
     return out
 
 
-def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None) -> DeviceArray:
-    """``np.concatenate`` of device arrays (numpy's result type, copies on the device)."""
+def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
+                casting: Casting = "same_kind") -> DeviceArray:
+    """``np.concatenate`` of device arrays (numpy's result type, copies on the device); each
+    array must convert to ``dtype`` under ``casting``, as numpy checks."""
     arrays = _arrays(arrays, "concatenate")
     device = check_same_device(arrays, "concatenate")
     if axis is None:
@@ -137,6 +140,8 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None) 
     dt = np.dtype(dtype) if dtype is not None else np.result_type(*[a.dtype for a in arrays])
     for k, a in enumerate(arrays):
         check_dtype(a.dtype, "concatenate", k, device)
+        if not np.can_cast(a.dtype, dt, casting):
+            raise TypeError(f"Cannot cast array data from {a.dtype!r} to {dt!r} according to the rule {casting!r}")
     shape = list(arrays[0].shape)
     shape[ax] = sum(a.shape[ax] for a in arrays)
     res = out if out is not None else DeviceArray(tuple(shape), dt, device.context())
@@ -152,7 +157,8 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None) 
     return res
 
 
-def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None) -> DeviceArray:
+def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None,
+          casting: Casting = "same_kind") -> DeviceArray:
     """``np.stack``: join same-shaped device arrays along a new axis."""
     arrays = _arrays(arrays, "stack")
     shape = arrays[0].shape
@@ -160,4 +166,4 @@ def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None) -> Dev
         raise ValueError("all input arrays must have the same shape")
     ax = normalize_axis(axis, len(shape) + 1, "stack")
     expanded = [a[(slice(None),) * ax + (None,)] for a in arrays]
-    return concatenate(expanded, axis=ax, out=out, dtype=dtype)
+    return concatenate(expanded, axis=ax, out=out, dtype=dtype, casting=casting)

@@ -30,33 +30,6 @@ def _size(a, axis=None):
     return a.size if axis is None else a.shape[axis]
 
 
-def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    from ._elementwise import ufunc_call
-    diff = ufunc_call("absolute", (ufunc_call("subtract", (a, b)),))
-    bound = ufunc_call("add", (atol, ufunc_call("multiply", (rtol, ufunc_call("absolute", (b,))))))
-    close = ufunc_call("logical_or", (ufunc_call("less_equal", (diff, bound)), ufunc_call("equal", (a, b))))
-    if equal_nan:
-        both = ufunc_call("logical_and", (ufunc_call("isnan", (a,)), ufunc_call("isnan", (b,))))
-        close = ufunc_call("logical_or", (close, both))
-    return close
-
-
-def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Whether all elements are close (reads back one bool, as numpy returns a Python bool)."""
-    return bool(_isclose(a, b, rtol, atol, equal_nan).all())
-
-
-def _array_equal(a1, a2, equal_nan=False):
-    from ._elementwise import ufunc_call
-    if getattr(a1, "shape", None) != getattr(a2, "shape", None):
-        return False
-    eq = ufunc_call("equal", (a1, a2))
-    if equal_nan:
-        eq = ufunc_call("logical_or", (eq, ufunc_call("logical_and", (ufunc_call("isnan", (a1,)),
-                                                                       ufunc_call("isnan", (a2,))))))
-    return bool(eq.all())
-
-
 def _c_order(name: str, order: str) -> None:
     if order not in ("K", "C", "A"):
         raise ValueError(f"np.{name}: device arrays are C-ordered")
@@ -83,7 +56,20 @@ def _result_type(*arrays_and_dtypes):
     return np.result_type(*(x.dtype if isinstance(x, DeviceArray) else x for x in arrays_and_dtypes))
 
 
+# numpy functions that take arrays and that gnp has under the same name (np.eye and the like take
+# none, so numpy cannot hand them to device arrays: they are gnp.eye only)
+COMPOSED = (
+    "expand_dims", "squeeze", "moveaxis", "swapaxes", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to",
+    "broadcast_arrays", "flip", "fliplr", "flipud", "diagonal", "split", "array_split",
+    "vstack", "hstack", "column_stack", "dstack", "append", "triu", "tril", "diag", "meshgrid",
+    "isclose", "allclose", "array_equal", "count_nonzero", "nansum", "nanprod", "nanmean", "nanmax", "nanmin",
+    "nanargmax", "nanargmin", "diff", "ptp", "average", "trace", "outer", "inner", "kron", "tile", "repeat", "roll",
+    "copyto",
+)
+
+
 def _table() -> dict:
+    from pygpgpu_core import gnp
     from pygpgpu_core.gnp import _creation as _core_creation
 
     from . import _creation, _elementwise, _indexing, _linalg, _sort
@@ -95,16 +81,16 @@ def _table() -> dict:
         np.all: _method("all"), np.cumsum: _method("cumsum"), np.cumprod: _method("cumprod"),
         np.round: _method("round"), np.around: _method("round"), np.ravel: _method("ravel"),
         np.reshape: lambda a, shape=None, order="C", **kw: a.reshape(kw.get("newshape", shape), order=order),
-        np.transpose: lambda a, axes=None: a.transpose(axes), np.swapaxes: _method("swapaxes"),
-        np.squeeze: _method("squeeze"), np.copy: lambda a, order="K", subok=False: a.copy(),
+        np.transpose: lambda a, axes=None: a.transpose(axes), np.copy: lambda a, order="K", subok=False: a.copy(),
         np.shape: _shape, np.ndim: _ndim, np.size: _size,
         np.sort: _sort.sort, np.argsort: _sort.argsort, np.where: _elementwise.where, np.clip: _elementwise.clip,
         np.dot: _linalg.dot, np.concatenate: _creation.concatenate, np.stack: _creation.stack,
-        np.nonzero: _indexing.nonzero, np.take: _indexing.take, np.isclose: _isclose, np.allclose: _allclose,
-        np.array_equal: _array_equal, np.result_type: _result_type,
+        np.nonzero: _indexing.nonzero, np.take: _indexing.take, np.result_type: _result_type,
         np.empty_like: _like(_core_creation.empty_like), np.zeros_like: _like(_core_creation.zeros_like),
         np.ones_like: _like(_core_creation.ones_like), np.full_like: _full_like,
     }
+    # gnp's functions of numpy's names and parameters (composed of device operations in pygpgpu_core.gnp)
+    t.update({getattr(np, name): getattr(gnp, name) for name in COMPOSED})
     return t
 
 

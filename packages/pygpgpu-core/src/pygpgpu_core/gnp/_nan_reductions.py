@@ -1,0 +1,106 @@
+"""numpy's NaN-ignoring reductions: NaNs are replaced on the device by the value that cannot
+change the result (0 for sums, 1 for products, -inf for maxima...), then the ordinary reduction
+runs. Arrays of integers and bools hold no NaN and reduce as they are."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._array import DeviceArray
+from ._dispatch import ops
+from ._functions import where as choose  # (the reductions take a where= argument of their own)
+from ._views import device_operand
+
+__all__ = ["nansum", "nanprod", "nanmean", "nanmax", "nanmin", "nanargmax", "nanargmin"]
+
+
+def _replace_nan(a: DeviceArray, value: float, op: str) -> "tuple[DeviceArray, DeviceArray | None]":
+    """``a`` with its NaNs replaced by ``value``, and where they were (None for types without NaN)."""
+    a = device_operand(a, op)
+    if a.dtype.kind != "f":
+        return a, None
+    mask = ops().ufunc_call("isnan", (a,))
+    return choose(mask, a.dtype.type(value), a), mask
+
+
+def nansum(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+           initial: Any = None, where: Any = None) -> DeviceArray:
+    """The sum, NaNs counted as 0 (an all-NaN slice sums to 0)."""
+    filled, _ = _replace_nan(a, 0.0, "nansum")
+    return filled.sum(axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+def nanprod(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+            initial: Any = None, where: Any = None) -> DeviceArray:
+    """The product, NaNs counted as 1."""
+    filled, _ = _replace_nan(a, 1.0, "nanprod")
+    return filled.prod(axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial, where=where)
+
+
+def nanmean(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *,
+            where: Any = None) -> DeviceArray:
+    """The mean of the non-NaN elements: their sum divided by their count (NaN where there are
+    none; numpy also warns then, which would need a read-back)."""
+    filled, mask = _replace_nan(a, 0.0, "nanmean")
+    if mask is None:
+        return filled.mean(axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    if dtype is not None and np.dtype(dtype).kind != "f":
+        raise TypeError("If a is inexact, then dtype must be inexact")
+    count = ops().ufunc_call("logical_not", (mask,)).sum(axis, dtype=np.intp, keepdims=keepdims)
+    total = filled.sum(axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    # numpy divides in place: the quotient (float64 for a float32 total) is cast back to the total's type
+    return ops().ufunc_call("true_divide", (total, count), out=total, casting="unsafe")
+
+
+def _extreme(a: DeviceArray, kind: str, axis: Any, out: Any, keepdims: bool, initial: Any) -> DeviceArray:
+    """nanmax / nanmin: the extreme of the non-NaN elements, NaN for a slice of NaNs alone
+    (``initial`` for it when given, as numpy's ``fmax.reduce`` gives)."""
+    op = f"nan{kind}"
+    filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf, op)
+    if mask is None or initial is not None:
+        return getattr(filled, kind)(axis, out=out, keepdims=keepdims, initial=initial)
+    result = choose(mask.all(axis, keepdims=keepdims), filled.dtype.type(np.nan),
+                   getattr(filled, kind)(axis, keepdims=keepdims))
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def nanmax(a: DeviceArray, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None,
+           where: Any = None) -> DeviceArray:
+    """The largest non-NaN element (NaN for a slice of NaNs alone; numpy also warns then)."""
+    _no_where(where, "nanmax")
+    return _extreme(a, "max", axis, out, keepdims, initial)
+
+
+def nanmin(a: DeviceArray, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None,
+           where: Any = None) -> DeviceArray:
+    """The smallest non-NaN element (NaN for a slice of NaNs alone; numpy also warns then)."""
+    _no_where(where, "nanmin")
+    return _extreme(a, "min", axis, out, keepdims, initial)
+
+
+def _no_where(where: Any, op: str) -> None:
+    if where is not None and where is not True:
+        raise TypeError(f"gnp.{op}: where= is not supported on device arrays")
+
+
+def _arg_extreme(a: DeviceArray, kind: str, axis: Any, out: Any, keepdims: bool) -> DeviceArray:
+    """nanargmax / nanargmin: the index of the extreme non-NaN element. A slice of NaNs alone is
+    numpy's ValueError, so whether there is one is read back (one bool)."""
+    filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf, f"nanarg{kind}")
+    if mask is not None and mask.size and bool(mask.all(axis).any()):
+        raise ValueError("All-NaN slice encountered")
+    return getattr(filled, f"arg{kind}")(axis, out=out, keepdims=keepdims)
+
+
+def nanargmax(a: DeviceArray, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> DeviceArray:
+    """The index of the largest non-NaN element (int64; ValueError for a slice of NaNs alone)."""
+    return _arg_extreme(a, "max", axis, out, keepdims)
+
+
+def nanargmin(a: DeviceArray, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> DeviceArray:
+    """The index of the smallest non-NaN element (int64; ValueError for a slice of NaNs alone)."""
+    return _arg_extreme(a, "min", axis, out, keepdims)
