@@ -353,6 +353,13 @@ MUTATIONS = [
     Mutation("range-variable-always-non-negative", f"{TRANSLATE}/_statements.py",
              "        return ir.Const(0 if up else -1, t)\n", "        return ir.Const(0, t)\n",
              (TRUST_MORE, "-k", "below_zero"), "for k in range(-2, 3): x[k] reads x[-2] from the end"),
+    Mutation("python-int-power-sign-unchecked", f"{TRANSLATE}/_expressions.py",
+             "        if self.is_python_int(a) and self.is_python_int(b) and not is_non_negative(b, self.non_negative):",
+             "        if False:",
+             (TRUST_MORE, "-k", "may_be_negative"), "2 ** n of Python ints, n maybe negative, is refused (a float on the host)"),
+    Mutation("negative-power-of-minus-one", f"{TRANSLATE}/prelude/_pysem.py",
+             "(a == -1 ? ((b & 1) ? ({t})-1 : ({t})1) : ({t})0)", "(a == -1 ? ({t})1 : ({t})0)",
+             (TRUST_MORE, "-k", "negative_integer_power"), "(-1) ** -5 of numpy ints is -1, as documented"),
     # ---- gnp: a fill of part of a buffer (g[0] of a matrix) writes only its own bytes ----
     Mutation("gnp-prefix-fills-whole-buffer", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
              "        if type(self) is not DeviceArray or not self._covers_allocation():",

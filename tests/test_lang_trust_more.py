@@ -122,3 +122,76 @@ def ranges_below_zero(x, out):
 
 def test_a_range_loop_from_below_zero_indexes_from_the_end(backend):
     _same_as_host(ranges_below_zero, backend, np.arange(5.0), np.zeros(2))
+
+
+# ---- integer powers with a negative exponent known only at run time ----------------------------------
+@kernel
+def int_powers(x, y, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] ** y[i]
+
+
+@kernel
+def three_to_the(y, out):
+    for i in range(out.shape[0]):
+        out[i] = 3 ** y[i]             # the Python int 3 meets numpy data: numpy's integer power
+
+
+def _documented_power(a, b, dtype):
+    """README "Writing kernels": numpy's wrapping power, and where numpy raises (b < 0) the integer
+    part of the true value, as CuPy gives."""
+    if b >= 0:
+        return np.array(int(a) ** int(b) % 2**64, np.uint64).astype(dtype)
+    return dtype(1 if a == 1 else (-1) ** int(b) if a == -1 else 0)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_a_negative_integer_power_at_run_time_is_as_documented(backend, dtype):
+    bases = np.array([2, -2, 1, -1, 0, 0, 3, -3, 1, -1, 5, np.iinfo(dtype).min, 7], dtype)
+    exps = np.array([-1, -3, -5, -5, -1, 0, 4, 3, -128, -128, 0, 2, 9], dtype)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        int_powers.py_func(bases, exps, np.zeros_like(bases))
+    out = np.zeros_like(bases)
+    int_powers[backend](bases, exps, out)
+    np.testing.assert_array_equal(out, [_documented_power(a, b, dtype) for a, b in zip(bases, exps)])
+    out = np.zeros_like(bases)
+    three_to_the[backend](exps, out)
+    np.testing.assert_array_equal(out, [_documented_power(3, b, dtype) for b in exps])
+    positive = np.abs(exps).astype(dtype)
+    _same_as_host(three_to_the, backend, positive[positive >= 0], np.zeros(int((positive >= 0).sum()), dtype))
+
+
+@kernel
+def python_int_powers(out, n):
+    for i in range(out.shape[0]):
+        s = 0.0
+        for k in range(4):
+            s += 2 ** k + i ** k       # powers proven >= 0: Python ints
+        for k in range(-2, 3):
+            s += 2.0 ** k + np.int64(2) ** abs(k)
+        out[i] = s + n ** 2
+
+
+def test_python_int_powers_proven_non_negative(backend):
+    _same_as_host(python_int_powers, backend, np.zeros(3), 3)
+
+
+def test_a_python_int_power_that_may_be_negative_is_refused():
+    @kernel
+    def scale(out, n):
+        for i in range(out.shape[0]):
+            out[i] = 2 ** n
+
+    @kernel
+    def sweep(out):
+        for i in range(out.shape[0]):
+            for k in range(-2, 3):
+                out[i] += 2 ** k
+
+    for k, args in ((scale, (np.zeros(2), -1)), (sweep, (np.zeros(2),))):
+        host = np.zeros(2)
+        k.py_func(host, *args[1:])
+        assert host[0] % 1 != 0            # a float on the host
+        with pytest.raises(SyntaxError, match=r"a Python int to a Python int power is a float when the power is "
+                                              r"negative(.|\n)*write 2.0 \*\* "):
+            k.inspect(*args, backend="opencl")

@@ -10,7 +10,9 @@ zeros; a float division by zero gives numpy's results (``x // 0.0`` is ``x / 0.0
 is NaN).
 
 ``pypow`` (integer types): ``a ** b`` wrapping like numpy (the multiplication runs in the
-unsigned type of at least 32 bits: signed overflow is undefined in C); a negative exponent gives ``1 // a ** -b``.
+unsigned type of at least 32 bits: signed overflow is undefined in C). A negative exponent, where
+numpy raises, gives the integer part of the true value as CuPy does: 1 for ``a == 1``, 1 or -1
+for ``a == -1``, else 0 (also for ``a == 0``, where the true value is infinite).
 
 ``pyshl`` / ``pyshr`` (integer types): numpy's ``a << b`` / ``a >> b``: a count outside
 0..bits-1 (negative counts included) gives 0, or -1 for a negative ``a`` shifted right; C leaves
