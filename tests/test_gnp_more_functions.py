@@ -266,6 +266,9 @@ CREATION = {
     "eye(4, 2, -1, bool)": lambda m, **kw: m.eye(4, 2, k=-1, dtype=bool, **kw),
     "eye(2, k=5)": lambda m, **kw: m.eye(2, k=5, **kw),
     "identity(4, uint8)": lambda m, **kw: m.identity(4, np.uint8, **kw),
+    "identity(3)": lambda m, **kw: m.identity(3, **kw),
+    "zeros(dtype=None)": lambda m, **kw: m.zeros((2, 3), None, **kw),
+    "ones(dtype=None)": lambda m, **kw: m.ones(2, dtype=None, **kw),
     "tri(3)": lambda m, **kw: m.tri(3, **kw),
     "tri(3, 5, 2, int8)": lambda m, **kw: m.tri(3, 5, 2, np.int8, **kw),
     "tri(4, 3, -1, bool)": lambda m, **kw: m.tri(4, 3, -1, bool, **kw),
@@ -428,3 +431,27 @@ def test_ndarray_methods(backend):
     same(g.diagonal(1, 1, 2), host.diagonal(1, 1, 2))
     same(g.trace(-1), host.trace(-1))
     same(g.repeat(2, axis=-1), host.repeat(2, axis=-1))
+
+
+STORED_ONLY = {
+    "flip": lambda m, x: m.flip(x, 0),
+    "broadcast_to": lambda m, x: m.broadcast_to(x[:1], (2,) + x.shape).copy(),
+    "split": lambda m, x: m.split(x, 2, axis=1),
+    "vstack": lambda m, x: m.vstack([x, x[::-1]]),
+    "append": lambda m, x: m.append(x, x[0]),
+    "diag": lambda m, x: m.diag(x[0], -1),
+    "meshgrid": lambda m, x: m.meshgrid(x[0], x[:, 1]),
+    "tile": lambda m, x: m.tile(x, (2, 1)),
+    "repeat": lambda m, x: m.repeat(x, 2, axis=0),
+    "roll": lambda m, x: m.roll(x, (1, -1), (0, 1)),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float16], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("case", STORED_ONLY)
+def test_complex_and_half_arrays_are_moved_as_they_are(backend, case, dtype):
+    """Views, joins and copies need no arithmetic: data the device does not compute with (complex,
+    float16) is copied bit for bit."""
+    x = (np.arange(12) * (1 + 0.5j if np.dtype(dtype).kind == "c" else 1) + 0.25).astype(dtype).reshape(3, 4)
+    got, want = run_both(STORED_ONLY[case], [(x, "contiguous")], backend)
+    same(got, want)

@@ -96,11 +96,12 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None, ord
 
 
 def zeros(shape: Any, dtype: Any = np.float64, device: Any = None, order: str = "C") -> DeviceArray:
-    return full(shape, 0, dtype, device, order)
+    # dtype=None is numpy's float64 (full would take the fill value's int64)
+    return full(shape, 0, np.float64 if dtype is None else dtype, device, order)
 
 
 def ones(shape: Any, dtype: Any = np.float64, device: Any = None, order: str = "C") -> DeviceArray:
-    return full(shape, 1, dtype, device, order)
+    return full(shape, 1, np.float64 if dtype is None else dtype, device, order)
 
 
 def _like(a: Any, dtype: Any, shape: Any, device: Any):

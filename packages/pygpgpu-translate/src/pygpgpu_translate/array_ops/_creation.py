@@ -139,7 +139,8 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
                                  f"{arrays[0].shape[d]} and the array at index {k} has size {a.shape[d]}")
     dt = np.dtype(dtype) if dtype is not None else np.result_type(*[a.dtype for a in arrays])
     for k, a in enumerate(arrays):
-        check_dtype(a.dtype, "concatenate", k, device)
+        if a.dtype != dt:             # (arrays of the result's type are copied as they are, complex ones too)
+            check_dtype(a.dtype, "concatenate", k, device)
         if not np.can_cast(a.dtype, dt, casting):
             raise TypeError(f"Cannot cast array data from {a.dtype!r} to {dt!r} according to the rule {casting!r}")
     shape = list(arrays[0].shape)

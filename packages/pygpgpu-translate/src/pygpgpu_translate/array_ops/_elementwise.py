@@ -557,9 +557,7 @@ def assign(dst: DeviceArray, src: Any) -> None:
     if c is None:
         raise TypeError(f"cannot assign a {type(src).__name__} to a device array")
     device = check_same_device([dst] + ([c] if isinstance(c, DeviceArray) else []), "copyto")
-    check_dtype(dst.dtype, "copyto", 0, device)
     if isinstance(c, DeviceArray):
-        check_dtype(c.dtype, "copyto", 1, device)
         try:
             shape = broadcast_shapes([dst.shape, c.shape])
         except ValueError:
@@ -567,8 +565,15 @@ def assign(dst: DeviceArray, src: Any) -> None:
         if shape != dst.shape:
             raise ValueError(f"could not broadcast input array from shape {shape_text(c.shape)} into shape "
                              f"{shape_text(dst.shape)}")
+        if c.dtype == dst.dtype and _stored_only(c.dtype):
+            # complex or half data the device does not compute with: copied as raw bytes, as copy() does
+            run(_COPY, [_raw_view(c)], (_raw_view(c).dtype,), _raw_view(dst), device)
+            return
+        check_dtype(dst.dtype, "copyto", 0, device)
+        check_dtype(c.dtype, "copyto", 1, device)
         run(_COPY, [c], (c.dtype,), dst, device)
         return
+    check_dtype(dst.dtype, "copyto", 0, device)
     value = _scalar_value(c, dst.dtype, "copyto", 1)
     run(_COPY, [value], (dst.dtype,), dst, device)
 
@@ -590,12 +595,16 @@ def copy(a: DeviceArray) -> DeviceArray:
     """A C-contiguous device copy of any array or view."""
     device = a.device
     out = DeviceArray(a.shape, a.dtype, a.context)
-    if a.dtype.kind not in "biuf" or a.dtype == np.float16:   # complex or half data: copy the raw bytes
-        run(_COPY, [_raw_view(a)], (np.dtype(np.uint16 if a.dtype == np.float16 else np.uint64),),
-            _raw_view(out), device)
+    if _stored_only(a.dtype):
+        run(_COPY, [_raw_view(a)], (_raw_view(a).dtype,), _raw_view(out), device)
         return out
     run(_COPY, [a], (a.dtype,), out, device)
     return out
+
+
+def _stored_only(dtype: np.dtype) -> bool:
+    """Complex and half data: stored, moved and copied (as raw bytes), never computed with."""
+    return dtype.kind not in "biuf" or dtype == np.float16
 
 
 def _raw_view(a: DeviceArray) -> DeviceArray:
