@@ -63,3 +63,31 @@ def test_unchanged_file_uses_the_metadata_cache(tmp_path, monkeypatch):
     before = meta.stat().st_mtime_ns
     kf.load(src)                              # a hit: not rewritten
     assert meta.stat().st_mtime_ns == before
+
+
+def _parsed_with(doc: dict, **changes) -> str:
+    import json
+    parsed = json.loads(doc["parsed"])
+    parsed.update(changes)
+    return json.dumps(parsed)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda doc: [1, 2],                                     # valid JSON, not an object
+    lambda doc: {**doc, "stamps": [1, 2]},
+    lambda doc: {**doc, "parsed": _parsed_with(doc, kernels=[7])},
+    lambda doc: {**doc, "parsed": _parsed_with(doc, exports=[["S", 99]])},
+    lambda doc: {**doc, "parsed": "[]"},
+], ids=["list", "stamps-list", "kernel-int", "struct-index", "parsed-list"])
+def test_metadata_of_another_shape_is_reparsed(tmp_path, monkeypatch, damage):
+    """A meta.json that parses as JSON but is not what the library writes (another tool, a
+    bad disk, a hand edit) is a miss like a truncated one, not an AttributeError at import."""
+    import json
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "twice.cl"
+    src.write_text(FLOAT)
+    kf.load(src)
+    meta = tmp_path / "__clcache__" / "twice_cl.meta.json"
+    meta.write_text(json.dumps(damage(json.loads(meta.read_text()))))
+    assert kf.load(src).__kernels__ == ["twice"]
+    assert json.loads(meta.read_text())["stamps"]           # rewritten from the fresh parse

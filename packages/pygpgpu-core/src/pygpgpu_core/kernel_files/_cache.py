@@ -107,8 +107,10 @@ class SourceCache:
                 if not stamp_matches(path, stamp):
                     return None
             return ParsedFile.from_json(doc["parsed"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # missing, stale or corrupt: reparse
+        except (OSError, ValueError, LookupError, TypeError, AttributeError):
+            # Missing, stale or corrupt: reparse. The JSON is not checksummed, so a document of
+            # another shape (a list, a wrong index) fails as a lookup or attribute error.
+            return None
 
     def store_meta(self, parsed: ParsedFile, stamps: "dict[str, list | None]") -> None:
         if self.folder is None or any(s is None for s in stamps.values()):
