@@ -96,6 +96,14 @@ VIEWS = {
     "split([1, 3], -1)": lambda m, x: m.split(x, [1, 3], axis=-1),
     "array_split(3, -1)": lambda m, x: m.array_split(x, 3, axis=-1),
     "array_split([2, 9])": lambda m, x: m.array_split(x, [2, 9]),
+    "hsplit": lambda m, x: m.hsplit(x, [1]),
+    "hsplit(1-d)": lambda m, x: m.hsplit(x[0, 0], [1, 2]),
+    "vsplit": lambda m, x: m.vsplit(x, [1, -1]),
+    "dsplit": lambda m, x: m.dsplit(x, [2]),
+    "rot90": lambda m, x: m.rot90(x),
+    "rot90(2)": lambda m, x: m.rot90(x, 2),
+    "rot90(-1, (2, 0))": lambda m, x: m.rot90(x, -1, (2, 0)),
+    "rot90(4)": lambda m, x: m.rot90(x, 4, (-1, 1)),
 }
 
 
@@ -214,6 +222,10 @@ NAN_CASES = {
     "nanprod": lambda m, x: m.nanprod(x[:, :2, :2], axis=(0, 2)),
     "nanmean": lambda m, x: m.nanmean(x, axis=-1),
     "nanmean(all)": lambda m, x: m.nanmean(x),
+    "nanvar": lambda m, x: m.nanvar(x, axis=-1),
+    "nanvar(ddof, keepdims)": lambda m, x: m.nanvar(x, axis=(0, 1), ddof=1, keepdims=True),
+    "nanstd(dtype)": lambda m, x: m.nanstd(x, dtype=np.float64),
+    "nanstd(ddof=4)": lambda m, x: m.nanstd(x, axis=0, ddof=4),
     "nanmax": lambda m, x: m.nanmax(x, axis=-1),
     "nanmin(keepdims)": lambda m, x: m.nanmin(x, axis=1, keepdims=True),
     "nanmax(initial)": lambda m, x: m.nanmax(x, axis=-1, initial=-7.0),
@@ -226,13 +238,14 @@ NAN_CASES = {
 }
 
 
-@pytest.mark.filterwarnings("ignore:All-NaN:RuntimeWarning", "ignore:Mean of empty:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:All-NaN:RuntimeWarning", "ignore:Mean of empty:RuntimeWarning",
+                            "ignore:Degrees of freedom:RuntimeWarning")
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("case", NAN_CASES)
 def test_nan_functions_match_numpy(backend, case, dtype, layout):
     got, want = run_both(NAN_CASES[case], [(with_nans(dtype), layout)], backend)
-    same(got, want, exact="mean" not in case)
+    same(got, want, exact=not case.startswith(("nanmean", "nanvar", "nanstd")))
 
 
 MEANS = {
@@ -244,6 +257,8 @@ MEANS = {
     "inner": lambda m, x: m.inner(x, x[0]),
     "inner(1-d)": lambda m, x: m.inner(x[0, 0], x[1, 1]),
     "nanmean(ints)": lambda m, x: m.nanmean(x, axis=1),
+    "nanvar(ints)": lambda m, x: m.nanvar(x, axis=1),
+    "nanstd(ints)": lambda m, x: m.nanstd(x),
 }
 
 
@@ -382,6 +397,13 @@ ERRORS = {
     "nanargmax(all NaN)": lambda m, x: m.nanargmax(m.where(x > 100, x, np.nan), axis=0),
     "nanmean(int dtype)": lambda m, x: m.nanmean(x, dtype=np.int32),
     "nanmax(empty)": lambda m, x: m.nanmax(x[:0]),
+    "nanvar(int dtype)": lambda m, x: m.nanvar(m.where(x > 2, x, np.nan), dtype=np.int32),
+    "vsplit(1-d)": lambda m, x: m.vsplit(x[0, 0], 2),
+    "dsplit(2-d)": lambda m, x: m.dsplit(x[0], 2),
+    "hsplit(0-d)": lambda m, x: m.hsplit(x[0, 0, 0], 2),
+    "rot90(axes)": lambda m, x: m.rot90(x, 1, (0, 0)),
+    "rot90(3 axes)": lambda m, x: m.rot90(x, 1, (0, 1, 2)),
+    "rot90(range)": lambda m, x: m.rot90(x, 1, (0, 3)),
     "diff(n<0)": lambda m, x: m.diff(x, -1),
     "diff(0-d)": lambda m, x: m.diff(x[0, 0, 0]),
     "diff(axis)": lambda m, x: m.diff(x, axis=3),

@@ -12,7 +12,7 @@ from ._dispatch import ops
 from ._functions import where as choose  # (the reductions take a where= argument of their own)
 from ._views import device_operand
 
-__all__ = ["nansum", "nanprod", "nanmean", "nanmax", "nanmin", "nanargmax", "nanargmin"]
+__all__ = ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanargmax", "nanargmin"]
 
 
 def _replace_nan(a: DeviceArray, value: float, op: str) -> "tuple[DeviceArray, DeviceArray | None]":
@@ -51,6 +51,42 @@ def nanmean(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None
     total = filled.sum(axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
     # numpy divides in place: the quotient (float64 for a float32 total) is cast back to the total's type
     return ops().ufunc_call("true_divide", (total, count), out=total, casting="unsafe")
+
+
+def nanvar(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
+           keepdims: bool = False, *, where: Any = None) -> DeviceArray:
+    """The variance of the non-NaN elements over their count minus ``ddof`` (NaN where that is
+    not positive; numpy also warns then), in numpy's steps: their mean, the squared deviations
+    of the non-NaN elements, and their sum divided by the count."""
+    filled, mask = _replace_nan(a, 0.0, "nanvar")
+    if mask is None:
+        return filled.var(axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where)
+    _no_where(where, "nanvar")
+    if dtype is not None and np.dtype(dtype).kind != "f":
+        raise TypeError("If a is inexact, then dtype must be inexact")
+    if out is not None and out.dtype.kind != "f":
+        raise TypeError("If a is inexact, then out must be inexact")
+    count = ops().ufunc_call("logical_not", (mask,)).sum(axis, dtype=np.intp, keepdims=True)
+    mean = filled.sum(axis, dtype=dtype, keepdims=True)
+    ops().ufunc_call("true_divide", (mean, count), out=mean, casting="unsafe")
+    # filled is this function's own array: the deviations overwrite it, in its type, as numpy's do
+    ops().ufunc_call("subtract", (filled, mean), out=filled, casting="unsafe")
+    deviations = choose(mask, filled.dtype.type(0), filled)
+    variance = ops().ufunc_call("multiply", (deviations, deviations)).sum(axis, dtype=dtype, keepdims=keepdims)
+    dof = ops().ufunc_call("subtract", (count.reshape(variance.shape), ddof))
+    ops().ufunc_call("true_divide", (variance, dof), out=variance, casting="unsafe")
+    result = choose(ops().ufunc_call("less_equal", (dof, 0)), variance.dtype.type(np.nan), variance)
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def nanstd(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
+           keepdims: bool = False, *, where: Any = None) -> DeviceArray:
+    """The square root of :func:`nanvar`."""
+    variance = nanvar(a, axis, dtype, out, ddof, keepdims, where=where)
+    return ops().ufunc_call("sqrt", (variance,), out=variance)
 
 
 def _extreme(a: DeviceArray, kind: str, axis: Any, out: Any, keepdims: bool, initial: Any) -> DeviceArray:

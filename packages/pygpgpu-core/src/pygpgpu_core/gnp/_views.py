@@ -13,7 +13,7 @@ from ._array import DeviceArray, _normalize_axis, _view
 
 __all__ = ["expand_dims", "squeeze", "moveaxis", "swapaxes", "atleast_1d",
            "atleast_2d", "atleast_3d", "broadcast_to", "broadcast_arrays", "flip", "fliplr", "flipud", "diagonal",
-           "split", "array_split"]
+           "split", "array_split", "hsplit", "vsplit", "dsplit", "rot90"]
 
 
 def device_operand(a: Any, op: str) -> DeviceArray:
@@ -186,3 +186,48 @@ def split(ary: DeviceArray, indices_or_sections: Any, axis: int = 0) -> list:
         if ary.shape[axis] % indices_or_sections:
             raise ValueError("array split does not result in an equal division") from None
     return array_split(ary, indices_or_sections, axis)
+
+
+def _split_along(ary: DeviceArray, indices_or_sections: Any, op: str, least: int, axis: int) -> list:
+    ary = device_operand(ary, op)
+    if ary.ndim < least:
+        raise ValueError(f"{op} only works on arrays of {least} or more dimensions")
+    return split(ary, indices_or_sections, axis)
+
+
+def hsplit(ary: DeviceArray, indices_or_sections: Any) -> list:
+    """:func:`split` along axis 1 (axis 0 of a 1-D array)."""
+    return _split_along(ary, indices_or_sections, "hsplit", 1, 1 if getattr(ary, "ndim", 0) > 1 else 0)
+
+
+def vsplit(ary: DeviceArray, indices_or_sections: Any) -> list:
+    """:func:`split` along axis 0 of an array of 2 or more dimensions."""
+    return _split_along(ary, indices_or_sections, "vsplit", 2, 0)
+
+
+def dsplit(ary: DeviceArray, indices_or_sections: Any) -> list:
+    """:func:`split` along axis 2 of an array of 3 or more dimensions."""
+    return _split_along(ary, indices_or_sections, "dsplit", 3, 2)
+
+
+def rot90(m: DeviceArray, k: int = 1, axes: Any = (0, 1)) -> DeviceArray:
+    """A view rotated by 90 degrees ``k`` times, from the first of ``axes`` towards the second:
+    a flip and a transposition, as numpy's."""
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    m = device_operand(m, "rot90")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == m.ndim:
+        raise ValueError("Axes must be different.")
+    if not all(-m.ndim <= a < m.ndim for a in axes):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
+    k = operator_index(k) % 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return flip(flip(m, axes[0]), axes[1])
+    order = list(range(m.ndim))
+    order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
+    if k == 1:
+        return flip(m, axes[1]).transpose(order)
+    return flip(m.transpose(order), axes[1])

@@ -60,9 +60,10 @@ def _result_type(*arrays_and_dtypes):
 # none, so numpy cannot hand them to device arrays: they are gnp.eye only)
 COMPOSED = (
     "expand_dims", "squeeze", "moveaxis", "swapaxes", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to",
-    "broadcast_arrays", "flip", "fliplr", "flipud", "diagonal", "split", "array_split",
+    "broadcast_arrays", "flip", "fliplr", "flipud", "diagonal", "split", "array_split", "hsplit", "vsplit", "dsplit",
+    "rot90",
     "vstack", "hstack", "column_stack", "dstack", "append", "triu", "tril", "diag", "meshgrid",
-    "isclose", "allclose", "array_equal", "count_nonzero", "nansum", "nanprod", "nanmean", "nanmax", "nanmin",
+    "isclose", "allclose", "array_equal", "count_nonzero", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
     "nanargmax", "nanargmin", "diff", "ptp", "average", "trace", "outer", "inner", "kron", "tile", "repeat", "roll",
     "copyto",
 )
