@@ -184,6 +184,36 @@ def test_an_unsafe_clcache_folder_is_not_used(tmp_path, monkeypatch):
     assert list((tmp_path / "user-cache" / "kernel_files").glob("*/__clcache__/vecadd_cl.meta.json"))
 
 
+
+def test_the_warning_for_an_unsafe_clcache_points_at_the_import_line(tmp_path, monkeypatch):
+    """The warning raised while ``import vecadd`` runs names that line: Python's warnings skip
+    importlib's bootstrap frames themselves, so counting them too overshot to ``sys:1``."""
+    import importlib
+    import sys
+
+    from pygpgpu_core import kernel_files as kf
+
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(tmp_path / "user-cache"))
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    name = f"vecadd_{os.getpid()}_{id(tmp_path)}"
+    shutil.copy(DATA / "vecadd.cl", proj / f"{name}.cl")
+    (proj / "__clcache__").mkdir()
+    os.chmod(proj / "__clcache__", 0o777)
+    monkeypatch.syspath_prepend(str(proj))
+    had = "cl" in kf.installed()
+    kf.install("cl")
+    try:
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            importlib.import_module(name); line = sys._getframe().f_lineno  # noqa: E702
+    finally:
+        sys.modules.pop(name, None)
+        if not had:
+            kf.uninstall("cl")
+    [w] = [w for w in record if issubclass(w.category, CacheWarning)]
+    assert (w.filename, w.lineno) == (__file__, line)
+
 # ---- item 3: an unusable cache never breaks a call ----------------------------------------------
 def _run_vecadd(module):
     a = np.arange(300, dtype=np.float32)

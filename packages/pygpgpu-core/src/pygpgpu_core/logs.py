@@ -69,8 +69,18 @@ def user_stacklevel() -> int:
     level = 2
     frame: FrameType | None = sys._getframe(2)    # 2: the caller of the function that warns
     while frame is not None and frame.f_globals.get("__name__", "").startswith(("pygpgpu", "importlib")):
-        level, frame = level + 1, frame.f_back
+        if not _skipped_by_warnings(frame):
+            level += 1
+        frame = frame.f_back
     return level
+
+
+def _skipped_by_warnings(frame: FrameType) -> bool:
+    """Whether ``warnings.warn`` itself leaves ``frame`` out when it counts ``stacklevel``: it
+    skips importlib's bootstrap frames (those of an ``import`` statement), so counting them too
+    would point past the user's line."""
+    filename = frame.f_code.co_filename
+    return "importlib" in filename and "_bootstrap" in filename
 
 
 def warn(message: str, category: "type[Warning]" = PyGPGPUWarning) -> None:
