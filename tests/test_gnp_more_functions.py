@@ -319,11 +319,14 @@ def test_copyto_matches_numpy(backend, dtype, where, casting):
     same(g_dst, dst)
 
 
-def test_copyto_of_a_scalar(backend):
+def test_copyto_of_scalars_and_host_data(backend):
     g = up(np.zeros((2, 3), np.int16), backend)
     gnp.copyto(g, 5)
     gnp.copyto(g[:, 1], np.int8(-2))
-    same(g, np.array([[5, -2, 5], [5, -2, 5]], np.int16))
+    gnp.copyto(g[1], np.array([7, 8, 9], np.uint8))        # host data uploads, as g[1] = host does
+    same(g, np.array([[5, -2, 5], [7, 8, 9]], np.int16))
+    with pytest.raises(TypeError):
+        gnp.copyto(g, np.array([1.5, 2, 3]))
 
 
 # -- np.<fn>(g) runs gnp's function ------------------------------------------------------------------------------
@@ -411,6 +414,7 @@ ERRORS = {
     "average(weights shape)": lambda m, x: m.average(x, weights=x[0]),
     "average(weights axis)": lambda m, x: m.average(x, axis=0, weights=x[0, 0]),
     "average(zero weights)": lambda m, x: m.average(x, axis=0, weights=x[:, 0, 0] * 0),
+    "average(empty result)": lambda m, x: m.average(x[:, :0], axis=0),
     "trace(1-d)": lambda m, x: m.trace(x[0, 0]),
     "inner(shapes)": lambda m, x: m.inner(x, x[0, :, :2]),
     "tile(negative)": lambda m, x: m.tile(x, -1),

@@ -16,12 +16,15 @@ __all__ = ["copyto"]
 def _stand_in(x: Any) -> Any:
     """An empty host array of ``x``'s type (a scalar stays itself): numpy's copyto on stand-ins
     checks the casting rule, and converts scalars, with numpy's errors and no data."""
-    return np.empty(0, x.dtype) if isinstance(x, DeviceArray) else x
+    if isinstance(x, DeviceArray):
+        return np.empty(0, x.dtype)
+    return np.empty(0, np.asarray(x).dtype) if np.ndim(x) else x
 
 
 def copyto(dst: DeviceArray, src: Any, casting: str = "same_kind", where: Any = True) -> None:
     """``dst[...] = src`` where ``src`` converts to ``dst``'s type under ``casting`` (numpy's
-    TypeError otherwise), broadcast as numpy's; with ``where``, only where it is True."""
+    TypeError otherwise), broadcast as numpy's; with ``where``, only where it is True. Host data
+    as ``src`` is uploaded, as ``dst[...] = host`` uploads it."""
     dst = device_operand(dst, "copyto")
     if where is True:
         np.copyto(np.empty(0, dst.dtype), _stand_in(src), casting=casting)   # type: ignore[arg-type]

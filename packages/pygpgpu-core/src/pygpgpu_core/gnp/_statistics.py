@@ -44,7 +44,7 @@ def average(a: DeviceArray, axis: Any = None, weights: Any = None, returned: boo
     axes = None if axis is None else normalize_axes(axis, a.ndim)
     if weights is None:
         avg = a.mean(axes, keepdims=keepdims)
-        scale: Any = avg.dtype.type(a.size / max(avg.size, 1))
+        scale: Any = avg.dtype.type(a.size / avg.size)     # (numpy's ZeroDivisionError for an empty result)
         if returned:
             scale = full(avg.shape, scale, avg.dtype, a.context)
     else:
