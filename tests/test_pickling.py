@@ -243,3 +243,45 @@ def test_device_pickles_as_its_selector(backend):
     data = pickle.dumps(dev)
     assert dev.selector.encode() in data and len(data) < 200
     assert pickle.loads(data) is dev
+
+
+# ---- kernels of imported kernel files -----------------------------------------------------------
+_FILE_KERNEL_WORKER = """
+import json, pickle, sys
+import numpy as np
+with open(sys.argv[1] if len(sys.argv) > 1 else {path!r}, "rb") as f:
+    plain, bracketed = pickle.load(f)
+a = np.arange(300, dtype=np.float32)
+out1, out2 = np.zeros_like(a), np.zeros_like(a)
+plain(a, a, out1, len(a))
+bracketed(a, a, out2, len(a))
+print(json.dumps([out1.tolist(), out2.tolist(), repr(bracketed)]))
+"""
+
+
+def test_kernel_file_kernel_pickles_by_reference_and_runs_elsewhere(tmp_path):
+    """``module.vecadd`` of an imported .cl file, and with brackets, pickles as its file's path,
+    kernel name and brackets (was: TypeError, cannot pickle '_thread.lock'); a fresh process
+    without the import hook loads the file and runs it."""
+    import shutil
+    from pathlib import Path
+
+    from conftest import first_device
+    from pygpgpu_core import kernel_files as kf
+
+    first_device("opencl")
+    src = tmp_path / "vecadd.cl"
+    shutil.copy(Path(__file__).parent / "kernel_files" / "vecadd.cl", src)
+    m = kf.load(src)
+    a = np.arange(300, dtype=np.float32)
+    m.vecadd(a, a, np.zeros_like(a), len(a))            # compiled here first: nothing of that travels
+    again = pickle.loads(pickle.dumps(m.vecadd))
+    out = np.zeros_like(a)
+    again(a, a, out, len(a))
+    np.testing.assert_array_equal(out, 2 * a)
+    payload = tmp_path / "kernels.pkl"
+    payload.write_bytes(pickle.dumps((m.vecadd, m.vecadd["opencl:0"][(512, 64)])))
+    one, two, text = json.loads(_fresh_python(_FILE_KERNEL_WORKER.format(path=str(payload)), tmp_path))
+    np.testing.assert_array_equal(one, 2 * a)
+    np.testing.assert_array_equal(two, 2 * a)
+    assert "opencl:0" in text and "(512,)" in text

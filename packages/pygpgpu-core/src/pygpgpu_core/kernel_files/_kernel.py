@@ -17,6 +17,7 @@ from ..selector import Selector, canonical_backend, parse_selector
 from . import _args
 from ._args import CallState, arg_type, converter_for
 from ._lengths import bounds_check_enabled, check_lengths, length_checks
+from ._pickling import reduce_kernel
 
 __all__ = ["FileKernel", "parse_work_size"]
 
@@ -97,6 +98,9 @@ class FileKernel:
             extra.append(f"work={self._work}")
         tail = f" [{', '.join(extra)}]" if extra else ""
         return f"<kernel {self.prototype} from {self._state.path.name}{tail}>"
+
+    def __reduce__(self) -> tuple:
+        return reduce_kernel(self)       # by reference: the file's path, the name, the brackets
 
     # ---- brackets ----------------------------------------------------------------------
     def __getitem__(self, config: Any) -> "FileKernel":
