@@ -280,6 +280,17 @@ def test_compile_error_names_the_file(kdir):
     assert "broken_body.cl" in str(info.value) and "undefined_name" in str(info.value)
 
 
+
+def test_compile_error_log_points_at_the_file_and_line(kdir):
+    """The compiler's own message names the kernel file and the line, also without any #include
+    (PoCL builds from a temporary file and named that: tempfile_XXXX.cl:3:23)."""
+    path = kdir / "broken_line.cl"
+    path.write_text("__kernel void k(__global int* x)\n{\n    x[0] = undefined_name;\n}\n")
+    mod = kf.load(path)
+    with pytest.raises(GPGPUError) as info:
+        mod.k[1](np.zeros(1, np.int32))
+    assert f"{path.resolve()}:3:" in info.value.log
+
 def test_kernel_named_like_a_builtin(kdir):
     (kdir / "builtin_names.cl").write_text(
         "__kernel void step(__global float* x, int n) { int i = get_global_id(0); if (i < n) x[i] += 1.0f; }\n")

@@ -21,7 +21,7 @@ from ._constexpr import NotConstant, evaluate
 from ._languages import LANGUAGES, Language, language
 from ._parser import CDeclError, KernelDecl, Param, parse_declarations
 from ._preprocess import expand_macros, preprocess
-from ._source import expand_includes, strip_comments
+from ._source import expand_includes, line_marker, strip_comments
 from ._types import DIALECTS, CType, Field, Pointer, Scalar, Struct, Vector, builtin_type, c_name, scalar_type, \
     vector_type
 
@@ -201,6 +201,8 @@ def parse_file(path: "str | Path", dialect: "str | Language") -> ParsedFile:
 
 
 def compile_source(path: "str | Path") -> str:
-    """The file's text with local ``#include "x.h"`` headers inlined between ``#line`` markers."""
+    """The file's text with local ``#include "x.h"`` headers inlined between ``#line`` markers,
+    after a first ``#line 1 "<file>"``: OpenCL builds from a string, which PoCL writes to a
+    temporary file of its own, and its messages would name that file instead of yours."""
     path = Path(path).resolve()
-    return expand_includes(str(path), path.read_text(encoding="utf-8", errors="replace"))
+    return line_marker(1, str(path)) + "\n" + expand_includes(str(path), path.read_text(encoding="utf-8", errors="replace"))

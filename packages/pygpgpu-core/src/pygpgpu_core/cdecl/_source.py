@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Token", "strip_comments", "logical_lines", "tokenize", "resolve_include", "expand_includes",
-           "INCLUDE_RE"]
+           "line_marker", "INCLUDE_RE"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,12 @@ def resolve_include(name: str, including_file: str) -> "str | None":
     return str(path.resolve()) if path.is_file() else None
 
 
+def line_marker(line: int, path: str) -> str:
+    """``#line <line> "<path>"``, the path escaped as a C string literal."""
+    quoted = path.replace("\\", "\\\\").replace('"', '\\"')
+    return f'#line {line} "{quoted}"'
+
+
 def expand_includes(path: str, text: str, seen_once: "set[str] | None" = None, stack: tuple = ()) -> str:
     """The text to compile: local includes inlined between ``#line`` markers (see module doc)."""
     seen_once = set() if seen_once is None else seen_once
@@ -111,7 +117,6 @@ def expand_includes(path: str, text: str, seen_once: "set[str] | None" = None, s
     if any(_PRAGMA_ONCE_RE.match(s) for s in stripped):
         seen_once.add(path)
     out = []
-    quoted = path.replace("\\", "\\\\").replace('"', '\\"')
     for i, line in enumerate(original):
         code = stripped[i] if i < len(stripped) else line
         if _PRAGMA_ONCE_RE.match(code):
@@ -126,8 +131,7 @@ def expand_includes(path: str, text: str, seen_once: "set[str] | None" = None, s
             out.append("")  # recursion or #pragma once: a real preprocessor would include nothing
             continue
         inner = Path(target).read_text(encoding="utf-8", errors="replace")
-        inner_quoted = target.replace("\\", "\\\\").replace('"', '\\"')
-        out.append(f'#line 1 "{inner_quoted}"')
+        out.append(line_marker(1, target))
         out.append(expand_includes(target, inner, seen_once, stack + (path,)))
-        out.append(f'#line {i + 2} "{quoted}"')
+        out.append(line_marker(i + 2, path))
     return "\n".join(out)
