@@ -272,6 +272,32 @@ def test_device_arrays_stay_resident(kdir, cl_device):
         vecadd.vecadd(gnp.zeros(4, dtype=np.int32, device=cl_device), out, out, 4)
 
 
+
+def test_device_array_views_are_seen_as_the_view(kdir, cl_device):
+    """gnp views (an offset, a step, reversed, transposed) reach a handwritten kernel as the
+    elements of the view, as numpy arrays and @kernel do: the kernel indexes from the buffer's
+    start in C order, so the base buffer alone silently gave the base's first elements. Written
+    views get the kernel's results in their own elements and nothing else."""
+    from pygpgpu_core import gnp
+    import vecadd
+
+    host = np.arange(64, dtype=np.float32)
+    base = gnp.asarray(host, device=cl_device)
+    for key in (slice(3, 19), slice(None, 32, 2), slice(None, None, -4)):
+        view, want = base[key], host[key]
+        out = gnp.zeros(want.shape, dtype=np.float32, device=cl_device)
+        vecadd.vecadd(view, view, out, want.size)
+        np.testing.assert_array_equal(out.get(), 2 * want, err_msg=str(key))
+    grid = gnp.asarray(host.reshape(8, 8), device=cl_device)
+    out = gnp.zeros((8, 8), dtype=np.float32, device=cl_device)
+    vecadd.vecadd(grid.T, grid, out, 64)
+    np.testing.assert_array_equal(out.get(), host.reshape(8, 8).T + host.reshape(8, 8))
+    target = gnp.zeros(64, dtype=np.float32, device=cl_device)
+    vecadd.vecadd(base[:16], base[:16], target[1::4], 16)        # an output view
+    expected = np.zeros(64, np.float32)
+    expected[1::4] = 2 * host[:16]
+    np.testing.assert_array_equal(target.get(), expected)
+
 def test_compile_error_names_the_file(kdir):
     (kdir / "broken_body.cl").write_text("__kernel void k(__global int* x) { x[0] = undefined_name; }\n")
     mod = kf.load(kdir / "broken_body.cl")

@@ -3,7 +3,8 @@
 - numpy array for a pointer: uploaded into a temporary buffer; read back afterwards unless
   the pointee is ``const`` (or in ``__constant`` memory). Its dtype must match the pointee.
 - an object with a ``.buffer`` (``pygpgpu.numpy`` arrays) or a backend Buffer: passed as is,
-  data stays on the device.
+  data stays on the device. A ``pygpgpu.numpy`` view (an offset, strides) runs on a contiguous
+  device copy, written back into the view after the launch unless the pointee is ``const``.
 - numpy scalar: passed as is; its dtype must equal the declared type.
 - Python int/float: converted to the declared type, refusing values out of its range.
 - ctypes struct (generated class, or any with the same layout) or numpy record: by value.
@@ -43,13 +44,14 @@ def record_transfer(direction: str, nbytes: int) -> None:  # noqa: F811  (rebind
 class CallState:
     """What one call accumulates while converting arguments."""
 
-    __slots__ = ("device", "context", "temps", "readback", "count")
+    __slots__ = ("device", "context", "temps", "readback", "views", "count")
 
     def __init__(self, device: Any, context: Any):
         self.device = device
         self.context = context
         self.temps: list = []
         self.readback: list = []
+        self.views: list = []       # (device array view, its contiguous copy, whether to write it back)
         self.count: "int | None" = None
 
 
@@ -139,6 +141,12 @@ class _PointerConverter(Converter):
             if st.count is None:
                 nbytes = getattr(value, "nbytes", getattr(buffer, "nbytes", 0))
                 st.count = self._count(nbytes, getattr(value, "size", nbytes))
+            if getattr(value, "offset", 0) or not getattr(value, "is_contiguous", True):
+                # The kernel indexes from the buffer's start in C order, so a view (g[3:], g[::2],
+                # g.T) runs on a contiguous copy, as with @kernel; kept in st until the call ends.
+                copy = value.copy()
+                st.views.append((value, copy, not self.read_only))
+                return copy.buffer
             return buffer
         if _is_buffer(value):
             owner = getattr(value.context, "device", None)

@@ -167,6 +167,9 @@ class FileKernel:
                 global_size = tuple(-(-g // l_) * l_ for g, l_ in zip(global_size, local_size))
             if all(g > 0 for g in global_size):
                 plan.launch(global_size, local_size, launch_args)
+            for view, copy, written in st.views:
+                if written:
+                    view[...] = copy      # a device copy, queued after the launch
             for buf, host, target in st.readback:
                 buf.read(host)
                 _args.record_transfer("d2h", host.nbytes)
