@@ -2,6 +2,8 @@
 
 - numpy array for a pointer: uploaded into a temporary buffer; read back afterwards unless
   the pointee is ``const`` (or in ``__constant`` memory). Its dtype must match the pointee.
+  One array passed for several pointers is one buffer, as one pointer would be in C; different
+  arrays sharing memory are refused when the kernel may write one of them.
 - an object with a ``.buffer`` (``pygpgpu.numpy`` arrays) or a backend Buffer: passed as is,
   data stays on the device. A ``pygpgpu.numpy`` view (an offset, strides) runs on a contiguous
   device copy, written back into the view after the launch unless the pointee is ``const``.
@@ -44,7 +46,7 @@ def record_transfer(direction: str, nbytes: int) -> None:  # noqa: F811  (rebind
 class CallState:
     """What one call accumulates while converting arguments."""
 
-    __slots__ = ("device", "context", "temps", "readback", "views", "count")
+    __slots__ = ("device", "context", "temps", "readback", "views", "staged", "count")
 
     def __init__(self, device: Any, context: Any):
         self.device = device
@@ -52,7 +54,24 @@ class CallState:
         self.temps: list = []
         self.readback: list = []
         self.views: list = []       # (device array view, its contiguous copy, whether to write it back)
+        self.staged: list = []      # _Staged numpy arrays, to find one passed for several pointers
         self.count: "int | None" = None
+
+
+class _Staged:
+    """A numpy array uploaded for one call: its buffer, the contiguous host copy that was
+    uploaded, the first parameter it was passed for, and whether it is read back."""
+
+    __slots__ = ("array", "buffer", "host", "param", "read_back")
+
+    def __init__(self, array: np.ndarray, buffer: Any, host: np.ndarray, param: str, read_back: bool):
+        self.array, self.buffer, self.host, self.param, self.read_back = array, buffer, host, param, read_back
+
+
+def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
+    """The same elements in the same layout (``x`` twice, or two equal views of it)."""
+    return a is b or (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
+                      and a.strides == b.strides and a.dtype == b.dtype)
 
 
 def arg_type(param: Param) -> Any:
@@ -172,19 +191,42 @@ class _PointerConverter(Converter):
             buf = ctx.buffer(max(self.elem_size, 16))
             st.temps.append(buf)
             return buf
+        if not self.read_only and not arr.flags.writeable:
+            raise ValueError(f"{self.where}: the array is read-only but the kernel may write it; pass a "
+                             "writable array, or declare the parameter const in the kernel source")
+        earlier = self._staged_as(arr, st)
+        if earlier is not None:
+            if not self.read_only and not earlier.read_back:
+                earlier.read_back = True
+                st.readback.append((earlier.buffer, earlier.host, arr))
+            return earlier.buffer
         if self.read_only:
             src = np.ascontiguousarray(arr)
-            buf = ctx.buffer_from_host(src)
         else:
-            if not arr.flags.writeable:
-                raise ValueError(f"{self.where}: the array is read-only but the kernel may write it; pass a "
-                                 "writable array, or declare the parameter const in the kernel source")
             src = arr if arr.flags.c_contiguous else np.ascontiguousarray(arr)
-            buf = ctx.buffer_from_host(src)
+        buf = ctx.buffer_from_host(src)
+        if not self.read_only:
             st.readback.append((buf, src, arr))
+        st.staged.append(_Staged(arr, buf, src, self.param.name, not self.read_only))
         record_transfer("h2d", src.nbytes)
         st.temps.append(buf)
         return buf
+
+    def _staged_as(self, arr: np.ndarray, st: CallState) -> "_Staged | None":
+        """The array already uploaded for an earlier parameter of this call that ``arr`` is,
+        or None. Uploaded apart, two arrays sharing memory would be two copies, and the one read
+        back last would undo the other's writes: refused when the kernel may write either."""
+        for earlier in st.staged:
+            if not np.may_share_memory(arr, earlier.array):
+                continue
+            if _same_array(arr, earlier.array):
+                return earlier
+            if (earlier.read_back or not self.read_only) and np.shares_memory(arr, earlier.array):
+                raise ValueError(f"kernel {self.kernel!r}, parameters {earlier.param!r} and {self.param.name!r}: "
+                                 "the arrays overlap in memory but are not the same array, and the kernel may "
+                                 "write one of them; each would be copied to the device apart. Pass the same "
+                                 "array for both, or arrays that share no memory")
+        return None
 
 
 class _LocalConverter(Converter):
