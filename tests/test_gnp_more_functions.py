@@ -176,6 +176,7 @@ COMPUTED = {
     "nanmin": lambda m, x, y: m.nanmin(x),
     "nanargmax": lambda m, x, y: m.nanargmax(x, axis=-1),
     "nanargmin": lambda m, x, y: m.nanargmin(x),
+    "nancumsum": lambda m, x, y: m.nancumsum(x, axis=0),
     "diff": lambda m, x, y: m.diff(x),
     "diff(n=2, axis=0)": lambda m, x, y: m.diff(x, 2, axis=0),
     "diff(prepend, append)": lambda m, x, y: m.diff(x, axis=1, prepend=x[:, :1], append=x[:, -1:]),
@@ -235,6 +236,8 @@ NAN_CASES = {
     "array_equal(equal_nan)": lambda m, x: m.array_equal(x, x.copy(), equal_nan=True),
     "array_equal(nan)": lambda m, x: m.array_equal(x, x.copy()),
     "count_nonzero": lambda m, x: m.count_nonzero(x, axis=2),
+    "nancumsum": lambda m, x: m.nancumsum(x, axis=1),
+    "nancumprod": lambda m, x: m.nancumprod(x[:2, :2, :3]),
 }
 
 

@@ -1,4 +1,4 @@
-"""numpy's NaN-ignoring reductions: NaNs are replaced on the device by the value that cannot
+"""numpy's NaN-ignoring reductions and scans: NaNs are replaced on the device by the value that cannot
 change the result (0 for sums, 1 for products, -inf for maxima...), then the ordinary reduction
 runs. Arrays of integers and bools hold no NaN and reduce as they are."""
 from __future__ import annotations
@@ -12,7 +12,8 @@ from ._dispatch import ops
 from ._functions import where as choose  # (the reductions take a where= argument of their own)
 from ._views import device_operand
 
-__all__ = ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanargmax", "nanargmin"]
+__all__ = ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanargmax", "nanargmin",
+           "nancumsum", "nancumprod"]
 
 
 def _replace_nan(a: DeviceArray, value: float, op: str) -> "tuple[DeviceArray, DeviceArray | None]":
@@ -140,3 +141,15 @@ def nanargmax(a: DeviceArray, axis: Any = None, out: Any = None, *, keepdims: bo
 def nanargmin(a: DeviceArray, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> DeviceArray:
     """The index of the smallest non-NaN element (int64; ValueError for a slice of NaNs alone)."""
     return _arg_extreme(a, "min", axis, out, keepdims)
+
+
+def nancumsum(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None) -> DeviceArray:
+    """Running sums with NaNs counted as 0 (flattened when ``axis`` is None)."""
+    filled, _ = _replace_nan(a, 0.0, "nancumsum")
+    return filled.cumsum(axis, dtype=dtype, out=out)
+
+
+def nancumprod(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None) -> DeviceArray:
+    """Running products with NaNs counted as 1 (flattened when ``axis`` is None)."""
+    filled, _ = _replace_nan(a, 1.0, "nancumprod")
+    return filled.cumprod(axis, dtype=dtype, out=out)

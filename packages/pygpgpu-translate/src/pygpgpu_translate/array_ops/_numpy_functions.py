@@ -64,7 +64,7 @@ COMPOSED = (
     "rot90",
     "vstack", "hstack", "column_stack", "dstack", "append", "triu", "tril", "diag", "meshgrid",
     "isclose", "allclose", "array_equal", "count_nonzero", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
-    "nanargmax", "nanargmin", "diff", "ptp", "average", "trace", "outer", "inner", "kron", "tile", "repeat", "roll",
+    "nanargmax", "nanargmin", "nancumsum", "nancumprod", "diff", "ptp", "average", "trace", "outer", "inner", "kron", "tile", "repeat", "roll",
     "copyto",
 )
 
