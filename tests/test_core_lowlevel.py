@@ -89,6 +89,25 @@ def test_numpy_arrays_are_staged_read_back_and_released():
     assert all(b.closed for b in ctx.buffers) and not resident.closed
 
 
+
+def test_one_array_for_two_parameters_is_one_buffer():
+    """Staged apart, the copy read back last decided the result (here: doubled once per copy,
+    so x came back doubled, not quadrupled as one buffer passed twice is); overlapping different
+    arrays are refused (nothing says which parameters the kernel writes)."""
+    ctx = FakeContext()
+    k = FakeKernel(ctx)
+    x = np.ones(4, np.float32)
+    k.launch(4, None, [x, x])
+    (_, _, kinds, args), = k.calls
+    assert args[0] is args[1] and len(ctx.buffers) == 1
+    np.testing.assert_array_equal(x, np.full(4, 4, np.float32))
+    y = np.ones(8, np.float32)
+    k.launch(4, None, [y[::2], y[1::2]])           # interleaved: two buffers
+    np.testing.assert_array_equal(y, np.full(8, 2, np.float32))
+    with pytest.raises(ValueError, match="argument 1 of kernel 'twice': it overlaps in memory with argument 0"):
+        k.launch(4, None, [y[1:], y[:-1]])
+    assert all(b.closed for b in ctx.buffers)
+
 def test_argument_errors_name_the_argument_and_free_staged_buffers():
     ctx = FakeContext()
     k = FakeKernel(ctx)

@@ -258,6 +258,28 @@ def test_numpy_arrays_as_arguments(ctx):
     np.testing.assert_allclose(aligned, y * np.float32(0.5) + y, rtol=1e-6)
 
 
+
+def test_one_numpy_array_for_two_pointers_is_one_buffer(ctx):
+    """The same array for two pointer parameters is one buffer, as one pointer is in C (small
+    arrays were copied apart and the unwritten copy, read back last, undid the kernel's writes;
+    large ones aliased the host memory); different arrays sharing memory are refused when the
+    kernel may write one."""
+    k = ctx.program("""
+    __kernel void bump(__global float* x, __global float* y, int n) {
+        int i = get_global_id(0);
+        if (i < n) x[i] += 1.0f;
+    }""").kernel("bump")
+    for n in (8, 1 << 17):                         # copied and zero-copy sizes on PoCL
+        x = np.zeros(n, np.float32)
+        k[n](x, x, np.int32(n))
+        np.testing.assert_array_equal(x, np.ones(n, np.float32))
+    x = np.zeros(64, np.float32)
+    k[32](x[::2], x[1::2], np.int32(32))           # interleaved, no element shared: fine
+    np.testing.assert_array_equal(x, np.tile(np.float32([1, 0]), 32))
+    with pytest.raises(ValueError, match=r"argument 1 'y'.*overlaps.*argument 0 'x'"):
+        k[63](x[1:], x[:-1], np.int32(63))
+    np.testing.assert_array_equal(x, np.tile(np.float32([1, 0]), 32))
+
 def test_buffer_operations(ctx):
     n = 256
     data = RNG.random(n, dtype=np.float32)

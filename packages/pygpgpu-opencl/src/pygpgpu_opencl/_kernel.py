@@ -348,7 +348,11 @@ class Kernel(OwnedHandle):
                     if staging is None:
                         staging = ArrayStaging(self.context)
                     arr, readback = payload
-                    self._mem_slots[i].value = staging.add(arr, readback, self._natural_align(specs[i]))
+                    try:
+                        mem = staging.add(arr, readback, self._natural_align(specs[i]), specs[i].label())
+                    except ValueError as exc:     # shares memory with another argument's array
+                        raise ValueError(f"{self._where(specs[i])}: {exc}") from None
+                    self._mem_slots[i].value = mem
                     status = set_arg(kh, i, _PTR_SIZE, self._mem_refs[i])
                 elif kind == "null":
                     status = set_arg(kh, i, _PTR_SIZE, ctypes.byref(_NULL_MEM))

@@ -4,7 +4,8 @@ They never escape the launch, so they are raw ``cl_mem`` handles rather than Buf
 objects (a launch with three small arrays is dominated by per-object Python work otherwise).
 On host-unified devices an array aligned to its element type is used in place
 (``CL_MEM_USE_HOST_PTR``); small arrays that are read back are copied instead, because a
-copy costs less than the map/unmap pair that makes an aliased array current.
+copy costs less than the map/unmap pair that makes an aliased array current. One array passed
+for several parameters is one buffer (``pygpgpu_core.backend.host_aliases``).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ctypes import c_int32
 from typing import TYPE_CHECKING
 
 import numpy as np
+from pygpgpu_core.backend.host_aliases import earlier_same
 
 from . import _constants as C
 from ._buffer import host_address
@@ -34,7 +36,7 @@ class ArrayStaging:
     """The temporary buffers of one launch: ``add()`` each array, then ``finish()``, and
     always ``release()`` (in a ``finally``)."""
 
-    __slots__ = ("context", "mems", "readbacks", "aliased", "done", "hosts")
+    __slots__ = ("context", "mems", "readbacks", "aliased", "done", "hosts", "arrays", "staged")
 
     def __init__(self, context: "Context"):
         self.context = context
@@ -43,9 +45,21 @@ class ArrayStaging:
         self.aliased = False  # some buffer lives in a caller's array
         self.done = False
         self.hosts: list = []  # host memory the device reads or writes: alive until it is done
+        self.arrays: list[tuple[np.ndarray, bool, str]] = []   # (array, read back, argument) per buffer
+        self.staged: list[tuple[int, np.ndarray, bool]] = []   # (cl_mem, contiguous host, zero copy) per buffer
 
-    def add(self, arr: np.ndarray, readback: bool, align: "int | None") -> int:
-        """A ``cl_mem`` holding ``arr`` for this launch."""
+    def add(self, arr: np.ndarray, readback: bool, align: "int | None", label: str) -> int:
+        """A ``cl_mem`` holding ``arr`` for this launch (``label`` names the argument), the one
+        made for an earlier argument when ``arr`` is that same array."""
+        k = earlier_same(arr, readback, self.arrays)
+        if k is not None:
+            mem, contiguous, zero_copy = self.staged[k]
+            first, read_back, first_label = self.arrays[k]
+            if readback and not read_back:
+                self.arrays[k] = (first, True, first_label)
+                if arr.nbytes:
+                    self.readbacks.append((mem, arr, contiguous, zero_copy))
+            return mem
         flags = arr.flags
         contiguous = arr if flags.c_contiguous else np.ascontiguousarray(arr)
         writeable = flags.writeable or contiguous is not arr  # a fresh copy may be written
@@ -73,6 +87,8 @@ class ArrayStaging:
         self.mems.append(mem)
         self.aliased = self.aliased or zero_copy
         self.hosts.append(contiguous)
+        self.arrays.append((arr, readback, label))
+        self.staged.append((mem, contiguous, zero_copy))
         if readback and nbytes:
             self.readbacks.append((mem, arr, contiguous, zero_copy))
         return mem

@@ -7,6 +7,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from .host_aliases import earlier_same
+
 __all__ = ["split_work_bracket", "bracket_call", "read_back", "launch_with_host_arrays", "resolve_kernel_name",
            "kernel_symbol", "kernel_attribute"]
 
@@ -39,13 +41,15 @@ def launch_with_host_arrays(kernel: Any, global_size: Any, local_size: Any, args
     """``Kernel.launch`` of the backends whose launcher takes argument kinds (CUDA, HIP).
 
     ``adapt(value)`` applies the backend's own conversions and refusals first; then numpy
-    arrays become temporary device buffers (read back after the launch if writable), buffers of
+    arrays become temporary device buffers (read back after the launch if writable; one array
+    passed twice is one buffer), buffers of
     ``buffer_type`` must live on the kernel's device, and ``kind_of_value(value, param_size)``
     names each argument's kind for ``kernel.launcher(kinds)``."""
     args = list(args)
     context = kernel.context
     sizes = kernel.param_sizes
     staged: "list[tuple[np.ndarray, Any]]" = []
+    staged_at: "list[int]" = []       # the argument each staged array was first passed as
     kinds = []
     try:
         p = 0
@@ -54,9 +58,16 @@ def launch_with_host_arrays(kernel: Any, global_size: Any, local_size: Any, args
                 if adapt is not None:
                     value = adapt(value)
                 if isinstance(value, np.ndarray):
-                    buf = context.buffer_from_host(value)
-                    staged.append((value, buf))
-                    value = buf
+                    # The same array twice is one buffer (host_aliases); nothing tells which
+                    # parameters the kernel writes, so a writable array counts as written.
+                    k = earlier_same(value, value.flags.writeable,
+                                     [(host, host.flags.writeable, f"argument {staged_at[j]}")
+                                      for j, (host, _) in enumerate(staged)])
+                    if k is None:
+                        staged.append((value, context.buffer_from_host(value)))
+                        staged_at.append(i)
+                        k = len(staged) - 1
+                    value = staged[k][1]
                 elif isinstance(value, buffer_type) and value.context.device is not context.device:
                     raise ValueError(f"it lives on {value.context.device.selector}, the kernel on "
                                      f"{context.device.selector}")

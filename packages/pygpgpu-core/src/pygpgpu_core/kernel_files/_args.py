@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend.host_aliases import earlier_same
 from ..cdecl import Param, Pointer, Scalar, Struct, Vector, c_name
 from ..protocols import LocalMemory
 from ._structs import CStruct, CUnion, struct_ctype, vector_ctype
@@ -66,12 +67,6 @@ class _Staged:
 
     def __init__(self, array: np.ndarray, buffer: Any, host: np.ndarray, param: str, read_back: bool):
         self.array, self.buffer, self.host, self.param, self.read_back = array, buffer, host, param, read_back
-
-
-def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
-    """The same elements in the same layout (``x`` twice, or two equal views of it)."""
-    return a is b or (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
-                      and a.strides == b.strides and a.dtype == b.dtype)
 
 
 def arg_type(param: Param) -> Any:
@@ -213,20 +208,14 @@ class _PointerConverter(Converter):
         return buf
 
     def _staged_as(self, arr: np.ndarray, st: CallState) -> "_Staged | None":
-        """The array already uploaded for an earlier parameter of this call that ``arr`` is,
-        or None. Uploaded apart, two arrays sharing memory would be two copies, and the one read
-        back last would undo the other's writes: refused when the kernel may write either."""
-        for earlier in st.staged:
-            if not np.may_share_memory(arr, earlier.array):
-                continue
-            if _same_array(arr, earlier.array):
-                return earlier
-            if (earlier.read_back or not self.read_only) and np.shares_memory(arr, earlier.array):
-                raise ValueError(f"kernel {self.kernel!r}, parameters {earlier.param!r} and {self.param.name!r}: "
-                                 "the arrays overlap in memory but are not the same array, and the kernel may "
-                                 "write one of them; each would be copied to the device apart. Pass the same "
-                                 "array for both, or arrays that share no memory")
-        return None
+        """The array already uploaded for an earlier parameter of this call that ``arr`` is, or
+        None (see ``host_aliases``)."""
+        try:
+            k = earlier_same(arr, not self.read_only,
+                             [(e.array, e.read_back, f"parameter {e.param!r}") for e in st.staged])
+        except ValueError as exc:
+            raise ValueError(f"{self.where}: {exc}") from None
+        return None if k is None else st.staged[k]
 
 
 class _LocalConverter(Converter):
