@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -361,6 +362,33 @@ def test_bad_env_selector_stops_a_kernel_call_naming_the_variable(tmp_path):
     assert f"environment variable PYGPGPU_BACKEND={value!r}" in text and f"index {len(opencl)} is out of range" in text
     assert ", ".join(opencl) in text
 
+
+
+_FILE_KERNEL_ON_DEFAULT = """
+    import json
+    import numpy as np
+    from pygpgpu_core import kernel_files as kf
+    m = kf.load({path!r})
+    a = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(a)
+    m.vecadd(a, a, out, 100)
+    used = [d.selector for d in m.__kernel_file__._devices.values()]
+    print(json.dumps({{"devices": used, "ok": bool((out == 2 * a).all())}}))
+"""
+
+
+@pytest.mark.parametrize("value,want", [("opencl:1", 1), ("ocl:0", 0), ("cuda:1", 0)])
+def test_env_selector_chooses_the_device_kernel_files_run_on(tmp_path, value, want):
+    """A .cl file's kernel without a bracket runs where PYGPGPU_BACKEND points when that is an
+    OpenCL device (it always took the first OpenCL device, so one worker per device all shared
+    device 0); a variable naming another backend leaves it on OpenCL's first device."""
+    listed, _word = _two_pocl_devices_listed(tmp_path)
+    opencl = [sel for sel, _hay, _ in listed if sel.startswith("opencl:")]
+    src = tmp_path / "vecadd.cl"
+    src.write_text((Path(__file__).parent / "kernel_files" / "vecadd.cl").read_text())
+    got = _json_out(_run(_FILE_KERNEL_ON_DEFAULT.format(path=str(src)), tmp_path, POCL_DEVICES="pthread pthread",
+                         PYGPGPU_BACKEND=value))
+    assert got == {"devices": [opencl[want]], "ok": True}
 
 # ---- translation errors that do not depend on the device come first --------------------------------
 

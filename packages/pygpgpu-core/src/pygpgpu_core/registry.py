@@ -23,6 +23,7 @@ __all__ = [
     "get_device",
     "select_device",
     "default_backend_name",
+    "env_selector",
     "diagnostics",
     "reset_registry",
 ]
@@ -170,6 +171,13 @@ def _env_selector(value: str) -> Selector:
     except ValueError as exc:
         raise ValueError(f"environment variable {ENV_VAR}={value!r} is not a device selector: {exc}. "
                          f"{_ENV_SYNTAX}.") from None
+
+
+def env_selector() -> "Selector | None":
+    """``$PYGPGPU_BACKEND`` parsed (a ValueError naming the variable when it is malformed), or
+    None when it is unset."""
+    value = _env_value()
+    return _env_selector(value) if value else None
 
 
 def _env_error(value: str, exc: GPGPUError) -> GPGPUError:

@@ -16,6 +16,7 @@ from ..cdecl import CDeclError, ParsedFile, parse_file
 from ._cache import SourceCache, file_stamp
 from ._kernel import FileKernel, LaunchPlan, _is_device, resolve_family_selector
 from ._program import FilePrograms
+from ..selector import Selector, canonical_backend
 from ._structs import struct_ctype
 from ._stub import write_stub
 
@@ -76,10 +77,24 @@ class KernelFileState:
             return selector
         dev = self._devices.get(selector)
         if dev is None:
-            sel = resolve_family_selector(selector, self.kind.backend, self.kind.dialect, self.path.name)
-            dev = registry.select_device(sel)
+            if selector is None:
+                dev = self._default_device()
+            else:
+                sel = resolve_family_selector(selector, self.kind.backend, self.kind.dialect, self.path.name)
+                dev = registry.select_device(sel)
             self._devices[selector] = dev
         return dev
+
+    def _default_device(self) -> Any:
+        """No bracket: the device ``$PYGPGPU_BACKEND`` selects when this file's backend can run
+        it (``opencl:1`` for a .cl file: one worker process per device, as with @kernel), else
+        the first device of the file's backend (a .cl file under ``PYGPGPU_BACKEND=cuda:1``)."""
+        env = registry.env_selector()
+        if env is not None and (env.backend is None or canonical_backend(env.backend) == self.kind.backend):
+            dev = registry.select_device(None)       # the variable's device; errors name the variable
+            if self.same_family(dev):
+                return dev
+        return registry.select_device(Selector(backend=self.kind.backend))
 
     def plan(self, decl, device: Any) -> LaunchPlan:
         key = (decl.name, id(device))
