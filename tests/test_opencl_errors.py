@@ -108,6 +108,10 @@ def test_wrong_launcher_types(ctx, prog):
         lk(16, None, (buf, -5))
     with pytest.raises(ValueError, match="positive byte count"):
         LocalMemory(0)
+    for not_a_count in (16.5, 16.0, "16", True):       # 16.5 was silently 16 bytes, "16" parsed
+        with pytest.raises(TypeError, match="LocalMemory takes an int byte count"):
+            LocalMemory(not_a_count)
+    assert LocalMemory(np.int64(64)).nbytes == 64
 
 
 def test_too_much_local_memory_is_refused(ctx, prog, device):

@@ -11,6 +11,7 @@ derive their grid as ``ceil(global / local)``.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -48,9 +49,14 @@ class LocalMemory:
     __slots__ = ("nbytes",)
 
     def __init__(self, nbytes: int):
-        if int(nbytes) <= 0:
+        # An index, not int(): int() would truncate 16.5 to 16 bytes (too little memory for
+        # what the kernel indexes) and parse "16".
+        if isinstance(nbytes, bool) or not hasattr(type(nbytes), "__index__"):
+            raise TypeError(f"LocalMemory takes an int byte count, got {type(nbytes).__name__} {nbytes!r}")
+        count = operator.index(nbytes)
+        if count <= 0:
             raise ValueError(f"LocalMemory needs a positive byte count, got {nbytes}")
-        self.nbytes = int(nbytes)
+        self.nbytes = count
 
     def __repr__(self) -> str:
         return f"LocalMemory({self.nbytes})"
