@@ -259,6 +259,20 @@ def test_inspect_bad_input_is_a_one_line_error(kernels_file, args, message):
     assert message in out.stderr and "Traceback" not in out.stderr and out.stdout == ""
 
 
+
+def test_output_into_a_closed_pipe_ends_quietly(kernels_file):
+    """``pygpgpu inspect ... | head -1``: the reader leaves early; the command stops without
+    an error message (it printed ``pygpgpu inspect: error: [Errno 32] Broken pipe``)."""
+    proc = subprocess.Popen([sys.executable, "-m", "pygpgpu", "inspect", f"{kernels_file}:saxpy", "--types",
+                             "float32[:], float32[:], float32[:], float32"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(1)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=300)
+    assert "Broken pipe" not in err and "Traceback" not in err and "Exception ignored" not in err, err
+
 def test_unknown_command_and_help():
     bad = run("frobnicate")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr

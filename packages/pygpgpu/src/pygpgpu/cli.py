@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from typing import Any, Sequence
 
@@ -240,6 +241,11 @@ def main(argv: "Sequence[str] | None" = None) -> int:
 
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # The reader left (``pygpgpu inspect ... | head``): stop quietly, as other commands do.
+        # stdout goes to devnull so that flushing it at exit does not fail a second time.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (GPGPUError, ValueError, SyntaxError, TypeError, OSError) as exc:   # OSError: an unusable cache folder
         print(f"pygpgpu {args.command}: error: {exc}", file=sys.stderr)
         return 2
