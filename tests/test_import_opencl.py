@@ -118,6 +118,8 @@ def test_saxpy_scalars_converted_and_checked(kdir, cl_device):
         saxpy.saxpy(y, x, 1.0, -1)
     with pytest.raises(OverflowError, match="overflows float"):
         saxpy.saxpy(y, x, 1e300, 300)
+    with pytest.raises(OverflowError, match=r"parameter 'alpha' .*overflows float"):   # past any double
+        saxpy.saxpy(y, x, 2**1100, 300)
     with pytest.raises(TypeError, match=r"parameter 'n' .* an integer type; got float"):
         saxpy.saxpy(y, x, 1.0, 300.0)
     with pytest.raises(TypeError, match=r"parameter 'x' .* expects an array of float32; got a numpy array of "

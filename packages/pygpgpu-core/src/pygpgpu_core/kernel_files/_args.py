@@ -238,7 +238,10 @@ def _convert_number(value: Any, dt: np.dtype, where: str, c: str) -> Any:
             if v not in (0, 1):
                 raise ArgumentRangeError(f"{where}: {v} is not a bool (0 or 1)")
             return np.bool_(v)
-        value = float(v)
+        try:
+            value = float(v)
+        except OverflowError:       # past every float type; float()'s own message names no parameter
+            raise ArgumentRangeError(f"{where}: {v} overflows {c}") from None
     if isinstance(value, (float, np.floating)):
         if dt.kind != "f":
             raise TypeError(f"{where} is {c}, an integer type; got float {value!r} (convert it with int())")
