@@ -85,6 +85,27 @@ def test_wrong_argument_type(ctx, prog, args, message):
     _vecadd_ok(ctx, prog)
 
 
+
+def test_python_numbers_past_a_float_parameter_s_range(ctx):
+    """A Python float past float32's range is +-inf, as C converts it and the CUDA and HIP
+    launchers pack it, without numpy's 'overflow encountered in cast' RuntimeWarning from inside
+    the library; an int past every float is an OverflowError naming the argument (it was float()'s
+    bare message)."""
+    import warnings
+
+    k = ctx.program("__kernel void put(__global float* out, float s) { out[0] = s; }").kernel("put")
+    out = np.zeros(1, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        k[1](out, 1e39)
+        assert out[0] == np.inf
+        k[1](out, -1e39)
+        assert out[0] == -np.inf
+    with pytest.raises(OverflowError, match=r"argument 1 's' of kernel 'put'.*does not fit"):
+        k[1](out, 2**1100)
+    with pytest.raises(OverflowError, match=r"argument 1 's' of kernel 'put'.*does not fit"):
+        k.launcher(["buffer", np.float32])(1, None, (ctx.buffer(4), 2**1100))
+
 def test_wrong_launcher_types(ctx, prog):
     k = prog.kernel("vecadd")
     with pytest.raises(TypeError, match="is int32, arg_types says float32"):

@@ -148,7 +148,15 @@ def scalar_bytes(spec: ArgSpec, value: Any, kernel: str) -> bytes:
             info = np.iinfo(dt)
             if not info.min <= int(value) <= info.max:
                 raise ValueError(f"{where()} is {dt.name}; {value} does not fit (range {info.min}..{info.max})")
-        data = np.array(value, dtype=dt).tobytes()
+        elif dt.kind == "f":
+            try:
+                value = float(value)
+            except OverflowError:   # an int past every float; float()'s message names no argument
+                raise OverflowError(f"{where()}: {value} does not fit in {dt.name}") from None
+        with np.errstate(over="ignore"):
+            # Past a float type's range the value is +-inf, as C converts it and the CUDA and HIP
+            # launchers pack it; numpy would warn from this line about the user's number.
+            data = np.array(value, dtype=dt).tobytes()
     elif isinstance(value, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
         data = bytes(memoryview(value).cast("B"))
     elif isinstance(value, np.ndarray) and spec.dtype is not None and spec.width > 1:

@@ -551,6 +551,8 @@ class Kernel(OwnedHandle):
                     storage.value = value
                 except TypeError:
                     raise TypeError(f"{where} expects {dtype.name}, got {describe(value)}") from None
+                except OverflowError:   # an int past every float; ctypes' message names no argument
+                    raise OverflowError(f"{where}: {value} does not fit in {dtype.name}") from None
                 status = set_arg(kh, i, size, ref)
                 if status:
                     fail(status, i)
