@@ -195,3 +195,44 @@ def test_a_python_int_power_that_may_be_negative_is_refused():
         with pytest.raises(SyntaxError, match=r"a Python int to a Python int power is a float when the power is "
                                               r"negative(.|\n)*write 2.0 \*\* "):
             k.inspect(*args, backend="opencl")
+
+
+# ---- bool arithmetic: numpy's bools add as logical or, Python's as ints ------------------------------
+@kernel
+def bool_sums(m, x, out, n):
+    for i in range(out.shape[0]):
+        j = (i + 1) % m.shape[0]
+        c = i > 0                                  # Python bools: True + True is 2
+        d = i > 1
+        python = c + d + (i > 0) + (i > 1) + (not m[i]) + (not m[j]) + True + (i > 0 and j > 0) + (n > 2)
+        numpy = (m[i] + m[j]) + (x[i] > 0) + (x[i] > 1) + True + (x[i] > n)    # np.bool_: or, and stays a bool
+        both = m[i] * m[j] + (m[i] * (x[i] > 1)) * 2 + (m[i] // m[i]) * 4 + (m[i] ** m[j]) * 8 + ((m[i] ** m[j]) * 100 + 100) * 16  # int8: wraps
+        count = 0
+        for k in range(m.shape[0]):
+            count += m[k]                          # an int counting
+        out[i] = python + 10 * numpy + 100 * both + 1000000 * count + 10000000 * -(i > 1)
+
+
+def test_numpy_bools_add_as_or_and_python_bools_as_ints(backend):
+    m = np.array([True, False, True, True])
+    with np.errstate(divide="ignore", over="ignore"):     # m[i] // m[j] of False, 200 in int8
+        _same_as_host(bool_sums, backend, m, np.array([0, 1, 2, 3], np.int32), np.zeros(4, np.int64), 3)
+
+
+def test_numpy_bool_minus_is_refused():
+    @kernel
+    def sub(m, out):
+        for i in range(out.shape[0]):
+            out[i] = m[i] - m[0]
+
+    @kernel
+    def neg(m, out):
+        for i in range(out.shape[0]):
+            out[i] = -m[i]
+
+    m = np.array([True, False])
+    for k, message in ((sub, "numpy has no - of two bools"), (neg, "numpy has no - of a bool")):
+        with pytest.raises(TypeError):
+            k.py_func(m, np.zeros(2, np.int32))
+        with pytest.raises(TypeError, match=message):
+            k.inspect(m, np.zeros(2, np.int32), backend="opencl")

@@ -30,7 +30,7 @@ from ._signs import KnownSigns
 from ._source import FunctionSource, KernelTypeError, definition_key, function_source, parameter_names, syntax_error
 from ._statements import StatementRules
 from .prelude import piece_function
-from ._types import (BOOL, INT32, INT64, TYPE_LATTICE_HEIGHT, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector,
+from ._types import (INT32, INT64, PYBOOL, TYPE_LATTICE_HEIGHT, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector,
                      concrete, join)
 
 if TYPE_CHECKING:
@@ -306,7 +306,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
 
     def object_value(self, value, node, what):
         if isinstance(value, bool):
-            return ir.Const(value, BOOL)
+            return ir.Const(value, PYBOOL)
         if isinstance(value, int):
             return ir.Const(value, Scalar("int32" if -2**31 <= value < 2**31 else "int64", weak=True))
         if isinstance(value, float):

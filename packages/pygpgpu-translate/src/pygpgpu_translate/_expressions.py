@@ -14,7 +14,7 @@ import numpy as np
 from . import _calls
 from . import _ir as ir
 from ._builtins import lookup_namespace, lookup_object, supported_in
-from ._types import (BOOL, INT32, UINT32, UINT64, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
+from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
                      is_signed_and_uint64, wider_int)
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
@@ -88,7 +88,7 @@ class ExpressionRules:
     def ex_Constant(self, node):
         v = node.value
         if isinstance(v, bool):
-            return ir.Const(v, BOOL)
+            return ir.Const(v, PYBOOL)
         if isinstance(v, int):
             if not -2**63 <= v < 2**64:
                 raise self.err(node, f"integer literal {v} does not fit in 64 bits")
@@ -439,7 +439,7 @@ class ExpressionRules:
             return complex_truth(self, e)
         if isinstance(e.type, Vector):
             raise self.err(node, "a vector has no single truth value", "compare components, e.g. v.x > 0 and v.y > 0")
-        if e.type == BOOL:
+        if e.type.kind == "b":
             return e
         if isinstance(e, ir.Const):
             return ir.Const(bool(e.value), BOOL)
@@ -544,6 +544,8 @@ class ExpressionRules:
                 return self.shift(opname, a, b, t)
             ct = concrete(t, df)
             return self.wrap_narrow(ir.Bin(opname, self.convert(a, ct), self.convert(b, ct), t))
+        if ta.kind == "b" and tb.kind == "b" and not (self.is_python_bool(a) and self.is_python_bool(b)):
+            return self.numpy_bool_binop(opname, a, b, node)
         if opname == "**":
             return self.power(a, b, node)
         t = binary_result(ta, tb, df)
@@ -567,6 +569,30 @@ class ExpressionRules:
             ct = t = INT32
             ca, cb = self.convert(a, ct), self.convert(b, ct)
         return self.wrap_narrow(ir.Bin(opname, ca, cb, t))
+
+    def numpy_bool_binop(self, opname, a, b, node):
+        """Arithmetic of numpy bools (a Python bool meeting one is one, NEP 50): ``+`` is numpy's
+        logical or and ``*`` its and (``mask[i] + mask[j]`` is True), ``-`` raises, and ``//``,
+        ``%`` and ``**`` compute in int8."""
+        if opname == "-":
+            raise self.type_err(node, "numpy has no - of two bools (it raises TypeError); write a ^ b for the "
+                                "difference, or int(a) - int(b)")
+        if opname in ("+", "*"):
+            return ir.Bin("|" if opname == "+" else "&", self.convert(a, BOOL), self.convert(b, BOOL), BOOL)
+        if opname == "/":
+            return self.scalar_binop("/", self.convert(a, INT32), self.convert(b, INT32), node)
+        int8 = Scalar("int8")
+        return self.binop(opname, self.convert(a, int8), self.convert(b, int8), node)
+
+    def is_python_bool(self, e) -> bool:
+        """``e`` is a Python bool on the host: a literal or constant, ``not x``, a comparison of
+        Python numbers, a local only ever bound to those; other bools are numpy's."""
+        return e.type == PYBOOL
+
+    def is_python_number(self, e) -> bool:
+        """``e`` is a Python number (int, float or bool) on the host."""
+        return isinstance(e.type, Scalar) and (e.type.weak or self.is_python_bool(e) or
+                                               (e.type.is_int and self.is_host_int(e)))
 
     def host_ints_meet_uint64(self, a, b):
         """``(a, b)``, a signed int that is a Python int on the host converted to uint64 where the
@@ -699,7 +725,7 @@ class ExpressionRules:
     def ex_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):
             c = self.condition(node.operand)
-            return c if c.type is UNKNOWN else ir.Un("!", c, BOOL)
+            return c if c.type is UNKNOWN else ir.Un("!", c, PYBOOL)      # Python's not: a Python bool
         v = self.value(node.operand)
         if v.type is UNKNOWN:
             return v
@@ -714,6 +740,9 @@ class ExpressionRules:
         if isinstance(node.op, ast.UAdd):
             return v
         if isinstance(node.op, ast.USub):
+            if v.type.kind == "b" and not self.is_python_bool(v):
+                raise self.type_err(node, "numpy has no - of a bool (it raises TypeError); write ~x or not x for "
+                                    "the negation, or -int(x)")
             if isinstance(v, ir.Const):
                 t = v.type if v.type.kind != "b" else INT32
                 if t.is_int and t.weak and -2**63 <= -v.value < 2**64:
@@ -775,12 +804,14 @@ class ExpressionRules:
         rest = [self.guarded(v) for v in node.values[1:]]
         if first.type is UNKNOWN or any(v.type is UNKNOWN for v, _ in rest):
             return ir.Raw("?", UNKNOWN)
-        if not as_test and any(v.type != BOOL for v in [first] + [v for v, _ in rest]):
+        operands = [first] + [v for v, _ in rest]
+        if not as_test and any(not (isinstance(v.type, Scalar) and v.type.kind == "b") for v in operands):
             return self.bool_op_value(op, first, rest, node)
+        t = PYBOOL if all(self.is_python_bool(v) for v in operands) else BOOL
         out = self.truth(first, node)
         for v, pre in rest:
             if not pre:
-                out = ir.Bin(op, out, self.truth(v, node), BOOL)
+                out = ir.Bin(op, out, self.truth(v, node), t)
                 continue
             # the right operand needs statements: run them only when Python would evaluate it
             r = self.temp(BOOL)
@@ -843,7 +874,9 @@ class ExpressionRules:
                 c = self.compare_signed_with_uint64(self._CMPOPS[type(op)], left, right)
             else:
                 c = ir.Bin(self._CMPOPS[type(op)], self.convert(left, ct), self.convert(right, ct), BOOL)
-            out = c if out is None else ir.Bin("&&", out, c, BOOL)
+            if self.is_python_number(left) and self.is_python_number(right):
+                c = _retyped(c, PYBOOL)        # Python numbers compare to a Python bool, numpy's to np.bool_
+            out = c if out is None else ir.Bin("&&", out, c, PYBOOL if out.type == c.type == PYBOOL else BOOL)
             left = right
         return out
 
@@ -911,7 +944,9 @@ class ExpressionRules:
             if isinstance(ta, Vector) and isinstance(tb, Vector):
                 raise self.type_err(node, f"mixing {ta} and {tb}")
             return ta if isinstance(ta, Vector) else tb
-        return binary_result(ta, tb, self.prog.default_float) if not (ta == BOOL and tb == BOOL) else BOOL
+        if isinstance(ta, Scalar) and isinstance(tb, Scalar) and ta.kind == tb.kind == "b":
+            return PYBOOL if ta.weak and tb.weak else BOOL
+        return binary_result(ta, tb, self.prog.default_float)
 
     # ---- calls ---------------------------------------------------------------------------------------
     def resolve_callee(self, fnode):
@@ -1078,6 +1113,15 @@ class ExpressionRules:
     prelude_call = _calls.prelude_call
 
 
+def _retyped(c, t):
+    """Comparison ``c`` (a Bin, a Const or a chain of them) with result type ``t``."""
+    if isinstance(c, ir.Bin):
+        return ir.Bin(c.op, c.a, c.b, t)
+    if isinstance(c, ir.Const):
+        return ir.Const(c.value, t)
+    return c
+
+
 def _text(node, float_base=False, numpy_base=False) -> str:
     """``a ** b`` of the power ``node`` as the user wrote it, or with a float or np.int64 base."""
     if not isinstance(node, ast.BinOp):
@@ -1096,7 +1140,7 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
 
 def _python_number(e) -> bool:
     """A constant that is a Python number on the host (a literal, a module constant)."""
-    return isinstance(e, ir.Const) and isinstance(e.type, Scalar) and (e.type.weak or e.type == BOOL)
+    return isinstance(e, ir.Const) and isinstance(e.type, Scalar) and e.type.weak
 
 
 def _weak_int_type(v: int) -> Scalar:

@@ -22,7 +22,7 @@ __all__ = [
     "Scalar", "Vector", "ArrayType", "VOID", "UNKNOWN", "BOOL", "INT32", "INT64", "UINT32",
     "FLOAT32", "FLOAT64", "scalar_of", "binary_result", "join", "JoinConflict", "concrete",
     "VECTOR_WIDTHS", "VECTOR_BASES", "SHORT_NAMES", "TYPE_LATTICE_HEIGHT",
-    "literal_default", "wider_int", "literal_join", "UINT64", "is_signed_and_uint64",
+    "literal_default", "wider_int", "literal_join", "UINT64", "is_signed_and_uint64", "PYBOOL",
 ]
 
 # numpy dtype name -> the OpenCL-style name the prelude library and the host vector classes use
@@ -126,6 +126,7 @@ class _Special:
 VOID = _Special("void")
 UNKNOWN = _Special("unknown")   # a local whose type inference has not reached yet
 BOOL = Scalar("bool")
+PYBOOL = Scalar("bool", weak=True)  # a Python bool (True + True is 2), where BOOL is numpy's (True)
 INT32 = Scalar("int32")
 UINT32 = Scalar("uint32")
 INT64 = Scalar("int64")
@@ -156,9 +157,12 @@ def concrete(t, default_float: Scalar):
 def literal_default(t: Scalar, default_float: Scalar, index_type: Scalar) -> Scalar:
     """The concrete type of a local first bound to a bare Python number (``acc = 0``): an int
     literal is int32 (the index type, int64, under 64-bit indexing; int64/uint64 when the value
-    needs it), a float literal the kernel's default float. Later assignments widen it by ``join``."""
+    needs it), a float literal the kernel's default float, a Python bool stays one. Later
+    assignments widen it by ``join``."""
     if t.kind == "f":
         return default_float
+    if t.kind == "b":
+        return t           # a Python bool stays one (c = i > 0; c + c is 2): C has one bool either way
     if t.name == "int32":
         return index_type
     return t.strong()
