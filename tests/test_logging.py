@@ -202,3 +202,27 @@ def test_cache_warning_is_a_pygpgpu_warning():
     from pygpgpu_core.backend.cache import CacheWarning
 
     assert issubclass(CacheWarning, pygpgpu.PyGPGPUWarning) and issubclass(pygpgpu.PyGPGPUWarning, UserWarning)
+
+
+def test_kernel_files_log_their_binary_loads_and_launches(tmp_path, caplog, monkeypatch):
+    """An imported .cl file under DEBUG logs, like @kernel: the compiled binary loaded back from
+    __clcache__ (with its key) and each launch's geometry; neither was logged, so PYGPGPU_DEBUG
+    showed nothing for a kernel file once its binary was cached."""
+    from conftest import first_device
+    from pygpgpu_core import kernel_files as kf
+
+    device = first_device("opencl")
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "vecadd.cl"
+    src.write_text((Path(__file__).parent / "kernel_files" / "vecadd.cl").read_text()
+                   + f"// {tmp_path.name}\n")
+    a = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(a)
+    kf.load(src).vecadd[device.selector](a, a, out, 100)          # built and kept beside the file
+    with caplog.at_level(logging.DEBUG, logger="pygpgpu"):
+        kf.load(src).vecadd[device.selector][(128, 64)](a, a, out, 100)    # a new module: loaded back
+    messages = [(r.name, r.getMessage()) for r in caplog.records]
+    assert any(name == "pygpgpu.opencl" and "binary loaded from" in m and str(src) in m and "key" in m
+               for name, m in messages), messages
+    assert ("pygpgpu.launch", f"launch vecadd on {device.selector}: global (128,), local (64,)") in messages
+    np.testing.assert_array_equal(out, 2 * a)

@@ -9,10 +9,12 @@ multiple of it, so a kernel must compare its index against the real length.
 from __future__ import annotations
 
 import inspect
+import logging
 from typing import Any, Callable
 
 from .. import registry
 from ..errors import GPGPUError
+from ..logs import get_logger, logged_launcher
 from ..selector import Selector, canonical_backend, parse_selector
 from . import _args
 from ._args import CallState, arg_type, converter_for
@@ -188,9 +190,10 @@ class FileKernel:
 class LaunchPlan:
     """Everything a warm call needs for one (kernel, device): handle, converters, launcher."""
 
-    __slots__ = ("context", "kernel", "converters", "_launcher", "_arg_types", "lengths")
+    __slots__ = ("name", "context", "kernel", "converters", "_launcher", "_arg_types", "lengths")
 
     def __init__(self, decl, program: Any, context: Any):
+        self.name = decl.name
         self.context = context
         try:
             self.kernel = program.kernel(decl.name)
@@ -209,7 +212,10 @@ class LaunchPlan:
         launcher = self._launcher
         if launcher is None:
             make = getattr(self.kernel, "launcher", None)
-            launcher = self._launcher = make(self._arg_types) if make is not None else self.kernel.launch
+            launcher = make(self._arg_types) if make is not None else self.kernel.launch
+            if get_logger("launch").isEnabledFor(logging.DEBUG):   # decided once, as for @kernel
+                launcher = logged_launcher(launcher, self.name, self.context.device.selector)
+            self._launcher = launcher
         launcher(global_size, local_size, args)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from ..backend.cache import cache_key
 from ..cdecl import compile_source
 from ..errors import CompileError, GPGPUError
+from ..logs import get_logger
 from ..protocols import BinaryPrograms, supports
 from ._cache import SourceCache
 
@@ -81,6 +82,9 @@ class FilePrograms:
                         loaded = current is None or current == binary
                     if loaded:
                         self.stats["binary_loads"] += 1
+                        get_logger(getattr(backend, "name", "backend")).debug(
+                            "kernel file %s: binary loaded from %s for %s (key %s)", self.path, self.cache.folder,
+                            device.selector, key)
                         return program
                     self._store(device, key, program)  # the backend rebuilt it from source
                     self.stats["builds"] += 1
