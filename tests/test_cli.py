@@ -231,6 +231,40 @@ def test_inspect_2d_and_vector_types(kernels_file):
     assert out.stdout == my_kernels.lengths.inspect(v, np.zeros(9, np.float32), backend="opencl").source + "\n"
 
 
+
+METHODS = textwrap.dedent('''
+    import numpy as np
+    from pygpgpu import kernel
+
+    class Model:
+        def __init__(self):
+            self.weights = np.ones(8, np.float32)
+
+        @kernel
+        def apply_{n}(self, x, out):
+            for i in range(out.shape[0]):
+                out[i] = x[i] * self.weights[i]
+
+    model = Model()
+''')
+
+
+def test_inspect_a_kernel_method(tmp_path):
+    """FILE.py:instance.method prints the method's source for that instance (it said the
+    ConfiguredKernel was not an @kernel function); FILE.py:Class.method, whose self no --types
+    entry can stand for, says to name an instance (it asked for one type more than could be given)."""
+    n = next(_COUNTER)
+    path = tmp_path / "methods.py"
+    path.write_text(METHODS.replace("{n}", str(n)))
+    out = run("inspect", f"{path}:model.apply_{n}", "--backend", "opencl", "--types", "float32[:], float32[:]")
+    assert out.returncode == 0, out.stderr
+    module = load(path)
+    x = np.zeros(5, np.float32)
+    assert out.stdout == getattr(module.model, f"apply_{n}").inspect(x, x, backend="opencl").source + "\n"
+    out = run("inspect", f"{path}:Model.apply_{n}", "--types", "float32[:], float32[:]")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "is a kernel method" in out.stderr and "name an instance" in out.stderr
+
 def test_inspected_cuda_source_compiles_with_nvrtc(kernels_file, nvrtc_compile):
     out = run("inspect", f"{kernels_file}:saxpy", "--backend", "cuda",
               "--types", "float32[:], float32[:], float32[:], float32")

@@ -94,7 +94,7 @@ def _load_kernel(target: str) -> Any:
     import importlib.util
     import os
 
-    from pygpgpu_translate import KernelFunction
+    from pygpgpu_translate import ConfiguredKernel, KernelFunction
 
     path, sep, name = target.rpartition(":")
     if not sep or not path or not name:
@@ -116,9 +116,22 @@ def _load_kernel(target: str) -> Any:
         if not hasattr(obj, part):
             raise ValueError(f"{path} has no {name!r}")
         obj = getattr(obj, part)
+    if isinstance(obj, ConfiguredKernel) and obj._bound_self is not None:
+        return obj                             # instance.method: self is that instance
     if not isinstance(obj, KernelFunction):
         raise ValueError(f"{name!r} in {path} is not an @kernel function (its type is {type(obj).__name__})")
+    if obj._is_method:
+        raise ValueError(f"{name!r} in {path} is a kernel method: its self.* attributes come from an instance, "
+                         "which --types cannot describe; name an instance made at module level instead, e.g. "
+                         f"{path}:model.{name.rsplit('.', 1)[-1]}")
     return obj
+
+
+def _param_names(kernel: Any) -> "list[str]":
+    """The parameters --types describes (a bound kernel method's self is its instance)."""
+    bound = getattr(kernel, "_bound_self", None) is not None
+    names = list(kernel._kf._param_names if bound else kernel._param_names)
+    return names[1:] if bound else names
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
@@ -182,9 +195,9 @@ def _cmd_build_native(args: argparse.Namespace) -> int:
 def _cmd_inspect(args: argparse.Namespace) -> int:
     kernel = _load_kernel(args.target)
     values = parse_types(args.types)
-    expected = len(kernel._param_names)
-    if len(values) != expected:
-        raise ValueError(f"{kernel.__name__} takes {expected} arguments ({', '.join(kernel._param_names)}); "
+    names = _param_names(kernel)
+    if len(values) != len(names):
+        raise ValueError(f"{args.target.rpartition(':')[2]} takes {len(names)} arguments ({', '.join(names)}); "
                          f"--types gives {len(values)}")
     if args.backend is not None:
         from pygpgpu_core import registry
