@@ -280,6 +280,26 @@ def test_one_numpy_array_for_two_pointers_is_one_buffer(ctx):
         k[63](x[1:], x[:-1], np.int32(63))
     np.testing.assert_array_equal(x, np.tile(np.float32([1, 0]), 32))
 
+
+def test_a_required_work_group_size_is_used_and_checked(ctx):
+    """A kernel declaring reqd_work_group_size(64, 1, 1) runs in groups of 64 when no local size
+    is given (the driver refused local=None with CL_INVALID_WORK_GROUP_SIZE and a hint to pass
+    None); another local size is a ValueError naming the attribute before the driver sees it."""
+    k = ctx.program("""
+    __kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+    void fixed(__global float* x, int n) {
+        int i = get_global_id(0);
+        if (i < n) x[i] = get_local_size(0);
+    }""").kernel("fixed")
+    assert k.required_local_size == (64, 1, 1)
+    x = np.zeros(100, np.float32)
+    k[100](x, np.int32(100))                    # global rounded up to 128
+    np.testing.assert_array_equal(x, np.full(100, 64, np.float32))
+    k[(100, 64)](x, np.int32(100))
+    with pytest.raises(ValueError, match=r"reqd_work_group_size\(64, 1, 1\)"):
+        k[(100, 32)](x, np.int32(100))
+    assert ctx.program(VECADD).kernel("vecadd").required_local_size is None
+
 def test_buffer_operations(ctx):
     n = 256
     data = RNG.random(n, dtype=np.float32)

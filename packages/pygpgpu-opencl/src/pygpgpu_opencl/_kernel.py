@@ -141,8 +141,8 @@ class _WorkSizeCache:
 
     def update(self, global_size: Any, local_size: Any) -> None:
         k = self.kernel
-        dims, g, l = normalize_work_size(global_size, local_size, k.work_group_size, k.device.max_work_item_sizes, k.name,
-                                         k.device.address_bits)
+        dims, g, l = normalize_work_size(global_size, k._local_for(global_size, local_size), k.work_group_size,
+                                         k.device.max_work_item_sizes, k.name, k.device.address_bits)
         gws = (c_size_t * 3)(*g)
         lws = (c_size_t * 3)(*l) if l is not None else None
         total = 1
@@ -183,6 +183,15 @@ class Kernel(OwnedHandle):
             C.CL_KERNEL_WORK_GROUP_SIZE,
         )
         self.work_group_size = min(wg[0], self.device.max_work_group_size) if wg else self.device.max_work_group_size
+        try:  # __attribute__((reqd_work_group_size(x, y, z))): (0, 0, 0) when the kernel declares none
+            required = info_sizes(
+                cl.clGetKernelWorkGroupInfo, "clGetKernelWorkGroupInfo", self._handle, self.device.handle,
+                C.CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+            )
+        except DriverError:
+            required = ()
+        self.required_local_size: "tuple[int, ...] | None" = tuple(required[:3]) if any(required) else None
+        """The local size the kernel's ``reqd_work_group_size`` attribute demands, or None."""
         try:  # local memory the kernel declares itself, before any __local argument is set
             self.static_local_mem = info_ulong(
                 cl.clGetKernelWorkGroupInfo, "clGetKernelWorkGroupInfo", self._handle, self.device.handle,
@@ -200,6 +209,23 @@ class Kernel(OwnedHandle):
         self._launch_lock = threading.Lock()
         self._work = _WorkSizeCache(self)
         self._brackets: dict[Any, Callable[..., None]] = {}
+
+    def _local_for(self, global_size: Any, local_size: Any) -> Any:
+        """The local size to launch with. A kernel declaring ``reqd_work_group_size`` runs only in
+        groups of that size: it is the size when none is given (the driver refuses None), and a
+        different one is refused here, naming the attribute."""
+        required = self.required_local_size
+        if required is None:
+            return local_size
+        dims = len(_dims(global_size, "global size"))
+        want = required[:dims]
+        if (local_size is None and all(v == 1 for v in required[dims:])) or (
+                local_size is not None and _dims(local_size, "local size") == want):
+            return want
+        attribute = f"reqd_work_group_size({', '.join(map(str, required))})"
+        raise ValueError(f"kernel {self.name!r} declares {attribute}: launched over {dims} dimension"
+                         f"{'s' if dims > 1 else ''}, its local size must be {want} (k[(global, "
+                         f"{want if dims > 1 else want[0]})]) or left out; got {local_size!r}")
 
     def _arg_spec(self, index: int) -> ArgSpec:
         get = lib().clGetKernelArgInfo
@@ -386,8 +412,8 @@ class Kernel(OwnedHandle):
             pass
         global_size, local_size = split_work_bracket(config, self.name, self.device.selector)
         # Validate now so a bad bracket fails where it is written.
-        normalize_work_size(global_size, local_size, self.work_group_size, self.device.max_work_item_sizes, self.name,
-                            self.device.address_bits)
+        normalize_work_size(global_size, self._local_for(global_size, local_size), self.work_group_size,
+                            self.device.max_work_item_sizes, self.name, self.device.address_bits)
         launch_sized = self.launch
 
         def launch(*args: Any) -> None:
