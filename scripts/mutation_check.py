@@ -370,6 +370,9 @@ MUTATIONS = [
     Mutation("python-bool-local-is-numpy-bool", f"{TRANSLATE}/_types.py",
              "        return t           # a Python bool stays one", "        return t.strong()  # a Python bool stays one",
              (TRUST_MORE, "-k", "bools_add"), "c = i > 0; c + c is 2"),
+    Mutation("bool-call-is-numpy-bool", f"{TRANSLATE}/_calls.py",
+             "        return self.python_bool(self.truth(x, node))", "        return self.truth(x, node)",
+             (TRUST_MORE, "-k", "bools_add"), "bool(a) + bool(b) is 2 (Python bools)"),
     # ---- gnp: a fill of part of a buffer (g[0] of a matrix) writes only its own bytes ----
     Mutation("gnp-prefix-fills-whole-buffer", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
              "        if type(self) is not DeviceArray or not self._covers_allocation():",

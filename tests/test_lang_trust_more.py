@@ -6,8 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import assert_code_object, assert_cubin
 from pygpgpu import gpu, kernel
 from test_lang_python_semantics import _same_as_host
+from test_vec_helpers import rtc_compile  # noqa: F401 - fixture
 
 N = 4
 
@@ -205,6 +207,7 @@ def bool_sums(m, x, out, n):
         c = i > 0                                  # Python bools: True + True is 2
         d = i > 1
         python = c + d + (i > 0) + (i > 1) + (not m[i]) + (not m[j]) + True + (i > 0 and j > 0) + (n > 2)
+        python += bool(m[i]) + bool(m[j]) + bool(x[i] > 1) * 10
         numpy = (m[i] + m[j]) + (x[i] > 0) + (x[i] > 1) + True + (x[i] > n)    # np.bool_: or, and stays a bool
         both = m[i] * m[j] + (m[i] * (x[i] > 1)) * 2 + (m[i] // m[i]) * 4 + (m[i] ** m[j]) * 8 + ((m[i] ** m[j]) * 100 + 100) * 16  # int8: wraps
         count = 0
@@ -236,3 +239,13 @@ def test_numpy_bool_minus_is_refused():
             k.py_func(m, np.zeros(2, np.int32))
         with pytest.raises(TypeError, match=message):
             k.inspect(m, np.zeros(2, np.int32), backend="opencl")
+
+
+def test_these_kernels_compile_for_cuda_and_hip(rtc_compile):
+    dialect, compile_ = rtc_compile
+    m, x4 = np.array([True, False, True, True]), np.array([0, 1, 2, 3], np.int32)
+    for k, args in ((bool_sums, (m, x4, np.zeros(4, np.int64), 3)), (count_u64, (U64, np.zeros(2, np.uint64))),
+                    (mixed_u64, (U64, I64, np.zeros(4), np.zeros(4, np.int32))),
+                    (int_powers, (x4, x4, x4)), (ranges_below_zero, (np.arange(5.0), np.zeros(2)))):
+        src = k.inspect(*args, backend=dialect).source
+        (assert_cubin if dialect == "cuda" else assert_code_object)(compile_(src), src)

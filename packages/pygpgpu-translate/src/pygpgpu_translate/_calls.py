@@ -405,7 +405,7 @@ def _cast(self, b, node, args):
         ft = float_type_of(self, x.type)
         return ir.Cast(x, Scalar(ft.name, weak=True)) if not isinstance(x, ir.Const) else ir.Const(float(x.value), Scalar("float32", weak=True))
     if target == "bool":
-        return self.truth(x, node)
+        return self.python_bool(self.truth(x, node))     # bool(a) + bool(b) is 2
     t = Scalar(target)
     self.prog.note_type(t)
     if isinstance(x, ir.Const):

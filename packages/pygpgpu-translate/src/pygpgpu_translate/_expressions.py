@@ -584,6 +584,17 @@ class ExpressionRules:
         int8 = Scalar("int8")
         return self.binop(opname, self.convert(a, int8), self.convert(b, int8), node)
 
+    @staticmethod
+    def python_bool(c):
+        """Bool ``c`` typed as a Python bool (``PYBOOL``)."""
+        if isinstance(c, ir.Bin):
+            return ir.Bin(c.op, c.a, c.b, PYBOOL)
+        if isinstance(c, ir.Un):
+            return ir.Un(c.op, c.a, PYBOOL)
+        if isinstance(c, ir.Const):
+            return ir.Const(c.value, PYBOOL)
+        return ir.Cast(c, PYBOOL)
+
     def is_python_bool(self, e) -> bool:
         """``e`` is a Python bool on the host: a literal or constant, ``not x``, a comparison of
         Python numbers, a local only ever bound to those; other bools are numpy's."""
@@ -875,7 +886,7 @@ class ExpressionRules:
             else:
                 c = ir.Bin(self._CMPOPS[type(op)], self.convert(left, ct), self.convert(right, ct), BOOL)
             if self.is_python_number(left) and self.is_python_number(right):
-                c = _retyped(c, PYBOOL)        # Python numbers compare to a Python bool, numpy's to np.bool_
+                c = self.python_bool(c)        # Python numbers compare to a Python bool, numpy's to np.bool_
             out = c if out is None else ir.Bin("&&", out, c, PYBOOL if out.type == c.type == PYBOOL else BOOL)
             left = right
         return out
@@ -1111,15 +1122,6 @@ class ExpressionRules:
     float_type_of = _calls.float_type_of
     componentwise = _calls.componentwise
     prelude_call = _calls.prelude_call
-
-
-def _retyped(c, t):
-    """Comparison ``c`` (a Bin, a Const or a chain of them) with result type ``t``."""
-    if isinstance(c, ir.Bin):
-        return ir.Bin(c.op, c.a, c.b, t)
-    if isinstance(c, ir.Const):
-        return ir.Const(c.value, t)
-    return c
 
 
 def _text(node, float_base=False, numpy_base=False) -> str:
