@@ -373,6 +373,10 @@ MUTATIONS = [
     Mutation("bool-call-is-numpy-bool", f"{TRANSLATE}/_calls.py",
              "        return self.python_bool(self.truth(x, node))", "        return self.truth(x, node)",
              (TRUST_MORE, "-k", "bools_add"), "bool(a) + bool(b) is 2 (Python bools)"),
+    Mutation("tuple-loop-item-is-a-local", f"{TRANSLATE}/_statements.py",
+             "        return (kinds in ({\"i\"}, {\"f\"}) and self.store_counts.get(name) == 1",
+             "        return (False and self.store_counts.get(name) == 1",
+             (TRUST_MORE, "-k", "tuple_of_numbers"), "for w in (0.1, 0.3): p * w of float64 data multiplies by the double 0.1"),
     # ---- gnp: a fill of part of a buffer (g[0] of a matrix) writes only its own bytes ----
     Mutation("gnp-prefix-fills-whole-buffer", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
              "        if type(self) is not DeviceArray or not self._covers_allocation():",

@@ -246,6 +246,28 @@ def test_these_kernels_compile_for_cuda_and_hip(rtc_compile):
     m, x4 = np.array([True, False, True, True]), np.array([0, 1, 2, 3], np.int32)
     for k, args in ((bool_sums, (m, x4, np.zeros(4, np.int64), 3)), (count_u64, (U64, np.zeros(2, np.uint64))),
                     (mixed_u64, (U64, I64, np.zeros(4), np.zeros(4, np.int32))),
-                    (int_powers, (x4, x4, x4)), (ranges_below_zero, (np.arange(5.0), np.zeros(2)))):
+                    (int_powers, (x4, x4, x4)), (ranges_below_zero, (np.arange(5.0), np.zeros(2))),
+                    (tuple_items, (np.zeros(2), np.zeros(2), x4.astype(np.int8), x4.astype(np.int8)))):
         src = k.inspect(*args, backend=dialect).source
         (assert_cubin if dialect == "cuda" else assert_code_object)(compile_(src), src)
+
+
+# ---- for w in (0.1, 0.3): w is each Python number, meeting data as the number would --------------------
+@kernel
+def tuple_items(x, out, ints, iout):
+    for i in range(out.shape[0]):
+        p = x[i]
+        for w in (0.1, 0.3, 0.7):
+            p = p * w                  # float64 data times the double 0.1, not 0.1f
+        out[i] = p
+        q = ints[i]
+        for v in (2, 3):
+            q = q * v                  # int8 times a Python int stays int8 and wraps
+        iout[i] = q
+
+
+def test_a_loop_over_a_tuple_of_numbers_binds_python_numbers(backend):
+    x = np.random.default_rng(5).standard_normal(6)
+    with np.errstate(over="ignore"):
+        _same_as_host(tuple_items, backend, x, np.zeros(6), np.array([1, 5, 11, 40, -30, 127], np.int8),
+                      np.zeros(6, np.int8))

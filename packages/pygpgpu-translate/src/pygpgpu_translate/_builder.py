@@ -218,6 +218,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.globals = getattr(func, "__globals__", {})
         self.local_types: dict[str, object] = {}     # Python local name -> joined type
         self.literal_locals: set[str] = set()        # locals first bound to a bare Python number
+        self.item_values: dict[str, ir.Expr] = {}    # for w in (0.1, 0.2): w stands for the item (for_tuple)
         self.cnames: dict[str, str] = {}             # Python local name -> C name
         self.temp_types: dict[str, object] = {}
         self.params: dict[str, object] = {}          # Python param name -> binding

@@ -44,6 +44,7 @@ class ExpressionRules:
         type_err: Callable[..., Exception]
         materialize: Callable[[ir.Expr], ir.Expr]
         evaluated: dict[int, ir.Expr]
+        item_values: dict[str, ir.Expr]
         cnames: dict[str, str]
         literal_locals: set[str]
         non_negative: KnownSigns
@@ -100,6 +101,8 @@ class ExpressionRules:
         raise self.err(node, f"constant {v!r} is not supported in kernels")
 
     def ex_Name(self, node):
+        if node.id in self.item_values:
+            return self.item_values[node.id]
         v = self.lookup(node.id, node)
         if node.id in self.index_names and isinstance(v, ir.Var):
             return self.index_value(v)

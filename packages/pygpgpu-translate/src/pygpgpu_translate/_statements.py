@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ._bindings import Domain
     from ._builder import ProgramBuilder
     from ._signs import KnownSigns
+    from ._source import FunctionSource
 
 __all__ = ["StatementRules"]
 
@@ -58,6 +59,8 @@ class StatementRules:
         array_locals: dict[str, ir.ArrayRef]
         local_types: dict[str, object]
         literal_locals: set[str]
+        item_values: dict[str, ir.Expr]
+        src: FunctionSource
         changed: set[str]
         store_counts: dict[str, int]
         non_negative: KnownSigns
@@ -554,19 +557,35 @@ class StatementRules:
             return []
         counter = self.temp(INT32)
         outer, self.pre = self.pre, []
+        python_item = self._item_is_a_python_number(s, items)
         with self.non_negative_names([counter.name]):
             item = self.tuple_item(items, counter, s.iter, where=s.iter)
-            head = self.store(s.target, item, s)
+            head = [] if python_item else self.store(s.target, item, s)
             head = self.pre + list(head or [])
         self.pre = outer
         self.loop_depth += 1
         saved = self.top_level_of_domain
         self.top_level_of_domain = False
-        body = self.stmts(s.body)
+        if python_item:         # each use of w is the item itself, WEIGHTS[k]: it meets values as a number does
+            self.item_values[s.target.id] = item
+        try:
+            body = self.stmts(s.body)
+        finally:
+            self.item_values.pop(s.target.id, None)
         self.top_level_of_domain = saved
         self.loop_depth -= 1
         return ir.For(counter, ir.Const(0, INT32), ir.Const(len(items.items), INT32), ir.Const(1, INT32),
                       head + body, s.lineno, 1)
+
+    def _item_is_a_python_number(self, loop, items) -> bool:
+        """``for w in (0.1, 0.2):`` binds ``w`` to Python numbers of one kind: a local would fix its
+        type (float32 0.1 times float64 data, int32 where 2 * int8 data wraps in int8), so where
+        nothing else assigns ``w`` or reads it after the loop, ``w`` stands for the item."""
+        name = loop.target.id
+        kinds = {v.type.kind if isinstance(v, ir.Expr) and isinstance(v.type, Scalar) and v.type.weak else None
+                 for v in items.items}
+        return (kinds in ({"i"}, {"f"}) and self.store_counts.get(name) == 1
+                and not _read_outside(self.src.tree, loop, name))
 
     def evaluated_once(self, e, loop):
         """``e``, a bound of ``loop``'s range(), as the loop's test reads it: Python evaluates
