@@ -153,7 +153,7 @@ def test_a_launch_with_numpy_arrays_frees_nothing_under_the_interrupted_kernel(c
     assert "memcpy_dtoh" not in sim.sim.log and not out.any()
     sim.sim.release(ctx.queue.handle)
     ctx.synchronize()                           # sees the stream idle: the deferred frees run
-    assert sim.sim.log.count("mem_free") == 3
+    assert sim.sim.log.count("mem_free") == 2    # `a` passed twice is one buffer
     k.launch((n,), None, [a, a, out, n])
     np.testing.assert_array_equal(out, 2 * a)
 
