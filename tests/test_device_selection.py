@@ -537,6 +537,19 @@ def test_pocl_without_a_writable_cache_dir_is_reported_as_failing_to_start(tmp_p
     assert kind == "DeviceNotFound" and "failed to start" in default and "apt-get install pocl" not in default
 
 
+
+def test_an_empty_pocl_cache_dir_is_refused_before_pocl_aborts_the_process(tmp_path):
+    """POCL_CACHE_DIR set but empty makes PoCL 3 fail an assertion while it starts, which kills
+    the process (SIGABRT) on the first device listing, `pygpgpu info` included; the OpenCL backend
+    is unavailable instead, saying why, and nothing calls into the ICD loader."""
+    env = _pocl_only_env(tmp_path)
+    env["POCL_CACHE_DIR"] = ""
+    got = _json_out(_run(_OPENCL_STATUS, tmp_path, **env))
+    assert not [d for d in got["available"] if d.startswith("opencl:")]
+    text = got["diagnostics"]
+    assert "POCL_CACHE_DIR is set but empty" in text and "unset it" in text, text
+    assert got["get_device"] == ["BackendUnavailable", f"backend 'opencl' is unavailable: {text}"]
+
 def test_pocl_icd_naming_a_missing_library_is_reported(tmp_path):
     env = _pocl_only_env(tmp_path, icd_library="/nonexistent/libpocl.so.2")
     got = _json_out(_run(_OPENCL_STATUS, tmp_path, **env))

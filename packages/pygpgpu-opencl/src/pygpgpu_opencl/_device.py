@@ -12,7 +12,7 @@ from pygpgpu_core.device_order import order_devices
 from pygpgpu_core.errors import BackendUnavailable, DriverError
 
 from . import _constants as C
-from ._diagnose import no_device_reason, no_platform_reason
+from ._diagnose import no_device_reason, no_platform_reason, pocl_abort_reason
 from ._library import info_sizes, info_str, info_uint, info_ulong, lib
 from ._status import check
 
@@ -257,6 +257,9 @@ class OpenCLBackend:
 
     def _enumerate(self) -> "tuple[list[Platform], list[Device]]":
         cl = lib()
+        fatal = pocl_abort_reason()
+        if fatal is not None:
+            raise BackendUnavailable("opencl", fatal)
         count = c_uint32(0)
         status = cl.clGetPlatformIDs(0, None, ctypes.byref(count))
         if status == -1001 or (status == 0 and count.value == 0):  # CL_PLATFORM_NOT_FOUND_KHR

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-__all__ = ["no_device_reason", "no_platform_reason", "pocl_cache_dir", "registered_icds", "unwritable_reason"]
+__all__ = ["no_device_reason", "no_platform_reason", "pocl_abort_reason", "pocl_cache_dir", "registered_icds",
+           "unwritable_reason"]
 
 _DEFAULT_VENDORS = "/etc/OpenCL/vendors"
 _INSTALL = ("install one, e.g. `apt-get install pocl-opencl-icd` for the CPU or your GPU vendor's OpenCL driver")
@@ -56,6 +57,22 @@ def pocl_cache_dir(env: Mapping[str, str] | None = None) -> tuple[str, str]:
     if "HOME" in environ:
         return os.path.join(environ["HOME"], ".cache", leaf), "HOME"
     return os.path.join("/tmp", leaf), "the default (HOME is not set)"
+
+
+def pocl_abort_reason(env: Mapping[str, str] | None = None) -> str | None:
+    """Why starting PoCL would kill this process, or None. PoCL 3 fails an assertion (SIGABRT,
+    no error code to report) when ``POCL_CACHE_DIR`` is set but empty, and the ICD loader starts
+    every registered driver on the first ``clGetPlatformIDs``: with PoCL registered, that call
+    must not be made."""
+    environ = os.environ if env is None else env
+    if environ.get("POCL_CACHE_DIR") != "":
+        return None
+    _where, icds = registered_icds()
+    if not any(_is_pocl(path, library) for path, library in icds.items()):
+        return None
+    return ("POCL_CACHE_DIR is set but empty, which makes PoCL abort the whole process as it starts (an "
+            "assertion in pocl_cache_init_topdir), so OpenCL is not started; unset it or point it at a writable "
+            "directory")
 
 
 def unwritable_reason(path: str) -> str | None:
