@@ -138,6 +138,21 @@ def test_stub_is_written_beside_the_source(kdir):
     assert particles.__kernels__  # the module imported fine alongside its stub
 
 
+
+def test_a_stub_written_by_hand_is_left_alone(kdir):
+    """A vecadd.pyi that pygpgpu did not generate (written by hand, another tool's) is not
+    overwritten on import: it was replaced, its content lost. A generated one is still updated."""
+    mine = '"""My own stub."""\ndef vecadd(*args: object) -> None: ...\n'
+    (kdir / "vecadd.pyi").write_text(mine)
+    import vecadd
+
+    assert vecadd.__kernels__ == ["vecadd"] and (kdir / "vecadd.pyi").read_text() == mine
+    kf.load(kdir / "saxpy.cl")
+    generated = (kdir / "saxpy.pyi").read_text()
+    (kdir / "saxpy.pyi").write_text(generated.replace("daxpy", "old_name"))
+    kf.load(kdir / "saxpy.cl")
+    assert (kdir / "saxpy.pyi").read_text() == generated
+
 def test_stub_skipped_silently_when_it_cannot_be_written(kdir):
     (kdir / "vecadd.pyi").mkdir()  # a directory where the stub would go: writing fails
     import vecadd
