@@ -49,3 +49,20 @@ def test_unwritable_cache_only_costs_a_rebuild(tmp_path):
     (root / "ns").write_text("a file where the folder should be")
     cache.put("k", b"data")  # must not raise
     assert cache.get("k") is None
+
+
+def test_a_relative_cache_dir_is_resolved_once(tmp_path, monkeypatch):
+    """PYGPGPU_CACHE_DIR=relcache names a folder of the working folder the process had when it
+    first read the variable: it stays there after os.chdir (it moved with the working folder, so
+    one process used two caches) and is reported absolute."""
+    from pygpgpu_core.backend.cache import cache_info
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", f"relcache-{os.getpid()}")
+    first = cache_dir()
+    assert first == tmp_path / "a" / f"relcache-{os.getpid()}"
+    monkeypatch.chdir(tmp_path / "b")
+    assert cache_dir() == first and cache_info()["path"] == str(first)
+    assert not (tmp_path / "b" / f"relcache-{os.getpid()}").exists()

@@ -1,6 +1,7 @@
 """Where the per-user cache lives, and whether a cache folder may be trusted.
 
-Location (platformdirs conventions, without the dependency): ``$PYGPGPU_CACHE_DIR`` when set;
+Location (platformdirs conventions, without the dependency): ``$PYGPGPU_CACHE_DIR`` when set
+(a relative value against the working folder of the first time it is read);
 else ``$XDG_CACHE_HOME/pygpgpu`` (an absolute ``XDG_CACHE_HOME`` only, as the XDG spec says) or
 ``~/.cache/pygpgpu`` on Linux and other Unix systems, ``~/Library/Caches/pygpgpu`` on macOS,
 ``%LOCALAPPDATA%\\pygpgpu\\Cache`` on Windows.
@@ -32,6 +33,9 @@ class CacheWarning(PyGPGPUWarning):
 
 _warned: set = set()
 _lock = threading.Lock()
+# PYGPGPU_CACHE_DIR values made absolute against the working folder when first seen, so a
+# relative one keeps naming one folder after os.chdir (not a cache per working folder).
+_absolute: "dict[str, Path]" = {}
 
 
 def warn_once(key, message: str) -> None:
@@ -47,7 +51,10 @@ def default_location() -> "tuple[Path, str]":
     """``(folder, where the choice came from)`` for this platform and environment."""
     env = os.environ.get("PYGPGPU_CACHE_DIR")
     if env:
-        return Path(env).expanduser(), "PYGPGPU_CACHE_DIR"
+        path = _absolute.get(env)
+        if path is None:
+            path = _absolute.setdefault(env, Path(os.path.abspath(os.path.expanduser(env))))
+        return path, "PYGPGPU_CACHE_DIR"
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Local")
         return Path(base) / "pygpgpu" / "Cache", "LOCALAPPDATA"
