@@ -377,6 +377,10 @@ MUTATIONS = [
              "        return (kinds in ({\"i\"}, {\"f\"}) and self.store_counts.get(name) == 1",
              "        return (False and self.store_counts.get(name) == 1",
              (TRUST_MORE, "-k", "tuple_of_numbers"), "for w in (0.1, 0.3): p * w of float64 data multiplies by the double 0.1"),
+    Mutation("counter-arithmetic-meets-uint64-as-numpy", f"{TRANSLATE}/_expressions.py",
+             "        return _arithmetic_of(e, names) or is_non_negative(e, self.non_negative)",
+             "        return isinstance(e, ir.Var) and e.name in names or is_non_negative(e, self.non_negative)",
+             (TRUST_MORE, "-k", "counter_of_uint64"), "h = h * 31 + x_u64[j] with h = 0 first is uint64"),
     # ---- gnp: a fill of part of a buffer (g[0] of a matrix) writes only its own bytes ----
     Mutation("gnp-prefix-fills-whole-buffer", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
              "        if type(self) is not DeviceArray or not self._covers_allocation():",

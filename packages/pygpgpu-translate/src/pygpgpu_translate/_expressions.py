@@ -627,10 +627,12 @@ class ExpressionRules:
         return isinstance(e.type, Scalar) and e.type.is_int and (e.type.weak or self.is_host_int(e))
 
     def is_host_int(self, e) -> bool:
-        """``e``, of a strong int type here, is a Python int when the function runs on the host."""
-        if isinstance(e, ir.Var) and e.name in {self.cnames.get(n) for n in self.literal_locals}:
-            return True
-        return not isinstance(e, ir.Const) and is_non_negative(e, self.non_negative)
+        """``e``, of a strong int type here, is a Python int when the function runs on the host:
+        arithmetic on such locals (``acc * 2``) and constants, or index arithmetic proven >= 0."""
+        if isinstance(e, ir.Const):
+            return False                         # a strong constant is a numpy scalar (np.int64(5))
+        names = {self.cnames.get(n) for n in self.literal_locals}
+        return _arithmetic_of(e, names) or is_non_negative(e, self.non_negative)
 
     def wrap_narrow(self, e):
         """Integer results wrap like numpy's. C computes char/short in int (cast back), and signed
@@ -1125,6 +1127,23 @@ class ExpressionRules:
     float_type_of = _calls.float_type_of
     componentwise = _calls.componentwise
     prelude_call = _calls.prelude_call
+
+
+def _arithmetic_of(e, names) -> bool:
+    """``e`` is arithmetic (and Python's // % ** pieces) on variables of ``names`` and constants,
+    with at least one such variable."""
+    todo, seen_var = [e], False
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ir.Var):
+            if n.name not in names:
+                return False
+            seen_var = True
+        elif isinstance(n, (ir.Bin, ir.Un, ir.Cast)) or (isinstance(n, ir.Call) and n.fn.startswith("pg_py")):
+            todo.extend(ir.operands(n))
+        elif not isinstance(n, ir.Const):
+            return False
+    return seen_var
 
 
 def _text(node, float_base=False, numpy_base=False) -> str:
