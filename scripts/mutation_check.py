@@ -365,7 +365,7 @@ MUTATIONS = [
              "        if False:",
              (TRUST_MORE, "-k", "bools_add"), "mask[i] + mask[j] is True (numpy's or), not 2"),
     Mutation("python-comparison-is-numpy-bool", f"{TRANSLATE}/_expressions.py",
-             "                c = _retyped(c, PYBOOL)", "                pass",
+             "                c = self.python_bool(c)", "                pass",
              (TRUST_MORE, "-k", "bools_add"), "(i > 0) + (i > 1) of Python ints is 2, not True"),
     Mutation("python-bool-local-is-numpy-bool", f"{TRANSLATE}/_types.py",
              "        return t           # a Python bool stays one", "        return t.strong()  # a Python bool stays one",
