@@ -22,7 +22,7 @@ from pygpgpu_core.device_order import ACCELERATOR, CPU, GPU, order_devices, type
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_translate import kernel
 
-from conftest import skip_no_device
+from conftest import first_device, skip_no_device
 
 
 def _run(code: str, where, **env: str | None) -> subprocess.CompletedProcess:
@@ -561,3 +561,21 @@ def test_pocl_icd_naming_a_missing_library_is_reported(tmp_path):
 def test_pocl_that_starts_is_not_diagnosed(tmp_path):
     got = _json_out(_run(_OPENCL_STATUS, tmp_path, **_pocl_only_env(tmp_path)))
     assert got["diagnostics"].startswith("ok (") and got["get_device"] is None and got["default"] is None
+
+
+@kernel
+def _double(x):
+    for i in range(x.shape[0]):
+        x[i] = 2 * x[i]
+
+
+def test_a_device_object_in_the_bracket_selects_that_device():
+    """k[dev] and k[dev, (n, 64)], as PyOpenCL and CuPy users pass device objects: the device's
+    selector; it failed as a bad global work size."""
+    dev = first_device("opencl")
+    x = np.arange(256, dtype=np.float32)
+    _double[dev](x)
+    _double[dev, (256, 64)](x)
+    _double[(dev, 256)](x)
+    np.testing.assert_array_equal(x, np.arange(256, dtype=np.float32) * 8)
+    assert _double[dev]._config.selector == dev.selector == _double[dev, 256]._config.selector

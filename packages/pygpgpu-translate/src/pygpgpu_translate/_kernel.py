@@ -22,6 +22,7 @@ from pygpgpu_core.cache import atomic_write, cache_dir
 from pygpgpu_core.errors import ClosedError, CompileError, GPGPUError
 from pygpgpu_core.forking import ForkedProcessError
 from pygpgpu_core.logs import logged_launcher
+from pygpgpu_core.protocols import Device
 
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
 from ._dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect, dialect_for, dialect_names
@@ -41,7 +42,7 @@ Q = ParamSpec("Q")
 
 # What brackets take: a selector "cuda:1", a work size 1024 / (1024, 256) / ((h, w), (lh, lw)),
 # or a tuple holding a selector and a work size, k["cuda", (1024, 256)] (_Config.merged).
-Bracket = Union[str, int, "np.integer[Any]", Tuple[Any, ...]]
+Bracket = Union[str, int, "np.integer[Any]", Tuple[Any, ...], Device]
 
 
 @dataclass
@@ -94,6 +95,13 @@ def _parse_work(item):
     return dims(item, "global"), None
 
 
+def _selector_of(x):
+    """A device object in a bracket (``k[dev]``, ``k[dev, 1024]``, as PyOpenCL and CuPy users pass
+    devices) stands for its selector, ``"opencl:0"``; anything else is itself."""
+    selector = getattr(x, "selector", None)
+    return selector if isinstance(selector, str) else x
+
+
 class _Config:
     __slots__ = ("selector", "global_size", "local_size", "wide")
 
@@ -107,6 +115,7 @@ class _Config:
         c = _Config(self.selector, self.global_size, self.local_size)
         if item is None:
             return c
+        item = tuple(map(_selector_of, item)) if isinstance(item, tuple) else _selector_of(item)
         if isinstance(item, str):
             c.selector = item
             return c
