@@ -381,6 +381,9 @@ MUTATIONS = [
              "        return _arithmetic_of(e, names) or is_non_negative(e, self.non_negative)",
              "        return isinstance(e, ir.Var) and e.name in names or is_non_negative(e, self.non_negative)",
              (TRUST_MORE, "-k", "counter_of_uint64"), "h = h * 31 + x_u64[j] with h = 0 first is uint64"),
+    Mutation("math-isnan-is-numpy-bool", f"{TRANSLATE}/_calls.py",
+             "    return c if c is None or c.type is UNKNOWN else self.python_bool(c)", "    return c",
+             (TRUST_MORE, "-k", "bools_add"), "math.isfinite(a) + math.isfinite(b) is 2 (Python bools)"),
     # ---- gnp: a fill of part of a buffer (g[0] of a matrix) writes only its own bytes ----
     Mutation("gnp-prefix-fills-whole-buffer", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
              "        if type(self) is not DeviceArray or not self._covers_allocation():",

@@ -3,6 +3,8 @@ and kept here (the style of test_lang_python_semantics.py: each kernel is compar
 undecorated function, ``k.py_func``, on numpy data)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -211,6 +213,7 @@ def bool_sums(m, x, out, n):
         d = i > 1
         python = c + d + (i > 0) + (i > 1) + (not m[i]) + (not m[j]) + True + (i > 0 and j > 0) + (n > 2)
         python += bool(m[i]) + bool(m[j]) + bool(x[i] > 1) * 10
+        python += math.isfinite(x[i] * 0.5) + math.isfinite(x[i] * 0.5) + np.isfinite(x[i] * 0.5) * 100
         numpy = (m[i] + m[j]) + (x[i] > 0) + (x[i] > 1) + True + (x[i] > n)    # np.bool_: or, and stays a bool
         both = m[i] * m[j] + (m[i] * (x[i] > 1)) * 2 + (m[i] // m[i]) * 4 + (m[i] ** m[j]) * 8 + ((m[i] ** m[j]) * 100 + 100) * 16  # int8: wraps
         count = 0

@@ -128,7 +128,8 @@ row("np.rint", 1, "lower_math", np.rint, "round half to even, same float type", 
 row("np.round", 1, "lower_math", np.round, "round half to even, same float type", "rint", hosts=[np.around])
 row("fabs", 1, "lower_math", math.fabs, "absolute value as a float", "fabs", hosts=[np.fabs])
 for _c, _np in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite)):
-    row(f"math.{_c}", 1, "lower_classify", getattr(math, _c), f"{_c}(x) -> bool", _c, hosts=[_np])
+    row(f"math.{_c}", 1, "lower_python_classify", getattr(math, _c), f"{_c}(x) -> bool (a Python bool)", _c)
+    row(f"np.{_c}", 1, "lower_classify", _np, f"{_c}(x) -> bool (numpy's)", _c)
 
 # ---- Python builtins with Python semantics ---------------------------------------------------------
 row("abs", 1, "lower_abs", builtins.abs, "absolute value, same type (ints stay ints)", hosts=[np.abs, np.absolute])

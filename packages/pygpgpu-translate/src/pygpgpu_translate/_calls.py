@@ -290,6 +290,12 @@ def lower_float_to_int(self, b, node, args):
     return componentwise(self, f, args, node)
 
 
+def lower_python_classify(self, b, node):
+    """math.isnan/isinf/isfinite: a Python bool (math.isnan(a) + math.isnan(b) is 2)."""
+    c = lower_classify(self, b, node)
+    return c if c is None or c.type is UNKNOWN else self.python_bool(c)
+
+
 @_on_numbers
 def lower_classify(self, b, node, args):
     """math.isnan/isinf/isfinite: a bool; integers are finite."""
