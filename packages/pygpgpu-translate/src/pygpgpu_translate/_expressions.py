@@ -712,11 +712,6 @@ class ExpressionRules:
         if isinstance(b, ir.Const) and b.value == 0.5 and not a.type.is_int:
             return self.call_math("sqrt", [a], node)
         t = binary_result(a.type, b.type, df)
-        if self.is_python_int(a) and self.is_python_int(b) and not is_non_negative(b, self.non_negative):
-            raise self.err(node, f"{_text(node)}: a Python int to a Python int power is a float when the power is "
-                           "negative and an int otherwise, and a kernel value has one type",
-                           f"write {_text(node, float_base=True)} for a float, or give the base a numpy type "
-                           f"({_text(node, numpy_base=True)}: numpy's integer power)")
         if t.is_int or t.kind == "b":
             return self.prelude_call("pypow", [a, b], t)
         ct = concrete(t, df)
@@ -1144,18 +1139,6 @@ def _arithmetic_of(e, names) -> bool:
         elif not isinstance(n, ir.Const):
             return False
     return seen_var
-
-
-def _text(node, float_base=False, numpy_base=False) -> str:
-    """``a ** b`` of the power ``node`` as the user wrote it, or with a float or np.int64 base."""
-    if not isinstance(node, ast.BinOp):
-        return "a ** b"
-    base = ast.unparse(node.left)
-    if float_base:
-        base = f"{base}.0" if isinstance(node.left, ast.Constant) else f"float({base})"
-    elif numpy_base:
-        base = f"np.int64({base})"
-    return f"{base} ** {ast.unparse(node.right)}"
 
 
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
