@@ -24,6 +24,7 @@ from pygpgpu_core.forking import ForkedProcessError
 from pygpgpu_core.logs import logged_launcher
 from pygpgpu_core.protocols import Device
 
+from ._aliases import device_view_aliases
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
 from ._dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect, dialect_for, dialect_names
 from ._launch import LaunchPlan
@@ -513,13 +514,16 @@ class KernelFunction(Generic[P]):
 
     def _launch_full(self, device, config, args):
         args = _adopt_foreign(args, device)
-        args, views = _contiguous_views(args)
-        values = self._call_values(args)
+        passed = self._call_values(args)
+        # after _call_values: self attributes and captured arrays may be views too
+        values, views = _contiguous_views(passed)
         tokens, bits = self._signature(values)
         if config.wide:
             bits = 64
         try:
             plan = self._plan(device, tokens, bits, values)
+            if views:
+                device_view_aliases(views, passed, plan.arrays, self.__name__)
             plan.run(values, config.global_size, config.local_size)
         except WideIndexNeeded:                  # the domain needs ids past 2**31: 64-bit indexing
             plan = self._plan(device, tokens, 64, values)
@@ -608,26 +612,34 @@ def _adopt_foreign(args, device):
     return args if out is None else tuple(out)
 
 
-def _contiguous_views(args):
+def _contiguous_views(values):
     """gnp views (``g[::2]``, ``g.T``, ``g[1:]``) reach a kernel as contiguous device copies, as
-    kernels index C-contiguous arrays from their buffer's start: ``(args, [(position, view,
-    copy)])``. Only reached when the warm path did not recognize an argument."""
-    views = []
+    kernels index C-contiguous arrays from their buffer's start: ``(values, [(positions, view,
+    copy)])``. Equal views (``k(v, v)``, or a view passed and also captured) share one copy, so the
+    kernel sees one array through both, as the host does (_aliases refuses overlapping other
+    ones). Only reached when the warm path did not recognize an argument."""
+    groups: dict = {}
     out = None
-    for k, v in enumerate(args):
+    for k, v in enumerate(values):
         if is_device_array(v) and (getattr(v, "offset", 0) or not getattr(v, "is_contiguous", True)):
             if out is None:
-                out = list(args)
-            out[k] = v.copy()
-            views.append((k, v, out[k]))
-    return (args, views) if out is None else (tuple(out), views)
+                out = list(values)
+            key = (id(v.buffer), v.offset, v.shape, v.strides, v.dtype)
+            if key not in groups:
+                copy = v.copy()
+                copy._readonly = v._readonly     # a read-only view stays refused where it is written
+                groups[key] = ([], v, copy)
+            groups[key][0].append(k)
+            out[k] = groups[key][2]
+    views = [(tuple(positions), view, copy) for positions, view, copy in groups.values()]
+    return (values, views) if out is None else (out, views)
 
 
 def _write_back_views(views, plan):
     """Copy what the kernel wrote into the contiguous stand-ins back into the views."""
     written = {pos for pos, _name, _reads, writes, _covered in plan.arrays if writes}
-    for pos, view, copy in views:
-        if pos in written:
+    for positions, view, copy in views:
+        if written.intersection(positions):
             view[...] = copy
 
 

@@ -1,0 +1,91 @@
+"""The @kernel runtime tried as a Numba-CUDA / Warp / Taichi user would: each result is compared
+with the same function run on the host (``k.py_func`` on numpy copies)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pygpgpu.numpy as gnp
+from pygpgpu_translate import kernel
+
+
+@kernel
+def bump_both(a, b):
+    for i in range(a.shape[0]):
+        a[i] = a[i] + 1
+        b[i] = b[i] + 1
+
+
+class Holder:
+    def __init__(self, w):
+        self.w = w
+
+    @kernel
+    def read(self, out):
+        for i in range(out.shape[0]):
+            out[i] = self.w[i]
+
+    @kernel
+    def fill(self, v):
+        for i in range(self.w.shape[0]):
+            self.w[i] = v
+
+
+def _closure_reader(w):
+    @kernel
+    def read(out):
+        for i in range(out.shape[0]):
+            out[i] = w[i]
+    return read
+
+
+VIEWS = {"offset": lambda g: g[8:], "strided": lambda g: g[::2], "reversed": lambda g: g[::-1]}
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_a_gnp_view_as_self_attribute_or_closure_array_reads_its_own_elements(backend, view):
+    host = np.arange(16, dtype=np.float32)
+    g = gnp.asarray(host, device=backend)
+    expected = VIEWS[view](host)
+    out = np.zeros(expected.shape, np.float32)
+    Holder(VIEWS[view](g)).read[backend](out)
+    np.testing.assert_array_equal(out, expected)
+    out = np.zeros(expected.shape, np.float32)
+    _closure_reader(VIEWS[view](g))[backend](out)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_a_gnp_view_as_self_attribute_is_written_in_place(backend):
+    g = gnp.zeros(16, np.float32, device=backend)
+    Holder(g[8:]).fill[backend](7.0)
+    np.testing.assert_array_equal(g.get(), np.r_[np.zeros(8), np.full(8, 7)])
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_one_gnp_view_passed_twice_is_one_array(backend, view):
+    host = np.zeros(16, np.float32)
+    bump_both.py_func(VIEWS[view](host), VIEWS[view](host))
+    g = gnp.zeros(16, np.float32, device=backend)
+    v = VIEWS[view](g)
+    bump_both[backend](v, v)
+    np.testing.assert_array_equal(g.get(), host)
+    g = gnp.zeros(16, np.float32, device=backend)
+    bump_both[backend](VIEWS[view](g), VIEWS[view](g))      # equal views, two objects
+    np.testing.assert_array_equal(g.get(), host)
+
+
+@pytest.mark.parametrize("pair", [lambda g: (g[1:9], g[:8]), lambda g: (g[:8], g[1:9]),
+                                  lambda g: (g[::2], g[:8]), lambda g: (g[::-1][8:], g[4:12])])
+def test_overlapping_gnp_views_that_are_written_raise(backend, pair):
+    g = gnp.zeros(16, np.float32, device=backend)
+    with pytest.raises(ValueError, match="overlapping"):
+        bump_both[backend](*pair(g))
+    np.testing.assert_array_equal(g.get(), np.zeros(16))
+
+
+def test_disjoint_gnp_views_of_one_array_are_fine(backend):
+    host = np.zeros(16, np.float32)
+    bump_both.py_func(host[::2], host[1::2])
+    g = gnp.zeros(16, np.float32, device=backend)
+    bump_both[backend](g[::2], g[1::2])
+    np.testing.assert_array_equal(g.get(), host)
