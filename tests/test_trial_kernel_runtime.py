@@ -89,3 +89,31 @@ def test_disjoint_gnp_views_of_one_array_are_fine(backend):
     g = gnp.zeros(16, np.float32, device=backend)
     bump_both[backend](g[::2], g[1::2])
     np.testing.assert_array_equal(g.get(), host)
+
+
+@kernel
+def increment(out):
+    for i in range(out.shape[0]):
+        out[i] = out[i] + 1
+
+
+@kernel
+def increment_2d(out):
+    for y, x in np.ndindex(out.shape):
+        out[y, x] = out[y, x] + 1
+
+
+@pytest.mark.parametrize("work", [(8, 4, 2), ((8, 4), (2, 2)), ((8, 2, 2), (4, 1, 1))])
+def test_a_bracket_with_more_dimensions_than_the_loop_raises(backend, work):
+    # the extra dimensions' work items would each run the loop body again: out[i] += 1 eight times
+    out = np.zeros(8, np.float32)
+    with pytest.raises(ValueError, match="dimension"):
+        increment[backend][work](out)
+    np.testing.assert_array_equal(out, np.zeros(8))
+    out2 = np.zeros((2, 8), np.float32)
+    if len(work) == 3 or len(work[0]) == 3:
+        with pytest.raises(ValueError, match="dimension"):
+            increment_2d[backend][work](out2)
+    else:
+        increment_2d[backend][work](out2)
+        np.testing.assert_array_equal(out2, np.ones((2, 8)))

@@ -58,6 +58,8 @@ class LaunchPlan:
                 writes = word in ("write", "readwrite")
                 self.arrays.append((self.position[item[1]], item[1], reads, writes, covers.get(item[1])))
         self.global_from_domain = translation.domain_ndim > 0
+        # a magic loop's dimensions: a bracket work size with more runs the body once per extra work item
+        self.loop_ndim = translation.domain_ndim if translation.domain_kind not in ("", "work_size") else 0
         self.vector_arrays = []
         # How each C argument is packed, decided once. Python ints and floats go to the launcher
         # as they are (it converts and range-checks, and skips re-setting an unchanged object);
@@ -140,6 +142,8 @@ class LaunchPlan:
             derived = True
         else:
             derived = False
+            if self.loop_ndim and len(global_size) > self.loop_ndim:
+                self._too_many_dimensions(global_size)
         if 0 in global_size:
             return
         if local_size is None:
@@ -268,6 +272,13 @@ class LaunchPlan:
         if a.nbytes == 0:
             a = np.zeros(1, a.dtype)
         return a
+
+    def _too_many_dimensions(self, global_size):
+        raise ValueError(
+            f"kernel {self.t.name!r} loops over a {self.loop_ndim}-D domain, but the bracket work size "
+            f"{global_size} has {len(global_size)} dimensions: the work items of the extra dimensions would each "
+            f"run the loop body again. Give a work size of at most {self.loop_ndim} dimension(s), or index with "
+            f"gpu.get_global_id(d) under gpu.work_size(...)")
 
     def _automatic_local(self, global_size, domain):
         """The group size the kernel's local arrays imply (a call without a local size)."""
