@@ -117,3 +117,11 @@ def test_a_bracket_with_more_dimensions_than_the_loop_raises(backend, work):
     else:
         increment_2d[backend][work](out2)
         np.testing.assert_array_equal(out2, np.ones((2, 8)))
+
+
+def test_two_device_selectors_in_one_bracket_raise():
+    # the last one used to win silently: k["cuda:0", "cuda:1"] ran on cuda:1
+    with pytest.raises(ValueError, match="two device selectors"):
+        increment["opencl", "cuda"]
+    with pytest.raises(ValueError, match="two device selectors"):
+        increment["opencl", 8, "opencl:0"]

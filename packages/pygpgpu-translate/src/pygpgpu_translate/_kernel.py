@@ -121,9 +121,10 @@ class _Config:
             c.selector = item
             return c
         if isinstance(item, tuple) and any(isinstance(x, str) for x in item):   # k["cuda", (1024, 256)]
-            for x in item:
-                if isinstance(x, str):
-                    c.selector = x
+            selectors = [x for x in item if isinstance(x, str)]
+            if len(selectors) > 1:      # which one was meant? (chained brackets k["a"]["b"] do replace)
+                raise ValueError(f"two device selectors in one bracket: {item!r}; give one")
+            c.selector = selectors[0]
             rest = tuple(x for x in item if not isinstance(x, str))
             if not rest:
                 return c
