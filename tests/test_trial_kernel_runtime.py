@@ -125,3 +125,15 @@ def test_two_device_selectors_in_one_bracket_raise():
         increment["opencl", "cuda"]
     with pytest.raises(ValueError, match="two device selectors"):
         increment["opencl", 8, "opencl:0"]
+
+
+@kernel
+def scaled(x, out, a=2.0, b=1):
+    for i in range(out.shape[0]):
+        out[i] = x[i] * a + b
+
+
+def test_a_missing_argument_of_a_kernel_with_defaults_is_named():
+    # it said "takes 4 arguments (x, out, a, b), 1 given", as if a and b had to be given too
+    with pytest.raises(TypeError, match="missing a required argument: 'out'"):
+        scaled(np.zeros(4, np.float32))

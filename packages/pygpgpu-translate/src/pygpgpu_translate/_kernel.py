@@ -351,10 +351,7 @@ class KernelFunction(Generic[P]):
             check_syntax(function_source(self.py_func))
         names = self._param_names
         if len(args) < len(names) and (self.py_func.__defaults__ or self.py_func.__kwdefaults__):
-            try:
-                args = self._bind(args, {})     # parameters with defaults
-            except TypeError:
-                pass
+            args = self._bind(args, {})     # parameters with defaults; else it names the missing one
         if len(args) != len(names):
             raise TypeError(f"kernel {self.__name__}() takes {len(names) - (1 if self._is_method else 0)} "
                             f"arguments ({', '.join(n for n in names if n != 'self' or not self._is_method)}), "
