@@ -137,3 +137,19 @@ def test_a_missing_argument_of_a_kernel_with_defaults_is_named():
     # it said "takes 4 arguments (x, out, a, b), 1 given", as if a and b had to be given too
     with pytest.raises(TypeError, match="missing a required argument: 'out'"):
         scaled(np.zeros(4, np.float32))
+
+
+class NotSelf:
+    scale = 3.0
+
+    @kernel
+    def apply(this, x, out):
+        for i in range(out.shape[0]):
+            out[i] = x[i] * this.scale
+
+
+def test_a_kernel_method_whose_first_parameter_is_not_self_says_so():
+    # Python binds any first parameter; a kernel method is one only when it is named self, and the
+    # call said "takes 3 arguments (this, x, out), 2 given"
+    with pytest.raises(TypeError, match="named self"):
+        NotSelf().apply(np.zeros(4, np.float32), np.zeros(4, np.float32))

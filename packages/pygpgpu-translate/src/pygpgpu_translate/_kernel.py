@@ -355,7 +355,7 @@ class KernelFunction(Generic[P]):
         if len(args) != len(names):
             raise TypeError(f"kernel {self.__name__}() takes {len(names) - (1 if self._is_method else 0)} "
                             f"arguments ({', '.join(n for n in names if n != 'self' or not self._is_method)}), "
-                            f"{len(args) - (1 if self._is_method else 0)} given")
+                            f"{len(args) - (1 if self._is_method else 0)} given{self._unbound_hint(args)}")
         values = list(args)
         if self._is_method:
             obj = args[0]
@@ -372,6 +372,17 @@ class KernelFunction(Generic[P]):
             if isinstance(v, np.ndarray) and type(v) is not np.ndarray:    # np.memmap; masked arrays are refused
                 values[k] = plain_ndarray(v, names[k])
         return values
+
+    def _unbound_hint(self, args) -> str:
+        """For a call one argument short of a kernel defined in a class whose first parameter is not
+        ``self``: Python would bind the instance to it, but a kernel method is one only by that name
+        (its ``self.attr`` reads become kernel arguments)."""
+        owner = self.__qualname__.rpartition(".")[0]
+        if (self._is_method or self._static or not owner or owner.endswith("<locals>")
+                or len(args) != len(self._param_names) - 1):
+            return ""
+        return (f"; a kernel method is bound to its instance only when its first parameter is named self "
+                f"(here {self._param_names[0]!r})")
 
     def _signature(self, values):
         names = self._param_names
