@@ -57,6 +57,8 @@ class LaunchPlan:
                 reads = word in ("read", "readwrite")
                 writes = word in ("write", "readwrite")
                 self.arrays.append((self.position[item[1]], item[1], reads, writes, covers.get(item[1])))
+        # positions of the arrays the kernel writes: a read-only gnp array there is refused (read_only)
+        self.written = frozenset(pos for pos, _n, _r, writes, _c in self.arrays if writes)
         self.global_from_domain = translation.domain_ndim > 0
         # a magic loop's dimensions: a bracket work size with more runs the body once per extra work item
         self.loop_ndim = translation.domain_ndim if translation.domain_kind not in ("", "work_size") else 0
@@ -194,7 +196,7 @@ class LaunchPlan:
                     staged.append(st)
                     buf = st.buffer
                 else:
-                    buf = self._device_buffer(a, name)
+                    buf = self._device_buffer(a, name, writes)
                 buffers[pos] = buf
             if same:               # a numpy array passed to several parameters: one device copy
                 for pos, rep in same.items():
@@ -239,7 +241,7 @@ class LaunchPlan:
                 downs.append(a if staging.BOTH <= group <= staging.DOWNLOAD else None)
                 slots.append(pos)
             else:
-                buffers[pos] = self._device_buffer(a, name)
+                buffers[pos] = self._device_buffer(a, name, writes)
         if not key or total > staging.SMALL_BATCH_MAX:
             return False
         batch = cache.take(tuple(key), max(self.align.values(), default=1),
@@ -337,8 +339,16 @@ class LaunchPlan:
             a.shape == tuple(domain) if not covered
             else a.shape[:-1] == tuple(domain) and a.shape[-1] == covered)   # whole rows
 
-    def _device_buffer(self, a, name):
+    def read_only(self, pos):
+        """The ValueError for a read-only gnp array at ``pos``, a parameter the kernel writes."""
+        raise ValueError(f"argument {self.param_names[pos]!r} of kernel {self.t.name!r} is written by the kernel "
+                         "but the device array is read-only (flags.writeable is False); pass a writable array, "
+                         "e.g. a.copy()")
+
+    def _device_buffer(self, a, name, writes=False):
         if is_device_array(a):
+            if writes and getattr(a, "_readonly", False):
+                self.read_only(self.position[name])
             if a.device is not self.device:
                 raise ValueError(f"argument {name!r} of kernel {self.t.name!r} lives on {a.device.selector}, "
                                  f"but the kernel runs on {self.device.selector}; copy it there first")
@@ -362,6 +372,8 @@ class LaunchPlan:
                 a = values[pos]
                 if type(a) is not da or a.device is not dev:
                     return None
+                if a._readonly and pos in self.written:
+                    self.read_only(pos)
                 packed.append(a.buffer)
             elif code == 1:
                 packed.append(values[pos].shape[extra])
@@ -399,8 +411,10 @@ def _unrolled_packer(plan):
         if code == 0:
             lines += [f"    {x} = values[{int(pos)}]",
                       f"    if type({x}) is not DA or {x}.device is not DEV:",
-                      "        return None",
-                      f"    {x} = {x}.buffer"]
+                      "        return None"]
+            if pos in plan.written:      # refused before the launch (LaunchPlan.read_only)
+                lines += [f"    if {x}._readonly:", f"        P.read_only({int(pos)})"]
+            lines.append(f"    {x} = {x}.buffer")
         elif code == 1:
             lines.append(f"    {x} = values[{int(pos)}].shape[{int(extra)}]")
         elif code == 2:

@@ -29,10 +29,19 @@ from ._operators import ArrayOperators
 from ._summary import needs_summary, summary_repr, summary_str
 from ._transfer import download, record_transfer, upload
 
+READ_ONLY = "assignment destination is read-only"       # numpy's words for a write into a read-only array
+READ_ONLY_OUT = "output array is read-only"               # ... and for a read-only out= of a ufunc or function
+
 _NOT_GIVEN: Any = object()  # tells "argument omitted" from an explicit None in __dlpack__
 
 
-__all__ = ["DeviceArray", "DeviceArrayView"]
+__all__ = ["DeviceArray", "DeviceArrayView", "check_out_writeable"]
+
+
+def check_out_writeable(out: Any) -> None:
+    """numpy's ValueError for a read-only device array given as ``out=``."""
+    if getattr(out, "_readonly", False):
+        raise ValueError(READ_ONLY_OUT)
 
 
 class _PoolAllocation:
@@ -108,7 +117,9 @@ class DeviceArray(ArrayOperators):
     """An array in device memory (like ``cupy.ndarray``): C-contiguous from byte 0 of ``buffer``;
     views of it (slices, ``.T``) are :class:`DeviceArrayView`."""
 
-    __slots__ = ("_shape", "_dtype", "device", "buffer", "_owner", "_host", "__weakref__")
+    # _readonly: numpy's WRITEABLE flag, inverted (views inherit it, g.flags.writeable sets it);
+    # _base: the array a view was made from (the first of a chain), None for one owning its memory
+    __slots__ = ("_shape", "_dtype", "device", "buffer", "_owner", "_host", "_readonly", "_base", "__weakref__")
     offset = 0                   # byte offset of the first element in ``buffer`` (views override)
     __hash__ = object.__hash__   # identity, as before comparisons returned arrays
 
@@ -122,14 +133,23 @@ class DeviceArray(ArrayOperators):
         self.device = dev
         self.buffer = block.buffer
         self._owner = _PoolAllocation(pool, block, self.nbytes)
+        self._readonly = False
+        self._base = None
         # Host-visible memory (PoCL): the host copies in and out directly, with no queued command.
         self._host = block.host if pool.host_access else None
 
     @classmethod
-    def _wrap(cls, shape, dtype, device, buffer, owner, host=None) -> "DeviceArray":
+    def _wrap(cls, shape, dtype, device, buffer, owner, host=None, base=None) -> "DeviceArray":
         """An array over an existing ``buffer``; ``owner`` keeps its memory alive (views,
-        foreign memory). ``host``: the host-visible bytes of the buffer, if any."""
+        foreign memory). ``host``: the host-visible bytes of the buffer, if any. ``base``: the
+        array this one is a view of (it inherits its read-only flag)."""
         a = cls.__new__(cls)
+        if base is None:
+            a._readonly = False
+            a._base = None
+        else:
+            a._readonly = base._readonly
+            a._base = base if base._base is None else base._base
         a._shape = shape
         a._dtype = dtype
         a.device = device
@@ -368,6 +388,8 @@ class DeviceArray(ArrayOperators):
     def __setitem__(self, key, value):
         """Assign numpy data, scalars (broadcast, cast as numpy's setitem does) or another device
         array to the selected elements; device values are copied on the device."""
+        if self._readonly:
+            raise ValueError(READ_ONLY)
         if not is_basic_key(key):
             ops().setitem(self, key, value)
             return
@@ -375,6 +397,8 @@ class DeviceArray(ArrayOperators):
 
     def _assign(self, value) -> None:
         """``self[...] = value``."""
+        if self._readonly:
+            raise ValueError(READ_ONLY)
         if isinstance(value, DeviceArray):
             if (type(self) is DeviceArray and type(value) is DeviceArray and value.shape == self.shape
                     and value.dtype == self.dtype and value.context is self.context):
@@ -405,6 +429,8 @@ class DeviceArray(ArrayOperators):
     # -- device-side operations ---------------------------------------------------------------
     def fill(self, value) -> None:
         """Set every element to ``value`` on the device (no host transfer)."""
+        if self._readonly:
+            raise ValueError(READ_ONLY)
         pattern = setitem_value(value, self.dtype)
         if pattern.ndim:
             raise ValueError(f"fill() takes a scalar, got an array of shape {pattern.shape}")
@@ -508,7 +534,7 @@ class DeviceArray(ArrayOperators):
                 raise ValueError(f"cannot view {self.dtype} data of shape {self.shape} as {dt}")
             shape = self.shape[:-1] + (self.shape[-1] * self.dtype.itemsize // dt.itemsize,)
         if type(self) is DeviceArray:
-            return DeviceArray._wrap(shape, dt, self.device, self.buffer, self._owner, self._host)
+            return DeviceArray._wrap(shape, dt, self.device, self.buffer, self._owner, self._host, self)
         strides = (self.strides if dt.itemsize == self.dtype.itemsize else _c_strides(shape, dt.itemsize))
         return DeviceArrayView._make(self, shape, dt, strides, self.offset)
 
@@ -610,7 +636,7 @@ class DeviceArray(ArrayOperators):
             "version": 3,
             "shape": self.shape,
             "typestr": self.dtype.str,
-            "data": (int(self.buffer.ptr) + self.offset, False),
+            "data": (int(self.buffer.ptr) + self.offset, self._readonly),
             "strides": None if self.is_contiguous else self.strides,
             "descr": [("", self.dtype.str)],
             "stream": export_stream(self.context),
@@ -636,6 +662,8 @@ class DeviceArrayView(DeviceArray):
         v.buffer = base.buffer
         v._owner = base._owner
         v._host = base._host
+        v._readonly = base._readonly
+        v._base = base if base._base is None else base._base
         v.offset = offset
         v._strides = strides
         return v
@@ -671,7 +699,7 @@ def _view(base: DeviceArray, shape: tuple, strides: tuple, offset: int) -> Devic
     """``base``'s memory seen with a new layout: a plain DeviceArray when that is C-contiguous
     from byte 0, a DeviceArrayView otherwise."""
     if offset == 0 and is_c_contiguous(shape, strides, base.dtype.itemsize):
-        return DeviceArray._wrap(shape, base.dtype, base.device, base.buffer, base._owner, base._host)
+        return DeviceArray._wrap(shape, base.dtype, base.device, base.buffer, base._owner, base._host, base)
     return DeviceArrayView._make(base, shape, base.dtype, strides, offset)
 
 
@@ -686,21 +714,46 @@ def _normalize_axis(axis: Any, ndim: int) -> int:
 
 
 class _Flags:
-    """``g.flags``: the layout facts numpy code asks for."""
+    """``g.flags``: the layout facts numpy code asks for, and numpy's WRITEABLE flag, which may
+    be set: False makes the array (and views made of it from then on) refuse every write; True
+    is refused, as numpy refuses it, on a view of an array that is itself read-only."""
 
-    __slots__ = ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned")
+    __slots__ = ("_array", "c_contiguous", "f_contiguous", "owndata", "aligned")
 
     def __init__(self, a: DeviceArray):
+        self._array = a
         self.c_contiguous = a.is_contiguous
         self.f_contiguous = is_c_contiguous(a.shape[::-1], a.strides[::-1], a.dtype.itemsize)
-        self.owndata = type(a) is DeviceArray and a.owns_memory
-        self.writeable = True
+        self.owndata = type(a) is DeviceArray and a.owns_memory and a._base is None
         self.aligned = True
 
+    @property
+    def writeable(self) -> bool:
+        return not self._array._readonly
+
+    @writeable.setter
+    def writeable(self, value: bool) -> None:
+        a = self._array
+        if value and a._readonly and a._base is not None and a._base._readonly:
+            raise ValueError("cannot set WRITEABLE flag to True of this array")
+        a._readonly = not value
+
+    _KEYS = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "F_CONTIGUOUS": "f_contiguous",
+             "F": "f_contiguous", "OWNDATA": "owndata", "O": "owndata", "WRITEABLE": "writeable",
+             "W": "writeable", "ALIGNED": "aligned", "A": "aligned"}
+
     def __getitem__(self, name: str) -> bool:
-        key = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "F_CONTIGUOUS": "f_contiguous",
-               "F": "f_contiguous", "OWNDATA": "owndata", "WRITEABLE": "writeable", "ALIGNED": "aligned"}
-        return getattr(self, key.get(name.upper(), name.lower()))
+        key = self._KEYS.get(name.upper())
+        if key is None:
+            raise KeyError(f"Unknown flag {name!r}")
+        return getattr(self, key)
+
+    def __setitem__(self, name: str, value: bool) -> None:
+        if self._KEYS.get(name.upper()) != "writeable":
+            raise KeyError(f"Unknown flag {name!r}" if name.upper() not in self._KEYS
+                           else f"the {name} flag of a device array cannot be set")
+        self.writeable = value
 
     def __repr__(self) -> str:
-        return "\n".join(f"  {n.upper()} : {getattr(self, n)}" for n in self.__slots__)
+        return "\n".join(f"  {n.upper()} : {getattr(self, n)}"
+                         for n in ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned"))

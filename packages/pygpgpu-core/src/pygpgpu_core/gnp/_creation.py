@@ -59,8 +59,9 @@ def asarray(a: Any, dtype: Any = None, device: Any = None, order: str | None = N
 
 
 def ascontiguousarray(a: Any, dtype: Any = None, device: Any = None) -> DeviceArray:
-    """Same as :func:`asarray` (device arrays are always C-contiguous)."""
-    return asarray(a, dtype=dtype, device=device)
+    """:func:`asarray`, copied when that is a strided view (``g[:, ::2]``, ``g.T``), as numpy's."""
+    out = asarray(a, dtype=dtype, device=device)
+    return out if out.is_contiguous else out.copy()
 
 
 def array(obj: Any, dtype: Any = None, copy: bool | None = True, device: Any = None,

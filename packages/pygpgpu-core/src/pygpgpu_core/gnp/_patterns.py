@@ -13,7 +13,7 @@ from ._array import DeviceArray
 from ._creation import arange, zeros
 from ._dispatch import ops
 from ._functions import linspace, where
-from ._views import broadcast_arrays, device_operand, diagonal
+from ._views import broadcast_arrays, device_operand, diagonal, writable_diagonal
 
 __all__ = ["eye", "identity", "tri", "triu", "tril", "diag", "logspace", "meshgrid"]
 
@@ -23,7 +23,7 @@ def eye(N: int, M: "int | None" = None, k: int = 0, dtype: Any = float, order: s
     """Ones on diagonal ``k`` (above the main one when positive), zeros elsewhere."""
     out = zeros((N, N if M is None else M), dtype, device, order)
     if out.size:
-        diagonal(out, operator_index(k)).fill(1)
+        writable_diagonal(out, operator_index(k)).fill(1)
     return out
 
 
@@ -73,7 +73,7 @@ def diag(v: DeviceArray, k: int = 0) -> DeviceArray:
         raise ValueError("Input must be 1- or 2-d.")
     n = v.shape[0] + abs(k)
     out = zeros((n, n), v.dtype, v.context)
-    diagonal(out, k)[...] = v
+    writable_diagonal(out, k)[...] = v
     return out
 
 

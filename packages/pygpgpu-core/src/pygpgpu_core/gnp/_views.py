@@ -100,17 +100,25 @@ def _broadcast_shape_of(shape: tuple, to: Any) -> tuple:
 
 def broadcast_to(array: DeviceArray, shape: Any, subok: bool = False) -> DeviceArray:
     """A view of ``array`` with ``shape``: broadcast axes step by 0 bytes, so every element of
-    them is the same memory. (numpy makes this view read-only; gnp does not track that, so do
-    not write to it.)"""
+    them is the same memory, so the view is read-only, as numpy's is (``flags.writeable``)."""
     a = device_operand(array, "broadcast_to")
     out = _broadcast_shape_of(a.shape, shape)
     lead = len(out) - a.ndim
     strides = tuple(0 if k < lead or a.shape[k - lead] != n else a.strides[k - lead] for k, n in enumerate(out))
-    return _view(a, out, strides, a.offset)
+    return _read_only(_view(a, out, strides, a.offset))
+
+
+def _read_only(view: DeviceArray) -> DeviceArray:
+    """``view`` with numpy's WRITEABLE flag off (it may be set back where the base is writeable)."""
+    view._readonly = True
+    return view
 
 
 def broadcast_arrays(*args: DeviceArray, subok: bool = False) -> tuple:
-    """The arrays broadcast against each other, as views (an array already of that shape is itself)."""
+    """The arrays broadcast against each other, as views (an array already of that shape is itself).
+    The broadcast views are read-only: numpy 2 still lets them be written with a FutureWarning
+    that it will make them read-only, which gnp does now, as a write to them reaches every
+    element sharing the memory."""
     arrays = [device_operand(a, "broadcast_arrays") for a in args]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrays)
@@ -141,8 +149,13 @@ def flipud(m: DeviceArray) -> DeviceArray:
 
 def diagonal(a: DeviceArray, offset: int = 0, axis1: int = 0, axis2: int = 1) -> DeviceArray:
     """A view of the diagonal of ``axis1`` and ``axis2`` (moved to the last axis, as numpy's):
-    one stride that is the sum of the two. (numpy makes it read-only; gnp does not track that.)"""
-    a = device_operand(a, "diagonal")
+    one stride that is the sum of the two. Read-only, as numpy's is (``d.flags.writeable = True``
+    makes it writable, as there, where ``a`` is writable)."""
+    return _read_only(writable_diagonal(device_operand(a, "diagonal"), offset, axis1, axis2))
+
+
+def writable_diagonal(a: DeviceArray, offset: int = 0, axis1: int = 0, axis2: int = 1) -> DeviceArray:
+    """:func:`diagonal` with ``a``'s own WRITEABLE flag (``eye`` and ``diag`` fill it in place)."""
     if a.ndim < 2:
         raise ValueError("diag requires an array of at least two dimensions")
     k = operator_index(offset)

@@ -5,7 +5,7 @@
   One array passed for several pointers is one buffer, as one pointer would be in C; different
   arrays sharing memory are refused when the kernel may write one of them.
 - an object with a ``.buffer`` (``pygpgpu.numpy`` arrays) or a backend Buffer: passed as is,
-  data stays on the device. A ``pygpgpu.numpy`` view (an offset, strides) runs on a contiguous
+  data stays on the device; a read-only ``pygpgpu.numpy`` array for a non-const pointer is refused. A ``pygpgpu.numpy`` view (an offset, strides) runs on a contiguous
   device copy, written back into the view after the launch unless the pointee is ``const``.
 - numpy scalar: passed as is; its dtype must equal the declared type.
 - Python int/float: converted to the declared type, refusing values out of its range.
@@ -148,6 +148,10 @@ class _PointerConverter(Converter):
             dtype = getattr(value, "dtype", None)
             if dtype is not None:
                 self._check_dtype(np.dtype(dtype), type(value).__name__)
+            if not self.read_only and getattr(value, "_readonly", False):
+                raise ValueError(f"{self.where}: the device array is read-only (flags.writeable is False) but the "
+                                 "kernel may write it; pass a writable array, or declare the parameter const in "
+                                 "the kernel source")
             dev = getattr(value, "device", None)
             if dev is not None and dev is not st.device and getattr(dev, "selector", None) != st.device.selector:
                 raise ValueError(f"{self.where}: the array lives on {dev.selector} but the kernel runs on "

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from pygpgpu_core.gnp import DeviceArray, _dispatch
+from pygpgpu_core.gnp._array import check_out_writeable
 
 from ._creation import arange, concatenate, linspace, stack
 from ._elementwise import assign, astype, binary, clip, copy, fill, supported_ufunc, ufunc_call, unary, where
@@ -46,6 +47,7 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         if len(out) != 1:
             raise TypeError(f"np.{name}: device arrays support one output")
         out = out[0]
+    check_out_writeable(out)
     if method == "__call__":
         where_ = kwargs.pop("where", True)
         if where_ is not True:
@@ -82,6 +84,7 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
 
 def moment(op: str, a: DeviceArray, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """``var``/``std`` as numpy computes them: mean, squared deviations, their mean over n - ddof."""
+    check_out_writeable(out)
     if where is not None and where is not True:
         raise TypeError(f"gnp.{op}: where= is not supported on device arrays")
     m = reduce("mean", a, axis=axis, dtype=dtype, keepdims=True)
@@ -105,6 +108,7 @@ def around(a: DeviceArray, decimals: int = 0, out=None):
     multiplies by 10**decimals, rounds and divides; negative ``decimals`` divide by
     10**-decimals, round and multiply (so ``round(15, -1)`` is 20 and the float results are
     numpy's bit for bit). Integers round only to negative ``decimals``, through float64 and back."""
+    check_out_writeable(out)
     if a.dtype.kind in "iu" and decimals >= 0:
         if out is None:
             return a.copy()

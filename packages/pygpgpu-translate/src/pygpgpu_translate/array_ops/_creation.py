@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.gnp._array import check_out_writeable
 from pygpgpu_core.gnp._device import resolve_target
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
@@ -118,6 +119,7 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
                 casting: Casting = "same_kind") -> DeviceArray:
     """``np.concatenate`` of device arrays (numpy's result type, copies on the device); each
     array must convert to ``dtype`` under ``casting``, as numpy checks."""
+    check_out_writeable(out)
     arrays = _arrays(arrays, "concatenate")
     device = check_same_device(arrays, "concatenate")
     if axis is None:
@@ -161,6 +163,7 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
 def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None,
           casting: Casting = "same_kind") -> DeviceArray:
     """``np.stack``: join same-shaped device arrays along a new axis."""
+    check_out_writeable(out)
     arrays = _arrays(arrays, "stack")
     shape = arrays[0].shape
     if any(a.shape != shape for a in arrays):

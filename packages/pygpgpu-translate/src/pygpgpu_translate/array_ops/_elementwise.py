@@ -22,6 +22,7 @@ from typing import Any, Callable, Literal, cast
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
+from pygpgpu_core.gnp._array import check_out_writeable
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._operands import (
@@ -372,6 +373,7 @@ def run(name: str, operands: list, in_dts: tuple, out: DeviceArray, device: Any)
 def _check_out(out: Any, shape: tuple, result_dt: np.dtype, name: str, casting: Casting, device: Any) -> DeviceArray:
     if not isinstance(out, DeviceArray):
         raise TypeError(f"gnp.{name}: out must be a device array, got {type(out).__name__}")
+    check_out_writeable(out)
     if out.shape != shape:
         raise ValueError(f"non-broadcastable output operand with shape {shape_text(out.shape)} doesn't match "
                          f"the broadcast shape {shape_text(shape)}")
@@ -410,7 +412,8 @@ def _fast_call(name: str, inputs: tuple, out: Any) -> Any:
     if first is None:
         return None
     ctx = first.buffer.context
-    if out is not None and (type(out) is not DeviceArray or out.shape != first.shape or out.buffer.context is not ctx):
+    if out is not None and (type(out) is not DeviceArray or out.shape != first.shape or out.buffer.context is not ctx
+                            or out._readonly):
         return None
     entry = _fast.get((name, tuple(sig), None if out is None else out.dtype, first.device, ctx))
     if entry is None:
@@ -654,6 +657,7 @@ UFUNCS["__clip__"] = lambda dts: ("np.minimum(np.maximum({0}, {1}), {2})" if dts
 
 def clip(a: Any, lo: Any = None, hi: Any = None, out: Any = None, **kwargs) -> DeviceArray:
     """``np.clip(a, lo, hi)``: numpy's result type (NEP 50); NaN propagates as numpy's does."""
+    check_out_writeable(out)
     if kwargs:
         lo = kwargs.pop("a_min", kwargs.pop("min", lo))
         hi = kwargs.pop("a_max", kwargs.pop("max", hi))

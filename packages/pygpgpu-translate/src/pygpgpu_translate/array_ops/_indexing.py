@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.gnp._array import check_out_writeable
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axis
@@ -59,6 +60,7 @@ def _index_array(key: Any, n: int, device, op: str) -> DeviceArray:
 
 def take(a: DeviceArray, indices: Any, axis: Any = None, out: Any = None) -> DeviceArray:
     """``np.take``: elements along ``axis`` (the flattened array when None) at ``indices``."""
+    check_out_writeable(out)
     device = check_same_device([a], "take")
     if axis is None:
         a = contiguous(a).reshape(-1)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.gnp._array import check_out_writeable
 
 from .._kernel import _Config
 from ._codegen import kernel_from_source, launch, np_type
@@ -52,6 +53,7 @@ def _operand(x: Any, op: str, position: int) -> DeviceArray:
 
 def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
     """``np.matmul`` for 1-D and 2-D device arrays (numpy's result type; bool as numpy's)."""
+    check_out_writeable(out)
     a, b = _operand(a, "matmul", 0), _operand(b, "matmul", 1)
     device = check_same_device([a, b], "matmul")
     for k, x in enumerate((a, b)):
@@ -95,6 +97,7 @@ def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
 def dot(a: Any, b: Any, out: Any = None) -> DeviceArray:
     """``np.dot``: 1-D · 1-D is the inner product (a 0-d array, accumulated in numpy's result
     type), 2-D operands multiply as matrices, a scalar operand multiplies elementwise."""
+    check_out_writeable(out)
     from ._elementwise import ufunc_call
     from ._reduction import reduce
     ca, cb = classify(a, "dot", 0), classify(b, "dot", 1)

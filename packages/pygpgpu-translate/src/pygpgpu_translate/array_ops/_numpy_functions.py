@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.gnp._array import check_out_writeable
 
 __all__ = ["array_function", "NUMPY_FUNCTIONS"]
 
@@ -99,6 +100,7 @@ NUMPY_FUNCTIONS: dict = {}
 
 
 def array_function(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
+    check_out_writeable(kwargs.get("out"))
     if not NUMPY_FUNCTIONS:
         NUMPY_FUNCTIONS.update(_table())
     impl = NUMPY_FUNCTIONS.get(func)

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.gnp._array import check_out_writeable
 from pygpgpu_core.gnp._array import setitem_value
 
 from .._kernel import _Config
@@ -572,6 +573,7 @@ def reduce_with(red: Reduction, a: DeviceArray, axis: Any, keepdims: bool, op: s
 def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
            initial: Any = None, where: Any = None) -> DeviceArray:
     """numpy's ``a.<op>(axis, dtype, out, keepdims, initial)`` on the device."""
+    check_out_writeable(out)
     if not isinstance(a, DeviceArray):
         raise TypeError(f"gnp.{op} takes a device array, got {type(a).__name__} (upload host data with gnp.asarray)")
     if where is not None and where is not True:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.gnp._array import check_out_writeable
 
 from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
@@ -179,6 +180,7 @@ def _scan_op(name: str, dt: np.dtype, dtype: Any) -> _ScanOp:
 
 def scan(name: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> DeviceArray:
     """``np.cumsum`` / ``np.cumprod`` on the device (flattened when ``axis`` is None)."""
+    check_out_writeable(out)
     if not isinstance(a, DeviceArray):
         raise TypeError(f"gnp.{name} takes a device array, got {type(a).__name__}")
     device = check_same_device([a], name)

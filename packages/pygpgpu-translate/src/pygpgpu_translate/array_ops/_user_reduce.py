@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.gnp._array import check_out_writeable
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._operands import check_dtype, check_same_device
@@ -56,6 +57,7 @@ class DeviceReduction:
     def __call__(self, a: Any, axis: Any = None, keepdims: bool = False, out: Any = None, init: Any = None):
         """Reduce device array ``a`` (over all axes, or ``axis``); ``init`` is combined with the
         result (``f(init, result)``), as in Numba. Host arrays are uploaded once."""
+        check_out_writeable(out)
         if not isinstance(a, DeviceArray):
             if isinstance(a, np.ndarray):
                 from pygpgpu_core.gnp import asarray
