@@ -385,6 +385,16 @@ MUTATIONS = [
              "        if type(self) is not DeviceArray or not self._covers_allocation():",
              "        if type(self) is not DeviceArray:",
              ("tests/test_gnp_numpy_parity.py", "-k", "prefix"), "g[0] = 5 of a matrix leaves the other rows"),
+    # ---- read-only device arrays (numpy's WRITEABLE flag): views inherit it, written kernel parameters refuse it ----
+    Mutation("gnp-readonly-views-inherit", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
+             "            a._readonly = base._readonly", "            a._readonly = False",
+             ("tests/test_gnp_readonly.py", "-k", "views_have or every_write"),
+             "g[1:] of a read-only array is read-only, and writing through it raises"),
+    Mutation("kernel-readonly-written-argument", "pygpgpu-translate/src/pygpgpu_translate/_launch.py",
+             "            if pos in plan.written:      # refused before the launch (LaunchPlan.read_only)",
+             "            if False:",
+             ("tests/test_gnp_readonly.py", "-k", "kernel_refuses"),
+             "a @kernel writing a read-only gnp array raises before launching"),
     # ---- the native launcher (C): what it packs, and what it hands back to the Python launcher ----
     Mutation("native-int32-range", f"{CORE_BACKEND}/_native_launch.c",
              "case 'i': if (v < INT32_MIN || v > INT32_MAX) return -1;", "case 'i':",
