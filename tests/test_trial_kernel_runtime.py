@@ -153,3 +153,26 @@ def test_a_kernel_method_whose_first_parameter_is_not_self_says_so():
     # call said "takes 3 arguments (this, x, out), 2 given"
     with pytest.raises(TypeError, match="named self"):
         NotSelf().apply(np.zeros(4, np.float32), np.zeros(4, np.float32))
+
+
+class Biased:
+    def __init__(self, bias):
+        self.bias = bias
+
+    @kernel
+    def apply(self, x, out):
+        for i in range(out.shape[0]):
+            out[i] = x[i] + self.bias
+
+
+def test_bound_and_bracketed_kernels_have_py_func_and_name(backend):
+    # k.py_func runs the function on the host; m.apply and k["opencl"] had neither it nor __name__
+    x = np.arange(4, dtype=np.float32)
+    m = Biased(2.5)
+    host, dev = np.zeros(4, np.float32), np.zeros(4, np.float32)
+    m.apply.py_func(x, host)                  # bound: self is filled in, as in m.apply(x, out)
+    m.apply[backend](x, dev)
+    np.testing.assert_array_equal(dev, host)
+    assert m.apply.__name__ == "apply"
+    assert increment[backend].py_func is increment.py_func
+    assert increment[backend][8].__name__ == "increment"

@@ -12,6 +12,7 @@ import difflib
 import inspect as _inspect
 import logging
 import time
+import types as _types
 from dataclasses import dataclass
 from typing import Any, Callable, Concatenate, Generic, ParamSpec, Protocol, Tuple, Union, overload
 
@@ -183,6 +184,17 @@ class ConfiguredKernel(Generic[P]):
             values = self._kf._bind(values, kwargs)
         self._kf._launch(self._device, self._config, values, self)
         return None
+
+    @property
+    def py_func(self) -> Callable[..., object]:
+        """The Python function, to run on the host: bound to the instance for a kernel method taken
+        from one (``m.apply.py_func(x, out)``, as ``m.apply(x, out)`` is called)."""
+        func = self._kf.py_func
+        return func if self._bound_self is None else _types.MethodType(func, self._bound_self)
+
+    @property
+    def __name__(self) -> str:
+        return self._kf.__name__
 
     def inspect(self, *args: Any, backend: str | None = None, **kwargs: Any) -> Inspection:
         if self._bound_self is not None:
