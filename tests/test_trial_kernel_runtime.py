@@ -176,3 +176,14 @@ def test_bound_and_bracketed_kernels_have_py_func_and_name(backend):
     assert m.apply.__name__ == "apply"
     assert increment[backend].py_func is increment.py_func
     assert increment[backend][8].__name__ == "increment"
+
+
+def test_an_unsupported_dtype_lists_complex_and_records_among_what_works():
+    # the message offered only bool, int8..uint64, float16, float32 or float64
+    with pytest.raises(TypeError, match="complex64, complex128 or a record dtype"):
+        increment.inspect(np.zeros(3, "U3"))
+
+
+def test_a_0d_array_says_to_pass_a_number():
+    with pytest.raises(ValueError, match=r"got 0; to pass it as a number, index it with \[\(\)\]"):
+        scaled.inspect(np.zeros(4, np.float32), np.zeros(4, np.float32), np.array(2.0))

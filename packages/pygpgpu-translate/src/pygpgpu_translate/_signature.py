@@ -217,7 +217,9 @@ def spec_from_token(token, name: str, default_float: Scalar) -> KernelParamSpec:
                                                         known_last=token[4]))
     dtype, ndim, row = token[1], token[2], token[3]
     if ndim < 1 or ndim > 3:
-        raise ValueError(f"argument {name!r}: arrays must have 1 to 3 dimensions, got {ndim}")
+        # a 0-d array (np.array(2.0)) is most often a number meant for a scalar parameter
+        hint = f"; to pass it as a number, index it with [()] or convert it with np.{dtype.type.__name__}(...)" if ndim == 0 else ""
+        raise ValueError(f"argument {name!r}: arrays must have 1 to 3 dimensions, got {ndim}{hint}")
     if dtype.fields is not None:           # a record array: C structs in numpy's layout (_records)
         return KernelParamSpec(name, "array", ArrayType(record_type(dtype, name), ndim))
     if dtype.subdtype is not None:
@@ -227,6 +229,6 @@ def spec_from_token(token, name: str, default_float: Scalar) -> KernelParamSpec:
         return KernelParamSpec(name, "array", ArrayType(complex_type_of(dtype), ndim))
     if dtype.name not in _SUPPORTED:
         raise TypeError(f"argument {name!r}: arrays of {dtype} are not supported; use bool, int8..uint64, "
-                        "float16, float32 or float64")
+                        "float16, float32, float64, complex64, complex128 or a record dtype of those")
     return KernelParamSpec(name, "array", ArrayType(Scalar(dtype.name), ndim, row_width=row, known_last=row,
                                                     align=token[4]))
