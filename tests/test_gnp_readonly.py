@@ -4,6 +4,7 @@ refusing a read-only destination with numpy's ValueError (assignment, fill, copy
 operators, ``out=``, @kernel and handwritten kernel files), each compared with numpy."""
 from __future__ import annotations
 
+import gc
 import warnings
 
 import numpy as np
@@ -283,3 +284,20 @@ def test_kernel_file_refuses_a_read_only_device_array(backend, tmp_path):
         g.flags.writeable = True
     m.bump(g, 8)
     np.testing.assert_array_equal(g.get(), np.full(8, 2, np.float32))
+
+
+def test_dlpack_carries_the_read_only_flag(backend):
+    g = up(np.arange(4, dtype=np.float32), backend)
+    if g.__dlpack_device__()[0] != 1:
+        pytest.skip("numpy reads DLPack host memory only; this array is in device memory")
+    g.flags.writeable = False
+    h = np.arange(4, dtype=np.float32)
+    h.flags.writeable = False
+    both_raise(h.__dlpack__, g.__dlpack__)           # legacy capsules cannot say it: refused, as numpy's
+    n = np.from_dlpack(g)                            # DLPack 1.0: the read-only flag travels
+    assert not n.flags.writeable and n.tolist() == [0, 1, 2, 3]
+    g.flags.writeable = True
+    w = np.from_dlpack(g)
+    assert w.flags.writeable
+    del n, w                                         # other tests count the live exports
+    gc.collect()

@@ -620,7 +620,7 @@ class DeviceArray(ArrayOperators):
         else:
             ptr = int(self.buffer.ptr) + self.offset
         return _dlpack.export_capsule(ptr, own, self.shape, self.dtype, self,
-                                      versioned=_dlpack.wants_versioned(max_version))
+                                      versioned=_dlpack.wants_versioned(max_version), read_only=self._readonly)
 
     @property
     def __cuda_array_interface__(self) -> dict:

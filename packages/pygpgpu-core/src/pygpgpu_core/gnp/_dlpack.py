@@ -163,11 +163,16 @@ _FLAG_READ_ONLY = 1
 
 
 def export_capsule(data_ptr: int, device: tuple[int, int], shape: tuple, dtype: np.dtype, keepalive: Any,
-                   *, versioned: bool = False):
-    """A capsule viewing ``data_ptr`` as a writable C-contiguous array: ``"dltensor_versioned"``
-    (DLPack 1.0, for consumers that ask with ``max_version``) or legacy ``"dltensor"``.
+                   *, versioned: bool = False, read_only: bool = False):
+    """A capsule viewing ``data_ptr`` as a C-contiguous array: ``"dltensor_versioned"``
+    (DLPack 1.0, for consumers that ask with ``max_version``; ``read_only`` sets its flag) or
+    legacy ``"dltensor"``, which has no read-only flag: a read-only array raises BufferError
+    there, as numpy's does.
     ``keepalive`` stays referenced until the consumer calls the deleter (or the capsule dies
     unconsumed)."""
+    if read_only and not versioned:
+        raise BufferError("Cannot export readonly array since signalling readonly is unsupported by DLPack "
+                          "(supported by newer DLPack version).")
     ndim = len(shape)
     shape_arr = (c_int64 * max(ndim, 1))(*shape)
     strides = []
@@ -180,7 +185,7 @@ def export_capsule(data_ptr: int, device: tuple[int, int], shape: tuple, dtype: 
     if versioned:
         managed = DLManagedTensorVersioned()
         managed.version = DLPackVersion(*DLPACK_VERSION)
-        managed.flags = 0
+        managed.flags = _FLAG_READ_ONLY if read_only else 0
         name = _NAME_VERSIONED
     else:
         managed = DLManagedTensor()

@@ -76,14 +76,17 @@ def _device_for(memory: str, addresses: Callable[[Any], bool], index: int, devic
     return devices[index]
 
 
-def _wrap_pointer(dev: Any, ptr: int, shape: tuple, dtype: np.dtype, owner: Any) -> DeviceArray:
+def _wrap_pointer(dev: Any, ptr: int, shape: tuple, dtype: np.dtype, owner: Any,
+                  read_only: bool = False) -> DeviceArray:
     ctx = dev.context()
     if not supports(ctx, ForeignPointers):
         raise TypeError(f"the {backend_name(dev)} backend cannot wrap foreign device pointers "
                         "(its context has no buffer_from_pointer)")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     buf = ctx.buffer_from_pointer(int(ptr), nbytes, owner)
-    return DeviceArray._wrap(tuple(shape), dtype, dev, buf, owner)
+    a = DeviceArray._wrap(tuple(shape), dtype, dev, buf, owner)
+    a._readonly = read_only         # the producer's read-only flag (__cuda_array_interface__'s data[1])
+    return a
 
 
 def _addresses_cuda_arrays(backend: Any) -> bool:
@@ -104,12 +107,12 @@ def _from_cuda_array_interface(obj: Any, device: Any) -> DeviceArray:
                 raise ValueError(f"the CUDA array (shape {shape}, strides {tuple(strides)}) is not C-contiguous; "
                                  "make it contiguous first (torch: .contiguous(), CuPy: cupy.ascontiguousarray)")
             expected *= n
-    ptr, _readonly = cai["data"]
+    ptr, read_only = cai["data"]
     dev = _device_for("CUDA device memory", _addresses_cuda_arrays, 0, device)
     stream = cai.get("stream")
     if stream is not None and cai.get("version", 0) >= 3 and stream != _stream_handle(dev.context()):
         _wait_for_foreign_stream(dev, int(stream))
-    return _wrap_pointer(dev, ptr or 0, shape, dtype, obj)
+    return _wrap_pointer(dev, ptr or 0, shape, dtype, obj, bool(read_only))
 
 
 def _wait_for_foreign_stream(dev: Any, stream: int) -> None:
