@@ -162,6 +162,8 @@ class ArrayOperators:
 
     def sort(self, axis=-1, kind=None, order=None, stable=None):
         """Sort in place (numpy's ndarray.sort)."""
+        if self._readonly:                # (a DeviceArray slot)
+            raise ValueError("sort array is read-only")
         self[...] = ops().sort(self, axis=axis, kind=kind, order=order, stable=stable)
 
     def argsort(self, axis=-1, kind=None, order=None, stable=None):
