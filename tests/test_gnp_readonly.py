@@ -171,6 +171,10 @@ WRITES = {
     "round_out": lambda m, a: np.round(a, 1, out=a),
     "matmul_out": lambda m, a: np.matmul(a[:, :3], a[:3, :3], out=a[:, :3]),
     "sort": lambda m, a: a.sort(),
+    "nanmax_out": lambda m, a: m.nanmax(a, axis=0, out=a[0]),
+    "nanvar_out": lambda m, a: m.nanvar(a, axis=0, out=a[0]),
+    "var_out": lambda m, a: a.var(axis=1, out=a[:, 0]),
+    "cumsum_method_out": lambda m, a: a.cumsum(axis=1, out=a),
     "view_setitem": lambda m, a: a.T.__setitem__((0, 0), 1),
     "reshape_setitem": lambda m, a: a.reshape(-1).__setitem__(0, 1),
 }

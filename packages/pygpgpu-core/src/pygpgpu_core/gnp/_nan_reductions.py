@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import DeviceArray
+from ._array import DeviceArray, check_out_writeable
 from ._dispatch import ops
 from ._functions import where as choose  # (the reductions take a where= argument of their own)
 from ._views import device_operand
@@ -59,6 +59,7 @@ def nanvar(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None,
     """The variance of the non-NaN elements over their count minus ``ddof`` (NaN where that is
     not positive; numpy also warns then), in numpy's steps: their mean, the squared deviations
     of the non-NaN elements, and their sum divided by the count."""
+    check_out_writeable(out)
     filled, mask = _replace_nan(a, 0.0, "nanvar")
     if mask is None:
         return filled.var(axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where)
@@ -93,6 +94,7 @@ def nanstd(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None,
 def _extreme(a: DeviceArray, kind: str, axis: Any, out: Any, keepdims: bool, initial: Any) -> DeviceArray:
     """nanmax / nanmin: the extreme of the non-NaN elements, NaN for a slice of NaNs alone
     (``initial`` for it when given, as numpy's ``fmax.reduce`` gives)."""
+    check_out_writeable(out)
     op = f"nan{kind}"
     filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf, op)
     if mask is None or initial is not None:
