@@ -237,6 +237,8 @@ def test_kernel_refuses_a_read_only_written_argument(backend):
     np.testing.assert_array_equal(dst.get(), np.full(8, 2, np.float32))
     with pytest.raises(ValueError, match=r"argument 'dst' of kernel '_copy'.*read-only"):
         _copy[backend](dst, g)
+    with pytest.raises(ValueError, match=r"argument 'dst' of kernel '_copy'.*read-only"):
+        _copy[backend](np.ones(8, np.float32), g)    # with a numpy argument: the staging path
     g.flags.writeable = True
     bump(g)
     np.testing.assert_array_equal(g.get(), np.full(8, 3, np.float32))
