@@ -380,6 +380,10 @@ MUTATIONS = [
     Mutation("math-isnan-is-numpy-bool", f"{TRANSLATE}/_calls.py",
              "    return c if c is None or c.type is UNKNOWN else self.python_bool(c)", "    return c",
              (TRUST_MORE, "-k", "bools_add"), "math.isfinite(a) + math.isfinite(b) is 2 (Python bools)"),
+    Mutation("module-helper-not-watched", f"{TRANSLATE}/_expressions.py",
+             "                    if lookup_object(value) is None:      # mod.helper: rebinding it retranslates, as for a global",
+             "                    if False:",
+             ("tests/test_trial_kernel_runtime.py", "-k", "rebound"), "mod.f rebound after the first call is called anew"),
     # ---- gnp: a fill of part of a buffer (g[0] of a matrix) writes only its own bytes ----
     Mutation("gnp-prefix-fills-whole-buffer", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
              "        if type(self) is not DeviceArray or not self._covers_allocation():",

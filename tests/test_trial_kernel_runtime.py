@@ -2,6 +2,8 @@
 with the same function run on the host (``k.py_func`` on numpy copies)."""
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 
@@ -187,3 +189,30 @@ def test_an_unsupported_dtype_lists_complex_and_records_among_what_works():
 def test_a_0d_array_says_to_pass_a_number():
     with pytest.raises(ValueError, match=r"got 0; to pass it as a number, index it with \[\(\)\]"):
         scaled.inspect(np.zeros(4, np.float32), np.zeros(4, np.float32), np.array(2.0))
+
+
+# ---- a helper called through its module (mod.f) follows rebinding, as a global helper does -----------------
+helpers = types.ModuleType("pygpgpu_test_rebound_helpers")
+
+
+def _plus_one(i):
+    return i + 1
+
+
+def _times_fifty(i):
+    return i * 50
+
+
+@kernel
+def through_module(out):
+    for i in range(out.shape[0]):
+        out[i] = helpers.step(i)
+
+
+def test_a_helper_rebound_in_its_module_is_called_anew(backend):
+    for helper in (_plus_one, _times_fifty, _plus_one):
+        helpers.step = helper
+        out, host = np.zeros(4, np.int64), np.zeros(4, np.int64)
+        through_module[backend](out)
+        through_module.py_func(host)
+        np.testing.assert_array_equal(out, host)

@@ -975,7 +975,10 @@ class ExpressionRules:
                 return None
             if isinstance(base, ObjectRef) and hasattr(base.obj, fnode.attr):
                 if isinstance(base.obj, _pytypes.ModuleType):
-                    return ObjectRef(getattr(base.obj, fnode.attr))
+                    value = getattr(base.obj, fnode.attr)
+                    if lookup_object(value) is None:      # mod.helper: rebinding it retranslates, as for a global
+                        self.prog.global_refs[(id(base.obj.__dict__), fnode.attr)] = (base.obj.__dict__, fnode.attr, value)
+                    return ObjectRef(value)
                 if self.self_obj is not None and base.obj is self.self_obj:
                     return ObjectRef(getattr(base.obj, fnode.attr))
                 if isinstance(base.obj, type):
