@@ -101,8 +101,8 @@ def _build(plan, tokens, func):
             own = f" or not {a}.owns_memory" if tok[4] else ""     # the row alignment in the token
             if i in plan.written:   # made read-only since it was kept: the plan refuses it
                 own += f" or {a}._readonly"
-            lines += [f"    if (type({a}) is not DA or {a}.buffer is not S[{slot}] or {a}.shape is not S[{slot + 1}]"
-                      f" or {a}.dtype is not S[{slot + 2}] or {a}.device is not DEV{own}):",
+            lines += [f"    if (type({a}) is not DA or {a}.buffer is not S[{slot}] or {a}._shape is not S[{slot + 1}]"
+                      f" or {a}._dtype is not S[{slot + 2}] or {a}.device is not DEV{own}):",
                       "        return False"]
             slot += 3
             continue
