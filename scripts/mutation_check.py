@@ -303,7 +303,7 @@ MUTATIONS = [
              (ALIASING, "-k", "overlapping"), "overlapping different views that the kernel writes raise"),
     # ---- Python's meanings of and/or, ~ of a bool and range loops (_expressions.py, _statements.py) ----
     Mutation("and-or-value-is-bool", f"{TRANSLATE}/_expressions.py",
-             "        if not as_test and any(v.type != BOOL for v in [first] + [v for v, _ in rest]):",
+             "        if not as_test and any(not (isinstance(v.type, Scalar) and v.type.kind == \"b\") for v in operands):",
              "        if False:",
              (PY_SEMANTICS, "-k", "deciding_operand"), "x and 5 or 7 is 5 or 7, not True"),
     Mutation("invert-bool-as-int", f"{TRANSLATE}/_expressions.py",
