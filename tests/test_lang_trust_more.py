@@ -271,3 +271,16 @@ def test_a_loop_over_a_tuple_of_numbers_binds_python_numbers(backend):
     with np.errstate(over="ignore"):
         _same_as_host(tuple_items, backend, x, np.zeros(6), np.array([1, 5, 11, 40, -30, 127], np.int8),
                       np.zeros(6, np.int8))
+
+
+@kernel
+def bool_arguments(out, flag, other):
+    for i in range(out.shape[0]):
+        out[i] = flag + flag + (other and flag) * 3 + (not flag)
+
+
+@pytest.mark.parametrize("flag, other", [(True, True), (False, True), (True, False), (np.True_, np.True_),
+                                         (np.False_, np.True_)])
+def test_bool_arguments_add_as_their_own_kind(backend, flag, other):
+    """A Python bool argument adds as an int (True + True is 2), a numpy bool as numpy's (True)."""
+    _same_as_host(bool_arguments, backend, np.zeros(4, np.int64), flag, other)

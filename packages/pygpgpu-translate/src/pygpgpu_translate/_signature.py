@@ -191,8 +191,8 @@ def arg_token(value, name: str):
 def spec_from_token(token, name: str, default_float: Scalar) -> KernelParamSpec:
     if token == "f":
         return KernelParamSpec(name, "scalar", Scalar("float32", weak=True))
-    if token == "b":
-        return KernelParamSpec(name, "scalar", Scalar("bool"))
+    if token == "b":        # a Python bool, as on the host: flag + flag is 2 (numpy's np.True_ + np.True_ is True)
+        return KernelParamSpec(name, "scalar", Scalar("bool", weak=True))
     if token == "i":
         return KernelParamSpec(name, "scalar", Scalar("int32", weak=True))
     if token == "l":
