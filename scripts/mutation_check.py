@@ -384,6 +384,10 @@ MUTATIONS = [
              "                    if lookup_object(value) is None:      # mod.helper: rebinding it retranslates, as for a global",
              "                    if False:",
              ("tests/test_trial_kernel_runtime.py", "-k", "rebound"), "mod.f rebound after the first call is called anew"),
+    Mutation("python-bool-argument-is-numpy-bool", f"{TRANSLATE}/_signature.py",
+             '        return KernelParamSpec(name, "scalar", Scalar("bool", weak=True))',
+             '        return KernelParamSpec(name, "scalar", Scalar("bool"))',
+             ("tests/test_lang_trust_more.py", "-k", "bool_arguments"), "a Python bool argument adds as an int: flag + flag is 2"),
     # ---- gnp: a fill of part of a buffer (g[0] of a matrix) writes only its own bytes ----
     Mutation("gnp-prefix-fills-whole-buffer", "pygpgpu-core/src/pygpgpu_core/gnp/_array.py",
              "        if type(self) is not DeviceArray or not self._covers_allocation():",
