@@ -8,22 +8,25 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PACKAGES = core translate opencl cuda hip
 EDITABLE = $(foreach p,$(PACKAGES),-e packages/pygpgpu-$(p)) -e packages/pygpgpu
+# Every install takes its versions from one file, so a command does not depend on what the index
+# serves that day (dask and distributed are a pair; see the file's header).
+PIP     = $(PY) -m pip install -q -c requirements/constraints.txt
 
 .PHONY: demo test setup test-setup clean wheels coverage
 
-$(VENV)/.installed: $(wildcard packages/*/pyproject.toml) scripts/ensure_opencl.sh
+$(VENV)/.installed: $(wildcard packages/*/pyproject.toml) scripts/ensure_opencl.sh requirements/constraints.txt
 	@bash scripts/ensure_opencl.sh
 	@bash scripts/ensure_venv.sh $(PYTHON)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "hatchling>=1.27" editables numpy
-	$(PY) -m pip install -q --no-build-isolation $(EDITABLE)
+	$(PIP) --upgrade pip
+	$(PIP) "hatchling>=1.27" editables numpy
+	$(PIP) --no-build-isolation $(EDITABLE)
 	@touch $@
 
 setup: $(VENV)/.installed
 
 $(VENV)/.test-installed: $(VENV)/.installed
-	$(PY) -m pip install -q pytest "nvidia-cuda-nvrtc>=13.0" "cuda-pathfinder>=1.3" cloudpickle "dask[array]" distributed pillow mypy pyright
+	$(PIP) pytest "nvidia-cuda-nvrtc>=13.0" "cuda-pathfinder>=1.3" cloudpickle "dask[array]" distributed pillow mypy pyright
 	@touch $@
 
 test-setup: $(VENV)/.test-installed
@@ -34,7 +37,7 @@ demo: setup
 $(VENV)/.build-tools:
 	@bash scripts/ensure_venv.sh $(PYTHON)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q "hatchling>=1.27"
+	$(PIP) "hatchling>=1.27"
 	@touch $@
 
 # hatchling from the venv (no build isolation, so no index is needed once it is installed).
@@ -50,7 +53,7 @@ test: test-setup
 # coverage tools only for this target; data in the venv (ignored by git). Code run in child
 # processes (oclgrind, spawn pools, the CLI) is not counted.
 $(VENV)/.coverage-installed: $(VENV)/.test-installed
-	$(PY) -m pip install -q coverage pytest-cov
+	$(PIP) coverage pytest-cov
 	@touch $@
 
 # the table is printed whether or not tests failed; the target fails if they did
