@@ -136,7 +136,8 @@ def mem_fence(flags: FenceFlags = LOCAL | GLOBAL) -> None:
 
 
 # -- atomics ----------------------------------------------------------------------------------------
-ATOMIC_DTYPES = (np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.float32))
+# the element types a kernel's atomics take (the prelude has a piece for each): the host takes the same
+ATOMIC_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64))
 _FLOAT_OPS = ("add", "sub", "min", "max", "xchg", "cmpxchg", "inc", "dec")
 
 
@@ -145,10 +146,10 @@ def _atomic_target(op: str, array: Any, index: Any) -> np.ndarray:
         raise TypeError(f"gpu.atomic_{op} needs a numpy array on the host, got {type(array).__name__}")
     if array.dtype not in ATOMIC_DTYPES:
         raise TypeError(
-            f"gpu.atomic_{op} works on int32, uint32, int64, uint64 and float32 arrays, not {array.dtype}"
+            f"gpu.atomic_{op} works on int32, uint32, int64, uint64, float32 and float64 arrays, not {array.dtype}"
         )
-    if array.dtype == np.float32 and op not in _FLOAT_OPS:
-        raise TypeError(f"gpu.atomic_{op} is not defined for float32 (only {', '.join(_FLOAT_OPS)})")
+    if array.dtype.kind == "f" and op not in _FLOAT_OPS:
+        raise TypeError(f"gpu.atomic_{op} is not defined for {array.dtype} (only {', '.join(_FLOAT_OPS)})")
     if not array.flags.writeable:
         raise ValueError(f"gpu.atomic_{op}: the array is read-only")
     return array

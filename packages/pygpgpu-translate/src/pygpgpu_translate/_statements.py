@@ -409,18 +409,23 @@ class StatementRules:
         if not self.is_kernel:
             raise self.err(call, "gpu.local_array must be declared in the kernel itself",
                            "declare it in the kernel and pass it to the helper")
-        if len(call.args) < 1:
+        kw = {k.arg: k.value for k in call.keywords}
+        unknown = set(kw) - {"shape", "dtype"}
+        if unknown:
+            raise self.err(call, f"gpu.local_array takes shape and dtype, not {sorted(unknown)[0]!r}")
+        shape_node = call.args[0] if call.args else kw.get("shape")
+        if shape_node is None:
             raise self.err(call, "gpu.local_array(shape, dtype) needs a shape")
-        shape_v = self.expr(call.args[0])
+        shape_v = self.expr(shape_node)
         dims = shape_v.items if isinstance(shape_v, TupleRef) else [shape_v]
         shape = []
         for d in dims:
             if not (isinstance(d, ir.Const) and isinstance(d.value, int) and d.value > 0):
-                raise self.err(call.args[0], "gpu.local_array needs a compile-time shape",
+                raise self.err(shape_node, "gpu.local_array needs a compile-time shape",
                                "use int literals, int constants of the module or of the enclosing function, "
                                "or a tuple of them (TILE = (16, 16))")
             shape.append(d.value)
-        dt_node = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
         elem = self.prog.default_float
         if dt_node is not None:
             obj = self.expr(dt_node)
