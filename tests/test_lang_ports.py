@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import first_device
-from pygpgpu import gpu, kernel
+from pygpgpu import float2, float4, gpu, kernel
 from pygpgpu_core.gpu import ATOMIC_DTYPES
 from pygpgpu_translate._kernel import build_options
 from pygpgpu_translate.prelude import PRELUDE_NAMES
@@ -139,3 +139,141 @@ def test_pickling_keeps_no_contraction():
 
     again = pickle.loads(pickle.dumps(kernel(contract=False)(local_fused)))
     assert again.contract is False
+
+
+# ---- i, j = gpu.global_ids(2): Numba's cuda.grid(2), Warp's wp.tid() ------------------------------------
+@kernel
+def label_2d(out):
+    gpu.work_size(out)
+    i, j = gpu.global_ids(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = i * 100 + j
+
+
+@kernel
+def label_3d(out):
+    gpu.work_size(out)
+    i, j, k = gpu.global_ids(3)
+    if i < out.shape[0] and j < out.shape[1] and k < out.shape[2]:
+        out[i, j, k] = i * 10000 + j * 100 + k
+
+
+@kernel
+def ids_of_groups(out):
+    gpu.work_size(out)
+    (g,) = gpu.group_ids(1)
+    (l,) = gpu.local_ids(1)
+    (i,) = gpu.global_ids(1)
+    if i < out.shape[0]:
+        out[i] = g * gpu.get_local_size(0) + l - i
+
+
+def test_global_ids_index_arrays_in_array_order(opencl):
+    out2 = np.full((37, 45), -1, np.int64)
+    label_2d[opencl](out2)
+    i, j = np.indices(out2.shape)
+    np.testing.assert_array_equal(out2, i * 100 + j)
+    out3 = np.full((5, 6, 7), -1, np.int64)
+    label_3d[opencl](out3)
+    i, j, k = np.indices(out3.shape)
+    np.testing.assert_array_equal(out3, i * 10000 + j * 100 + k)
+
+
+def test_global_ids_are_group_times_size_plus_local(opencl):
+    out = np.full(1000, -1, np.int64)
+    ids_of_groups[opencl](out)
+    np.testing.assert_array_equal(out, 0)
+
+
+def test_global_ids_needs_a_constant_dimension_count():
+    @kernel
+    def bad(out, n):
+        gpu.work_size(out)
+        i, j = gpu.global_ids(n)
+        out[i, j] = 1
+
+    with pytest.raises(SyntaxError, match=r"gpu.global_ids\(\) needs a constant number of dimensions"):
+        bad.inspect(np.zeros((2, 2), np.int32), 2, backend="opencl")
+
+
+def test_global_ids_on_the_host_says_it_is_kernel_only():
+    with pytest.raises(gpu.KernelOnlyError, match="global_ids"):
+        gpu.global_ids(2)
+
+
+# ---- slices of shapes and tuples ------------------------------------------------------------------------
+def first_plane(u, out):
+    for i, j in np.ndindex(u.shape[:2]):
+        out[i, j] = u[i, j, 0] + u[i, j, u.shape[-1] - 1]
+
+
+def tuple_slices(x, out):
+    w = (1.0, 2.0, 3.0, 4.0, 5.0)
+    for i in range(out.shape[0]):
+        acc = 0.0
+        for c in w[1:4]:
+            acc += c
+        for c in w[::-2]:
+            acc += c * 10.0
+        rows, cols = x.shape[-2:]
+        out[i] = acc + rows * 1000.0 + cols * 100000.0 + x[i, 0]
+
+
+@pytest.mark.parametrize("fn", [first_plane, tuple_slices])
+def test_slices_of_shapes_and_tuples_match_the_host(opencl, fn):
+    rng = np.random.default_rng(3)
+    if fn is first_plane:
+        x, out = rng.random((6, 7, 3)), np.zeros((6, 7))
+    else:
+        x, out = rng.random((9, 4)), np.zeros(9)
+    host = out.copy()
+    kernel(fn)[opencl](x, out)
+    fn(x, host)
+    np.testing.assert_allclose(out, host)
+
+
+def test_slicing_an_array_is_still_refused():
+    @kernel
+    def bad(x, out):
+        for i in range(out.shape[0]):
+            out[i] = x[i:i + 2][0]
+
+    with pytest.raises(SyntaxError, match="slices are not supported in kernels"):
+        bad.inspect(np.zeros(4, np.float32), np.zeros(4, np.float32), backend="opencl")
+
+
+# ---- vectors: constructed from lists, components assigned -----------------------------------------------
+def vectors_like_taichi(x, out):
+    for i in range(out.shape[0]):
+        v = float4([x[i], 1.0, 2.0, 3.0])
+        w = float4((0.5, x[i], 0.0, 0.0))
+        v.y = x[i] * 2.0
+        v.zw = w.xy
+        w.x = 9.0
+        w.wz = 7.0
+        out[i, 0] = v.x + v.y
+        out[i, 1] = v.z * 10.0 + v.w
+        out[i, 2] = w.x + w.y + w.z + w.w
+
+
+def test_vector_lists_and_component_writes_match_the_host(opencl):
+    x = np.arange(16, dtype=np.float32)
+    out, host = np.zeros((16, 3), np.float32), np.zeros((16, 3), np.float32)
+    kernel(vectors_like_taichi)[opencl](x, out)
+    vectors_like_taichi(x, host)
+    np.testing.assert_array_equal(out, host)
+
+
+def test_a_swizzle_naming_a_component_twice_is_not_assigned():
+    @kernel
+    def bad(out):
+        for i in range(out.shape[0]):
+            v = float2(0.0, 0.0)
+            v.xx = float2(1.0, 2.0)
+            out[i] = v.x
+
+    with pytest.raises(SyntaxError, match="names a component twice"):
+        bad.inspect(np.zeros(4, np.float32), backend="opencl")
+    with pytest.raises(AttributeError, match="names a component twice"):
+        v = float2(0.0, 0.0)
+        v.xx = float2(1.0, 2.0)

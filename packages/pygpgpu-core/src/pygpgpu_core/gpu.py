@@ -47,6 +47,9 @@ __all__ = [
     "get_global_size",
     "get_local_size",
     "get_num_groups",
+    "global_ids",
+    "local_ids",
+    "group_ids",
     "barrier",
     "mem_fence",
     "atomic_add",
@@ -99,8 +102,26 @@ def _kernel_only(name: str) -> Callable[..., int]:
     return fn
 
 
+def _kernel_only_tuple(name: str, one: str) -> Callable[..., tuple]:
+    def fn(ndim: int) -> tuple:
+        raise KernelOnlyError(
+            f"gpu.{name}({ndim}) only means something inside a @kernel function running on a device; "
+            f"call the kernel instead of the Python function"
+        )
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"This work item's indices over an ``ndim``-D (1, 2 or 3) launch in array order, as "
+                  f"``np.ndindex`` gives them: ``i, j = gpu.{name}(2)`` is ``gpu.{one}(1), gpu.{one}(0)``, "
+                  f"so with ``gpu.work_size(a)`` ``a[i, j]`` covers ``a`` and ``j`` (dimension 0) is the fastest. "
+                  f"Numba's ``x, y = cuda.grid(2)`` and Warp's ``i, j = wp.tid()`` port to it unchanged.")
+    return fn
+
+
 get_global_id = _kernel_only("get_global_id")
 get_global_id.__doc__ = "Global index of this work item along ``dim`` (0, 1, 2)."
+global_ids = _kernel_only_tuple("global_ids", "get_global_id")
+local_ids = _kernel_only_tuple("local_ids", "get_local_id")
+group_ids = _kernel_only_tuple("group_ids", "get_group_id")
 get_local_id = _kernel_only("get_local_id")
 get_local_id.__doc__ = "Index of this work item inside its work group along ``dim``."
 get_group_id = _kernel_only("get_group_id")

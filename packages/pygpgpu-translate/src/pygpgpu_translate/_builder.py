@@ -338,6 +338,9 @@ class FunctionBuilder(StatementRules, ExpressionRules):
             for node in ast.walk(stmt):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                     counts[node.id] = counts.get(node.id, 0) + 1
+                elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                      and isinstance(node.value, ast.Name)):       # v.x = ...: a new value of v
+                    counts[node.value.id] = counts.get(node.value.id, 0) + 1
         return counts
 
     def run_passes(self, body):

@@ -87,7 +87,8 @@ def _uses_work_items(fb, stmts):
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
                 b = fb.builtin_of(fb.resolve_callee(node.func))
-                if b is not None and b.lowering in ("lower_work_item", "lower_barrier", "lower_local_array"):
+                if b is not None and b.lowering in ("lower_work_item", "lower_work_items", "lower_barrier",
+                                                     "lower_local_array"):
                     return True
     return False
 
