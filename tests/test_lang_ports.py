@@ -2,6 +2,7 @@
 device and is compared with numpy or with the same function run on the host."""
 from __future__ import annotations
 
+import functools
 import pickle
 
 import numpy as np
@@ -277,3 +278,87 @@ def test_a_swizzle_naming_a_component_twice_is_not_assigned():
     with pytest.raises(AttributeError, match="names a component twice"):
         v = float2(0.0, 0.0)
         v.xx = float2(1.0, 2.0)
+
+
+# ---- helpers under functools.wraps ----------------------------------------------------------------------
+def _logged(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+    return wrapper
+
+
+def _scaled_kernel(factor):
+    @_logged
+    def scale(v):
+        return v * factor          # a name of the closure the wrapper does not have
+
+    def run(x, out):
+        for i in range(out.shape[0]):
+            out[i] = scale(x[i]) + 1.0
+    return run
+
+
+def test_a_wrapped_helper_reads_the_wrapped_functions_names(opencl):
+    x = np.arange(32, dtype=np.float32)
+    for factor in (3.0, 5.0):
+        fn = _scaled_kernel(factor)
+        out, host = np.zeros_like(x), np.zeros_like(x)
+        kernel(fn)[opencl](x, out)
+        fn(x, host)
+        np.testing.assert_array_equal(out, host)
+
+
+# ---- module-level arrays used like Taichi fields ----------------------------------------------------------
+FIELD = np.zeros(64, np.float32)
+COUNTS = np.zeros(4, np.int32)
+
+
+@kernel
+def paint(x):
+    for i in range(FIELD.shape[0]):
+        FIELD[i] = x[i] * 2.0
+        gpu.atomic_add(COUNTS, i % 4, 1)
+
+
+@kernel
+def read_field(out):
+    for i in range(out.shape[0]):
+        out[i] = FIELD[i] + 1.0
+
+
+def test_module_arrays_are_read_and_written_like_fields(opencl):
+    x = np.arange(64, dtype=np.float32)
+    COUNTS[:] = 0
+    paint[opencl](x)
+    np.testing.assert_array_equal(FIELD, x * 2.0)
+    np.testing.assert_array_equal(COUNTS, [16, 16, 16, 16])
+    out = np.zeros(64, np.float32)
+    read_field[opencl](out)
+    np.testing.assert_array_equal(out, x * 2.0 + 1.0)
+
+
+def test_a_rebound_module_array_is_the_one_a_call_uses(opencl):
+    global FIELD
+    kept = FIELD
+    try:
+        FIELD = np.arange(64, dtype=np.float64)         # another array, another dtype
+        out = np.zeros(64, np.float32)
+        read_field[opencl](out)
+        np.testing.assert_array_equal(out, np.arange(64) + 1.0)
+    finally:
+        FIELD = kept
+
+
+def _reads_field(i):
+    return FIELD[i]
+
+
+def test_a_helper_reading_a_module_array_says_to_pass_it():
+    @kernel
+    def uses_helper(out):
+        for i in range(out.shape[0]):
+            out[i] = _reads_field(i)
+
+    with pytest.raises(SyntaxError, match="only a kernel takes module-level arrays"):
+        uses_helper.inspect(np.zeros(4, np.float32), backend="opencl")

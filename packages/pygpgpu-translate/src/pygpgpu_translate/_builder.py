@@ -321,8 +321,12 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         if folded is not None:
             return folded
         if isinstance(value, np.ndarray):
-            raise self.err(node, f"{what!r} is a global numpy array; kernels cannot capture arrays",
-                           f"pass {what} as a kernel argument")
+            if not self.is_kernel:
+                raise self.err(node, f"helper {self.src.name}() reads the module-level array {what!r}; only a kernel "
+                               "takes module-level arrays (as hidden arguments)", f"pass {what} to the helper as an argument")
+            raise self.err(node, f"{what!r} is a module-level array the kernel did not take when it was defined",
+                           f"a kernel takes the module-level arrays it names that exist when it is defined (define "
+                           f"{what} before the kernel), or pass {what} as a kernel argument")
         if isinstance(value, (str, bytes)):
             raise self.err(node, f"{what!r} is a string; strings are not supported in kernels",
                            "use int constants instead")

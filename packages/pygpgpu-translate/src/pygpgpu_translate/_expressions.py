@@ -1052,6 +1052,10 @@ class ExpressionRules:
         if any(obj is c for c in PRIVATE_CONSTRUCTORS):    # np.zeros(...) not bound to a name
             raise misused_constructor(self, obj, node)
         if isinstance(obj, _pytypes.FunctionType):
+            # a helper under a functools.wraps decorator: its source is the wrapped function's
+            # (inspect follows __wrapped__), so its names must be the wrapped function's too
+            while isinstance(getattr(obj, "__wrapped__", None), _pytypes.FunctionType):
+                obj = obj.__wrapped__
             return self.call_helper(obj, node)
         what = ast.unparse(node.func)
         if _defined_in(obj, "numpy.random"):       # a bound method of numpy's generator, not user code

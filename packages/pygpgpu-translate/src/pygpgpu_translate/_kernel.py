@@ -32,7 +32,7 @@ from ._launch import LaunchPlan
 from ._launch_checks import WideIndexNeeded, needs_wide_ids
 from ._memo import forget, remember
 from ._signature import INDEX_LIMIT, FAST_TOKENS, arg_token, is_device_array, plain_ndarray, spec_from_token
-from ._captures import captured_arrays, captured_tokens, closure_cells
+from ._captures import captured_arrays, captured_tokens, kernel_cells
 from ._source import function_source
 from ._state import log, refs_current, stats
 from ._types import Scalar
@@ -250,7 +250,7 @@ class KernelFunction(Generic[P]):
         self._is_method = (not self._static and bool(self._param_names) and self._param_names[0] == "self"
                            and "." in self.__qualname__)
         self._self_attrs = self._scan_self_attrs() if self._is_method else ()
-        self._cells = closure_cells(func)     # names read from an enclosing function (_captures)
+        self._cells = kernel_cells(func)     # names from an enclosing function, module arrays (_captures)
         self._plans: dict = {}
         self._closed_drops = 0      # times _forget_closed_plans dropped plans (a retry's witness)
         self._translations: dict = {}
