@@ -362,3 +362,32 @@ def test_a_helper_reading_a_module_array_says_to_pass_it():
 
     with pytest.raises(SyntaxError, match="only a kernel takes module-level arrays"):
         uses_helper.inspect(np.zeros(4, np.float32), backend="opencl")
+
+
+# ---- several top-level parallel loops: refused with the kernels to write ------------------------------------
+def two_passes(x, y, n):
+    scale = 2.0
+    for i in range(n):
+        y[i] = x[i] + 1.0
+    for i in range(n):
+        x[i] = y[(i + 1) % n] * scale
+
+
+def test_several_parallel_loops_are_refused_with_the_split_that_runs(opencl, tmp_path, monkeypatch):
+    with pytest.raises(SyntaxError, match="has 2 top-level parallel loops") as info:
+        kernel(two_passes).inspect(np.zeros(8, np.float32), np.zeros(8, np.float32), 8, backend="opencl")
+    hint = str(info.value).split("call them in order (each call is one launch, run after the one before):\n", 1)[1]
+    code, calls = hint.rsplit("\n\n", 1)
+    calls = calls.rsplit(" (", 1)[0]           # the error's location follows the hint
+    module = tmp_path / "split_kernels.py"
+    module.write_text("import numpy as np\nfrom pygpgpu import kernel\n\n" + code + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+    ns = vars(importlib.import_module("split_kernels"))
+    x = np.arange(16, dtype=np.float32)
+    y = np.zeros_like(x)
+    hx, hy = x.copy(), y.copy()
+    exec(calls, {**ns, "x": x, "y": y, "n": 16, "kernel": kernel})
+    two_passes(hx, hy, 16)
+    np.testing.assert_array_equal(x, hx)
+    np.testing.assert_array_equal(y, hy)
