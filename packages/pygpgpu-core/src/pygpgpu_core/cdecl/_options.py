@@ -9,6 +9,7 @@ They come first; options given at import (``load(path, options=[...])``) follow,
 and are part of the compiled binary's cache key. The ``-D``/``-U`` among them (also NVRTC's
 ``--define-macro=``/``--undefine-macro=`` and the two-word ``-D NAME`` forms) are applied by the
 declaration parser too, so ``#if``/``#ifdef`` select the declarations the compiler will see.
+(OpenCL compilers take ``-D`` but refuse ``-U``; NVRTC and hiprtc take both.)
 """
 from __future__ import annotations
 
