@@ -129,11 +129,14 @@ def test_opencl_qualifier_spellings_run_on_the_device(tmp_path, cl_device):
     np.testing.assert_array_equal(out, np.clip(x, np.float32(-0.5), np.float32(1.25)))
     with pytest.raises(ValueError, match=r"reqd_work_group_size\(4, 1, 1\)"):
         m.clamp_copy[(24, 8)](x, out, limits, 24)
+    m.exec_fill(out, 2.5)                                   # __kernel_exec(8, float4) void exec_fill(...)
+    np.testing.assert_array_equal(out, np.full(24, 2.5, np.float32))
 
 
 def test_cuda_qualifier_spellings_parse_and_compile_with_nvrtc(nvrtc_compile, tmp_path):
     parsed = cdecl.parse_file(DATA / "spellings.cu", "cuda")
-    assert list(parsed.kernels) == ["scale", "shift"]
+    assert list(parsed.kernels) == ["scale", "shift", "fill"]     # fill: __grid_constant__ parameter
+    assert [p.access for p in parsed.kernels["fill"].params] == ["readwrite", "value"]
     assert [p.access for p in parsed.kernels["scale"].params] == ["read", "readwrite", "value", "value"]
     assert [p.access for p in parsed.kernels["shift"].params] == ["read", "readwrite", "value", "value"]
     source = cdecl.compile_source(DATA / "spellings.cu")

@@ -25,3 +25,8 @@ __kernel void __attribute__((work_group_size_hint(8, 1, 1))) add_const(const __g
     int i = get_global_id(0);
     if (i < n) self[i] = a[i] + b[0];
 }
+
+__kernel_exec(8, float4) void exec_fill(__global float* out, const float value)
+{
+    out[get_global_id(0)] = value;
+}

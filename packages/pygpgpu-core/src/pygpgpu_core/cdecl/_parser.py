@@ -163,9 +163,12 @@ class _Parser(AggregateParser):
     # ---- kernels ------------------------------------------------------------------------
     def _is_kernel(self, head: "list[Token]") -> bool:
         # only the specifiers count: "void blur(__global const float* kernel)" is not a kernel
+        words = self.lang.kernel_words
+        if any(t.text in words and n.text == "(" for t, n in zip(head, head[1:])):
+            return True           # __kernel_exec(64, float4) void k(...): a kernel word called like an attribute
         toks, _ = strip_attributes(head, self.function_macros)
         cut = next((k for k, t in enumerate(toks) if t.text == "("), len(toks))
-        return any(t.text in self.lang.kernel_words for t in toks[:cut])
+        return any(t.text in words for t in toks[:cut])
 
     def _function(self, head: "list[Token]", scopes: "list[str]") -> None:
         if not self._is_kernel(head):
