@@ -208,3 +208,23 @@ def test_kernels_named_like_module_dunders_stay_reachable(tmp_path, cl_device):
     stub = (tmp_path / "dunders.pyi").read_text()
     top = {n.target.id for n in ast.parse(stub).body if isinstance(n, ast.AnnAssign)}
     assert "kernels" in top and "plain" in top and "__file__" not in top and "__name__" not in top
+
+
+def test_struct_members_named_like_keywords_use_the_stubs_names(tmp_path, cl_device):
+    path = tmp_path / "pairs.cl"
+    path.write_text("typedef struct { float in; int pass; float self; } Pair;\n"
+                    "__kernel void pair_sum(Pair p, __global float* out) { out[get_global_id(0)] = p.in + p.pass "
+                    "+ p.self; }\n")
+    m = kf.load(path)
+    stub = ast.parse((tmp_path / "pairs.pyi").read_text())
+    cls = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "Pair")
+    init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    assert [a.arg for a in init.args.args[1:]] == ["in_", "pass_", "self_"]
+    p = m.Pair(in_=1.5, pass_=20, self_=0.25)
+    assert (p.in_, p.pass_, p.self_) == (1.5, 20, 0.25) and getattr(p, "in") == 1.5
+    p.in_ = 2.5
+    out = np.zeros(4, np.float32)
+    m.pair_sum(p, out)
+    np.testing.assert_array_equal(out, np.full(4, 2.5 + 20 + 0.25, np.float32))
+    with pytest.raises(TypeError, match=r"Pair has no member 'pas' \(members: in_, pass_, self_\)"):
+        m.Pair(pas=1)       # a misspelt member is refused, not stored beside the struct

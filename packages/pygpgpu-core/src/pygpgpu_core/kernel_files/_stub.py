@@ -73,10 +73,6 @@ def _field_annotation(t, dims) -> str:
     return _struct_class_name(t)
 
 
-def _ident(name: str) -> str:
-    return name + "_" if keyword.iskeyword(name) else name
-
-
 def _attribute_name(name: str) -> bool:
     """Whether a kernel is a module attribute (``pass`` and ``__file__`` are only in ``kernels``)."""
     return name.isidentifier() and not keyword.iskeyword(name) and not (name.startswith("__") and name.endswith("__"))
@@ -117,9 +113,10 @@ def stub_text(parsed: ParsedFile, source: Path) -> str:
         seen.add(id(s))
         out.append(f"class {cls}({'CUnion' if s.union else 'CStruct'}):")
         out.append(f'    """{s.c_spelling}: {s.size} bytes, aligned {s.align} ({parsed.dialect} layout)."""')
-        for f in s.fields:
-            out.append(f"    {_ident(f.name)}: {_field_annotation(f.type, f.dims)}")
-        args = ", ".join(f"{_ident(f.name)}: Any = ..." for f in s.fields)
+        members = python_names([f.name for f in s.fields])
+        for py, f in zip(members, s.fields):
+            out.append(f"    {py}: {_field_annotation(f.type, f.dims)}")
+        args = ", ".join(f"{py}: Any = ..." for py in members)
         out.append(f"    def __init__(self{', ' if args else ''}{args}) -> None: ...")
         out.append("")
         if name != cls:
