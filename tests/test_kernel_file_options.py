@@ -14,7 +14,7 @@ import pytest
 from pygpgpu_core import cdecl
 from pygpgpu_core import kernel_files as kf
 from pygpgpu_core import registry
-from pygpgpu_core.errors import GPGPUError
+from pygpgpu_core.errors import CompileError, GPGPUError
 from conftest import assert_code_object, assert_cubin, skip_no_device
 
 DATA = Path(__file__).parent / "kernel_files"
@@ -68,6 +68,13 @@ def test_options_as_one_string(options_cl, cl_device):
     assert m.__kernels__ == ["scaled"] and m.SCALE == 4
     with pytest.raises(TypeError, match="build options must be strings"):
         kf.load(options_cl, options=["-DA=1", 2])
+
+
+def test_a_build_error_under_options_names_the_real_file_and_line(options_cl, cl_device):
+    m = kf.load(options_cl, options=["-DSCALE=undefined_name"])
+    with pytest.raises(CompileError) as info:
+        m.scaled(np.zeros(4, np.float32), np.zeros(4, np.float32), 4)
+    assert f"{options_cl}:12:" in str(info.value) and "undefined_name" in str(info.value)
 
 
 def test_climport_loads_a_path_with_options(options_cl, cl_device):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import pickle
 import shutil
 from pathlib import Path
 
@@ -175,6 +176,10 @@ def test_unknown_type_leaves_out_only_the_kernel_that_uses_it(tmp_path, cl_devic
     assert not hasattr(m, "count_hits") and "count_hits" not in m.kernels
     with pytest.raises(cdecl.CDeclError, match="counter32_t"):   # strict parsing still refuses the file
         cdecl.parse_file(path, "opencl")
+    with pytest.warns(kf.KernelFileWarning, match="kernel 'count_hits' is left out"):
+        again = kf.load(path)                                   # from the metadata cache: the same warning
+    assert again.__kernels__ == ["doubled", "negated"] and "counter32_t" in again.__kernel_file__.parsed.broken[
+        "count_hits"]
 
 
 # ---- a file without kernels ------------------------------------------------------------------------
@@ -208,6 +213,18 @@ def test_kernels_named_like_module_dunders_stay_reachable(tmp_path, cl_device):
     stub = (tmp_path / "dunders.pyi").read_text()
     top = {n.target.id for n in ast.parse(stub).body if isinstance(n, ast.AnnAssign)}
     assert "kernels" in top and "plain" in top and "__file__" not in top and "__name__" not in top
+    back = pickle.loads(pickle.dumps(m.kernels["__name__"][(8, 4)]))   # by reference, dunder name and all
+    out[:] = 0
+    back(out)
+    np.testing.assert_array_equal(out, np.full(8, 3, np.int32))
+
+
+def test_a_kernel_called_kernels_keeps_its_name_and_the_mapping_moves_aside(tmp_path):
+    path = tmp_path / "named.cl"
+    path.write_text("__kernel void kernels(__global int* out) { out[0] = 1; }\n")
+    m = kf.load(path)
+    assert isinstance(m.kernels, kf.FileKernel) and m.__kernel_file__.kernels["kernels"] is m.kernels
+    assert "kernels: Mapping" not in (tmp_path / "named.pyi").read_text()
 
 
 def test_struct_members_named_like_keywords_use_the_stubs_names(tmp_path, cl_device):
