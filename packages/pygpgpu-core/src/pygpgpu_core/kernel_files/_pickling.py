@@ -54,7 +54,10 @@ def _imported_as(module: Any, path: str, options: "tuple[str, ...]") -> bool:
 def restore_kernel(path: str, kind: str, name: str, selector: Any, work: Any, options: "tuple[str, ...]" = ()) -> Any:
     """The kernel ``name`` of the kernel file at ``path`` imported with build ``options``, with
     its brackets (the inverse of :func:`reduce_kernel`)."""
-    kernel = _module_of(path, kind, tuple(options)).__kernel_file__.kernels[name]
+    module = _module_of(path, kind, tuple(options))
+    kernel = module.__kernel_file__.kernels.get(name)
+    if kernel is None:
+        kernel = getattr(module, name)   # gone or broken since: the module's AttributeError says why
     if selector is None and work is None:
         return kernel
     return type(kernel)(kernel._decl, kernel._state, selector, work)
