@@ -324,6 +324,7 @@ class ExpressionRules:
         """``(flat index, ok)``: ``ok`` is the debug mode's condition that every index is inside
         its dimension (``_bounds``; the access must be skipped when false), None without debug."""
         it = self.prog.index_type
+        bounds = self.prog.bounds
         parts = []
         for k, i in enumerate(idx):
             if not isinstance(i, ir.Expr) or isinstance(i, ir.ArrayRef):
@@ -336,6 +337,10 @@ class ExpressionRules:
             if isinstance(i, ir.Const) and n is not None and not -n <= i.value < n and not self.dead_depth:
                 raise self.err(node, f"index {i.value} is out of bounds for axis {k} with size {n} (numpy "
                                "raises IndexError)", "a private or local array has the shape it was made with")
+            if bounds is not None:        # the debug mode checks the index at its full width (_bounds)
+                parts.append(bounds.full_width(self, i, arr.shape[k], i.type.kind == "i"
+                                               and not is_non_negative(i, self.non_negative)))
+                continue
             if isinstance(i, ir.Const) and i.value < 0:        # Python negative index from the end
                 i = ir.Bin("+", arr.shape[k], ir.Const(i.value, it), it)
             elif i.type.kind == "i" and not is_non_negative(i, self.non_negative):
@@ -343,8 +348,9 @@ class ExpressionRules:
                 i = ir.Ternary(ir.Bin("<", i, ir.Const(0, it), BOOL), ir.Bin("+", i, arr.shape[k], it), i, it)
             parts.append(self.convert(i, it))
         ok = None
-        if self.prog.bounds is not None:
-            parts, ok = self.prog.bounds.check(self, arr, parts, node, kind)
+        if bounds is not None:
+            parts, ok = bounds.check(self, arr, parts, node, kind)
+            parts = [self.convert(p, it) for p in parts]       # narrowed for the access only, once checked
         flat = parts[0]
         for k in range(1, len(parts)):
             flat = ir.Bin("+", ir.Bin("*", flat, arr.shape[k], it), parts[k], it)

@@ -82,7 +82,7 @@ class Translation:
     uses_barrier: bool
     features: list
     deps: list | None      # (module or "<closure>", dotted name, kind, fingerprint); None: not storable
-    bounds_sites: list | None = None  # debug mode: site id -> [array, file, line, kind, helper, source line]
+    bounds_sites: list | None = None  # debug mode: site id -> [array, file, line, kind, helper, source line, uint64 dims]
     extents: list | None = None  # [array, line]: every work item accesses it at its own domain index (host extent check)
     local_shapes: list | None = None  # shapes of the kernel's gpu.local_array declarations (automatic group size)
     int_meets: list | None = None  # [scalar, dtype]: a Python int argument converted to that narrower type (range check)
@@ -126,7 +126,8 @@ class Translation:
             raise ValueError("bad entry")
         if not (type(d["lanes"]) is int and d["lanes"] in (1, 2, 4) and (d["lanes"] == 1 or d["domain_ndim"] == 1)):
             raise ValueError("bad lanes")
-        if d["bounds_sites"] is not None and not all(isinstance(x, list) and len(x) == 6 for x in d["bounds_sites"]):
+        if d["bounds_sites"] is not None and not all(isinstance(x, list) and len(x) == 7 and isinstance(x[6], list)
+                                                                for x in d["bounds_sites"]):
             raise ValueError("bad bounds_sites")
         layout: list[tuple] = []
         for item in d["layout"]:
