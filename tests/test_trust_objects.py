@@ -13,6 +13,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from pygpgpu import float3
 from pygpgpu_translate import kernel, stats
 
 
@@ -134,6 +135,35 @@ def test_an_attribute_of_a_captured_object_is_tracked(backend):
     np.testing.assert_array_equal(out, a - 4.0)
 
 
+def _make_offset_helper():
+    box = Params()
+    box.offset = 0.5
+
+    def add_offset(v):              # reads an attribute of an object it captured
+        return v + box.offset
+    return box, add_offset
+
+
+BOX, add_offset = _make_offset_helper()
+
+
+@kernel
+def calls_capturing_helper(a, out):
+    for i in range(out.shape[0]):
+        out[i] = add_offset(a[i])
+
+
+def test_an_attribute_read_by_a_helper_through_its_captured_object_is_tracked(backend):
+    a, out = _run(calls_capturing_helper, backend)
+    np.testing.assert_array_equal(out, a + 0.5)
+    BOX.offset = 8.0
+    try:
+        a, out = _run(calls_capturing_helper, backend)
+        np.testing.assert_array_equal(out, a + 8.0)
+    finally:
+        BOX.offset = 0.5
+
+
 def scaled(v, s=2.0):
     return v * s
 
@@ -178,6 +208,10 @@ class Computed:
     def scale(self):
         return self.base * 2.0          # a new float object on every read
 
+    @property
+    def shift(self):
+        return float3(self.base, 0.0, 0.0)      # a new vector on every read
+
 
 COMPUTED = Computed()
 
@@ -185,19 +219,19 @@ COMPUTED = Computed()
 @kernel
 def times_property(a, out):
     for i in range(out.shape[0]):
-        out[i] = a[i] * COMPUTED.scale
+        out[i] = a[i] * COMPUTED.scale + COMPUTED.shift.x
 
 
 def test_a_property_is_read_by_value(backend):
     a, out = _run(times_property, backend)
-    np.testing.assert_array_equal(out, a * 2.0)
+    np.testing.assert_array_equal(out, a * 2.0 + 1.0)
     before = stats["translations"] + stats["source_cache_hits"]
-    _run(times_property, backend)           # the same value again: no new translation
+    _run(times_property, backend)           # the same values again: no new translation
     assert stats["translations"] + stats["source_cache_hits"] == before
     COMPUTED.base = 4.0
     try:
         a, out = _run(times_property, backend)
-        np.testing.assert_array_equal(out, a * 8.0)
+        np.testing.assert_array_equal(out, a * 8.0 + 4.0)
     finally:
         COMPUTED.base = 1.0
 

@@ -22,6 +22,8 @@ import types
 
 import numpy as np
 
+from ._bindings import vector_class_info
+
 __all__ = ["CLOSURE_ROOT", "AttrRef", "DefaultsRef", "same_value", "default_refs", "child_path", "resolve", "defaults_of"]
 
 CLOSURE_ROOT = "<closure>"        # a path's root that is a captured name of the kernel function
@@ -43,6 +45,8 @@ def same_value(a, b) -> bool:
         return repr(a) == repr(b)
     if isinstance(a, np.generic) and a.dtype.kind in "biufc":
         return a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    if vector_class_info(type(a)) is not None:    # float3(...) made by a property on each read
+        return np.asarray(a).tobytes() == np.asarray(b).tobytes()
     return False
 
 
