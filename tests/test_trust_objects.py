@@ -241,6 +241,8 @@ class Shifting:
         self.n = 0.0
 
     def __getattr__(self, name):
+        if name != "scale":
+            raise AttributeError(name)
         self.n += 1.0                   # a different value on every read
         return self.n
 
