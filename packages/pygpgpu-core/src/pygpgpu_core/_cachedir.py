@@ -14,6 +14,7 @@ says why and how to fix it, and kernels are built in memory.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -104,20 +105,30 @@ def make_private_dirs(path: Path) -> None:
             continue
         os.chmod(folder, 0o700)        # the umask may have removed bits; never added others'
     if not Path(path).is_dir():
+        if not os.path.lexists(path):        # made, then removed by another process clearing the cache
+            raise FileNotFoundError(errno.ENOENT, "removed while it was being made", str(path))
         raise NotADirectoryError(f"{path} is not a folder")
+
+
+_TRIES = 5
 
 
 def checked_folder(path: Path, what: str, fix: str) -> bool:
     """Make ``path`` (0700) or check the existing one; False, after one warning, when it cannot
     be used. ``what`` names the folder in the warning, ``fix`` says how to repair it."""
-    try:
-        make_private_dirs(path)
-    except OSError as exc:
-        warn_once(("unusable", str(path)),
-                  f"pygpgpu: {what} {path} cannot be used ({exc.strerror or exc}); running without the "
-                  f"disk cache (kernels are rebuilt in each process). {fix}")
-        return False
-    reason = unsafe_reason(path)
+    for attempt in range(_TRIES):
+        try:
+            make_private_dirs(path)
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError) and attempt < _TRIES - 1:
+                continue        # a parent removed meanwhile (another process clearing the cache)
+            warn_once(("unusable", str(path)),
+                      f"pygpgpu: {what} {path} cannot be used ({exc.strerror or exc}); running without the "
+                      f"disk cache (kernels are rebuilt in each process). {fix}")
+            return False
+        reason = unsafe_reason(path)
+        if reason is None or os.path.lexists(path) or attempt == _TRIES - 1:
+            break               # else: removed again right after it was made; make it once more
     if reason is not None:
         warn_once(("unsafe", str(path)),
                   f"pygpgpu: {what} {path} is not used because {reason}: cached programs are code that "

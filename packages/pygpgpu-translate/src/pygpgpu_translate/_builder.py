@@ -303,9 +303,11 @@ class FunctionBuilder(StatementRules, ExpressionRules):
 
     def global_value(self, name, value, node):
         self.prog.global_refs[(id(self.globals), name)] = (self.globals, name, value)
-        return self.object_value(value, node, name)
+        return self.object_value(value, node, name, (self.globals.get("__name__", "?"), name))
 
-    def object_value(self, value, node, what):
+    def object_value(self, value, node, what, path=None):
+        """``value`` as the kernel sees it: a constant, or an ObjectRef (``path``: how a later
+        process finds the object again, for the attributes read through it; see _attr_refs)."""
         if isinstance(value, bool):
             return ir.Const(value, PYBOOL)
         if isinstance(value, int):
@@ -321,6 +323,9 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         if folded is not None:
             return folded
         if isinstance(value, np.ndarray):
+            if "." in what:              # P.arr, cfg.arr: read through an object or a module
+                raise self.err(node, f"{what!r} is an array read through an object; kernels take arrays as "
+                               "arguments (or module-level arrays by name)", f"pass {what} as a kernel argument")
             if not self.is_kernel:
                 raise self.err(node, f"helper {self.src.name}() reads the module-level array {what!r}; only a kernel "
                                "takes module-level arrays (as hidden arguments)", f"pass {what} to the helper as an argument")
@@ -333,7 +338,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         if isinstance(value, (list, dict, set)):
             raise self.err(node, f"{what!r} is a {type(value).__name__}; lists, dicts and sets are not supported in kernels",
                            "pass a numpy array argument instead, or make it a tuple of numbers")
-        return ObjectRef(value)
+        return ObjectRef(value, path)
 
     # ---- building ---------------------------------------------------------------------------------
     def _scan_assigned(self, body):
