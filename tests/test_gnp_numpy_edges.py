@@ -276,3 +276,43 @@ def test_matmul_into_out_casts_as_numpys_ufunc(backend, a):
             want = outcome(lambda: np.matmul(x, y, out=np.zeros(so, o)))
             got = outcome(lambda: np.matmul(up(x, backend), up(y, backend), out=gnp.zeros(so, o, device=backend)))
             assert got == want, (sa, sb, so, o)
+
+
+# -- item 9: the nan-reductions warn as numpy's when a slice has nothing left -------------------------------------
+NAN_CASES = {
+    "nanmax all-NaN": lambda m, x: m.nanmax(x),
+    "nanmin axis=0": lambda m, x: m.nanmin(x, axis=0),
+    "nanmax axis=1": lambda m, x: m.nanmax(x, axis=1),
+    "nanmax initial": lambda m, x: m.nanmax(x, initial=0.0),
+    "nanmean": lambda m, x: m.nanmean(x),
+    "nanmean axis=0": lambda m, x: m.nanmean(x, axis=0),
+    "nanmean axis=1 keepdims": lambda m, x: m.nanmean(x, axis=1, keepdims=True),
+    "nanvar axis=0": lambda m, x: m.nanvar(x, axis=0),
+    "nanvar ddof=1 axis=1": lambda m, x: m.nanvar(x, axis=1, ddof=1),
+    "nanstd axis=0": lambda m, x: m.nanstd(x, axis=0),
+}
+NAN_DATA = {
+    "column of NaN": np.array([[np.nan, 1.0, 2.0], [np.nan, 3.0, np.nan]]),
+    "no slice of NaN": np.array([[5.0, 1.0, 2.0], [np.nan, 3.0, 4.0]]),
+    "all NaN": np.full((2, 3), np.nan, np.float32),
+}
+
+
+def runtime_warnings(f):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = f()
+    return result, sorted(str(w.message) for w in caught if w.category is RuntimeWarning
+                          and not str(w.message).startswith("invalid value"))   # numpy's errstate, not ours
+
+
+@pytest.mark.parametrize("data", NAN_DATA, ids=list(NAN_DATA))
+@pytest.mark.parametrize("call", NAN_CASES, ids=list(NAN_CASES))
+def test_nan_reductions_warn_as_numpy(backend, call, data):
+    host = NAN_DATA[data]
+    want, want_warnings = runtime_warnings(lambda: NAN_CASES[call](np, host))
+    got, got_warnings = runtime_warnings(lambda: NAN_CASES[call](gnp, up(host, backend)))
+    assert got_warnings == want_warnings
+    np.testing.assert_array_equal(got.get(), want)
