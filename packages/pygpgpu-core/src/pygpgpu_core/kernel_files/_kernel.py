@@ -9,6 +9,7 @@ multiple of it, so a kernel must compare its index against the real length.
 from __future__ import annotations
 
 import inspect
+import keyword
 import logging
 from typing import Any, Callable
 
@@ -58,6 +59,12 @@ def _is_device(obj: Any) -> bool:
     return hasattr(obj, "context") and hasattr(obj, "selector") and not isinstance(obj, str)
 
 
+def python_name(c_name: str) -> str:
+    """The Python name of a C parameter: one named like a Python keyword (``lambda``, ``in``) gets
+    a trailing underscore, as in the module's ``.pyi``, so that it can be passed by keyword."""
+    return c_name + "_" if keyword.iskeyword(c_name) else c_name
+
+
 class FileKernel:
     """One kernel of an imported kernel file (``module.vecadd``)."""
 
@@ -70,7 +77,7 @@ class FileKernel:
         self.__qualname__ = decl.name
         self.__doc__ = f"{decl.prototype}\n\nDefined at {decl.file}:{decl.line}."
         self.__signature__ = inspect.Signature(
-            [inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in decl.params])
+            [inspect.Parameter(python_name(p.name), inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in decl.params])
 
     # ---- introspection -----------------------------------------------------------------
     @property
@@ -125,13 +132,14 @@ class FileKernel:
         values = list(args)
         if kwargs:
             for p in params[len(args):]:
-                if p.name not in kwargs:
-                    raise TypeError(f"kernel {self.name!r} is missing argument {p.name!r}; its C prototype is: "
+                name = python_name(p.name)
+                if name not in kwargs:
+                    raise TypeError(f"kernel {self.name!r} is missing argument {name!r}; its C prototype is: "
                                     f"{self.prototype}")
-                values.append(kwargs.pop(p.name))
+                values.append(kwargs.pop(name))
             if kwargs:
                 name = next(iter(kwargs))
-                dup = any(p.name == name for p in params)
+                dup = any(python_name(p.name) == name for p in params)
                 raise TypeError(f"kernel {self.name!r} got {'multiple values for' if dup else 'an unexpected'} "
                                 f"argument {name!r}; its C prototype is: {self.prototype}")
         return values
