@@ -37,10 +37,11 @@ def test_import_reads_from_data_plus_byte_offset(versioned, device):
     for offset in (0, 8, 12):
         cap = _capsule_with_offset(base, device, (3,), np.float32, host, offset, versioned)
         info, owner = _dlpack.import_capsule(cap)
+        owner.release()                                  # first, so that a failed check frees it too
+        del cap
         assert info.ptr == base + offset, (offset, versioned)
         assert (info.device_type, info.device_id) == device
         assert info.shape == (3,) and info.dtype == np.float32 and info.nbytes == 12
-        owner.release()
     np.testing.assert_array_equal(np.ctypeslib.as_array((ctypes.c_float * 3).from_address(base + 12)), host[3:6])
 
 
