@@ -535,6 +535,27 @@ MUTATIONS = [
     Mutation("access-else-branch-unseen", f"{TRANSLATE}/_access.py", "            _walk_stmts(s.orelse, acc)",
              "            pass", ("tests/test_translate_access_branches.py",),
              "an array read or written only in an else/elif branch is uploaded / read back"),
+    # ---- more keys and fast-path checks ----
+    Mutation("gnp-fast-path-key-out-dtype", ELEMENTWISE,
+             "entry = _fast.get((name, tuple(sig), None if out is None else out.dtype, first.device, ctx))",
+             "entry = _fast.get((name, tuple(sig), None, first.device, ctx))", (WARM_COLD, "-k", "fast_path_key"),
+             "np.add(g, 1.5, out=float64_array) after np.add(g, 1.5) writes float64"),
+    Mutation("translation-memory-key-bits", f"{TRANSLATE}/_kernel.py",
+             "key = (dialect, tokens, bits, self.debug, self._fastmath)", "key = (dialect, tokens, self.debug, self._fastmath)",
+             (KEYS, "-k", "memory_key"), "a 64-bit-index translation is kept apart from the 32-bit one"),
+    Mutation("translate-key-default-float", f"{TRANSLATE}/_translate.py", "default_float.name, index_bits,",
+             "index_bits,", (KEYS, "-k", "translation_key"), "@kernel(default_float='float64') is another source"),
+    Mutation("memo-int-past-int32-refused", f"{TRANSLATE}/_memo.py",
+             'lines += [f"        if not {lo} <= {a} <= {hi}:", "            return False"]',
+             'lines += [f"        if not {lo} <= {a} <= {hi}:", "            raise OverflowError(\'int32\')"]',
+             ("tests/test_launch_memo.py", "-k", "past_int32"),
+             "an int past int32 after a kept int32 call is not refused when it fits the data"),
+    Mutation("probe-takes-first-installed", f"{CORE}/registry.py", "if _try_devices(name):", "if True:",
+             ("tests/test_registry_probe_order.py",), "the default backend is the first with a device"),
+    Mutation("cache-key-package-version", f"{CORE}/backend/cache.py", "h.update(PACKAGE_VERSION.encode())", "pass",
+             (KEYS, "-k", "digest"), "another pygpgpu version never reads this one's cached binaries"),
+    Mutation("cache-key-parts-run-together", f"{CORE}/backend/cache.py", 'h.update(len(data).to_bytes(8, "little"))',
+             "pass", (KEYS, "-k", "digest"), 'cache_key("ab", "c") differs from cache_key("a", "bc")'),
 ]
 
 

@@ -310,3 +310,45 @@ def test_plan_key(field, backend):
     kf[backend](x, out, c)
     np.testing.assert_array_equal(np.asarray(out), (x + c).astype(np.float32))
     assert len(kf._plans) == (1 if field == "nothing" else 2), field
+
+
+# ---- a @kernel's in-memory translations: (dialect, argument tokens, index width) -----------------------
+
+TRANSLATION_MEMORY_FIELDS = {
+    "nothing": lambda kf: kf.inspect(*F32, backend="opencl"),
+    "dialect": lambda kf: kf.inspect(*F32, backend="cuda"),
+    "tokens": lambda kf: kf.inspect(*F64, backend="opencl"),
+    "index_bits": lambda kf: kf[(2**32, 256)].inspect(*F32, backend="opencl"),
+}
+
+
+@pytest.mark.parametrize("field", list(TRANSLATION_MEMORY_FIELDS))
+def test_translation_memory_key(field):
+    kf = kernel(scale)
+    first = kf.inspect(*F32, backend="opencl")
+    assert len(kf._translations) == 1
+    other = TRANSLATION_MEMORY_FIELDS[field](kf)
+    assert len(kf._translations) == (1 if field == "nothing" else 2), field
+    assert (other.source == first.source) == (field == "nothing")
+
+
+# ---- cache_key itself: the digest every disk key above is made with --------------------------------
+
+CACHE_KEY_PARTS = {
+    "nothing": lambda mp: ("ab", "c", 1, None),
+    "package_version": lambda mp: (mp.setattr("pygpgpu_core.backend.cache.PACKAGE_VERSION", "0.0.0.other"),
+                                   ("ab", "c", 1, None))[1],
+    "part_boundary": lambda mp: ("a", "bc", 1, None),
+    "int_or_text": lambda mp: ("ab", "c", "1", None),
+    "none_or_text": lambda mp: ("ab", "c", 1, "None"),
+    "bytes_or_text": lambda mp: (b"ab", "c", 1, None),
+    "one_more_part": lambda mp: ("ab", "c", 1, None, ""),
+}
+
+
+@pytest.mark.parametrize("field", list(CACHE_KEY_PARTS))
+def test_cache_key_digest(field, monkeypatch):
+    from pygpgpu_core.backend.cache import cache_key
+    base = cache_key("ab", "c", 1, None)
+    other = cache_key(*CACHE_KEY_PARTS[field](monkeypatch))
+    assert (other == base) == (field == "nothing"), field

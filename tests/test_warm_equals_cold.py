@@ -245,3 +245,33 @@ def test_launch_memo_key(backend, field, monkeypatch):
     np.testing.assert_allclose(np.asarray(args[1]), want)
     took_ordinary = bool(ordinary) or len(kf._plans) > 1
     assert took_ordinary == (field != "nothing"), f"{field}: {'a miss' if took_ordinary else 'a hit'}"
+
+
+# ---- the elementwise fast path's key: (operation, operand types, out dtype, device, context) ---------
+
+FAST_KEY = {
+    "nothing": lambda m, a: m.add(a["f32"], 1.5),
+    "operation": lambda m, a: m.subtract(a["f32"], 1.5),
+    "array_dtype": lambda m, a: m.add(a["f32"].astype(np.float64), 1.5),
+    "scalar_type": lambda m, a: m.add(a["f32"], 2),
+    "numpy_scalar_type": lambda m, a: m.add(a["f32"], np.float64(1.5)),
+    "operand_order": lambda m, a: m.add(1.5, a["f32"]),
+    "out_dtype": lambda m, a: m.add(a["f32"], 1.5, out=m.zeros(6, np.float64) if m is np else
+                                    gnp.zeros(6, np.float64, device=a["f32"].device)),
+}
+
+
+@pytest.mark.parametrize("field", list(FAST_KEY))
+def test_gnp_elementwise_fast_path_key(backend, field, monkeypatch):
+    """Each field of the key changed alone is a miss (the full path runs and remembers a new entry,
+    and the result is numpy's); nothing changed is a hit (no new entry)."""
+    monkeypatch.setattr(_elementwise, "_fast", {})
+    dev = registry.get_device(backend)
+    a = _operands(gnp, dev)
+    np.testing.assert_array_equal(gnp.add(a["f32"], 1.5).get(), np.add(_operands(np)["f32"], 1.5))
+    assert len(_elementwise._fast) == 1
+    got = FAST_KEY[field](gnp, a)
+    want = FAST_KEY[field](np, _operands(np))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)
+    assert len(_elementwise._fast) == (1 if field == "nothing" else 2), field
