@@ -335,20 +335,20 @@ def test_translation_memory_key(field):
 # ---- cache_key itself: the digest every disk key above is made with --------------------------------
 
 CACHE_KEY_PARTS = {
-    "nothing": lambda mp: ("ab", "c", 1, None),
+    "nothing": lambda mp: (b"ab", b"c", 1, None),
     "package_version": lambda mp: (mp.setattr("pygpgpu_core.backend.cache.PACKAGE_VERSION", "0.0.0.other"),
-                                   ("ab", "c", 1, None))[1],
-    "part_boundary": lambda mp: ("a", "bc", 1, None),
-    "int_or_text": lambda mp: ("ab", "c", "1", None),
-    "none_or_text": lambda mp: ("ab", "c", 1, "None"),
-    "bytes_or_text": lambda mp: (b"ab", "c", 1, None),
-    "one_more_part": lambda mp: ("ab", "c", 1, None, ""),
+                                   (b"ab", b"c", 1, None))[1],
+    "part_boundary": lambda mp: (b"a", b"bc", 1, None),       # the same bytes, cut elsewhere
+    "int_or_text": lambda mp: (b"ab", b"c", "1", None),
+    "none_or_text": lambda mp: (b"ab", b"c", 1, "None"),
+    "bytes_or_text": lambda mp: ("ab", b"c", 1, None),
+    "one_more_part": lambda mp: (b"ab", b"c", 1, None, b""),
 }
 
 
 @pytest.mark.parametrize("field", list(CACHE_KEY_PARTS))
 def test_cache_key_digest(field, monkeypatch):
     from pygpgpu_core.backend.cache import cache_key
-    base = cache_key("ab", "c", 1, None)
+    base = cache_key(b"ab", b"c", 1, None)
     other = cache_key(*CACHE_KEY_PARTS[field](monkeypatch))
     assert (other == base) == (field == "nothing"), field
