@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import gnp, registry
+from pygpgpu_core.backend import native as _native
 from pygpgpu_translate import kernel
 from pygpgpu_translate.array_ops import _elementwise
 
@@ -179,7 +180,8 @@ def test_launch_memo_warm_equals_cold(backend, name, native, monkeypatch):
         monkeypatch.setenv("PYGPGPU_NATIVE", "0")
     func, probe, companion = MEMO[name]
     dev = registry.get_device(backend)
-    k = kernel(func)[backend]
+    kf = kernel(func)
+    k = kf[backend]
     want, want_companion = _host_outcome(func, probe), _host_outcome(func, companion)
     comp_args = first = None
     for call in range(1, CALLS + 1):
@@ -200,6 +202,8 @@ def test_launch_memo_warm_equals_cold(backend, name, native, monkeypatch):
             got = ("ok", np.concatenate([np.ravel(g.get()) for g in arrays]))
         _same(got, want_companion, f"{name} (companion), call {call}", words=False)
     assert k._memo is not None, "the companion was never kept: nothing was tested warm"
+    launchers = {hasattr(p.launcher, "python") for p in kf._plans.values()}   # the native one keeps its fallback
+    assert launchers == {native == "native_if_built" and _native.load() is not None}, launchers
 
 
 # ---- the memo's key: each input of its check changed alone misses ------------------------------------
