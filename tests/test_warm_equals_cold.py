@@ -3,10 +3,12 @@ refusals (exception type and message) and warnings on the first call, cold, and 
 valid call with the same types ran in between (which is what fills a fast path's cache). Fast paths:
 
 - gnp's elementwise fast path (array_ops/_elementwise._fast_call), compared with numpy;
-- the launch memo of a configured @kernel (_memo.py), and under it the native launcher where it
-  is built (``pygpgpu build-native``; ``PYGPGPU_NATIVE=0`` turns it off), compared with the
-  function run on the host;
-and, for the memo, a table-driven key test: each input of its check changed alone misses."""
+- the launch memo of a configured @kernel (_memo.py), the ordinary warm path under it (the plan
+  found by argument tokens: with the memo off, and with numpy arguments), and under both the
+  native launcher where it is built (``pygpgpu build-native``; ``PYGPGPU_NATIVE=0`` turns it off),
+  compared with the function run on the host;
+and table-driven key tests of the memo and of the elementwise fast path: each field changed alone
+misses, nothing changed hits."""
 from __future__ import annotations
 
 import warnings
@@ -141,16 +143,25 @@ def _host_outcome(func, args):
                                                                  if isinstance(a, np.ndarray)]))
 
 
-def _device_outcome(k, args, dev):
-    dev_args = []
+def _is_array(a) -> bool:
+    return isinstance(a, np.ndarray) or hasattr(a, "get")
+
+
+def _values(arrays) -> np.ndarray:
+    return np.concatenate([np.ravel(a.get() if hasattr(a, "get") else a) for a in arrays])
+
+
+def _call_args(args, dev, path):
+    """The arguments as the call passes them: gnp arrays on ``dev``, or numpy arrays (copies)."""
+    out = []
     for a in args:
         if isinstance(a, np.ndarray):
-            g = gnp.asarray(a, device=dev)
+            g = _host_copy(a) if path == "numpy_arguments" else gnp.asarray(a, device=dev)
             g.flags.writeable = a.flags.writeable
-            dev_args.append(g)
+            out.append(g)
         else:
-            dev_args.append(a)
-    return dev_args, _outcome(lambda: k(*dev_args)), [a for a in dev_args if hasattr(a, "get")]
+            out.append(a)
+    return out
 
 
 def _ro(a):
@@ -174,34 +185,39 @@ MEMO = {
 
 
 @pytest.mark.parametrize("native", ["native_if_built", "native_off"])
+@pytest.mark.parametrize("path", ["memo", "plan_warm_path", "numpy_arguments"])
 @pytest.mark.parametrize("name", sorted(MEMO))
-def test_launch_memo_warm_equals_cold(backend, name, native, monkeypatch):
+def test_launch_memo_warm_equals_cold(backend, name, path, native, monkeypatch):
+    """``memo``: resident gnp arrays, the companion's call kept by the memo; ``plan_warm_path``: the
+    memo switched off, the warm path's plan lookup by argument tokens; ``numpy_arguments``: host
+    arrays (never memoized) through the warm path."""
+    from pygpgpu_translate import _memo
     if native == "native_off":
         monkeypatch.setenv("PYGPGPU_NATIVE", "0")
+    if path == "plan_warm_path":
+        monkeypatch.setattr(_memo, "ENABLED", False)
     func, probe, companion = MEMO[name]
     dev = registry.get_device(backend)
     kf = kernel(func)
     k = kf[backend]
     want, want_companion = _host_outcome(func, probe), _host_outcome(func, companion)
-    comp_args = first = None
+    comp_args = _call_args(companion, dev, path)   # the same objects every call: a call the memo keeps
+    first = None
     for call in range(1, CALLS + 1):
-        _args, got, arrays = _device_outcome(k, probe, dev)
+        args = _call_args(probe, dev, path)
+        got = _outcome(lambda: k(*args))
         if got[0] == "ok":
-            got = ("ok", np.concatenate([np.ravel(g.get()) for g in arrays]))
+            got = ("ok", _values([a for a in args if _is_array(a)]))
         _same(got, want, f"{name}, call {call}", first, words=False)
         first = first or got
-        if comp_args is None:        # the companion's arrays stay the same objects: its call is kept
-            comp_args, got, arrays = _device_outcome(k, companion, dev)
-        else:
-            for g, a in zip([g for g in comp_args if hasattr(g, "get")],
-                            [a for a in companion if isinstance(a, np.ndarray)]):
-                g[...] = a
-            got = _outcome(lambda: k(*comp_args))
-            arrays = [g for g in comp_args if hasattr(g, "get")]
+        for g, a in zip([g for g in comp_args if _is_array(g)], [a for a in companion if isinstance(a, np.ndarray)]):
+            g[...] = a
+        got = _outcome(lambda: k(*comp_args))
         if got[0] == "ok":
-            got = ("ok", np.concatenate([np.ravel(g.get()) for g in arrays]))
+            got = ("ok", _values([g for g in comp_args if _is_array(g)]))
         _same(got, want_companion, f"{name} (companion), call {call}", words=False)
-    assert k._memo is not None, "the companion was never kept: nothing was tested warm"
+    assert (k._memo is not None) == (path == "memo"), "the memo kept the companion's call or not, as expected"
+    assert kf._plans, "no plan: nothing ran warm"
     launchers = {hasattr(p.launcher, "python") for p in kf._plans.values()}   # the native one keeps its fallback
     assert launchers == {native == "native_if_built" and _native.load() is not None}, launchers
 
