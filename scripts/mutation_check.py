@@ -556,6 +556,9 @@ MUTATIONS = [
              (KEYS, "-k", "digest"), "another pygpgpu version never reads this one's cached binaries"),
     Mutation("cache-key-parts-run-together", f"{CORE}/backend/cache.py", 'h.update(len(data).to_bytes(8, "little"))',
              "pass", (KEYS, "-k", "digest"), 'cache_key("ab", "c") differs from cache_key("a", "bc")'),
+    Mutation("small-batch-key-mapped-max", f"{CORE}/gnp/_staging.py", "batch = self._free.pop((key, mapped_max), None)",
+             "batch = self._free.pop((key, None), None)", (KEYS, "-k", "small_batch"),
+             "a staging layout kept in host-mapped memory is not lent for another mapped_max"),
 ]
 
 

@@ -352,3 +352,48 @@ def test_cache_key_digest(field, monkeypatch):
     base = cache_key(b"ab", b"c", 1, None)
     other = cache_key(*CACHE_KEY_PARTS[field](monkeypatch))
     assert (other == base) == (field == "nothing"), field
+
+
+# ---- the small-batch staging layouts a launch plan keeps (gnp/_staging.SmallBatchCache) -------------
+
+def _small_key(**change):
+    from pygpgpu_core.gnp import _staging
+    layout = [(64, _staging.UPLOAD), (32, _staging.DOWNLOAD)]
+    if "nbytes" in change:
+        layout[0] = (change["nbytes"], layout[0][1])
+    if "group" in change:
+        layout[1] = (layout[1][0], change["group"])
+    if "arguments" in change:
+        layout.append((16, _staging.BOTH))
+    return tuple(layout), change.get("mapped_max")
+
+
+SMALL_BATCH_FIELDS = {
+    "nothing": {},
+    "nbytes": {"nbytes": 128},
+    "group": {"group": 1},                # another group than DOWNLOAD (checked below)
+    "arguments": {"arguments": True},
+    "mapped_max": {"mapped_max": 1 << 12},
+}
+
+
+@pytest.mark.parametrize("field", list(SMALL_BATCH_FIELDS))
+def test_small_batch_layout_key(field, backend):
+    from pygpgpu_core import registry
+    from pygpgpu_core.gnp import _staging
+    context = registry.get_device(backend).context()
+    if not _staging.batch_supported(context):
+        pytest.skip(f"{backend} stages no small batches")
+    assert SMALL_BATCH_FIELDS["group"]["group"] != _staging.DOWNLOAD
+    cache = _staging.SmallBatchCache(context)
+    key, mapped = _small_key()
+    first = cache.take(key, mapped_max=mapped)
+    cache.give(first)
+    key, mapped = _small_key(**SMALL_BATCH_FIELDS[field])
+    again = cache.take(key, mapped_max=mapped)
+    try:
+        assert (again is first) == (field == "nothing"), field
+        assert again.key == (key, mapped)
+    finally:
+        cache.give(again)
+        cache.close()
