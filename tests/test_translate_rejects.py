@@ -317,13 +317,6 @@ def k_unknown_call(x):
         x[i] = np.linalg.norm(x)  # REJECT
 
 
-@rejects("global numpy array")
-@kernel
-def k_global_array(x):
-    for i in range(x.shape[0]):
-        x[i] = TABLE[0]  # REJECT
-
-
 @rejects("is a string")
 @kernel
 def k_global_string(x):
@@ -351,13 +344,6 @@ def k_complex(x):
     for i in range(x.shape[0]):
         x[i] = (2j ** 0.5).real  # REJECT
 
-
-@rejects("swizzle")
-@kernel
-def k_swizzle_write(x):
-    for i in range(x.shape[0]):
-        v = float4(1.0)
-        v.x = 2.0  # REJECT
 
 
 @rejects("vector comparisons")

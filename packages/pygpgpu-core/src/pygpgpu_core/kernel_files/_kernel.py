@@ -9,7 +9,6 @@ multiple of it, so a kernel must compare its index against the real length.
 from __future__ import annotations
 
 import inspect
-import keyword
 import logging
 from typing import Any, Callable
 
@@ -20,6 +19,7 @@ from ..selector import Selector, canonical_backend, parse_selector
 from . import _args
 from ._args import CallState, arg_type, converter_for
 from ._lengths import bounds_check_enabled, check_lengths, length_checks
+from ._names import python_names
 from ._pickling import reduce_kernel
 
 __all__ = ["FileKernel", "parse_work_size"]
@@ -59,12 +59,6 @@ def _is_device(obj: Any) -> bool:
     return hasattr(obj, "context") and hasattr(obj, "selector") and not isinstance(obj, str)
 
 
-def python_name(c_name: str) -> str:
-    """The Python name of a C parameter: one named like a Python keyword (``lambda``, ``in``) gets
-    a trailing underscore, as in the module's ``.pyi``, so that it can be passed by keyword."""
-    return c_name + "_" if keyword.iskeyword(c_name) else c_name
-
-
 class FileKernel:
     """One kernel of an imported kernel file (``module.vecadd``)."""
 
@@ -76,8 +70,10 @@ class FileKernel:
         self.__name__ = decl.name
         self.__qualname__ = decl.name
         self.__doc__ = f"{decl.prototype}\n\nDefined at {decl.file}:{decl.line}."
+        self._keywords = python_names([p.name for p in decl.params])
+        """The keyword of each parameter: its C name, ``in_`` for ``in`` (see ``_names``)."""
         self.__signature__ = inspect.Signature(
-            [inspect.Parameter(python_name(p.name), inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in decl.params])
+            [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in self._keywords])
 
     # ---- introspection -----------------------------------------------------------------
     @property
@@ -121,7 +117,7 @@ class FileKernel:
                 selector = item
             else:
                 work = parse_work_size(item)
-        return FileKernel(self._decl, self._state, selector, work)
+        return type(self)(self._decl, self._state, selector, work)
 
     # ---- call --------------------------------------------------------------------------
     def _bind(self, args: tuple, kwargs: dict) -> list:
@@ -131,15 +127,18 @@ class FileKernel:
                             f"but {len(args)} were given; its C prototype is: {self.prototype}")
         values = list(args)
         if kwargs:
-            for p in params[len(args):]:
-                name = python_name(p.name)
-                if name not in kwargs:
-                    raise TypeError(f"kernel {self.name!r} is missing argument {name!r}; its C prototype is: "
+            for p, keyword in zip(params, self._keywords):
+                if p.name != keyword and p.name in kwargs:
+                    raise TypeError(f"kernel {self.name!r} got an unexpected argument {p.name!r} (a Python keyword: "
+                                    f"pass it as {keyword}=...); its C prototype is: {self.prototype}")
+            for keyword in self._keywords[len(args):]:
+                if keyword not in kwargs:
+                    raise TypeError(f"kernel {self.name!r} is missing argument {keyword!r}; its C prototype is: "
                                     f"{self.prototype}")
-                values.append(kwargs.pop(name))
+                values.append(kwargs.pop(keyword))
             if kwargs:
                 name = next(iter(kwargs))
-                dup = any(python_name(p.name) == name for p in params)
+                dup = name in self._keywords
                 raise TypeError(f"kernel {self.name!r} got {'multiple values for' if dup else 'an unexpected'} "
                                 f"argument {name!r}; its C prototype is: {self.prototype}")
         return values
