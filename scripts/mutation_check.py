@@ -559,6 +559,10 @@ MUTATIONS = [
     Mutation("small-batch-key-mapped-max", f"{CORE}/gnp/_staging.py", "batch = self._free.pop((key, mapped_max), None)",
              "batch = self._free.pop((key, None), None)", (KEYS, "-k", "small_batch"),
              "a staging layout kept in host-mapped memory is not lent for another mapped_max"),
+    Mutation("translate-key-contract", f"{TRANSLATE}/_translate.py", '"" if contract else "no-contract",', '"",',
+             (KEYS, "-k", "translation_key"), "a @kernel(contract=False) source is cached apart"),
+    Mutation("pickle-by-value-drops-contract", f"{TRANSLATE}/_pickling.py", '"contract": kf.contract,',
+             '"contract": True,', ("tests/test_pickling_options.py",), "an unpickled contract=False kernel stays so"),
 ]
 
 

@@ -58,6 +58,7 @@ TRANSLATION_FIELDS = {
     "index_bits": lambda mp: _inspect(config=(2**32, 256)),
     "bounds_check": lambda mp: _inspect(debug=True),
     "fastmath": lambda mp: _inspect(fastmath=True),
+    "contract": lambda mp: _inspect(contract=False),
     "closure": None,                    # handled below: another value of a captured variable
     "wide_loads": lambda mp: (mp.setattr("pygpgpu_translate._wide.ENABLED", False), _inspect()),
     "translator_version": lambda mp: (mp.setattr("pygpgpu_translate._translate._TRANSLATOR_VERSION", "x"),

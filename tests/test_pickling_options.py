@@ -1,6 +1,6 @@
 """A kernel pickled by value (defined in a function, ``__main__``, a notebook cell) keeps the
 options it was decorated with: ``debug`` (its bounds checks still raise after unpickling),
-``fastmath``, ``default_float`` and ``backend``. The unpickling process keeps one kernel per
+``fastmath``, ``contract``, ``default_float`` and ``backend``. The unpickling process keeps one kernel per
 (payload, sources, options): each option is part of that key, so the same function pickled
 with another option is another kernel, and the same pickle twice is one."""
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pygpgpu_translate import kernel
 
 pytest.importorskip("cloudpickle")
 
-BASE = {"debug": False, "fastmath": False, "default_float": "float32", "backend": None}
-CHANGED = {"debug": True, "fastmath": True, "default_float": "float64", "backend": "opencl"}
+BASE = {"debug": False, "fastmath": False, "contract": True, "default_float": "float32", "backend": None}
+CHANGED = {"debug": True, "fastmath": True, "contract": False, "default_float": "float64", "backend": "opencl"}
 
 
 def _make(**options):
@@ -27,7 +27,8 @@ def _make(**options):
 
 
 def _observed(k) -> dict:
-    return {"debug": k.debug, "fastmath": k.fastmath, "default_float": k.default_float.name, "backend": k.backend}
+    return {"debug": k.debug, "fastmath": k.fastmath, "contract": k.contract, "default_float": k.default_float.name,
+            "backend": k.backend}
 
 
 @pytest.fixture
