@@ -36,6 +36,7 @@ from ._captures import captured_arrays, captured_tokens, closure_cells
 from ._source import function_source
 from ._state import log, refs_current, stats
 from ._types import Scalar
+from ._user_errors import USER_ERRORS, for_user
 
 __all__ = ["kernel", "KernelFunction", "ConfiguredKernel", "Inspection"]
 
@@ -175,14 +176,17 @@ class ConfiguredKernel(Generic[P]):
                     return None
             except ClosedError:                 # the ordinary path says what was closed, or rebuilds
                 forget(self)
-        if self._device is None:
-            self._device = self._kf._resolve_device(self._config.selector)
-        values: tuple[Any, ...] = args
-        if self._bound_self is not None:
-            values = (self._bound_self,) + values
-        if kwargs:
-            values = self._kf._bind(values, kwargs)
-        self._kf._launch(self._device, self._config, values, self)
+        try:
+            if self._device is None:
+                self._device = self._kf._resolve_device(self._config.selector)
+            values: tuple[Any, ...] = args
+            if self._bound_self is not None:
+                values = (self._bound_self,) + values
+            if kwargs:
+                values = self._kf._bind(values, kwargs)
+            self._kf._launch(self._device, self._config, values, self)
+        except USER_ERRORS as exc:              # the user's line, not the translator's frames (_user_errors)
+            raise for_user(exc) from exc.__cause__
         return None
 
     @property
@@ -202,7 +206,10 @@ class ConfiguredKernel(Generic[P]):
         if kwargs:
             args = self._kf._bind(args, kwargs)
         sel = backend or self._config.selector
-        return self._kf._inspect(args, sel, self._config.wide)
+        try:
+            return self._kf._inspect(args, sel, self._config.wide)
+        except USER_ERRORS as exc:
+            raise for_user(exc) from exc.__cause__
 
     def __repr__(self):
         return f"<kernel {self._kf.__name__} {self._config.key()}>"
@@ -281,7 +288,10 @@ class KernelFunction(Generic[P]):
                     return None
             except ClosedError:
                 forget(root)
-        return root(*args, **kwargs)
+        try:
+            return root(*args, **kwargs)
+        except USER_ERRORS as exc:              # the user's line, not the translator's frames (_user_errors)
+            raise for_user(exc) from exc.__cause__
 
     def __repr__(self):
         return f"<pygpgpu kernel {self.__qualname__}>"
@@ -299,7 +309,10 @@ class KernelFunction(Generic[P]):
         """Translate for ``args`` without running: ``.source``, ``.access``, ``.signature``, ``.work_size``."""
         if kwargs:
             args = self._bind(args, kwargs)
-        return self._inspect(args, backend or self.backend)
+        try:
+            return self._inspect(args, backend or self.backend)
+        except USER_ERRORS as exc:
+            raise for_user(exc) from exc.__cause__
 
     def split(self, devices, weights=None):
         """``k.split(["opencl:0", "opencl:1"])(x, out)``: one 1-D launch divided among devices that run
