@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from . import logs
 from .errors import BackendUnavailable, DeviceNotFound, GPGPUError, PyGPGPUWarning
+from .scoped_device import scoped_device
 from .selector import Selector, canonical_backend, parse_selector
 
 __all__ = [
@@ -287,9 +288,13 @@ def _pick(sel: Selector, devices: Sequence[Any], original: str) -> Any:
 
 
 def select_device(selector: "str | Selector | None" = None) -> Any:
-    """Resolve a selector to a Device. ``None`` means the device ``$PYGPGPU_BACKEND`` selects, or
-    else the first device of the first backend (cuda -> hip -> opencl) that has one."""
+    """Resolve a selector to a Device. ``None`` means the device of the innermost ``with
+    pygpgpu.device(...)`` / ``with dev:`` block of this thread, else the device ``$PYGPGPU_BACKEND``
+    selects, else the first device of the first backend (cuda -> hip -> opencl) that has one."""
     if selector is None:
+        scoped = scoped_device()
+        if scoped is not None:
+            return scoped
         value = _env_value()
         if value:
             return _env_device(value)

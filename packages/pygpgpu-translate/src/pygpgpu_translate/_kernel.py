@@ -24,6 +24,7 @@ from pygpgpu_core.errors import ClosedError, CompileError, GPGPUError
 from pygpgpu_core.forking import ForkedProcessError
 from pygpgpu_core.logs import logged_launcher
 from pygpgpu_core.protocols import Device
+from pygpgpu_core.scoped_device import SCOPES, scoped_device
 
 from ._aliases import device_view_aliases
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
@@ -105,6 +106,12 @@ def _selector_of(x):
     return selector if isinstance(selector, str) else x
 
 
+def _scoped_selector() -> "str | None":
+    """The selector of the scoped default device (``with pygpgpu.device(...)``), None outside one."""
+    dev = scoped_device()
+    return None if dev is None else dev.selector
+
+
 class _Config:
     __slots__ = ("selector", "global_size", "local_size", "wide")
 
@@ -166,6 +173,9 @@ class ConfiguredKernel(Generic[P]):
         return child
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> None:
+        if self._config.selector is None and SCOPES.get():
+            # with pygpgpu.device(...): / with dev: -> the view for that device, with its own memo
+            return self[scoped_device()](*args, **kwargs)
         memo = self._memo
         if memo is not None and not kwargs:
             try:
@@ -205,7 +215,7 @@ class ConfiguredKernel(Generic[P]):
             args = (self._bound_self,) + args
         if kwargs:
             args = self._kf._bind(args, kwargs)
-        sel = backend or self._config.selector
+        sel = backend or self._config.selector or _scoped_selector()
         try:
             return self._kf._inspect(args, sel, self._config.wide)
         except USER_ERRORS as exc:
@@ -278,6 +288,8 @@ class KernelFunction(Generic[P]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> None:
         root = self._root                   # ConfiguredKernel.__call__'s first lines, one call fewer
+        if root._config.selector is None and SCOPES.get():
+            root = root[scoped_device()]    # with pygpgpu.device(...): / with dev:
         memo = root._memo
         if memo is not None and not kwargs:
             try:
@@ -310,7 +322,7 @@ class KernelFunction(Generic[P]):
         if kwargs:
             args = self._bind(args, kwargs)
         try:
-            return self._inspect(args, backend or self.backend)
+            return self._inspect(args, backend or self.backend or _scoped_selector())
         except USER_ERRORS as exc:
             raise for_user(exc) from exc.__cause__
 

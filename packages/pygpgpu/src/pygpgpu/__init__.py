@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from pygpgpu_core.protocols import Queue as Queue
     from pygpgpu_core.registry import available_devices as available_devices
     from pygpgpu_core.registry import get_device as get_device
+    from pygpgpu_core.scoped_device import device as device
     from pygpgpu_core.vec_types import char2 as char2, char3 as char3, char4 as char4, char8 as char8
     from pygpgpu_core.vec_types import char16 as char16, uchar2 as uchar2, uchar3 as uchar3, uchar4 as uchar4
     from pygpgpu_core.vec_types import uchar8 as uchar8, uchar16 as uchar16, short2 as short2, short3 as short3
@@ -90,6 +91,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     # devices
     "available_devices": ("pygpgpu_core.registry", "available_devices"),
     "get_device": ("pygpgpu_core.registry", "get_device"),
+    "device": ("pygpgpu_core.scoped_device", "device"),     # with pygpgpu.device("cuda:0"): a scoped default
     "diagnostics": ("pygpgpu._info", "diagnostics"),   # what `pygpgpu info --json` prints
     # low-level API types (protocols every backend implements)
     "Device": ("pygpgpu_core.protocols", "Device"),
