@@ -112,6 +112,10 @@ def _scoped_selector() -> "str | None":
     return None if dev is None else dev.selector
 
 
+def _dims(sizes) -> str:
+    return " x ".join(str(n) for n in sizes) if isinstance(sizes, tuple) else str(sizes)
+
+
 class _Config:
     __slots__ = ("selector", "global_size", "local_size", "wide")
 
@@ -144,6 +148,15 @@ class _Config:
 
     def key(self):
         return (self.selector, self.global_size, self.local_size)
+
+    def describe(self) -> str:
+        """For reprs: ``on opencl``, ``on the default device, 1024 work items in groups of 256``."""
+        text = f"on {self.selector}" if self.selector else "on the default device"
+        if self.global_size is not None:
+            text += f", {_dims(self.global_size)} work items"
+        if self.local_size is not None:
+            text += f" in groups of {_dims(self.local_size)}"
+        return text
 
 
 class ConfiguredKernel(Generic[P]):
@@ -222,7 +235,7 @@ class ConfiguredKernel(Generic[P]):
             raise for_user(exc) from exc.__cause__
 
     def __repr__(self):
-        return f"<kernel {self._kf.__name__} {self._config.key()}>"
+        return f"<kernel {self._kf.__name__} {self._config.describe()}>"
 
     def __reduce__(self):          # the kernel, the brackets and the bound instance (_pickling)
         from ._pickling import reduce_configured
