@@ -28,7 +28,7 @@ from ._signs import is_non_negative
 from ._source import parameter_names
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._tuples import tuple_result
-from ._vector_convert import convert_component, vector_convert_call, vector_method
+from ._vector_convert import convert_component, vector_convert_call, vector_for_scalar, vector_method
 
 if TYPE_CHECKING:
     from ._builder import ProgramBuilder
@@ -448,8 +448,7 @@ class ExpressionRules:
             s = self.materialize(self.convert(e, t.base))
             return ir.VecCtor([s] * t.width, t)
         if isinstance(src, Vector):
-            raise self.type_err(None, f"a {src} vector is used where a "
-                                  f"{t} scalar is expected; pick a component (v.x) or reduce it (funcs.dot)")
+            raise self.type_err(None, vector_for_scalar(src, t))
         if src == t and e.type == t:
             return e
         if isinstance(e, ir.Ternary) and isinstance(e.type, Scalar) and e.type.weak:
