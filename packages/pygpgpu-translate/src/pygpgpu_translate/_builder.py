@@ -59,6 +59,7 @@ class ProgramBuilder:
         self.stack: list = []
         self.local_arrays: list = []
         self.in_domain_body = False          # building code behind the magic loop's bounds guard
+        self.work_dims = 0                   # 1 + the highest dimension a gpu.get_*(d) the user wrote reads
 
     # What the rest of the translator reads: the final recording
     @property
