@@ -421,7 +421,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         for t in self.returns:
             if t is not VOID:
                 try:
-                    ret = t if ret is VOID else join(ret, t)
+                    ret = t if ret is VOID else join(ret, t, self.prog.default_float)
                 except JoinConflict as exc:
                     raise self.type_err(fdef, f"helper {fdef.name}() returns both {exc.a} and {exc.b}; "
                                         "convert one explicitly (e.g. float(...))") from None
