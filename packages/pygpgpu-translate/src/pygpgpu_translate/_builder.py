@@ -59,6 +59,7 @@ class ProgramBuilder:
         self.stack: list = []
         self.local_arrays: list = []
         self.in_domain_body = False          # building code behind the magic loop's bounds guard
+        self.work_dims = 0                   # 1 + the highest dimension a gpu.get_*(d) the user wrote reads
 
     # What the rest of the translator reads: the final recording
     @property
@@ -434,7 +435,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         for t in self.returns:
             if t is not VOID:
                 try:
-                    ret = t if ret is VOID else join(ret, t)
+                    ret = t if ret is VOID else join(ret, t, self.prog.default_float)
                 except JoinConflict as exc:
                     raise self.type_err(fdef, f"helper {fdef.name}() returns both {exc.a} and {exc.b}; "
                                         "convert one explicitly (e.g. float(...))") from None
