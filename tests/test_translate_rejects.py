@@ -352,13 +352,6 @@ def k_complex(x):
         x[i] = (2j ** 0.5).real  # REJECT
 
 
-@rejects("swizzle")
-@kernel
-def k_swizzle_write(x):
-    for i in range(x.shape[0]):
-        v = float4(1.0)
-        v.x = 2.0  # REJECT
-
 
 @rejects("vector comparisons")
 @kernel

@@ -144,13 +144,17 @@ def test_swizzle_xyzw_not_on_wide_and_padding_slot():
         float3(1).hi  # noqa: B018
 
 
-def test_component_write_and_swizzle_write_error():
+def test_component_and_swizzle_writes():
     v = float4(1, 2, 3, 4)
     v.x = 10
     v.s3 = 40
     assert v == float4(10, 2, 3, 40)
-    with pytest.raises(AttributeError, match=r"v\.x = \.\.\.; v\.y = \.\.\."):
-        v.xy = float2(0, 0)
+    v.yx = float2(5, 6)              # as in kernels: each named component from the vector, in order
+    assert v == float4(6, 5, 3, 40)
+    v.zw = 0                         # a number to every component named
+    assert v == float4(6, 5, 0, 0)
+    with pytest.raises(ValueError, match="3 components"):
+        v.xyz = float2(0, 0)
     with pytest.raises(AttributeError):
         v.q = 1
 

@@ -47,6 +47,9 @@ __all__ = [
     "get_global_size",
     "get_local_size",
     "get_num_groups",
+    "global_ids",
+    "local_ids",
+    "group_ids",
     "barrier",
     "mem_fence",
     "atomic_add",
@@ -99,8 +102,26 @@ def _kernel_only(name: str) -> Callable[..., int]:
     return fn
 
 
+def _kernel_only_tuple(name: str, one: str) -> Callable[..., tuple]:
+    def fn(ndim: int) -> tuple:
+        raise KernelOnlyError(
+            f"gpu.{name}({ndim}) only means something inside a @kernel function running on a device; "
+            f"call the kernel instead of the Python function"
+        )
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"This work item's indices over an ``ndim``-D (1, 2 or 3) launch in array order, as "
+                  f"``np.ndindex`` gives them: ``i, j = gpu.{name}(2)`` is ``gpu.{one}(1), gpu.{one}(0)``, "
+                  f"so with ``gpu.work_size(a)`` ``a[i, j]`` covers ``a`` and ``j`` (dimension 0) is the fastest. "
+                  f"Numba's ``x, y = cuda.grid(2)`` and Warp's ``i, j = wp.tid()`` port to it unchanged.")
+    return fn
+
+
 get_global_id = _kernel_only("get_global_id")
 get_global_id.__doc__ = "Global index of this work item along ``dim`` (0, 1, 2)."
+global_ids = _kernel_only_tuple("global_ids", "get_global_id")
+local_ids = _kernel_only_tuple("local_ids", "get_local_id")
+group_ids = _kernel_only_tuple("group_ids", "get_group_id")
 get_local_id = _kernel_only("get_local_id")
 get_local_id.__doc__ = "Index of this work item inside its work group along ``dim``."
 get_group_id = _kernel_only("get_group_id")
@@ -136,7 +157,8 @@ def mem_fence(flags: FenceFlags = LOCAL | GLOBAL) -> None:
 
 
 # -- atomics ----------------------------------------------------------------------------------------
-ATOMIC_DTYPES = (np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.float32))
+# the element types a kernel's atomics take (the prelude has a piece for each): the host takes the same
+ATOMIC_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64))
 _FLOAT_OPS = ("add", "sub", "min", "max", "xchg", "cmpxchg", "inc", "dec")
 
 
@@ -145,10 +167,10 @@ def _atomic_target(op: str, array: Any, index: Any) -> np.ndarray:
         raise TypeError(f"gpu.atomic_{op} needs a numpy array on the host, got {type(array).__name__}")
     if array.dtype not in ATOMIC_DTYPES:
         raise TypeError(
-            f"gpu.atomic_{op} works on int32, uint32, int64, uint64 and float32 arrays, not {array.dtype}"
+            f"gpu.atomic_{op} works on int32, uint32, int64, uint64, float32 and float64 arrays, not {array.dtype}"
         )
-    if array.dtype == np.float32 and op not in _FLOAT_OPS:
-        raise TypeError(f"gpu.atomic_{op} is not defined for float32 (only {', '.join(_FLOAT_OPS)})")
+    if array.dtype.kind == "f" and op not in _FLOAT_OPS:
+        raise TypeError(f"gpu.atomic_{op} is not defined for {array.dtype} (only {', '.join(_FLOAT_OPS)})")
     if not array.flags.writeable:
         raise ValueError(f"gpu.atomic_{op}: the array is read-only")
     return array

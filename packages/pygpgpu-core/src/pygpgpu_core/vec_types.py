@@ -225,13 +225,16 @@ class Vector:
         idx = self._swizzle_indices(attr)
         if idx is None:
             raise AttributeError(f"{type(self).name} has no attribute {attr!r}")
-        if len(idx) != 1:
-            comps = "; ".join(f"v.{self._component_name(i)} = ..." for i in idx)
-            raise AttributeError(
-                f"writing through the swizzle .{attr} is not supported (CUDA and HIP have no swizzle "
-                f"writes, so kernels can't agree); assign the components one by one: {comps}"
-            )
-        self._v[idx[0]] = _to_base_scalar(value, self.base, self.name)
+        if len(set(idx)) != len(idx):
+            raise AttributeError(f"the swizzle .{attr} names a component twice and cannot be assigned")
+        if isinstance(value, Vector):
+            if value.width != len(idx):
+                raise ValueError(f"cannot assign a {value.name} to .{attr} ({len(idx)} components)")
+            values = [_to_base_scalar(c, self.base, self.name) for c in value._v]
+        else:                      # one number to every component named, as kernels do
+            values = [_to_base_scalar(value, self.base, self.name)] * len(idx)
+        for i, c in zip(idx, values):
+            self._v[i] = c
 
     def _component_name(self, i: int) -> str:
         return _XYZW[i] if self.width <= 4 else f"s{_HEX[i]}"

@@ -321,8 +321,12 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         if folded is not None:
             return folded
         if isinstance(value, np.ndarray):
-            raise self.err(node, f"{what!r} is a global numpy array; kernels cannot capture arrays",
-                           f"pass {what} as a kernel argument")
+            if not self.is_kernel:
+                raise self.err(node, f"helper {self.src.name}() reads the module-level array {what!r}; only a kernel "
+                               "takes module-level arrays (as hidden arguments)", f"pass {what} to the helper as an argument")
+            raise self.err(node, f"{what!r} is a module-level array the kernel did not take when it was defined",
+                           f"a kernel takes the module-level arrays it names that exist when it is defined (define "
+                           f"{what} before the kernel), or pass {what} as a kernel argument")
         if isinstance(value, (str, bytes)):
             raise self.err(node, f"{what!r} is a string; strings are not supported in kernels",
                            "use int constants instead")
@@ -338,6 +342,9 @@ class FunctionBuilder(StatementRules, ExpressionRules):
             for node in ast.walk(stmt):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                     counts[node.id] = counts.get(node.id, 0) + 1
+                elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                      and isinstance(node.value, ast.Name)):       # v.x = ...: a new value of v
+                    counts[node.value.id] = counts.get(node.value.id, 0) + 1
         return counts
 
     def run_passes(self, body):

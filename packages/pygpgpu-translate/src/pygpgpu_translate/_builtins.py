@@ -165,12 +165,14 @@ for _n, _objs in _NP_CASTS.items():
 # ---- gpu.*: work items, synchronization, atomics, shared memory, fast math, random numbers ------------
 for _w in ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups"):
     row(f"gpu.get_{_w}", (0, 1), "lower_work_item", getattr(_gpu, f"get_{_w}"), key=_w)
+for _w in ("global_id", "local_id", "group_id"):       # i, j = gpu.global_ids(2), as Numba's cuda.grid(2)
+    row(f"gpu.{_w}s", 1, "lower_work_items", getattr(_gpu, f"{_w}s"), key=_w)
 row("gpu.barrier", (0, 1), "lower_barrier", _gpu.barrier)
 row("gpu.mem_fence", (0, 1), "lower_mem_fence", _gpu.mem_fence)
 for _op in ("add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg", "inc", "dec"):
     row(f"gpu.atomic_{_op}", {"cmpxchg": 4, "inc": 2, "dec": 2}.get(_op, 3), "lower_atomic",
         getattr(_gpu, f"atomic_{_op}"), key=_op)
-row("gpu.local_array", (1, 2), "lower_local_array", _gpu.local_array, keywords=("dtype",))
+row("gpu.local_array", (0, 2), "lower_local_array", _gpu.local_array, keywords=("shape", "dtype"))
 row("gpu.work_size", (1, None), "lower_work_size", _gpu.work_size)
 row("gpu.rsqrt", 1, "lower_native", _gpu.rsqrt, key="rsqrt")
 for _name, _host in _gpu.NATIVE_FUNCS.items():

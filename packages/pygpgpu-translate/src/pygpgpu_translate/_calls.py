@@ -223,6 +223,16 @@ def lower_work_item(self, b, node):
     return ir.Cast(ir.WorkItem(b.key, d, INT64), self.prog.index_type)
 
 
+def lower_work_items(self, b, node):
+    """gpu.<key>s(ndim): the tuple of gpu.get_<key>(ndim - 1) .. gpu.get_<key>(0), in array order
+    as np.ndindex's domain (the last index is dimension 0, the fastest)."""
+    nv = self.value(node.args[0])
+    if not (isinstance(nv, ir.Const) and nv.value in (1, 2, 3)):
+        raise self.err(node.args[0], f"{b.name}() needs a constant number of dimensions: 1, 2 or 3")
+    n = nv.value
+    return TupleRef([ir.Cast(ir.WorkItem(b.key, n - 1 - k, INT64), self.prog.index_type) for k in range(n)])
+
+
 def lower_len(self, b, node):
     a = self.expr(node.args[0])
     if isinstance(a, ir.ArrayRef):

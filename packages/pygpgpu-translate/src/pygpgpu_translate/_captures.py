@@ -8,6 +8,9 @@ values beyond plain numbers that globals and captured names may hold (vectors, t
   the captured name, as ``self.attr`` arrays are: each call passes what the cell holds then, and
   its dtype and rank are part of the signature. Helpers cannot take captured arrays (a hidden
   argument would have to pass through every call on the way); they say so.
+- A module-level array a kernel reads or writes by name (a Taichi-style field, ``pixels[i] = ...``)
+  rides along the same way (:func:`global_array_cells`): each call passes what the module holds
+  then, and writes reach it as they reach any numpy argument.
 - Writing to a captured name (``nonlocal``) is a SyntaxError at the write.
 
 Vectors are mutable on the host (``v.x = 1.0``), so a vector constant's reference also compares
@@ -24,7 +27,7 @@ from ._bindings import TupleRef, vector_class_info
 from ._source import syntax_error
 from ._types import Scalar, Vector
 
-__all__ = ["CellRef", "closure_cells", "captured_arrays", "captured_tokens", "captured_value", "constant_value",
+__all__ = ["CellRef", "GlobalCell", "closure_cells", "global_array_cells", "kernel_cells", "captured_arrays", "captured_tokens", "captured_value", "constant_value",
            "live_refs", "closure_refs", "closure_fingerprint", "check_captured_writes", "is_array_value"]
 
 _EMPTY = object()
@@ -56,6 +59,49 @@ def closure_cells(func) -> tuple:
     if code is None or not cells:
         return ()
     return tuple(zip(code.co_freevars, cells))
+
+
+class GlobalCell:
+    """A module-level name seen as a closure cell: ``cell_contents`` is what the module holds now
+    (an unbound name reads as an empty cell does, with ValueError)."""
+
+    __slots__ = ("namespace", "name")
+
+    def __init__(self, namespace: dict, name: str):
+        self.namespace = namespace
+        self.name = name
+
+    @property
+    def cell_contents(self):
+        try:
+            return self.namespace[self.name]
+        except KeyError:
+            raise ValueError(f"module-level name {self.name!r} is not bound") from None
+
+
+def global_array_cells(func) -> tuple:
+    """``((name, GlobalCell), ...)`` for the module-level arrays ``func`` reads or writes by name
+    (not its parameters or locals), in the order they first appear. Which names hold arrays is
+    decided when the kernel is defined; the arrays themselves are read at each call."""
+    g = getattr(func, "__globals__", None)
+    code = getattr(func, "__code__", None)
+    if g is None or code is None or not any(is_array_value(g.get(n)) for n in code.co_names):
+        return ()                    # the common case, without parsing the source
+    from ._source import function_source
+    try:
+        tree = function_source(func).tree
+    except Exception:                # no source: the translation says so when it runs
+        return ()
+    local = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    names = dict.fromkeys(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id not in local)
+    return tuple((n, GlobalCell(g, n)) for n in names if is_array_value(g.get(n)))
+
+
+def kernel_cells(func) -> tuple:
+    """The names a kernel takes from outside its parameters as hidden arguments or constants:
+    its closure cells, then the module-level arrays it uses."""
+    return closure_cells(func) + global_array_cells(func)
 
 
 def is_array_value(value) -> bool:

@@ -80,6 +80,10 @@ class Dialect:
     # Build options of @kernel(fastmath=True): the compiler may reassociate, contract, flush
     # denormals, assume no NaN/inf and use approximate division, sqrt and transcendentals.
     fast_math_options: tuple[str, ...] = ()
+    # Build options of @kernel(contract=False): no fused multiply-add contraction, so each
+    # multiply and add rounds on its own as numpy's do. OpenCL C says it in the source instead
+    # (headers(): #pragma OPENCL FP_CONTRACT OFF), since it has no standard build option for it.
+    no_contract_options: tuple[str, ...] = ()
     # literals
     long_suffix = "LL"
     ulong_suffix = "ULL"
@@ -329,7 +333,10 @@ class OpenCL(Dialect):
 
     def headers(self, features):
         # fp64 and 64-bit atomics pragmas come with the prelude pieces that need them (ext:*)
-        return ["#pragma OPENCL EXTENSION cl_khr_fp16 : enable"] if "fp16" in features else []
+        lines = ["#pragma OPENCL EXTENSION cl_khr_fp16 : enable"] if "fp16" in features else []
+        if "no_contract" in features:
+            lines.append("#pragma OPENCL FP_CONTRACT OFF")
+        return lines
 
 
 _CUDA_SCALAR = {"char": "signed char", "uchar": "unsigned char", "short": "short", "ushort": "unsigned short",
@@ -360,6 +367,7 @@ class CUDA(Dialect):
     # ones take both; __INTADDR__ is EDG's own constant-folding of an address, accepted by all.
     offsetof = "__INTADDR__(&((({type}*)0)->{member}))"
     fast_math_options = ("--use_fast_math",)       # NVRTC: ftz, approximate div/sqrt, fast intrinsics
+    no_contract_options = ("--fmad=false",)
     # ids and sizes of the whole grid are widened before the product: kernels may index past 2**32 items
     work_items = {"global_id": "((long long)blockIdx.{d} * blockDim.{d} + threadIdx.{d})",
                   "global_size": "((long long)gridDim.{d} * blockDim.{d})",
@@ -415,6 +423,7 @@ class HIP(CUDA):
     name = "hip"
     source_suffix = ".hip"
     fast_math_options = ("-ffast-math",)           # hiprtc and clang refuse NVRTC's --use_fast_math
+    no_contract_options = ("-ffp-contract=off",)
     offsetof = Dialect.offsetof                    # hiprtc is clang: no __INTADDR__
     own_vector_structs = frozenset()
     int64_min_max_atomics = False    # a compare-exchange loop instead

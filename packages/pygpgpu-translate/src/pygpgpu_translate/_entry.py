@@ -4,6 +4,7 @@ the launch plan packs."""
 from __future__ import annotations
 
 import ast
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,9 +88,29 @@ def _uses_work_items(fb, stmts):
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
                 b = fb.builtin_of(fb.resolve_callee(node.func))
-                if b is not None and b.lowering in ("lower_work_item", "lower_barrier", "lower_local_array"):
+                if b is not None and b.lowering in ("lower_work_item", "lower_work_items", "lower_barrier",
+                                                     "lower_local_array"):
                     return True
     return False
+
+
+def _split_hint(src, body: list, loops: list) -> str:
+    """The kernels to write instead of one with several top-level parallel loops (as Taichi runs
+    them): one per loop, in order, each with the kernel's parameters, the statements before the
+    first loop and those between the previous loop and its own."""
+    params = ast.unparse(src.tree.args)
+    prefix = body[:body.index(loops[0])]
+    parts, start = [], body.index(loops[0])
+    for k, loop in enumerate(loops):
+        end = body.index(loops[k + 1]) if k + 1 < len(loops) else len(body)
+        stmts = prefix + body[start:end]
+        start = end
+        text = "\n".join(ast.unparse(st) for st in stmts)
+        parts.append(f"@kernel\ndef {src.name}_{k + 1}({params}):\n" + textwrap.indent(text, "    "))
+    names = ", ".join(a.arg for a in src.tree.args.args)
+    calls = "; ".join(f"{src.name}_{k + 1}({names})" for k in range(len(loops)))
+    return ("write one kernel per loop and call them in order (each call is one launch, run after the one "
+            "before):\n\n" + "\n\n".join(parts) + f"\n\n{calls}")
 
 
 def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> KernelIR:
@@ -178,6 +199,10 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             if it.keywords:
                 raise fb.err(it, f"{kind}() with keyword arguments is not supported as an iteration domain")
             after = body[body.index(s) + 1:]
+            more = [t for t in after if _domain_form(fb, t)]
+            if more:
+                raise fb.err(more[0], f"kernel {src.name!r} has {1 + len(more)} top-level parallel loops; a kernel is "
+                             "one launch over one domain", _split_hint(src, body, [s] + more))
             if after:
                 raise fb.err(after[0], "statements after the kernel's iteration-domain loop are not supported",
                              "put the work inside the loop; every loop iteration runs as its own work item")

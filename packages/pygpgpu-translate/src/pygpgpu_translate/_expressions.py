@@ -193,17 +193,20 @@ class ExpressionRules:
                            "self attributes must be numpy/device arrays, numbers or vectors")
         return binding
 
-    def swizzle(self, v, attr, node):
-        w = v.type.width
-        idx = []
+    def swizzle_indices(self, vt, attr, node) -> list[int]:
+        """The component numbers ``.x``, ``.zyx``, ``.s01`` name in a vector of type ``vt``."""
         if attr.startswith("s") and len(attr) > 1 and all(c in "0123456789abcdefABCDEF" for c in attr[1:]):
             idx = [int(c, 16) for c in attr[1:]]
         elif all(c in "xyzw" for c in attr) or all(c in "rgba" for c in attr):
             idx = [SWIZZLE_INDEX[c] for c in attr]
         else:
             raise self.err(node, f"vectors have no component {attr!r}", "use .x .y .z .w, .s0 ... .sF or swizzles like .xy")
-        if any(i >= w for i in idx):
-            raise self.err(node, f"{v.type} has no component {attr!r}")
+        if any(i >= vt.width for i in idx):
+            raise self.err(node, f"{vt} has no component {attr!r}")
+        return idx
+
+    def swizzle(self, v, attr, node):
+        idx = self.swizzle_indices(v.type, attr, node)
         if len(idx) == 1:
             return self.comp(v, idx[0])
         if len(idx) not in VECTOR_WIDTHS:
@@ -226,6 +229,8 @@ class ExpressionRules:
         base = self.expr(node.value)
         if is_record_binding(base):           # p[i]["mass"], p[i].pos[k] (_records)
             return record_subscript(self, base, node)
+        if isinstance(node.slice, ast.Slice):
+            return self.sliced_tuple(base, node)
         if isinstance(base, ShapeRef):
             k = self.expr(node.slice)
             if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
@@ -254,6 +259,23 @@ class ExpressionRules:
             raise self.err(node, "only arrays, vectors, shapes and tuples can be indexed")
         idx = self.index_list(node.slice)
         return self.index_array(base, idx, node)
+
+    def sliced_tuple(self, base, node):
+        """``x.shape[:2]``, ``t[1:]``: the tuple of the items a constant slice picks, as Python's."""
+        if isinstance(base, ShapeRef):
+            base = TupleRef([self.index_value(n) for n in base.array.shape])
+        if not isinstance(base, TupleRef):
+            raise self.err(node, "slices are not supported in kernels",
+                           "index one element at a time inside a loop (a shape or a tuple may be sliced)")
+        bounds = []
+        for part in (node.slice.lower, node.slice.upper, node.slice.step):
+            v = self.expr(part) if part is not None else None
+            if v is not None and not (isinstance(v, ir.Const) and isinstance(v.value, int)):
+                raise self.err(part, "a slice of a tuple or a shape needs constant bounds")
+            bounds.append(None if v is None else v.value)
+        if bounds[2] == 0:
+            raise self.err(node.slice, "slice step cannot be zero")
+        return TupleRef(base.items[slice(*bounds)])
 
     def tuple_item(self, tup, k, node, where=None):
         """``t[k]`` with ``k`` known only at run time (``W[k]`` in ``for k in range(len(W))``): a
@@ -1030,6 +1052,10 @@ class ExpressionRules:
         if any(obj is c for c in PRIVATE_CONSTRUCTORS):    # np.zeros(...) not bound to a name
             raise misused_constructor(self, obj, node)
         if isinstance(obj, _pytypes.FunctionType):
+            # a helper under a functools.wraps decorator: its source is the wrapped function's
+            # (inspect follows __wrapped__), so its names must be the wrapped function's too
+            while isinstance(getattr(obj, "__wrapped__", None), _pytypes.FunctionType):
+                obj = obj.__wrapped__
             return self.call_helper(obj, node)
         what = ast.unparse(node.func)
         if _defined_in(obj, "numpy.random"):       # a bound method of numpy's generator, not user code
@@ -1099,7 +1125,9 @@ class ExpressionRules:
 
     def vector_ctor(self, vt: Vector, node):
         comps: list[ir.Expr] = []
-        for a in node.args:
+        # float2([x, y]) and float2((x, y)) as float2(x, y): the items are the arguments
+        args = [item for a in node.args for item in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
+        for a in args:
             v = self.value(a)
             if v.type is UNKNOWN:
                 return ir.Raw("?", UNKNOWN)

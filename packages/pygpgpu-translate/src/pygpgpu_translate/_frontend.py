@@ -128,7 +128,21 @@ def _walk(src, node, located):
         if is_print_call(node):              # print's string literals and f-strings are its own (_print)
             stack.extend((child, located) for child in reversed(print_gate_children(node)))
             continue
-        stack.extend((child, located) for child in reversed(list(ast.iter_child_nodes(node))))
+        stack.extend((child, located) for child in reversed(_gated_children(node)))
+
+
+def _gated_children(node) -> list:
+    """The children the walk checks. Two forms pass with their parts checked instead: a list
+    literal as a call's argument (``float2([x, y])``, as ports of ``ti.Vector([...])`` write; the
+    callee decides what a list means) and a slice as a subscript's index (``x.shape[:2]``, a tuple's
+    items; indexing an array with one is refused when it is lowered)."""
+    children = list(ast.iter_child_nodes(node))
+    if isinstance(node, ast.Call):
+        return [grand for c in children
+                for grand in (c.elts if isinstance(c, ast.List) and c in node.args else [c])]
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        return [node.value] + [p for p in (node.slice.lower, node.slice.upper, node.slice.step) if p is not None]
+    return children
 
 
 def _check_node(src, node, located):

@@ -32,7 +32,7 @@ from ._launch import LaunchPlan
 from ._launch_checks import WideIndexNeeded, needs_wide_ids
 from ._memo import forget, remember
 from ._signature import INDEX_LIMIT, FAST_TOKENS, arg_token, is_device_array, plain_ndarray, spec_from_token
-from ._captures import captured_arrays, captured_tokens, closure_cells
+from ._captures import captured_arrays, captured_tokens, kernel_cells
 from ._source import function_source
 from ._state import log, refs_current, stats
 from ._types import Scalar
@@ -222,7 +222,10 @@ class KernelFunction(Generic[P]):
     generated source; ``k.py_func`` is the original function. See :func:`kernel`."""
 
     def __init__(self, func: Callable[P, object], backend: str | None = None, default_float: Any = None,
-                 debug: bool = False, fastmath: bool = False) -> None:
+                 debug: bool = False, fastmath: bool = False, contract: bool = True) -> None:
+        if fastmath and not contract:
+            raise ValueError("@kernel(fastmath=True, contract=False) asks for two opposite things: fast math "
+                             "lets the compiler contract; choose one")
         self._static = isinstance(func, staticmethod)
         if isinstance(func, staticmethod):        # @kernel over @staticmethod: the plain function
             func = func.__func__
@@ -234,6 +237,7 @@ class KernelFunction(Generic[P]):
         # fast-math build options (Dialect.fast_math_options): fixed when the kernel is defined,
         # like debug, so the plans and translations this object caches never mix the two modes
         self._fastmath = bool(fastmath)
+        self._contract = bool(contract)    # False: no fused multiply-add (Dialect.no_contract_options)
         self.__name__ = func.__name__
         self.__qualname__ = getattr(func, "__qualname__", func.__name__)
         self.__doc__ = func.__doc__
@@ -246,7 +250,7 @@ class KernelFunction(Generic[P]):
         self._is_method = (not self._static and bool(self._param_names) and self._param_names[0] == "self"
                            and "." in self.__qualname__)
         self._self_attrs = self._scan_self_attrs() if self._is_method else ()
-        self._cells = closure_cells(func)     # names read from an enclosing function (_captures)
+        self._cells = kernel_cells(func)     # names from an enclosing function, module arrays (_captures)
         self._plans: dict = {}
         self._closed_drops = 0      # times _forget_closed_plans dropped plans (a retry's witness)
         self._translations: dict = {}
@@ -290,6 +294,13 @@ class KernelFunction(Generic[P]):
     def fastmath(self) -> bool:
         """Whether this kernel builds with its dialect's fast-math options (``@kernel(fastmath=True)``)."""
         return self._fastmath
+
+    @property
+    def contract(self) -> bool:
+        """Whether the compiler may fuse ``a * b + c`` into one rounding (``@kernel(contract=False)``
+        turns it off, so float results match numpy's bit for bit where each operation is
+        correctly rounded)."""
+        return self._contract
 
     def __reduce__(self):          # by reference like a function, or by value with its source (_pickling)
         from ._pickling import reduce_kernel
@@ -458,12 +469,12 @@ class KernelFunction(Generic[P]):
 
     # ---- translation ------------------------------------------------------------------------------
     def _translation(self, dialect, tokens, bits, self_obj):
-        key = (dialect, tokens, bits, self.debug, self._fastmath)
+        key = (dialect, tokens, bits, self.debug, self._fastmath, self._contract)
         t = self._translations.get(key)
         if t is None or not refs_current(t.refs):
             from ._translate import translate      # the translator loads on first use
             t = translate(self.py_func, self._specs(tokens), (tokens, bits), dialect, self.default_float, bits,
-                          self_obj, bounds_check=self.debug, fastmath=self._fastmath)
+                          self_obj, bounds_check=self.debug, fastmath=self._fastmath, contract=self._contract)
             self._translations[key] = t
         return t
 
@@ -591,7 +602,7 @@ class KernelFunction(Generic[P]):
                             f"{'' if dialect_for(dialect).float16 else f' ({dialect} kernels take float32)'}; use float32")
         t0 = time.perf_counter()
         try:
-            options = build_options(device, dialect, self._fastmath)
+            options = build_options(device, dialect, self._fastmath, self._contract)
             program = device.context().program(t.source, options, name=t.name)
         except CompileError as exc:
             raise _with_source_path(exc, t, dialect) from None
@@ -689,12 +700,15 @@ def _with_source_path(exc: CompileError, t, dialect) -> CompileError:
                         exc.log, t.source, path)
 
 
-def build_options(device, dialect: str, fastmath: bool) -> tuple:
+def build_options(device, dialect: str, fastmath: bool, contract: bool = True) -> tuple:
     """The compiler options of a translated kernel. Exact (the default): the device's
     ``exact_math_options``, e.g. OpenCL's correctly rounded float32 division and sqrt, which
     Python semantics need. ``fastmath``: the device's ``fast_math_options`` if it declares
     them (a plug-in backend's compiler), else its dialect's (``-cl-fast-relaxed-math``,
-    ``--use_fast_math``, ``-ffast-math``)."""
+    ``--use_fast_math``, ``-ffast-math``). ``contract=False`` adds the dialect's
+    ``no_contract_options`` (``--fmad=false``, ``-ffp-contract=off``)."""
+    if not contract:
+        return tuple(getattr(device, "exact_math_options", ())) + dialect_for(dialect).no_contract_options
     if fastmath:
         own = getattr(device, "fast_math_options", None)
         if own is not None:
@@ -742,14 +756,14 @@ class _KernelDecorator(Protocol):
 
 @overload
 def kernel(func: Callable[P, object], *, backend: str | None = None, default_float: Any = None,
-           debug: bool = False, fastmath: bool = False) -> KernelFunction[P]: ...
+           debug: bool = False, fastmath: bool = False, contract: bool = True) -> KernelFunction[P]: ...
 @overload
 def kernel(func: None = None, *, backend: str | None = None, default_float: Any = None,
-           debug: bool = False, fastmath: bool = False) -> _KernelDecorator: ...
+           debug: bool = False, fastmath: bool = False, contract: bool = True) -> _KernelDecorator: ...
 
 
 def kernel(func: Callable[P, object] | None = None, *, backend: str | None = None, default_float: Any = None,
-           debug: bool = False, fastmath: bool = False) -> KernelFunction[P] | _KernelDecorator:
+           debug: bool = False, fastmath: bool = False, contract: bool = True) -> KernelFunction[P] | _KernelDecorator:
     """Turn a plain Python function over arrays and scalars into a GPU kernel.
 
     Use it bare or with options::
@@ -793,12 +807,18 @@ def kernel(func: Callable[P, object] | None = None, *, backend: str | None = Non
         and transcendentals become approximate, denormals may flush to zero, and the
         compiler may reorder float arithmetic and assume no NaN or infinity
         (``math.isnan`` may then answer False). Default: exact, IEEE-rounded as numpy.
+    :param contract: ``False`` forbids fusing ``a * b + c`` into one fused multiply-add (CUDA's
+        ``--fmad=false``, OpenCL's ``FP_CONTRACT OFF``, HIP's ``-ffp-contract=off``), so float
+        results match numpy's bit for bit wherever each operation is correctly rounded. By
+        default compilers may contract, as CUDA, CuPy and Numba do: the last bit can differ.
     :returns: a :class:`KernelFunction`.
     :raises SyntaxError: at the first call, for Python the translator does not accept, pointing
         at your file and line and saying what to write instead.
     """
     if func is None:
         def decorate(f: Callable[Q, object]) -> KernelFunction[Q]:
-            return KernelFunction(f, backend=backend, default_float=default_float, debug=debug, fastmath=fastmath)
+            return KernelFunction(f, backend=backend, default_float=default_float, debug=debug, fastmath=fastmath,
+                                  contract=contract)
         return decorate
-    return KernelFunction(func, backend=backend, default_float=default_float, debug=debug, fastmath=fastmath)
+    return KernelFunction(func, backend=backend, default_float=default_float, debug=debug, fastmath=fastmath,
+                          contract=contract)

@@ -176,7 +176,7 @@ def kernel_by_value(payload: bytes, sources: dict, files: dict, options: dict):
 
         kf = KernelFunction(staticmethod(func) if options.get("static") else func, backend=options.get("backend"),
                             default_float=options.get("default_float"), debug=options.get("debug", False),
-                            fastmath=options.get("fastmath", False))
+                            fastmath=options.get("fastmath", False), contract=options.get("contract", True))
         if len(_by_value) > 256:
             _by_value.clear()
         _by_value[key] = kf
@@ -203,7 +203,7 @@ def reduce_kernel(kf) -> tuple:
     files: dict = {}
     _source_spans(kf.py_func, sources, files, set())
     options = {"backend": kf.backend, "default_float": kf.default_float.name, "debug": kf.debug,
-               "fastmath": kf.fastmath, "static": kf._static}
+               "fastmath": kf.fastmath, "contract": kf.contract, "static": kf._static}
     return kernel_by_value, (cloudpickle.dumps(kf.py_func), sources, files, options)
 
 

@@ -224,7 +224,7 @@ class SplitKernel:
         values = kf._call_values(args)
         if kf._cells and not kf._is_method:       # names of the enclosing function ride along last (_captures)
             if any(v is not None for v in values[len(kf._param_names):]):
-                raise _refuse(kf, "it reads arrays from its enclosing function, which would not be split",
+                raise _refuse(kf, "it reads arrays from its enclosing function or its module, which would not be split",
                               "Pass those arrays as arguments")
             values = values[:len(kf._param_names)]
         for name, v in zip(kf._param_names, values):

@@ -347,11 +347,33 @@ class StatementRules:
             if isinstance(base, ir.Expr) and base.type is UNKNOWN and not self.final:
                 return []                            # a vector local whose type a later pass learns
             if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
-                raise self.err(target, "writing through a vector component or swizzle is not supported",
-                               "build a new vector instead, e.g. v = float4(v.x, 2.0, v.z, v.w)")
+                return self.component_store(target, base, value, s)
             raise self.err(target, f"cannot set attribute {target.attr!r} of {ast.unparse(target.value)!r} in a kernel",
                            "kernels cannot change Python objects; write results into an output array")
         raise self.err(target, "cannot assign to this target")
+
+    def component_store(self, target, base, value, s):
+        """``v.x = e`` / ``v.xy = w``: ``v`` gets a new vector, its other components kept."""
+        if not isinstance(target.value, ast.Name):
+            raise self.err(target, "writing a vector component needs a vector variable",
+                           "assign the vector to a name first, then set its component")
+        picked = self.swizzle_indices(base.type, target.attr, target)
+        if len(set(picked)) != len(picked):
+            raise self.err(target, f"swizzle .{target.attr} names a component twice and cannot be assigned")
+        old = self.materialize(base)
+        comps = [self.comp(old, k) for k in range(base.type.width)]
+        if isinstance(value.type, Vector):
+            if value.type.width != len(picked):
+                raise self.type_err(target, f"cannot assign a {value.type} to .{target.attr} "
+                                            f"({len(picked)} component{'s' if len(picked) > 1 else ''})")
+            v = self.materialize(value)
+            new = [self.comp(v, j) for j in range(len(picked))]
+        else:
+            new = [value] * len(picked)          # a number to every component named, as numpy broadcasts
+        for k, c in zip(picked, new):
+            comps[k] = self.convert(c, base.type.base)
+        whole = ast.copy_location(ast.Name(target.value.id, ast.Store()), target)
+        return self.store(whole, ir.VecCtor(comps, base.type), s)
 
     def st_AugAssign(self, s, top):
         once = self.indices_evaluated_once(s.target)
@@ -409,18 +431,23 @@ class StatementRules:
         if not self.is_kernel:
             raise self.err(call, "gpu.local_array must be declared in the kernel itself",
                            "declare it in the kernel and pass it to the helper")
-        if len(call.args) < 1:
+        kw = {k.arg: k.value for k in call.keywords}
+        unknown = set(kw) - {"shape", "dtype"}
+        if unknown:
+            raise self.err(call, f"gpu.local_array takes shape and dtype, not {sorted(unknown)[0]!r}")
+        shape_node = call.args[0] if call.args else kw.get("shape")
+        if shape_node is None:
             raise self.err(call, "gpu.local_array(shape, dtype) needs a shape")
-        shape_v = self.expr(call.args[0])
+        shape_v = self.expr(shape_node)
         dims = shape_v.items if isinstance(shape_v, TupleRef) else [shape_v]
         shape = []
         for d in dims:
             if not (isinstance(d, ir.Const) and isinstance(d.value, int) and d.value > 0):
-                raise self.err(call.args[0], "gpu.local_array needs a compile-time shape",
+                raise self.err(shape_node, "gpu.local_array needs a compile-time shape",
                                "use int literals, int constants of the module or of the enclosing function, "
                                "or a tuple of them (TILE = (16, 16))")
             shape.append(d.value)
-        dt_node = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
         elem = self.prog.default_float
         if dt_node is not None:
             obj = self.expr(dt_node)
@@ -457,8 +484,8 @@ class StatementRules:
             return self.domain_loop(s)
         it = s.iter
         callee = self.resolve_callee(it.func) if isinstance(it, ast.Call) else None
-        if isinstance(it, (ast.Name, ast.Attribute, ast.Tuple)):
-            items = self.expr(it)
+        if isinstance(it, (ast.Name, ast.Attribute, ast.Tuple, ast.Subscript)):
+            items = self.expr(it) if not isinstance(it, ast.Subscript) or isinstance(it.slice, ast.Slice) else None
             if isinstance(items, TupleRef):
                 return self.for_tuple(s, items)
         if not (isinstance(callee, ObjectRef) and callee.obj is range):
