@@ -252,3 +252,11 @@ def test_help_kernel_is_a_manual():
     for needle in ("Calling forms", "saxpy[\"opencl\"]", ":param backend:", ":param default_float:",
                    ":param debug:", "inspect(", "launch domain"):
         assert needle in text, needle
+
+
+def test_importing_pygpgpu_main_runs_nothing():
+    """mkdocstrings imports every submodule of pygpgpu to document pygpgpu.gpu; pygpgpu.__main__
+    then must not run the command line (it printed a usage error for mkdocs' own `build`)."""
+    run = subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['mkdocs', 'build']; import pygpgpu.__main__"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stderr == "" and run.stdout == "", run.stderr
