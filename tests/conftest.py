@@ -216,7 +216,7 @@ def hiprtc_compile():
 
 # ---- what a compile-only test asserts: the binary is for the right machine and defines the kernels -------
 _EM_CUDA, _EM_AMDGPU = 190, 224
-_KERNEL_DEF = re.compile(r'extern\s+"C"\s+__global__[^(;{]*?\bvoid\s+(\w+)\s*\(')
+_KERNEL_DEF = re.compile(r'extern\s+"C"\s+__global__[^(;{]*?\bvoid\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\(')
 
 
 def kernel_names(source: str) -> list[str]:

@@ -45,7 +45,7 @@ def test_the_differences_are_fields():
     cl, cu, hip = LANGUAGES["opencl"], LANGUAGES["cuda"], LANGUAGES["hip"]
     assert cl.long_long_reserved and not cu.long_long_reserved and not hip.long_long_reserved
     assert cl.long_bytes == 8 and cu.long_bytes == hip.long_bytes == ctypes.sizeof(ctypes.c_long)
-    assert cl.kernel_words == {"__kernel", "kernel"} and cu.kernel_words == hip.kernel_words == {"__global__"}
+    assert cl.kernel_words == {"__kernel", "kernel", "__kernel_exec", "kernel_exec"} and cu.kernel_words == hip.kernel_words == {"__global__"}
     assert cu.kernels_need_extern_c and hip.kernels_need_extern_c and not cl.kernels_need_extern_c
     # vectors: OpenCL pads 3 to 4 slots; CUDA caps alignment at 16, HIP does not
     f3 = {n: cdecl.vector_type("float", 3, n) for n in LANGUAGES}

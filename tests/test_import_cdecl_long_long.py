@@ -54,11 +54,15 @@ def test_cuda_and_hip_long_long_is_8_bytes(dialect, spelling, dtype):
     assert (v.type.dtype, v.type.size) == (dtype, 8) and p.type.pointee.dtype == dtype
 
 
-def test_importing_a_cl_file_with_long_long_fails_naming_file_line_and_fix(tmp_path):
+def test_importing_a_cl_file_with_long_long_leaves_that_kernel_out_naming_file_line_and_fix(tmp_path):
     path = tmp_path / "offsets.cl"
-    path.write_text("// 64-bit offsets\n__kernel void add(__global ulong* out, unsigned long long base) { }\n")
-    with pytest.raises(ImportError) as info:
-        kf.load(path)
+    path.write_text("// 64-bit offsets\n__kernel void add(__global ulong* out, unsigned long long base) { }\n"
+                    "__kernel void fine(__global ulong* out, ulong base) { }\n")
+    with pytest.warns(kf.KernelFileWarning, match="kernel 'add' is left out"):
+        m = kf.load(path)
+    assert m.__kernels__ == ["fine"]
+    with pytest.raises(AttributeError) as info:
+        m.add
     text = str(info.value)
     assert f"{path}:2:" in text and "'unsigned long long' is not a 64-bit integer in OpenCL C" in text
     assert "write 'ulong'" in text

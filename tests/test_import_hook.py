@@ -98,11 +98,14 @@ def test_python_module_wins_over_kernel_file(kdir):
     assert vecadd.WHO == "python"
 
 
-def test_bad_signature_is_import_error_with_file_and_line(kdir):
-    with pytest.raises(ImportError) as info:
-        import bad_signature  # noqa: F401
+def test_bad_signature_leaves_out_that_kernel_only_naming_file_and_line(kdir):
+    with pytest.warns(kf.KernelFileWarning, match=r"kernel 'broken' is left out of the module: .*bad_signature.cl:5:"):
+        import bad_signature
+    assert bad_signature.__kernels__ == ["fine"] and callable(bad_signature.fine)
+    with pytest.raises(AttributeError) as info:
+        bad_signature.broken
     assert f"{kdir / 'bad_signature.cl'}:5:" in str(info.value)
-    assert "mystery_t" in str(info.value) and info.value.name == "bad_signature"
+    assert "mystery_t" in str(info.value) and "kernel 'broken' of bad_signature.cl" in str(info.value)
 
 
 def test_mangled_cuda_kernel_explains_extern_c(tmp_path):

@@ -317,13 +317,6 @@ def k_unknown_call(x):
         x[i] = np.linalg.norm(x)  # REJECT
 
 
-@rejects("global numpy array")
-@kernel
-def k_global_array(x):
-    for i in range(x.shape[0]):
-        x[i] = TABLE[0]  # REJECT
-
-
 @rejects("is a string")
 @kernel
 def k_global_string(x):

@@ -245,8 +245,10 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             layout.append(("bound", k, idx.dtype))
     body_ir = fb.run_passes(body)
     prog.name_helpers()
-    # no early return when any barrier (also in a helper) needs every work item of the group
-    if fb.domain is not None and fb.domain.kind == "work_size" and not prog.uses_barrier:
+    # no early return when any barrier (also in a helper) or subgroup operation needs every work
+    # item of the group
+    if (fb.domain is not None and fb.domain.kind == "work_size" and not prog.uses_barrier
+            and "subgroups" not in prog.features):
         beyond = [ir.Bin(">=", ir.Cast(ir.WorkItem("global_id", fb.domain.ndim - 1 - k, INT64), idx),
                          ir.Var(f"_pyg_n{k}", idx), BOOL)
                   for k in range(fb.domain.ndim)]      # gpu.work_size() has 1 to 3 dimensions

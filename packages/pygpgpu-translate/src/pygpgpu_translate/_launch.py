@@ -10,7 +10,8 @@ import numpy as np
 
 from ._domain import build_function as compile_domain
 from ._aliases import numpy_aliases
-from ._launch_checks import (NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_int_ranges, extent_checker,
+from ._launch_checks import (NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit, check_int_ranges,
+                             extent_checker, group_limit,
                              reached)
 from ._signature import base_view, is_device_array
 
@@ -93,6 +94,7 @@ class LaunchPlan:
         self.int_checks = ()
         self.swapped = ()
         self.narrow = False
+        self.group_limit = group_limit(translation)
         self.auto_local = automatic_local_size(translation, getattr(kernel_handle, "work_group_size", None)
                                                or getattr(kernel_handle, "max_threads", None))
         # the group shape of a launch whose work size comes from the domain and gives no local
@@ -158,6 +160,8 @@ class LaunchPlan:
                 raise ValueError(f"kernel {self.t.name!r}: local size {local_size} has more dimensions than the "
                                  f"work size {global_size}")
             local_size = tuple(local_size) + (1,) * (len(global_size) - len(local_size))
+        if self.group_limit is not None and local_size is not None:
+            check_group_limit(self.group_limit, local_size, self.t.name)
         # ``whole``: the domain when this launch reaches all of it (only then may an array the kernel
         # writes at every domain index skip its upload); a smaller bracket work size reaches part
         whole = reach = domain

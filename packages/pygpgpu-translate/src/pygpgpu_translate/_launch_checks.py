@@ -143,6 +143,25 @@ def check_int_ranges(checks, values, kernel: str) -> None:
                 f"in arithmetic, which raises this error too); pass a value in {lo}..{hi}, or use wider arrays")
 
 
+def group_limit(t) -> int | None:
+    """The most work items per group the kernel can run with: its dialect's subgroup emulation
+    holds one scratch slot per work item (OpenCL), else no limit of the kernel's own."""
+    if "subgroups" not in (t.features or ()):
+        return None
+    from ._dialects import dialect_for
+    return dialect_for(t.dialect).subgroup_group_limit
+
+
+def check_group_limit(limit: int, local_size, name: str) -> None:
+    group = 1
+    for n in local_size:
+        group *= n
+    if group > limit:
+        raise ValueError(f"kernel {name!r} uses subgroup operations, which on this backend are emulated in local "
+                         f"memory for at most {limit} work items per group, but the local size {tuple(local_size)} "
+                         f"has {group}; give a smaller local size: {name}[(total, {limit})](...)")
+
+
 def automatic_local_size(t, max_group: int | None):
     """The group size a launch without an explicit local size must use, from what the kernel
     assumes: None when it declares no local arrays and no barriers (the runtime picks), a tuple
@@ -154,6 +173,9 @@ def automatic_local_size(t, max_group: int | None):
     shapes = {tuple(s) for s in (t.local_shapes or ())}
     name = t.name
     ask = f"give one: {name}[(total, local)](...)"
+    if not shapes and "subgroups" in (t.features or ()) and not t.uses_barrier:
+        # whole subgroups, as a CUDA launch of 256 threads has: 8 warps, 4 wavefronts, 8 runs of 32
+        return {1: (256,), 2: (32, 8), 3: (8, 8, 4)}.get(t.domain_ndim, (256,))
     if not shapes:
         if t.uses_barrier:
             return (f"kernel {name!r} synchronizes with gpu.barrier() but declares no gpu.local_array, so the group "

@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from ._constexpr import NotConstant, evaluate
 from ._languages import LANGUAGES, Language, language
+from ._options import file_options, normalise_options, option_defines
 from ._parser import CDeclError, KernelDecl, Param, parse_declarations
 from ._preprocess import expand_macros, preprocess
 from ._source import expand_includes, line_marker, strip_comments
@@ -48,9 +50,12 @@ __all__ = [
     "vector_type",
     "c_name",
     "strip_comments",
+    "file_options",
+    "normalise_options",
+    "option_defines",
 ]
 
-FORMAT = 1
+FORMAT = 2
 """Version of the JSON form of ParsedFile (bump when it changes)."""
 
 
@@ -63,6 +68,10 @@ class ParsedFile:
     constants: "dict[str, int | float]" = field(default_factory=dict)
     includes: "list[str]" = field(default_factory=list)
     skipped: "dict[str, str]" = field(default_factory=dict)
+    broken: "dict[str, str]" = field(default_factory=dict)
+    """Kernels whose declaration could not be understood -> ``file:line: reason``."""
+    options: "list[str]" = field(default_factory=list)
+    """The build options: the file's own (``// pygpgpu: options ...``), then the given ones."""
 
     # ---- JSON (the metadata cache stores this; no pickle) ---------------------------------
     def to_json(self) -> str:
@@ -98,6 +107,8 @@ class ParsedFile:
             "constants": self.constants,
             "includes": self.includes,
             "skipped": self.skipped,
+            "broken": self.broken,
+            "options": self.options,
         }
         doc["structs"] = structs  # after every enc() call
         return json.dumps(doc, indent=1, sort_keys=True)
@@ -141,6 +152,8 @@ class ParsedFile:
             constants=dict(doc["constants"]),
             includes=list(doc["includes"]),
             skipped=dict(doc["skipped"]),
+            broken=dict(doc["broken"]),
+            options=list(doc["options"]),
         )
 
 
@@ -170,16 +183,25 @@ def _constants(pre, dialect: Language) -> "dict[str, int | float]":
     return values
 
 
-def parse_source(text: str, dialect: "str | Language", path: str = "<string>") -> ParsedFile:
+def parse_source(text: str, dialect: "str | Language", path: str = "<string>", *,
+                 options: "str | Iterable[str] | None" = None, partial: bool = False) -> ParsedFile:
     """Parse kernel source ``text`` in language ``dialect`` (a name of ``LANGUAGES`` or a
-    :class:`Language`) as if it were the file ``path`` (includes resolve next to it)."""
+    :class:`Language`) as if it were the file ``path`` (includes resolve next to it).
+
+    ``options``: build options given for the file; with the file's own (``// pygpgpu: options``)
+    they define macros for ``#if`` (``-DNAME=value``, ``-UNAME``) and are kept in
+    ``ParsedFile.options``. A kernel whose signature cannot be understood raises CDeclError, or
+    with ``partial=True`` is listed in ``ParsedFile.broken`` while the other kernels parse."""
     lang = language(dialect)          # an unknown name: ValueError listing the languages
-    pre = preprocess(path, text, lang)
+    all_options = [*file_options(text), *normalise_options(options)]
+    pre = preprocess(path, text, lang, option_defines(all_options))
     constants = _constants(pre, lang)
     function_macros = {name for name, m in pre.macros.items() if m.function_like}
     tokens = expand_macros(pre.tokens, pre.macros)
     table = dict(constants)
     decls = parse_declarations(tokens, lang, function_macros, table)
+    if decls.errors and not partial:
+        raise decls.errors[0]
     exported = {name: value for name, value in constants.items() if not name.startswith("__")}
     for name, value in decls.enum_constants.items():
         exported.setdefault(name, value)
@@ -191,13 +213,18 @@ def parse_source(text: str, dialect: "str | Language", path: str = "<string>") -
         constants=exported,
         includes=pre.includes,
         skipped=decls.skipped,
+        broken=decls.broken,
+        options=all_options,
     )
 
 
-def parse_file(path: "str | Path", dialect: "str | Language") -> ParsedFile:
-    """Parse a kernel file and its local headers. Raises CDeclError (with file:line) or OSError."""
+def parse_file(path: "str | Path", dialect: "str | Language", *, options: "str | Iterable[str] | None" = None,
+               partial: bool = False) -> ParsedFile:
+    """Parse a kernel file and its local headers (``options``, ``partial``: see
+    :func:`parse_source`). Raises CDeclError (with file:line) or OSError."""
     path = Path(path).resolve()
-    return parse_source(path.read_text(encoding="utf-8", errors="replace"), dialect, str(path))
+    return parse_source(path.read_text(encoding="utf-8", errors="replace"), dialect, str(path), options=options,
+                        partial=partial)
 
 
 def compile_source(path: "str | Path") -> str:

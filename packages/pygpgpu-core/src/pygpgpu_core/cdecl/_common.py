@@ -26,11 +26,19 @@ _ADDRESS_SPACES = {
     "__constant": "constant", "constant": "constant", "__private": "private", "private": "private",
     "__generic": "global", "generic": "global",
 }
-_IGNORED_QUALIFIERS = frozenset({"volatile", "restrict", "__restrict", "__restrict__", "register", "__device__",
-                                 "__shared__", "__managed__", "__constant__", "static", "mutable", "__unused"})
-_IMAGE_QUALIFIERS = frozenset({"__read_only", "read_only", "__write_only", "write_only", "__read_write", "read_write"})
+_CONST_QUALIFIERS = frozenset({"const", "__const", "__const__"})
+"""``const`` and the spellings clang and GCC accept for it (``__const`` in older OpenCL samples)."""
+_IGNORED_QUALIFIERS = frozenset({"volatile", "__volatile", "__volatile__", "restrict", "__restrict", "__restrict__",
+                                 "register", "__device__", "__shared__", "__managed__", "__constant__", "static",
+                                 "mutable", "__unused", "__grid_constant__",
+                                 # OpenCL access qualifiers: only images and pipes take them, and those types are
+                                 # refused by name (_OPAQUE_TYPES), so the kernel is left out saying why
+                                 "__read_only", "read_only", "__write_only", "write_only", "__read_write",
+                                 "read_write"})
 _ATTRIBUTE_CALLS = frozenset({"__attribute__", "__launch_bounds__", "__declspec", "__align__", "alignas",
-                              "_Alignas", "__cluster_dims__", "__maxnreg__"})
+                              "_Alignas", "__cluster_dims__", "__maxnreg__",
+                              # OpenCL C's __kernel_exec(X, typen): __kernel with two attributes
+                              "__kernel_exec", "kernel_exec"})
 _OPAQUE_TYPES = frozenset({"image1d_t", "image2d_t", "image3d_t", "image1d_array_t", "image2d_array_t",
                            "image1d_buffer_t", "image2d_depth_t", "image2d_array_depth_t", "sampler_t", "event_t",
                            "queue_t", "clk_event_t", "reserve_id_t", "pipe", "cudaTextureObject_t",

@@ -146,7 +146,7 @@ class _Evaluator:
         if not words or self.peek() != ")":
             self.pos = start
             return None
-        words = [w for w in words if w != "const"]
+        words = [w for w in words if w not in ("const", "__const", "__const__")]
         t = builtin_type(words, self.dialect) if words and (len(words) > 1 or words[0] in TYPE_WORDS or
                                                             not self._is_macro(words[0])) else None
         if not isinstance(t, Scalar):

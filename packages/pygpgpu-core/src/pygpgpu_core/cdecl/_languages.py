@@ -51,7 +51,7 @@ class Language:
 
 OPENCL_C = Language(
     name="opencl", long_bytes=8, long_long_reserved=True, vector_widths=(2, 3, 4, 8, 16), vector3_padded=True,
-    vector_align_cap=0, kernel_words=frozenset({"__kernel", "kernel"}), kernels_need_extern_c=False,
+    vector_align_cap=0, kernel_words=frozenset({"__kernel", "kernel", "__kernel_exec", "kernel_exec"}), kernels_need_extern_c=False,
     tags_are_type_names=False, attributes_after_brace=True,
     predefined=MappingProxyType({"__OPENCL_VERSION__": "120", "__OPENCL_C_VERSION__": "120", "CL_VERSION_1_0": "100",
                                  "CL_VERSION_1_1": "110", "CL_VERSION_1_2": "120", "__ENDIAN_LITTLE__": "1"}))

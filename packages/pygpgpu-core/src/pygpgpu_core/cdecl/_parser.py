@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ._aggregates import AggregateParser
-from ._common import (_ADDRESS_SPACES, _ATTRIBUTE_CALLS, _IGNORED_QUALIFIERS, _IMAGE_QUALIFIERS, _KERNEL_NOISE,
+from ._common import (_ADDRESS_SPACES, _ATTRIBUTE_CALLS, _CONST_QUALIFIERS, _IGNORED_QUALIFIERS, _KERNEL_NOISE,
                       _OPAQUE_TYPES, CDeclError, closing, spelling, split_commas, strip_attributes)
 from ._constexpr import NotConstant, evaluate
 from ._languages import Language
@@ -57,6 +57,11 @@ class Declarations:
     enum_constants: "dict[str, int]" = field(default_factory=dict)
     skipped: "dict[str, str]" = field(default_factory=dict)
     """Names seen but not exported, with the reason (shown when a user asks for them)."""
+    broken: "dict[str, str]" = field(default_factory=dict)
+    """Kernels whose signature could not be understood (an unknown type, a non-void return),
+    with the reason: the file's other kernels still import."""
+    errors: "list[CDeclError]" = field(default_factory=list)
+    """The errors behind ``broken``, in file order (strict parsing raises the first)."""
 
 
 class _Parser(AggregateParser):
@@ -158,9 +163,12 @@ class _Parser(AggregateParser):
     # ---- kernels ------------------------------------------------------------------------
     def _is_kernel(self, head: "list[Token]") -> bool:
         # only the specifiers count: "void blur(__global const float* kernel)" is not a kernel
+        words = self.lang.kernel_words
+        if any(t.text in words and n.text == "(" for t, n in zip(head, head[1:])):
+            return True           # __kernel_exec(64, float4) void k(...): a kernel word called like an attribute
         toks, _ = strip_attributes(head, self.function_macros)
         cut = next((k for k, t in enumerate(toks) if t.text == "("), len(toks))
-        return any(t.text in self.lang.kernel_words for t in toks[:cut])
+        return any(t.text in words for t in toks[:cut])
 
     def _function(self, head: "list[Token]", scopes: "list[str]") -> None:
         if not self._is_kernel(head):
@@ -187,12 +195,18 @@ class _Parser(AggregateParser):
             kernel = self._kernel_signature(head)
         except CDeclError as exc:
             name = self._function_name(head)
-            if not exc.unsupported or not name:
+            if not name:
                 raise
-            self.out.skipped[name] = f"{exc.file}:{exc.line}: {exc.message}"
             self.out.kernels.pop(name, None)
+            reason = f"{exc.file}:{exc.line}: {exc.message}"
+            if exc.unsupported:   # understood, but not callable from Python (images, T**)
+                self.out.skipped[name] = reason
+            else:                 # not understood: only this kernel is lost
+                self.out.broken[name] = reason
+                self.out.errors.append(exc)
             return
         self.out.skipped.pop(kernel.name, None)
+        self.out.broken.pop(kernel.name, None)
         self.out.kernels[kernel.name] = kernel
 
     def _template_name(self, head: "list[Token]") -> "str | None":
@@ -281,14 +295,11 @@ class _Parser(AggregateParser):
             x = t.text
             if x in _ADDRESS_SPACES:
                 addr = _ADDRESS_SPACES[x]
-            elif x == "const":
+            elif x in _CONST_QUALIFIERS:
                 if stars == 0:
                     const = True
             elif x in _IGNORED_QUALIFIERS:
                 pass
-            elif x in _IMAGE_QUALIFIERS:
-                raise CDeclError(f"{what}: image/pipe arguments are not supported by the import hook", t.file, t.line,
-                                 unsupported=True)
             elif x in ("struct", "union", "enum"):
                 if i + 1 >= len(toks) or toks[i + 1].kind != "id":
                     raise CDeclError(f"{what}: expected a name after {x!r}", t.file, t.line)

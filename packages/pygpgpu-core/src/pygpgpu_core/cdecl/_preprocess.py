@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from ._common import CDeclError
 from ._constexpr import NotConstant, evaluate
@@ -47,14 +48,23 @@ class Preprocessed:
     """Object-like macro names in definition order (main file and headers)."""
 
 
-def preprocess(path: str, text: "str | None" = None, dialect: "str | Language" = OPENCL_C) -> Preprocessed:
+def preprocess(path: str, text: "str | None" = None, dialect: "str | Language" = OPENCL_C,
+               defines: "Iterable[tuple[str, str | None]]" = ()) -> Preprocessed:
     """``dialect``: the file's language; what its compiler predefines is defined first
     (``Language.predefined``), so ``#ifdef __OPENCL_VERSION__`` in a header shared with host
-    code selects the branch the device compiler will."""
+    code selects the branch the device compiler will. ``defines``: what the build options
+    define (``(name, body)``) or undefine (``(name, None)``), applied next, in order."""
     lang = language(dialect)
     out = Preprocessed()
     for name, value in lang.predefined.items():
         out.macros[name] = Macro(name, tokenize(value, "<predefined>", 0), False, "<predefined>", 0)
+    for name, body in defines:          # like #define/#undef lines before the file's first line
+        out.macros.pop(name, None)
+        if name in out.main_defines:
+            out.main_defines.remove(name)
+        if body is not None:
+            out.macros[name] = Macro(name, tokenize(body, "<options>", 0), False, "<options>", 0)
+            out.main_defines.append(name)
     _process_file(str(Path(path).resolve()), text, out, stack=(), once=set(), dialect=lang)
     return out
 

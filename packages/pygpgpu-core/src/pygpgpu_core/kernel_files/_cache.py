@@ -96,12 +96,15 @@ class SourceCache:
         assert self.folder is not None, "callers check for a folder first"
         return self.folder / f"{self.stem}{self.source.suffix.replace('.', '_')}.meta.json"
 
-    def load_meta(self) -> "ParsedFile | None":
+    def load_meta(self, options: "tuple[str, ...]" = ()) -> "ParsedFile | None":
+        """The parsed declarations stored for this file under the same given build options
+        (their ``-D`` change what ``#if`` keeps), or None."""
         if self.folder is None:
             return None
         try:
             doc = json.loads(self.meta_path.read_text(encoding="utf-8"))
-            if doc.get("package") != PACKAGE_VERSION or doc.get("source") != str(self.source):
+            if doc.get("package") != PACKAGE_VERSION or doc.get("source") != str(self.source) or \
+                    doc.get("options") != list(options):
                 return None
             for path, stamp in doc["stamps"].items():
                 if not stamp_matches(path, stamp):
@@ -112,10 +115,11 @@ class SourceCache:
             # another shape (a list, a wrong index) fails as a lookup or attribute error.
             return None
 
-    def store_meta(self, parsed: ParsedFile, stamps: "dict[str, list | None]") -> None:
+    def store_meta(self, parsed: ParsedFile, stamps: "dict[str, list | None]", options: "tuple[str, ...]" = ()) -> None:
         if self.folder is None or any(s is None for s in stamps.values()):
             return
-        doc = {"package": PACKAGE_VERSION, "source": str(self.source), "stamps": stamps, "parsed": parsed.to_json()}
+        doc = {"package": PACKAGE_VERSION, "source": str(self.source), "options": list(options), "stamps": stamps,
+               "parsed": parsed.to_json()}
         try:
             atomic_write(self.meta_path, json.dumps(doc, indent=1).encode())
         except OSError:

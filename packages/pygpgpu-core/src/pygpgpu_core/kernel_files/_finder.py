@@ -10,7 +10,9 @@ import importlib.abc
 import importlib.util
 import os
 import sys
+import types
 from pathlib import Path
+from typing import Iterable
 
 from ._module import KINDS, Kind, populate_module
 
@@ -18,16 +20,17 @@ __all__ = ["KernelFileFinder", "KernelFileLoader", "install", "uninstall", "inst
 
 
 class KernelFileLoader(importlib.abc.Loader):
-    def __init__(self, fullname: str, path: str, kind: Kind):
+    def __init__(self, fullname: str, path: str, kind: Kind, options: "tuple[str, ...]" = ()):
         self.name = fullname
         self.path = path
         self.kind = kind
+        self.options = options
 
     def create_module(self, spec):
         return None  # the default module object
 
     def exec_module(self, module) -> None:
-        populate_module(module, Path(self.path).resolve(), self.kind)
+        populate_module(module, Path(self.path).resolve(), self.kind, self.options)
 
     def get_filename(self, fullname: "str | None" = None) -> str:
         return self.path
@@ -42,6 +45,14 @@ class KernelFileFinder(importlib.abc.MetaPathFinder):
 
     def __repr__(self) -> str:
         return f"<pygpgpu {self.kind.extension} kernel file finder>"
+
+    def __call__(self, path: "str | os.PathLike[str]", options: "str | Iterable[str] | None" = None,
+                 name: "str | None" = None) -> types.ModuleType:
+        """Import the kernel file at ``path`` with build ``options`` (``climport("blur.cl",
+        options=["-DRADIUS=3"])``); the same as ``kernel_files.load(path, kind, options=...)``."""
+        from . import load
+
+        return load(Path(path), self.kind.name, name=name, options=options)
 
     def find_spec(self, fullname, path=None, target=None):
         leaf = fullname.rpartition(".")[2]

@@ -19,6 +19,7 @@ from ..selector import Selector, canonical_backend, parse_selector
 from . import _args
 from ._args import CallState, arg_type, converter_for
 from ._lengths import bounds_check_enabled, check_lengths, length_checks
+from ._names import python_names
 from ._pickling import reduce_kernel
 
 __all__ = ["FileKernel", "parse_work_size"]
@@ -69,8 +70,10 @@ class FileKernel:
         self.__name__ = decl.name
         self.__qualname__ = decl.name
         self.__doc__ = f"{decl.prototype}\n\nDefined at {decl.file}:{decl.line}."
+        self._keywords = python_names([p.name for p in decl.params])
+        """The keyword of each parameter: its C name, ``in_`` for ``in`` (see ``_names``)."""
         self.__signature__ = inspect.Signature(
-            [inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in decl.params])
+            [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in self._keywords])
 
     # ---- introspection -----------------------------------------------------------------
     @property
@@ -114,7 +117,7 @@ class FileKernel:
                 selector = item
             else:
                 work = parse_work_size(item)
-        return FileKernel(self._decl, self._state, selector, work)
+        return type(self)(self._decl, self._state, selector, work)
 
     # ---- call --------------------------------------------------------------------------
     def _bind(self, args: tuple, kwargs: dict) -> list:
@@ -124,14 +127,18 @@ class FileKernel:
                             f"but {len(args)} were given; its C prototype is: {self.prototype}")
         values = list(args)
         if kwargs:
-            for p in params[len(args):]:
-                if p.name not in kwargs:
-                    raise TypeError(f"kernel {self.name!r} is missing argument {p.name!r}; its C prototype is: "
+            for p, keyword in zip(params, self._keywords):
+                if p.name != keyword and p.name in kwargs:
+                    raise TypeError(f"kernel {self.name!r} got an unexpected argument {p.name!r} (a Python keyword: "
+                                    f"pass it as {keyword}=...); its C prototype is: {self.prototype}")
+            for keyword in self._keywords[len(args):]:
+                if keyword not in kwargs:
+                    raise TypeError(f"kernel {self.name!r} is missing argument {keyword!r}; its C prototype is: "
                                     f"{self.prototype}")
-                values.append(kwargs.pop(p.name))
+                values.append(kwargs.pop(keyword))
             if kwargs:
                 name = next(iter(kwargs))
-                dup = any(p.name == name for p in params)
+                dup = name in self._keywords
                 raise TypeError(f"kernel {self.name!r} got {'multiple values for' if dup else 'an unexpected'} "
                                 f"argument {name!r}; its C prototype is: {self.prototype}")
         return values

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..cdecl import Pointer, Scalar, Struct, Vector
+from ._names import python_names
 
 __all__ = ["CVector", "CStruct", "CUnion", "scalar_ctype", "vector_ctype", "struct_ctype", "numpy_dtype", "ctype_of"]
 
@@ -70,13 +71,26 @@ class _Record:
     """Members by position and a readable repr for generated structs and unions."""
 
     _members_: tuple = ()
+    _keywords_: dict = {}
+    """Python name -> C member name, for members named like Python keywords (``in_`` -> ``in``)."""
     __layout__: tuple = ()
 
+    def _python_members_(self) -> "list[str]":
+        renamed = {c: py for py, c in self._keywords_.items()}
+        return [renamed.get(m, m) for m in self._members_]
+
     def __init__(self, *args: Any, **kwargs: Any):
-        """Positional arguments fill the members in declaration order (padding is skipped)."""
+        """Positional arguments fill the members in declaration order (padding is skipped).
+        Keywords are the members' Python names: ``in_`` for a member ``in`` (as in the ``.pyi``)."""
         if len(args) > len(self._members_):
             raise TypeError(f"{type(self).__name__} has {len(self._members_)} members "
                             f"({', '.join(self._members_)}), got {len(args)} values")
+        if kwargs:
+            kwargs = {self._keywords_.get(k, k): v for k, v in kwargs.items()}
+            for key in kwargs:
+                if key.startswith("_") and key not in self._members_ or not hasattr(type(self), key):
+                    raise TypeError(f"{type(self).__name__} has no member {key!r} (members: "
+                                    f"{', '.join(self._python_members_())})")
         for name, value in zip(self._members_, args):
             if name in kwargs:
                 raise TypeError(f"{type(self).__name__} got two values for member {name!r}")
@@ -189,6 +203,11 @@ def struct_ctype(s: Struct) -> type:
     ns = {"_pack_": 1, "_layout_": "ms", "_fields_": fields, "__module__": __name__,
           "__struct__": s, "__layout__": layout_signature(s), "__c_name__": s.c_spelling,
           "_members_": tuple(f.name for f in s.fields)}
+    keywords = {py: c for py, c in zip(python_names([f.name for f in s.fields]), (f.name for f in s.fields))
+                if py != c}
+    ns["_keywords_"] = keywords
+    for py, c in keywords.items():     # s.in_ reads and writes member "in", as the .pyi says
+        ns[py] = _member_alias(c)
     if anonymous:
         ns["_anonymous_"] = anonymous
     ns["dtype"] = numpy_dtype(s)
@@ -197,6 +216,16 @@ def struct_ctype(s: Struct) -> type:
         raise AssertionError(f"ctypes layout of {s.name} is {ctypes.sizeof(cls)} bytes, device layout {s.size}")
     _struct_cache[id(s)] = cls
     return cls
+
+
+def _member_alias(member: str) -> property:
+    def get(self: Any) -> Any:
+        return getattr(self, member)
+
+    def set_(self: Any, value: Any) -> None:
+        setattr(self, member, value)
+
+    return property(get, set_, doc=f"member {member!r} (a Python keyword, so spelled with a trailing underscore)")
 
 
 def numpy_dtype(t: Any) -> np.dtype:

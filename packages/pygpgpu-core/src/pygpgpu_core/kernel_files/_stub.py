@@ -16,6 +16,7 @@ import numpy as np
 
 from ..backend.cache import atomic_write
 from ..cdecl import ParsedFile, Pointer, Scalar, Struct, Vector
+from ._names import python_names
 
 __all__ = ["stub_text", "write_stub"]
 
@@ -72,14 +73,19 @@ def _field_annotation(t, dims) -> str:
     return _struct_class_name(t)
 
 
-def _ident(name: str) -> str:
-    return name + "_" if keyword.iskeyword(name) else name
+def _attribute_name(name: str) -> bool:
+    """Whether a kernel is a module attribute (``pass`` and ``__file__`` are only in ``kernels``)."""
+    return name.isidentifier() and not keyword.iskeyword(name) and not (name.startswith("__") and name.endswith("__"))
+
+
+def _declared(parsed: ParsedFile, name: str) -> bool:
+    return name in parsed.kernels or name in parsed.structs or name in parsed.constants
 
 
 def stub_text(parsed: ParsedFile, source: Path) -> str:
     out = [
         f'"""{_MARK}{source.name}; regenerated on import when the file changes."""',
-        "from typing import Any, Sequence",
+        "from typing import Any, Mapping, Sequence",
         "",
         "import numpy as np",
         "import numpy.typing as npt",
@@ -89,6 +95,7 @@ def stub_text(parsed: ParsedFile, source: Path) -> str:
         "from pygpgpu_core.protocols import LocalMemory",
         "",
         "__kernels__: list[str]",
+        *([] if _declared(parsed, "kernels") else ["kernels: Mapping[str, FileKernel]"]),
         "",
     ]
     for name, value in parsed.constants.items():
@@ -106,16 +113,18 @@ def stub_text(parsed: ParsedFile, source: Path) -> str:
         seen.add(id(s))
         out.append(f"class {cls}({'CUnion' if s.union else 'CStruct'}):")
         out.append(f'    """{s.c_spelling}: {s.size} bytes, aligned {s.align} ({parsed.dialect} layout)."""')
-        for f in s.fields:
-            out.append(f"    {_ident(f.name)}: {_field_annotation(f.type, f.dims)}")
-        args = ", ".join(f"{_ident(f.name)}: Any = ..." for f in s.fields)
+        members = python_names([f.name for f in s.fields])
+        for py, f in zip(members, s.fields):
+            out.append(f"    {py}: {_field_annotation(f.type, f.dims)}")
+        args = ", ".join(f"{py}: Any = ..." for py in members)
         out.append(f"    def __init__(self{', ' if args else ''}{args}) -> None: ...")
         out.append("")
         if name != cls:
             out += [f"{name} = {cls}", ""]
     for k in parsed.kernels.values():
         cls = f"_{k.name}_kernel"
-        params = ", ".join(f"{_ident(p.name)}: {_param_annotation(p.type)}" for p in k.params)
+        keywords = python_names([p.name for p in k.params])
+        params = ", ".join(f"{kw}: {_param_annotation(p.type)}" for kw, p in zip(keywords, k.params))
         notes = []
         for p in k.params:
             note = {"read": "read-only: uploaded, not read back", "readwrite": "uploaded and read back",
@@ -132,8 +141,7 @@ def stub_text(parsed: ParsedFile, source: Path) -> str:
             '        """',
             f"    def __getitem__(self, config: Any) -> {cls}: ...",
             "",
-            f"{k.name}: {cls}",
-            "",
+            *([f"{k.name}: {cls}", ""] if _attribute_name(k.name) else []),
         ]
     return "\n".join(out).rstrip() + "\n"
 
