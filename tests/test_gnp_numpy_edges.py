@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import pygpgpu
 import pygpgpu.numpy as gnp
 import pytest
 from pygpgpu import kernel
@@ -51,7 +52,8 @@ BOOL_OPS = {
 @pytest.mark.parametrize("op", BOOL_OPS, ids=list(BOOL_OPS))
 def test_bool_bytes_other_than_one_are_true(backend, op):
     b = odd_bools()
-    check(BOOL_OPS[op](gnp, up(b, backend)), BOOL_OPS[op](np, b))
+    with pygpgpu.device(backend):          # gnp.arange & co on the same device as b
+        check(BOOL_OPS[op](gnp, up(b, backend)), BOOL_OPS[op](np, b))
 
 
 def test_kernel_reads_a_numpy_bool_argument_as_numpy_does(backend):
