@@ -563,6 +563,10 @@ MUTATIONS = [
              (KEYS, "-k", "translation_key"), "a @kernel(contract=False) source is cached apart"),
     Mutation("pickle-by-value-drops-contract", f"{TRANSLATE}/_pickling.py", '"contract": kf.contract,',
              '"contract": True,', ("tests/test_pickling_options.py",), "an unpickled contract=False kernel stays so"),
+    Mutation("native-argument-count", f"{CORE_BACKEND}/_native_launch.c",
+             "if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != self->nargs) {",
+             "if (!PyTuple_CheckExact(values)) {", (NATIVE, "-k", "hundredth"),
+             "a call with too many or too few arguments is the Python launcher's error, warm as cold"),
 ]
 
 
