@@ -277,6 +277,11 @@ OPTIONAL_ATTRIBUTES: "dict[str, tuple[str, Any, str]]" = {
                              "``__cuda_array_interface__`` and objects exposing it are wrapped on its devices"),
     "mem_base_addr_align": ("Device", 1, "the alignment (bytes) sub-buffers and zero-copy host memory need"),
     "exact_math_options": ("Device", (), "build options that keep IEEE math (OpenCL: no fast relaxed math)"),
+    "fast_math_options": ("Device", None, "build options of @kernel(fastmath=True) for its compiler (None: the "
+                          "dialect's own, e.g. -cl-fast-relaxed-math)"),
+    "local_mem_size": ("Device", None, "bytes of local (shared) memory a group may use (None: unknown, not checked)"),
+    "guarded_local_size": ("Device", None, "``f(ndim, kernel_work_group_size) -> local size`` for a launch whose work "
+                           "size comes from the domain (OpenCL GPUs); None: the runtime picks"),
     "is_gpu": ("Device", False, "a GPU (device order, reduction sizes)"),
     "is_cpu": ("Device", False, "a CPU device (device order, reduction sizes)"),
     "handle": ("Queue", None, "the raw stream handle (an int or a ctypes pointer; 0 / None: the default stream)"),

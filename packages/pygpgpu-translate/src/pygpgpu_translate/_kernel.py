@@ -21,6 +21,7 @@ import numpy as np
 from pygpgpu_core import registry
 from pygpgpu_core.cache import atomic_write, cache_dir
 from pygpgpu_core.errors import ClosedError, CompileError, GPGPUError
+from pygpgpu_core.protocols import option
 from pygpgpu_core.forking import ForkedProcessError
 from pygpgpu_core.logs import logged_launcher
 from pygpgpu_core.protocols import Device
@@ -746,13 +747,13 @@ def build_options(device, dialect: str, fastmath: bool, contract: bool = True) -
     ``--use_fast_math``, ``-ffast-math``). ``contract=False`` adds the dialect's
     ``no_contract_options`` (``--fmad=false``, ``-ffp-contract=off``)."""
     if not contract:
-        return tuple(getattr(device, "exact_math_options", ())) + dialect_for(dialect).no_contract_options
+        return tuple(option(device, "exact_math_options")) + dialect_for(dialect).no_contract_options
     if fastmath:
-        own = getattr(device, "fast_math_options", None)
+        own = option(device, "fast_math_options")
         if own is not None:
             return tuple(own)
         return dialect_for(dialect).fast_math_options
-    return tuple(getattr(device, "exact_math_options", ()))
+    return tuple(option(device, "exact_math_options"))
 
 
 def _dialect_of(backend) -> str:

@@ -7,6 +7,7 @@ ctypes allocation of its own.
 from __future__ import annotations
 
 import numpy as np
+from pygpgpu_core.protocols import option
 
 from ._domain import build_function as compile_domain
 from ._aliases import numpy_aliases
@@ -100,13 +101,13 @@ class LaunchPlan:
         self.swapped = ()
         self.narrow = False
         self.group_limit = group_limit(translation)
-        self.auto_local = automatic_local_size(translation, getattr(kernel_handle, "work_group_size", None)
-                                               or getattr(kernel_handle, "max_threads", None))
+        self.auto_local = automatic_local_size(translation, option(kernel_handle, "work_group_size")
+                                               or option(kernel_handle, "max_threads"))
         # the group shape of a launch whose work size comes from the domain and gives no local
         # size, where the backend wants one chosen (OpenCL GPUs: Device.guarded_local_size); the
         # kernel's domain guard skips the work items that rounding up to whole groups adds
-        pick = getattr(self.device, "guarded_local_size", None)
-        self.guarded_local = (pick(translation.domain_ndim, getattr(kernel_handle, "work_group_size", 1))
+        pick = option(self.device, "guarded_local_size")
+        self.guarded_local = (pick(translation.domain_ndim, option(kernel_handle, "work_group_size") or 1)
                               if pick is not None and self.auto_local is None and translation.domain_ndim else None)
 
     def set_alignment(self, tokens) -> None:

@@ -39,6 +39,7 @@ import functools
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray
+from pygpgpu_core.protocols import option
 
 from .._kernel import _Config
 from ._codegen import kernel_from_source, launch, np_type
@@ -74,7 +75,7 @@ def _fitting_items(kt: np.dtype, with_index: bool, limit: int) -> int:
 def _items(kt: np.dtype, with_index: bool, device=None) -> int:
     """Elements per work item: as many as fit the device's local memory, at most ``LOCAL_LIMIT``
     (0: not even one fits)."""
-    limit = getattr(device, "local_mem_size", None) if device is not None else None
+    limit = option(device, "local_mem_size") if device is not None else None
     return _fitting_items(kt, with_index, min(limit or LOCAL_LIMIT, LOCAL_LIMIT))
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from pygpgpu_core.gnp import DeviceArray
 from pygpgpu_core.gnp._array import check_out_writeable
 from pygpgpu_core.gnp._array import setitem_value
+from pygpgpu_core.protocols import option
 
 from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
@@ -383,12 +384,12 @@ _UFUNC_NAMES = {"min": "minimum", "max": "maximum", "argmin": "argmin", "argmax"
 def cpu_layout(device) -> bool:
     """Whether the rows kernel walks contiguous chunks per work item (CPUs) rather than striding
     across the group (GPUs). Tests swap this to run both variants on one device."""
-    return not getattr(device, "is_gpu", True)
+    return not option(device, "is_gpu")
 
 
 def _target_groups(device) -> int:
     cu = max(int(getattr(device, "compute_units", 1) or 1), 1)
-    return cu * (_GPU_GROUPS_PER_CU if getattr(device, "is_gpu", True) else 4)
+    return cu * (_GPU_GROUPS_PER_CU if option(device, "is_gpu") else 4)
 
 
 def _vector_lanes(red: Reduction, x: DeviceArray, outer: int, r: int, chunked: bool) -> int:
