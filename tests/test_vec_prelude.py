@@ -15,11 +15,15 @@ DIALECTS = ("opencl", "cuda", "hip")
 _DEFINED_FN = re.compile(r"(?:static inline|__device__ __forceinline__)\s[^(){};]*?\b(pg_\w+)\s*\(")
 _DEFINED_TYPE = re.compile(r"struct alignas\(\d+\) (pg_\w+)")
 _DEFINED_TYPEDEF = re.compile(r"typedef struct \{[^}]*\} (pg_\w+);")
+_DEFINED_MACRO = re.compile(r"#define (pg_\w+)\(")
 _USED = re.compile(r"\bpg_\w+\b")
+# declared by the kernel itself (Dialect.kernel_locals), for pieces that need kernel-scope memory
+_KERNEL_PROVIDED = {"pg_sg_scratch"}
 
 
 def _defined(src: str) -> set[str]:
-    return set(_DEFINED_FN.findall(src)) | set(_DEFINED_TYPE.findall(src)) | set(_DEFINED_TYPEDEF.findall(src))
+    return (set(_DEFINED_FN.findall(src)) | set(_DEFINED_TYPE.findall(src)) | set(_DEFINED_TYPEDEF.findall(src))
+            | set(_DEFINED_MACRO.findall(src)) | _KERNEL_PROVIDED)
 
 
 def test_names_cover_every_family():

@@ -50,6 +50,18 @@ __all__ = [
     "global_ids",
     "local_ids",
     "group_ids",
+    "subgroup_size",
+    "subgroup_local_id",
+    "shuffle",
+    "shuffle_xor",
+    "shuffle_down",
+    "shuffle_up",
+    "subgroup_add",
+    "subgroup_min",
+    "subgroup_max",
+    "subgroup_any",
+    "subgroup_all",
+    "ballot",
     "barrier",
     "mem_fence",
     "atomic_add",
@@ -242,6 +254,73 @@ def atomic_inc(array: np.ndarray, index: Any) -> Any:
 def atomic_dec(array: np.ndarray, index: Any) -> Any:
     """``array[index] -= 1`` atomically (wraps around); returns the old value."""
     return _dec(array, index, 1)
+
+
+# -- subgroups (warps, wavefronts) -------------------------------------------------------------------
+# On the host a subgroup is the one work item running: every lane is the caller.
+def subgroup_size() -> int:
+    """Lanes in this work item's subgroup: 32 on CUDA and on OpenCL (emulated), the wavefront on
+    HIP (64 on CDNA); 1 on the host."""
+    return 1
+
+
+def subgroup_local_id() -> int:
+    """This work item's lane in its subgroup (Numba's ``cuda.laneid``); 0 on the host."""
+    return 0
+
+
+def shuffle(value: Any, lane: Any) -> Any:
+    """``value`` as lane ``lane % subgroup_size()`` holds it (Numba's ``shfl_sync``)."""
+    return value
+
+
+def shuffle_xor(value: Any, mask: Any) -> Any:
+    """``value`` as lane ``subgroup_local_id() ^ mask`` holds it (Numba's ``shfl_xor_sync``)."""
+    return value
+
+
+def shuffle_down(value: Any, delta: Any) -> Any:
+    """``value`` of the lane ``delta`` above; the caller's own past the last lane (``shfl_down_sync``)."""
+    return value
+
+
+def shuffle_up(value: Any, delta: Any) -> Any:
+    """``value`` of the lane ``delta`` below; the caller's own before lane 0 (``shfl_up_sync``)."""
+    return value
+
+
+def subgroup_add(value: Any) -> Any:
+    """The sum of ``value`` over the subgroup, in every lane."""
+    return value
+
+
+def subgroup_min(value: Any) -> Any:
+    """The smallest ``value`` of the subgroup, in every lane (floats ignore NaN, as ``fmin``)."""
+    return value
+
+
+def subgroup_max(value: Any) -> Any:
+    """The largest ``value`` of the subgroup, in every lane (floats ignore NaN, as ``fmax``)."""
+    return value
+
+
+def subgroup_any(predicate: Any) -> bool:
+    """Whether ``predicate`` holds in any lane of the subgroup (``any_sync``)."""
+    return bool(predicate)
+
+
+def subgroup_all(predicate: Any) -> bool:
+    """Whether ``predicate`` holds in every lane of the subgroup (``all_sync``)."""
+    return bool(predicate)
+
+
+def ballot(predicate: Any) -> np.uint64:
+    """A uint64 mask with bit ``k`` set when ``predicate`` holds in lane ``k`` (``ballot_sync``)."""
+    return np.uint64(1 if predicate else 0)
+
+
+SUBGROUP_FUNCTIONS = ("subgroup_size", "subgroup_local_id", "shuffle", "shuffle_xor", "shuffle_down", "shuffle_up",
+                      "subgroup_add", "subgroup_min", "subgroup_max", "subgroup_any", "subgroup_all", "ballot")
 
 
 # -- memory and launch helpers ----------------------------------------------------------------------

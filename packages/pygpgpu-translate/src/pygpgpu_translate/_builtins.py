@@ -167,6 +167,10 @@ for _w in ("global_id", "local_id", "group_id", "global_size", "local_size", "nu
     row(f"gpu.get_{_w}", (0, 1), "lower_work_item", getattr(_gpu, f"get_{_w}"), key=_w)
 for _w in ("global_id", "local_id", "group_id"):       # i, j = gpu.global_ids(2), as Numba's cuda.grid(2)
     row(f"gpu.{_w}s", 1, "lower_work_items", getattr(_gpu, f"{_w}s"), key=_w)
+for _f in _gpu.SUBGROUP_FUNCTIONS:       # warps / wavefronts (prelude/_subgroups)
+    _op = _f.replace("subgroup_", "")
+    row(f"gpu.{_f}", 0 if _op in ("size", "local_id") else 2 if _op.startswith("shuffle") else 1, "lower_subgroup",
+        getattr(_gpu, _f), key=_op)
 row("gpu.barrier", (0, 1), "lower_barrier", _gpu.barrier)
 row("gpu.mem_fence", (0, 1), "lower_mem_fence", _gpu.mem_fence)
 for _op in ("add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg", "inc", "dec"):

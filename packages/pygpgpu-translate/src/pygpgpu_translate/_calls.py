@@ -17,7 +17,7 @@ from .prelude._native import NATIVE_PIECES
 from ._bindings import TupleRef
 from ._bounds import BoundsChecks
 from ._complex import complex_builtin, is_complex
-from ._types import BOOL, FLOAT32, INT32, INT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
+from ._types import BOOL, FLOAT32, INT32, INT64, UINT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
 BARRIER_IN_DOMAIN = ("{} cannot be inside a magic loop: work items past the end of the domain skip the "
                      "loop body and never reach it")
@@ -208,6 +208,47 @@ def lower_barrier(self, b, node):
     return ir.Barrier(_fence(node, "local"), VOID)
 
 
+_SUBGROUP_VALUES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
+
+
+def lower_subgroup(self, b, node):
+    """gpu.shuffle & co (prelude/_subgroups): every work item of the group must reach them, and on
+    OpenCL they use the kernel's own local scratch, so they belong to the kernel body, outside
+    a magic loop's bounds guard."""
+    if not self.is_kernel:
+        raise self.err(node, f"{b.name}() must be called in the kernel itself, not in a helper",
+                       "OpenCL emulates subgroups with the kernel's local memory; call it in the kernel and "
+                       "pass the result to the helper")
+    if self.prog.in_domain_body:
+        raise self.err(node, BARRIER_IN_DOMAIN.format(f"{b.name}()"), BARRIER_HINT)
+    op = b.key
+    self.prog.features.add("subgroups")
+    if op in ("size", "local_id"):
+        return ir.Call(self.prog.need_piece(f"subgroup_{op}", INT32), [], INT32)
+    v = self.value(node.args[0])
+    if v.type is UNKNOWN:
+        return ir.Raw("?", UNKNOWN)
+    if op in ("any", "all", "ballot"):
+        p = self.convert(self.truth(v, node.args[0]), INT32)
+        call = ir.Call(self.prog.need_piece(f"subgroup_{op}", INT32), [p], INT32)
+        return ir.Cast(call, UINT64) if op == "ballot" else ir.Cast(call, BOOL)
+    t = concrete(v.type, self.prog.default_float)
+    if not isinstance(t, Scalar) or t.name not in _SUBGROUP_VALUES:
+        if isinstance(t, Scalar) and t.kind in "biu":       # bool, int8, uint16...: as int32, as CUDA promotes
+            t = INT32
+        else:
+            raise self.type_err(node.args[0], f"{b.name}() moves one number of type int32, uint32, int64, uint64, "
+                                f"float32 or float64, not {t}; move vector components one at a time")
+    args = [self.convert(v, t)]
+    if len(node.args) > 1:
+        k = self.value(node.args[1])
+        if k.type is UNKNOWN:
+            return ir.Raw("?", UNKNOWN)
+        args.append(self.convert(k, INT32))
+    self.prog.note_type(t)
+    return ir.Call(self.prog.need_piece(f"subgroup_{op}", t), args, t)
+
+
 def lower_mem_fence(self, b, node):
     return ir.MemFence(_fence(node, "both"), VOID)
 
@@ -220,6 +261,8 @@ def lower_work_item(self, b, node):
         if not (isinstance(dv, ir.Const) and dv.value in (0, 1, 2)):
             raise self.err(node.args[0], f"{b.name}() needs a constant dimension 0, 1 or 2")
         d = dv.value
+    # the launch must have dimension d: get_global_id(1) of a 1-D launch is 0 in every work item
+    self.prog.work_dims = max(self.prog.work_dims, d + 1)
     return ir.Cast(ir.WorkItem(b.key, d, INT64), self.prog.index_type)
 
 

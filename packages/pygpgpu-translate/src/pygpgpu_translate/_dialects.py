@@ -18,6 +18,7 @@ import threading
 
 from pygpgpu_core.errors import GPGPUError
 
+from .prelude._subgroups import SCRATCH_ITEMS
 from .prelude._types import split_type
 from ._types import Scalar, Vector
 
@@ -80,6 +81,9 @@ class Dialect:
     # Build options of @kernel(fastmath=True): the compiler may reassociate, contract, flush
     # denormals, assume no NaN/inf and use approximate division, sqrt and transcendentals.
     fast_math_options: tuple[str, ...] = ()
+    # The most work items per group a kernel using subgroup operations can run with (None: the
+    # device's own limit); OpenCL's emulation keeps one local scratch slot per work item.
+    subgroup_group_limit: int | None = None
     # Build options of @kernel(contract=False): no fused multiply-add contraction, so each
     # multiply and add rounds on its own as numpy's do. OpenCL C says it in the source instead
     # (headers(): #pragma OPENCL FP_CONTRACT OFF), since it has no standard build option for it.
@@ -256,6 +260,15 @@ class Dialect:
     def headers(self, features: set[str]) -> list[str]:
         return []
 
+    def kernel_locals(self, features: set[str]) -> list[str]:
+        """Declarations at the top of the kernel body that prelude pieces rely on (OpenCL's
+        subgroup emulation: its local scratch, since __local variables live only at kernel scope)."""
+        return []
+
+    def subgroup_source(self, op: str, type_name: str) -> str:
+        """The prelude piece ``subgroup_<op>:<type_name>`` (``prelude/_subgroups`` says what it means)."""
+        raise _missing_hook(self, "subgroup_source")
+
 
 class OpenCL(Dialect):
     name = "opencl"
@@ -268,6 +281,7 @@ class OpenCL(Dialect):
     float16 = True
     builtin_vectors = True
     fast_math_options = ("-cl-fast-relaxed-math",)
+    subgroup_group_limit = SCRATCH_ITEMS
     long_suffix = "L"
     ulong_suffix = "UL"
     printf_int64 = "l"         # OpenCL C's long is 64-bit
@@ -324,6 +338,13 @@ class OpenCL(Dialect):
     def atomic_source(self, op, type_name, local):
         from .prelude._atomics import opencl_atomic_source
         return opencl_atomic_source(self, op, type_name, local)
+
+    def subgroup_source(self, op, type_name):
+        from .prelude._subgroups import opencl_subgroup_source
+        return opencl_subgroup_source(self, op, type_name)
+
+    def kernel_locals(self, features):
+        return [f"__local ulong pg_sg_scratch[{SCRATCH_ITEMS}];"] if "subgroups" in features else []
 
     def atomic_cas_global_int(self, p, cmp, v):
         return f"atomic_cmpxchg((volatile __global int*){p}, {cmp}, {v})"
@@ -408,6 +429,10 @@ class CUDA(Dialect):
     def atomic_source(self, op, type_name, local):
         from .prelude._atomics import cuda_atomic_source
         return cuda_atomic_source(self, op, type_name, local)
+
+    def subgroup_source(self, op, type_name):
+        from .prelude._subgroups import cuda_subgroup_source
+        return cuda_subgroup_source(self, op, type_name, hip=self.name == "hip")
 
     def atomic_cas_global_int(self, p, cmp, v):
         return f"atomicCAS({p}, {cmp}, {v})"

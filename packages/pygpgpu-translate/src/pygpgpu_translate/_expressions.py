@@ -19,6 +19,7 @@ from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, UNKNOWN, VOID, Scalar,
 from ._attr_refs import AttrRef, DefaultsRef, child_path, same_value
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
+from ._elements import element_value
 from ._nesting import deeper_than
 from ._complex import (complex_attribute, complex_binop, complex_compare, complex_const, complex_conjugate,
                        complex_convert, complex_truth, complex_unary, is_complex)
@@ -27,7 +28,7 @@ from ._signs import is_non_negative
 from ._source import parameter_names
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._tuples import tuple_result
-from ._vector_convert import convert_component, vector_convert_call, vector_method
+from ._vector_convert import convert_component, vector_convert_call, vector_for_scalar, vector_method
 
 if TYPE_CHECKING:
     from ._builder import ProgramBuilder
@@ -386,7 +387,7 @@ class ExpressionRules:
             flat, ok = self.checked_index(arr, idx, node)
             if flat.type is UNKNOWN:
                 return flat
-            return BoundsChecks.load(ok, ir.Load(arr, flat, t.elem))
+            return BoundsChecks.load(ok, element_value(arr, flat, t.elem))
         if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS and isinstance(t.elem, Scalar):
             flat, ok = self.checked_index(arr, idx + [ir.Const(0, self.prog.index_type)], node)
             if flat.type is UNKNOWN:
@@ -394,8 +395,8 @@ class ExpressionRules:
             flat = self.materialize(flat)
             ok = self.materialize(ok) if ok is not None else None
             vt = Vector(t.elem, t.row_width)
-            return ir.VecCtor([BoundsChecks.load(ok, ir.Load(arr, self.add(flat, ir.Const(k, self.prog.index_type))
-                                                             if k else flat, t.elem))
+            return ir.VecCtor([BoundsChecks.load(ok, element_value(arr, self.add(flat, ir.Const(k, self.prog.index_type))
+                                                                   if k else flat, t.elem))
                                for k in range(t.row_width)], vt)
         if len(idx) < t.ndim:
             raise self.err(node, f"a {t.ndim}-D array needs {t.ndim} ind{'ex' if t.ndim == 1 else 'ices'} here, got {len(idx)}",
@@ -447,8 +448,7 @@ class ExpressionRules:
             s = self.materialize(self.convert(e, t.base))
             return ir.VecCtor([s] * t.width, t)
         if isinstance(src, Vector):
-            raise self.type_err(None, f"a {src} vector is used where a "
-                                  f"{t} scalar is expected; pick a component (v.x) or reduce it (funcs.dot)")
+            raise self.type_err(None, vector_for_scalar(src, t))
         if src == t and e.type == t:
             return e
         if isinstance(e, ir.Ternary) and isinstance(e.type, Scalar) and e.type.weak:

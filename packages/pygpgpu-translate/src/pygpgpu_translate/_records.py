@@ -33,6 +33,7 @@ import numpy as np
 
 from . import _ir as ir
 from ._bounds import BoundsChecks
+from ._elements import element_value
 from ._types import BOOL, UNKNOWN, VECTOR_WIDTHS, ArrayType, Scalar, Vector
 
 __all__ = ["RecordType", "RecordField", "RecordRef", "FieldArrayRef", "record_type", "record_types", "record_definitions",
@@ -280,12 +281,7 @@ def _field(self, rec: RecordRef, name: str, node) -> RecordField:
 
 def _load(self, rec: RecordRef, member: str, elem):
     """The field at ``member`` of element ``rec`` as a value (bools stored as a byte: != 0)."""
-    e: ir.Expr
-    if elem.name == "bool":
-        e = ir.Bin("!=", ir.Load(rec.array, rec.flat, UINT8, member=member), ir.Const(0, UINT8), BOOL)
-    else:
-        e = ir.Load(rec.array, rec.flat, elem, member=member)
-    return BoundsChecks.load(rec.ok, e)
+    return BoundsChecks.load(rec.ok, element_value(rec.array, rec.flat, elem, member))
 
 
 def _field_binding(self, rec: RecordRef, f: RecordField):

@@ -88,6 +88,8 @@ class Translation:
     int_meets: list | None = None  # [scalar, dtype]: a Python int argument converted to that narrower type (range check)
     entry: str = ""        # the kernel's C name (the Python name, mangled where a dialect reserves it)
     lanes: int = 1         # elements per work item: > 1 for a wide kernel (_wide), launched on ceil(n / lanes) items
+    work_dims: int = 0     # 1 + the highest dimension the kernel's own gpu.get_*(d) calls read: a launch needs as many
+    guards: list | None = None  # gid-style: [[d, plan]] the extent `if id < E` guards (_guards; a launch reaching less warns)
 
     refs: list | None = None    # (globals dict, name, value) read by the translation: not stored on disk
 
@@ -126,8 +128,13 @@ class Translation:
             raise ValueError("bad entry")
         if not (type(d["lanes"]) is int and d["lanes"] in (1, 2, 4) and (d["lanes"] == 1 or d["domain_ndim"] == 1)):
             raise ValueError("bad lanes")
+        if not (type(d["work_dims"]) is int and 0 <= d["work_dims"] <= 3):
+            raise ValueError("bad work_dims")
+        if not (isinstance(d["guards"], list) and all(isinstance(g, list) and len(g) == 2 and g[0] in (0, 1, 2)
+                                                      and isinstance(g[1], dict) for g in d["guards"])):
+            raise ValueError("bad guards")
         if d["bounds_sites"] is not None and not all(isinstance(x, list) and len(x) == 7 and isinstance(x[6], list)
-                                                                for x in d["bounds_sites"]):
+                                                               for x in d["bounds_sites"]):
             raise ValueError("bad bounds_sites")
         layout: list[tuple] = []
         for item in d["layout"]:
@@ -147,7 +154,8 @@ class Translation:
 
 
 _FIELDS = {"name", "source", "dialect", "layout", "access", "covers", "streamed", "domain_plan", "domain_kind", "domain_ndim",
-           "uses_barrier", "features", "deps", "bounds_sites", "extents", "local_shapes", "int_meets", "entry", "lanes"}
+           "uses_barrier", "features", "deps", "bounds_sites", "extents", "local_shapes", "int_meets", "entry", "lanes",
+           "work_dims", "guards"}
 
 
 def _fingerprint(value):
@@ -242,6 +250,8 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                 t = Translation.from_json(blob.decode())
                 if t.domain_plan is not None:
                     validate_domain(t.domain_plan, src)     # ValueError: a miss
+                for _d, guard in t.guards or ():
+                    validate_domain(guard, src)
                 refs = deps_refs(t.deps, func)
                 if refs is not None:
                     refs += closure_refs(func)
@@ -330,7 +340,7 @@ def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bo
                 domain_ndim=dom.ndim if dom else 0, uses_barrier=kir.uses_barrier, features=sorted(prog.features),
                 deps=_deps(prog), bounds_sites=prog.bounds.sites if prog.bounds is not None else None,
                 extents=extents, local_shapes=local_shapes, int_meets=meets, entry=kir.function.name,
-                lanes=wide.lanes if wide is not None else 1)
+                lanes=wide.lanes if wide is not None else 1, work_dims=prog.work_dims, guards=kir.guards or [])
     return Built(src.name, f"{src.name} from {os.path.basename(src.filename)}:{src.tree.lineno}", default_float,
                  kir.function, helpers, set(prog.features), sorted(prog.prelude_needed), records, prog.bounds, info,
                  live_refs(prog.global_refs.values()))

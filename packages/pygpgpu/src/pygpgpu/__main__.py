@@ -1,4 +1,5 @@
 """``python -m pygpgpu``: the same as the ``pygpgpu`` command."""
 from pygpgpu.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":      # importing the module (a docs generator walking the package) runs nothing
+    raise SystemExit(main())

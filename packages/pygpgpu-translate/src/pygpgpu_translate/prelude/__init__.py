@@ -47,6 +47,11 @@ short ushort int uint long ulong float double``; ``long`` is always 64-bit) or a
 ``native_rsqrt:float``
     ``pg_native_rsqrt_float(x)``: float32 ``gpu.rsqrt``/``gpu.native_rsqrt`` where the dialect's
     template calls it (CUDA: PTX ``rsqrt.approx.ftz.f32``); empty elsewhere (``_native``).
+``subgroup_<op>:<T>`` and ``subgroup_base:int``
+    ``pg_sg_<op>_<T>(...)``: warp / wavefront operations (shuffle, shuffle_xor, shuffle_down,
+    shuffle_up, add, min, max on int uint long ulong float double; any, all, ballot, size,
+    local_id on int); ``_subgroups`` says what each means. The OpenCL pieces emulate 32 lanes in
+    the kernel's local scratch (``Dialect.kernel_locals``).
 ``ext:fp64``, ``ext:int64_base_atomics``, ``ext:int64_extended_atomics``
     OpenCL ``#pragma OPENCL EXTENSION`` lines (empty elsewhere); pulled in automatically.
 
@@ -57,7 +62,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable
 
-from . import _atomics, _complex, _funcs, _native, _pysem, _random, _vec
+from . import _atomics, _complex, _funcs, _native, _pysem, _random, _subgroups, _vec
 from ._types import (
     VECTORS,
     c_type,
@@ -92,6 +97,9 @@ def _all_names() -> frozenset[str]:
         names |= {f"{fam}:{t}" for t in _random.random_types(fam)}
     names |= {f"complex:{t}" for t in _complex.COMPLEX_TYPES}
     names |= {f"{fam}:float" for fam in _native.NATIVE_FAMILIES}
+    names.add("subgroup_base:int")
+    for op in _subgroups.SUBGROUP_OPS:
+        names |= {f"subgroup_{op}:{t}" for t in _subgroups.subgroup_types(op)}
     return frozenset(names)
 
 
@@ -128,6 +136,11 @@ def _resolve(dialect: str, name: str, native: bool) -> tuple[list[str], str]:
         return _complex.complex_deps(dialect, type_name), _complex.complex_source(dialect, type_name)
     if family in _native.NATIVE_FAMILIES:
         return [], _native.native_source(dialect, family)
+    if family == "subgroup_base":
+        return [], _subgroups.base_source(dialect)
+    if family.startswith("subgroup_"):
+        op = family[len("subgroup_"):]
+        return _subgroups.subgroup_deps(dialect, op, type_name), _subgroups.subgroup_source(dialect, op, type_name)
     raise KeyError(name)
 
 
@@ -180,4 +193,6 @@ def piece_function(name: str) -> str | None:
         return f"pg_{family}_{type_name}"
     if family in _random.RANDOM_FAMILIES:
         return _random.function_name(family, type_name)
+    if family.startswith("subgroup_") and family != "subgroup_base":
+        return _subgroups.function_name(family[len("subgroup_"):], type_name)
     return None

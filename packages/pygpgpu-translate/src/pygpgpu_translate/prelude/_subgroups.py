@@ -1,0 +1,148 @@
+"""Pieces ``subgroup_<op>:<T>``: warp / wavefront / sub-group operations with one meaning everywhere.
+
+A subgroup is a run of consecutive work items of a group (by linear local id: dimension 0
+fastest) that exchange values without local memory: a CUDA warp (32 lanes), an AMD wavefront
+(``warpSize``: 64 on CDNA, 32 on RDNA in wave32), and on OpenCL a run of 32 emulated through
+local memory (PoCL and NVIDIA's OpenCL expose no portable shuffle). Every op must be reached by
+every work item of the group (CUDA's full-mask ``*_sync`` rule; the OpenCL emulation waits at
+barriers), which the translator enforces by refusing them behind a magic loop's bounds guard.
+
+``pg_sg_<op>_<T>(...)`` per op, T in int uint long ulong float double:
+
+- ``shuffle(v, lane)``: ``v`` of lane ``lane % size``;
+- ``shuffle_xor(v, mask)``: ``v`` of lane ``lane ^ mask`` (mask taken modulo the size);
+- ``shuffle_down(v, d)`` / ``shuffle_up(v, d)``: ``v`` of lane ``lane + d`` / ``lane - d``, or
+  the caller's own ``v`` where that lane is outside the subgroup (CUDA's rule);
+- ``add/min/max(v)``: the reduction over the subgroup, the same in every lane (floats: ``fmin``/
+  ``fmax``, so NaN is ignored; integers wrap);
+- ``any/all(p)`` (T int): whether ``p`` is non-zero in any / every lane;
+- ``ballot(p)`` (T int): a 64-bit mask, bit ``k`` set when lane ``k``'s ``p`` is non-zero;
+- ``size`` / ``local_id`` (T int): ``pg_sg_size_int()`` / ``pg_sg_local_id_int()``.
+
+The OpenCL pieces are macros over functions taking the kernel's ``__local ulong
+pg_sg_scratch[]`` (declared by :meth:`~pygpgpu_translate._dialects.Dialect.kernel_locals` when
+the kernel uses subgroups), since OpenCL C allows ``__local`` variables only at kernel scope.
+"""
+from __future__ import annotations
+
+from ._types import dialect_of
+
+__all__ = ["SUBGROUP_OPS", "SCRATCH_ITEMS", "OPENCL_WIDTH", "subgroup_types", "function_name", "subgroup_source",
+           "subgroup_deps", "base_source", "cuda_subgroup_source", "opencl_subgroup_source"]
+
+VALUE_OPS = ("shuffle", "shuffle_xor", "shuffle_down", "shuffle_up", "add", "min", "max")
+PREDICATE_OPS = ("any", "all", "ballot")
+QUERY_OPS = ("size", "local_id")
+SUBGROUP_OPS = VALUE_OPS + PREDICATE_OPS + QUERY_OPS
+VALUE_TYPES = ("int", "uint", "long", "ulong", "float", "double")
+OPENCL_WIDTH = 32          # the emulated subgroup's lanes on OpenCL
+SCRATCH_ITEMS = 1024       # work items per group the OpenCL emulation's local scratch holds
+
+
+def subgroup_types(op: str) -> tuple[str, ...]:
+    return VALUE_TYPES if op in VALUE_OPS else ("int",)
+
+
+def function_name(op: str, type_name: str) -> str:
+    return f"pg_sg_{op}_{type_name}"
+
+
+def subgroup_source(dialect, op: str, type_name: str) -> str:
+    if type_name not in subgroup_types(op):
+        raise KeyError(f"subgroup_{op} is not defined for {type_name}")
+    return dialect_of(dialect).subgroup_source(op, type_name)
+
+
+def subgroup_deps(dialect, op: str, type_name: str) -> list[str]:
+    return (["ext:fp64"] if type_name == "double" else []) + ([] if op == "size" else ["subgroup_base:int"])
+
+
+def base_source(dialect) -> str:
+    """``subgroup_base:int``: what the other pieces share (the OpenCL linear local id)."""
+    return dialect_of(dialect).subgroup_source("base", "int")
+
+
+# ---- CUDA and HIP: the hardware's shuffles ------------------------------------------------------------
+_CUDA_LANE = "((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31)"
+_CUDA_SHUFFLE = {"shuffle": "__shfl", "shuffle_xor": "__shfl_xor", "shuffle_down": "__shfl_down",
+                 "shuffle_up": "__shfl_up"}
+
+
+def _combine(op: str, type_name: str, a: str, b: str) -> str:
+    floats = type_name in ("float", "double")
+    return {"add": f"{a} + {b}", "min": f"fmin({a}, {b})" if floats else f"({b} < {a} ? {b} : {a})",
+            "max": f"fmax({a}, {b})" if floats else f"({b} > {a} ? {b} : {a})"}[op]
+
+
+def cuda_subgroup_source(d, op: str, type_name: str, hip: bool = False) -> str:
+    """CUDA's ``__shfl*_sync`` with the full warp's mask; HIP's ``__shfl*`` over its ``warpSize``."""
+    fn = function_name(op, type_name)
+    pre = d.prelude_fn_prefix
+    full, sync, size = ("", "", "warpSize") if hip else ("0xffffffffu, ", "_sync", "32")
+    if op == "base":
+        return ""
+    if op == "size":
+        return f"{pre} int {fn}(void) {{ return {size}; }}\n"
+    if op == "local_id":
+        return f"{pre} int {fn}(void) {{ return {'(int)__lane_id()' if hip else _CUDA_LANE}; }}\n"
+    if op in ("any", "all"):
+        return f"{pre} int {fn}(int p) {{ return __{op}{sync}({full}p) != 0; }}\n"
+    if op == "ballot":
+        return f"{pre} unsigned long long {fn}(int p) {{ return (unsigned long long)__ballot{sync}({full}p); }}\n"
+    t = d.c_type(type_name)
+    if op in _CUDA_SHUFFLE:
+        k = "(unsigned int)k" if op in ("shuffle_down", "shuffle_up") else "k"
+        return f"{pre} {t} {fn}({t} v, int k) {{ return {_CUDA_SHUFFLE[op]}{sync}({full}v, {k}); }}\n"
+    return (f"{pre} {t} {fn}({t} v) {{ for (int s = {size} / 2; s > 0; s >>= 1) "
+            f"{{ {t} o = __shfl_xor{sync}({full}v, s); v = {_combine(op, type_name, 'v', 'o')}; }} return v; }}\n")
+
+
+# ---- OpenCL: 32 lanes through local memory ------------------------------------------------------------
+# (to the scratch's ulong, from it) per type
+_BITS = {"int": ("(ulong)(uint)({0})", "(int)(uint)({0})"), "uint": ("(ulong)({0})", "(uint)({0})"),
+         "long": ("(ulong)({0})", "(long)({0})"), "ulong": ("({0})", "({0})"),
+         "float": ("(ulong)as_uint({0})", "as_float((uint)({0}))"), "double": ("as_ulong({0})", "as_double({0})")}
+_SOURCE_LANE = {"shuffle": ("base | ((uint)k & 31u)", "1"),
+                "shuffle_xor": ("base | ((me ^ (uint)k) & 31u)", "1"),
+                "shuffle_down": ("me + (uint)k", "k >= 0 && (me & 31u) + (uint)k < 32u"),
+                "shuffle_up": ("me - (uint)k", "k >= 0 && (me & 31u) >= (uint)k")}
+_PREDICATE = {"any": ("int", "0", "r |= s[j] != 0UL;"), "all": ("int", "1", "r &= s[j] != 0UL;"),
+              "ballot": ("ulong", "0UL", "if (s[j] != 0UL) r |= 1UL << (j - base);")}
+
+
+def opencl_subgroup_source(d, op: str, type_name: str) -> str:
+    """Each op writes the caller's value to the kernel's scratch, waits for the group, reads what
+    it needs of its run of 32, and waits again before the scratch is reused."""
+    fn = function_name(op, type_name)
+    pre = d.prelude_fn_prefix
+    if op == "base":
+        return (f"{pre} uint pg_sg_lid(void) {{ return (uint)(get_local_id(0) + get_local_size(0) * "
+                "(get_local_id(1) + get_local_size(1) * get_local_id(2))); }\n"
+                f"{pre} uint pg_sg_count(void) "
+                "{ return (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2)); }\n")
+    if op == "size":
+        return f"{pre} int {fn}(void) {{ return {OPENCL_WIDTH}; }}\n"
+    if op == "local_id":
+        return f"{pre} int {fn}(void) {{ return (int)(pg_sg_lid() & 31u); }}\n"
+    head = "uint me = pg_sg_lid(), n = pg_sg_count(), base = me & ~31u; "
+    done = "barrier(CLK_LOCAL_MEM_FENCE); return r;"
+    if op in _PREDICATE:
+        t, start, step = _PREDICATE[op]
+        params, args = "int v", "v"
+        body = (f"{head}s[me] = (ulong)(v != 0); barrier(CLK_LOCAL_MEM_FENCE); uint end = min(base + 32u, n); "
+                f"{t} r = {start}; for (uint j = base; j < end; ++j) {{ {step} }} {done}")
+    else:
+        t = d.c_type(type_name)
+        to_bits, from_bits = _BITS[type_name]
+        head += f"s[me] = {to_bits.format('v')}; barrier(CLK_LOCAL_MEM_FENCE); "
+        if op in _SOURCE_LANE:
+            src, inside = _SOURCE_LANE[op]
+            params, args = f"{t} v, int k", "v, k"
+            body = f"{head}uint src = {src}; {t} r = ({inside}) && src < n ? {from_bits.format('s[src]')} : v; {done}"
+        else:
+            params, args = f"{t} v", "v"
+            body = (f"{head}uint end = min(base + 32u, n); {t} r = {from_bits.format('s[base]')}; "
+                    f"for (uint j = base + 1u; j < end; ++j) {{ {t} o = {from_bits.format('s[j]')}; "
+                    f"r = {_combine(op, type_name, 'r', 'o')}; }} {done}")
+    return (f"{pre} {t} {fn}_(__local ulong* s, {params}) {{ {body} }}\n"
+            f"#define {fn}({args}) {fn}_(pg_sg_scratch, {args})\n")

@@ -1,0 +1,187 @@
+"""Subgroup (warp / wavefront) operations: gpu.shuffle & co run on PoCL through the OpenCL local-memory
+emulation and are compared with a numpy model of 32-lane subgroups; CUDA and HIP sources compile."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import assert_code_object, assert_cubin, first_device
+from pygpgpu import gpu, kernel
+from pygpgpu_translate._kernel import build_options
+
+W = 32          # CUDA's warp, and OpenCL's emulated subgroup
+GROUP = 256     # the group size a subgroup kernel runs with when the call gives none
+
+
+@pytest.fixture
+def on(backend):
+    """Each backend that executes kernels in this run (PoCL here; CUDA and OpenCL on a GPU machine)."""
+    return backend
+
+
+@kernel
+def every_op(x, out):
+    gpu.work_size(x)
+    i = gpu.get_global_id(0)
+    v = x[i] if i < x.shape[0] else x[0] * 0
+    lane = gpu.subgroup_local_id()
+    a = gpu.shuffle(v, lane + 3)
+    b = gpu.shuffle_xor(v, 5)
+    c = gpu.shuffle_down(v, 4)
+    d = gpu.shuffle_up(v, 4)
+    s = gpu.subgroup_add(v)
+    lo = gpu.subgroup_min(v)
+    hi = gpu.subgroup_max(v)
+    any_big = gpu.subgroup_any(v > 60)
+    all_even = gpu.subgroup_all(v % 2 == 0)
+    mask = gpu.ballot(v % 3 == 0)
+    if i < x.shape[0]:
+        out[i, 0] = a
+        out[i, 1] = b
+        out[i, 2] = c
+        out[i, 3] = d
+        out[i, 4] = s
+        out[i, 5] = lo
+        out[i, 6] = hi
+        out[i, 7] = any_big
+        out[i, 8] = all_even
+        out[i, 9] = mask
+        out[i, 10] = lane
+        out[i, 11] = gpu.subgroup_size()
+
+
+def _model(x: np.ndarray) -> np.ndarray:
+    """What every_op computes, from 32-lane runs of the groups of 256 (padded with zeros)."""
+    n = len(x)
+    padded = np.zeros(-(-n // GROUP) * GROUP, dtype=x.dtype)
+    padded[:n] = x
+    out = np.zeros((len(padded), 12), dtype=np.float64)
+    for base in range(0, len(padded), W):
+        run = padded[base:base + W]
+        for lane in range(W):
+            v = run[lane]
+            out[base + lane] = [run[(lane + 3) % W], run[lane ^ 5],
+                                run[lane + 4] if lane + 4 < W else v, run[lane - 4] if lane >= 4 else v,
+                                run.sum(), run.min(), run.max(), (run > 60).any(), (run % 2 == 0).all(),
+                                sum(1 << k for k in range(W) if run[k] % 3 == 0), lane, W]
+    return out[:n]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64])
+def test_every_subgroup_op_matches_a_32_lane_model(on, dtype):
+    x = (np.random.default_rng(5).integers(0, 64, 1000)).astype(dtype)
+    out = np.zeros((1000, 12), np.float64)
+    every_op[on](x, out)
+    np.testing.assert_array_equal(out, _model(x))
+
+
+@kernel
+def warp_sums(x, out):
+    """Numba's warp reduction, ported: shuffle_down to lane 0, one atomic per warp."""
+    gpu.work_size(x)
+    i = gpu.get_global_id(0)
+    v = x[i] if i < x.shape[0] else 0.0
+    offset = 16
+    while offset > 0:
+        v += gpu.shuffle_down(v, offset)
+        offset //= 2
+    if gpu.subgroup_local_id() == 0:
+        gpu.atomic_add(out, 0, v)
+
+
+def test_a_warp_reduction_port_sums(on):
+    x = np.random.default_rng(2).random(100_000)
+    out = np.zeros(1)
+    warp_sums[on](x, out)
+    np.testing.assert_allclose(out[0], x.sum(), rtol=1e-12)
+
+
+def test_a_2d_launch_runs_subgroups_over_the_linear_local_id(on):
+    @kernel
+    def lanes_2d(out):
+        gpu.work_size(out)
+        j, k = gpu.global_ids(2)
+        lane = gpu.subgroup_local_id()
+        total = gpu.subgroup_add(1)
+        if j < out.shape[0] and k < out.shape[1]:
+            out[j, k] = lane * 100 + total
+
+    out = np.zeros((16, 64), np.int32)
+    lanes_2d[on](out)
+    # groups of (32, 8): a row of 32 work items along dimension 0 (k) is one subgroup
+    np.testing.assert_array_equal(out, (np.arange(64) % 32) * 100 + 32 + np.zeros((16, 1), np.int32))
+
+
+def test_subgroup_ops_are_refused_behind_a_bounds_guard_and_in_helpers():
+    x = np.zeros(64, np.float32)
+
+    @kernel
+    def in_loop(x):
+        for i in range(x.shape[0]):
+            x[i] = gpu.shuffle(x[i], 0)
+
+    with pytest.raises(SyntaxError, match=r"gpu.shuffle\(\) cannot be inside a magic loop"):
+        in_loop.inspect(x, backend="opencl")
+
+    @kernel
+    def via_helper(x):
+        gpu.work_size(x)
+        i = gpu.get_global_id(0)
+        v = _helper_sum(x[i])
+        if i < x.shape[0]:
+            x[i] = v
+
+    with pytest.raises(SyntaxError, match="must be called in the kernel itself"):
+        via_helper.inspect(x, backend="opencl")
+
+
+def _helper_sum(v):
+    return gpu.subgroup_add(v)
+
+
+def test_a_vector_is_refused_with_the_types_that_move():
+    from pygpgpu import float2
+
+    @kernel
+    def vec(x):
+        gpu.work_size(x)
+        i = gpu.get_global_id(0)
+        v = gpu.shuffle(float2(1.0, 2.0), 0)
+        if i < x.shape[0]:
+            x[i] = v.x
+
+    with pytest.raises(TypeError, match="moves one number"):
+        vec.inspect(np.zeros(4, np.float32), backend="opencl")
+
+
+def test_an_opencl_group_past_the_emulations_scratch_is_refused():
+    x = np.zeros(4096)
+    with pytest.raises(ValueError, match="at most 1024 work items per group"):
+        warp_sums[first_device("opencl").selector][(4096, 2048)](x, np.zeros(1))
+
+
+def test_on_the_host_a_subgroup_is_the_caller():
+    assert gpu.subgroup_size() == 1 and gpu.subgroup_local_id() == 0
+    assert gpu.shuffle(7, 3) == 7 and gpu.shuffle_xor(7, 1) == 7
+    assert gpu.shuffle_down(2.5, 1) == 2.5 and gpu.shuffle_up(2.5, 1) == 2.5
+    assert gpu.subgroup_add(4) == 4 and gpu.subgroup_min(4) == 4 and gpu.subgroup_max(4) == 4
+    assert gpu.subgroup_any(1) is True and gpu.subgroup_all(0) is False
+    assert gpu.ballot(True) == np.uint64(1) and gpu.ballot(False) == 0
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint64, np.float32, np.float64])
+def test_cuda_subgroup_source_compiles(nvrtc_compile, dtype):
+    x, out = np.zeros(64, dtype), np.zeros((64, 12))
+    source = every_op.inspect(x, out, backend="cuda").source
+    assert "__shfl_down_sync(0xffffffffu" in source and "__ballot_sync" in source
+    ptx = nvrtc_compile(source, "compute_90", build_options(None, "cuda", False)).decode(errors="replace")
+    assert "shfl.sync.bfly" in ptx and "vote.sync.ballot" in ptx
+    assert_cubin(nvrtc_compile(source, "sm_90", build_options(None, "cuda", False)), source)
+
+
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx1030"])
+def test_hip_subgroup_source_compiles(hiprtc_compile, arch):
+    x, out = np.zeros(64, np.float32), np.zeros((64, 12))
+    source = every_op.inspect(x, out, backend="hip").source
+    assert "__shfl_xor(" in source and "warpSize" in source
+    assert_code_object(hiprtc_compile(source, arch, list(build_options(None, "hip", False))), source)
