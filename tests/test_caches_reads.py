@@ -190,3 +190,14 @@ def test_a_kernel_file_metadata_entry_replaced_by_a_fifo_is_reparsed(tmp_path):
         assert run() == ["ok"]
     except subprocess.TimeoutExpired:
         pytest.fail("a FIFO in place of a kernel file's metadata blocked the import")
+
+
+def test_marking_an_entry_used_never_touches_what_a_link_points_at(tmp_path):
+    from pygpgpu_core._cachesize import touch
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("not a cache entry")
+    os.utime(target, (1_000_000, 1_000_000))
+    link = tmp_path / ("ef" * 32 + ".json")
+    os.symlink(target, link)
+    touch(link)                                  # an entry swapped for a link after it was read
+    assert os.stat(target).st_mtime == 1_000_000

@@ -40,7 +40,10 @@ O.child.child.a2 = {a2}
 I = K()
 
 
-def scaled(v, s={s}):
+S_DEFAULT = {s}
+
+
+def scaled(v, s=S_DEFAULT):      # the value S_DEFAULT had is compiled in; the source text stays the same
     return v * s
 
 
@@ -133,3 +136,47 @@ def test_random_object_attribute_reads_follow_every_change(tmp_path, backend, se
                                        err_msg=f"round {round_}: {e}")
         for _ in range(rng.randint(1, 3)):
             _change(mod, rng)
+
+
+CHILD = '''
+import importlib.util, json, sys
+import numpy as np
+spec = importlib.util.spec_from_file_location({name!r}, {path!r})
+mod = importlib.util.module_from_spec(spec)
+sys.modules[{name!r}] = mod
+spec.loader.exec_module(mod)
+from pygpgpu_translate import stats
+data = np.random.default_rng(5)
+x = data.uniform(-2, 2, 32).astype(np.float32)
+y = data.uniform(-2, 2, 32).astype(np.float32)
+out = np.zeros((32, {n}), np.float32)
+mod.fuzz_objects[{backend!r}](x, y, out)
+want = np.zeros_like(out)
+mod.fuzz_objects.py_func(x, y, want)
+bad = [j for j in range({n}) if not np.allclose(out[:, j], want[:, j], rtol=2e-4, atol=2e-4)]
+print(json.dumps({{"bad": bad, "hits": stats["source_cache_hits"]}}))
+'''
+
+
+def test_random_object_attribute_values_in_later_processes(tmp_path, backend):
+    """The same kernel source in fresh processes sharing one disk cache, each with other random
+    values behind the objects: the stored translation is used only where they are the same."""
+    import json
+    import os
+    import subprocess
+    rng = random.Random(400)
+    exprs = [_expr(rng, 3) for _ in range(N_EXPR)]
+    name = "fuzz_objects_processes"
+    env = dict(os.environ, PYGPGPU_CACHE_DIR=str(tmp_path / "cache"))
+    hits = []
+    for run in range(4):
+        values_rng = random.Random(500 + run // 2 * 2)     # runs 0 and 1 share values, 2 and 3 too
+        _load(tmp_path, name, exprs, values_rng)
+        sys.modules.pop(name, None)
+        script = CHILD.format(name=name, path=str(tmp_path / f"{name}.py"), n=N_EXPR, backend=backend)
+        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert not result["bad"], (run, [exprs[j] for j in result["bad"]][:3])
+        hits.append(result["hits"])
+    assert hits == [0, 1, 0, 1]          # the same values again: from disk; others: translated

@@ -340,3 +340,26 @@ def test_a_later_process_with_another_value_does_not_use_the_stored_one(tmp_path
     later = _process(tmp_path, backend, **values)
     assert (later["out"], later["out2"]) == expected(values)
     assert later["stats"]["translations"] == 1
+
+
+def test_device_array_calls_of_the_launch_memo_see_the_change(backend):
+    """Resident device arrays again: the memo of the last call skips the plan lookup, so its own
+    check must see the changed attribute and default."""
+    import pygpgpu.numpy as gnp
+    from pygpgpu_core.registry import select_device
+    device = select_device(backend)
+    a = gnp.asarray(np.arange(8, dtype=np.float32), device=device)
+    out = gnp.zeros(8, np.float32, device=device)
+    k = calls_with_default[backend]
+    for _ in range(3):
+        k(a, out)
+    x = np.arange(8, dtype=np.float32)
+    np.testing.assert_array_equal(out.get(), x * 2.0 + x + 1.0)
+    try:
+        scaled.__defaults__ = (4.0,)
+        k(a, out)
+        np.testing.assert_array_equal(out.get(), x * 4.0 + x + 1.0)
+    finally:
+        scaled.__defaults__ = (2.0,)
+    k(a, out)
+    np.testing.assert_array_equal(out.get(), x * 2.0 + x + 1.0)

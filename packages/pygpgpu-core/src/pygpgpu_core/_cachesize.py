@@ -57,8 +57,8 @@ def cache_limit() -> "int | None":
 
 def touch(path: Path) -> None:
     """Mark a cache entry used now (hits keep entries from being the oldest)."""
-    try:
-        os.utime(path)
+    try:                  # an entry swapped for a link since it was read: the link, not its target
+        os.utime(path, follow_symlinks=os.utime not in os.supports_follow_symlinks)
     except OSError:
         pass
 
