@@ -10,7 +10,10 @@ import importlib.abc
 import importlib.util
 import os
 import sys
+from importlib.machinery import ModuleSpec
 from pathlib import Path
+from types import ModuleType
+from typing import Sequence
 
 from ._module import KINDS, Kind, populate_module
 
@@ -37,13 +40,16 @@ class KernelFileLoader(importlib.abc.Loader):
 
 
 class KernelFileFinder(importlib.abc.MetaPathFinder):
-    def __init__(self, kind: Kind):
+    """Finds ``name.cl`` (or ``.cu``, ``.hip``) for ``import name`` (``pygpgpu.climport`` installs it)."""
+
+    def __init__(self, kind: Kind) -> None:
         self.kind = kind
 
     def __repr__(self) -> str:
         return f"<pygpgpu {self.kind.extension} kernel file finder>"
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(self, fullname: str, path: "Sequence[str] | None" = None,
+                  target: "ModuleType | None" = None) -> "ModuleSpec | None":
         leaf = fullname.rpartition(".")[2]
         search = sys.path if path is None else path
         for entry in list(search):
