@@ -12,6 +12,7 @@ import ast
 import importlib.util
 import inspect
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -60,6 +61,22 @@ y = scale(a, a, 2.0) + 1  # E  a launch returns None
 v = int4(1) / 2  # E  integer vectors have no true division
 w = float4(1.0) & 1  # E  float vectors have no bit operators
 float4(1.0).xy = float4(1.0).zw  # E  swizzles are read-only
+
+import pygpgpu
+import pygpgpu.numpy as gnp
+from pygpgpu import funcs
+
+@kernel
+def both(x: pygpgpu.Array[np.float32], out: pygpgpu.ArrayLike) -> None: ...
+
+g = gnp.zeros(4, np.float32)
+both(g, a)      # a device array where the annotation names numpy's float32: accepted
+both(a, g)
+both([1.0, 2.0], g)  # E  a list is neither a numpy nor a device array
+reveal_type(pygpgpu.get_device())
+reveal_type(funcs.normalize(float4(1.0)))
+reveal_type(g.sum())
+reveal_type(gnp.sum(g))
 '''
 
 REVEALED = {   # reveal_type line -> what the type must mention (mypy and pyright spell types differently)
@@ -70,6 +87,10 @@ REVEALED = {   # reveal_type line -> what the type must mention (mypy and pyrigh
     "float4(1.0).xyz": ["float3"],
     "float4(1.0) < float4(2.0)": ["int4"],
     "uchar16(1).lo": ["uchar8"],
+    "pygpgpu.get_device()": ["Device"],
+    "funcs.normalize(float4(1.0))": ["float4"],
+    "g.sum()": ["DeviceArray"],
+    "gnp.sum(g)": ["DeviceArray"],
 }
 
 
@@ -301,3 +322,26 @@ def test_vector_stub_matches_each_class(name):
     if is_int:
         with pytest.raises(TypeError):
             v + 1.5              # an integer vector takes no float operand (the stub's _IntOperand)
+
+
+# ---- how much of the public API type checkers see typed -----------------------------------------
+VERIFYTYPES_MIN = 0.90
+
+
+def test_pyright_verifytypes_sees_at_least_90_percent_of_the_public_api_typed(tmp_path):
+    """``pyright --verifytypes pygpgpu --ignoreexternal``: the share of exported names whose type is
+    fully known (was 52.6%: device arrays, gnp functions and the kernel classes came back partly Any)."""
+    exe = shutil.which("pyright", path=str(Path(sys.executable).parent)) or shutil.which("pyright")
+    if exe is None:
+        skip_no_compiler("pyright", "not installed in this environment (pip install pyright; it needs Node.js)")
+    # pyright finds the environment through the `python` on PATH: this interpreter's folder first
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    out = subprocess.run([exe, "--verifytypes", "pygpgpu", "--ignoreexternal", "--outputjson"], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=600)
+    try:
+        report = json.loads(out.stdout)["typeCompleteness"]
+    except (ValueError, KeyError):
+        skip_no_compiler("pyright", f"did not run: {(out.stdout + out.stderr)[-500:]}")
+    assert report["packageRootDirectory"], "pyright did not find the installed pygpgpu"
+    unknown = sorted(s["name"] for s in report["symbols"] if s["isExported"] and not s["isTypeKnown"])
+    assert report["completenessScore"] >= VERIFYTYPES_MIN, (report["completenessScore"], unknown)

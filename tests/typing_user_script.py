@@ -9,7 +9,6 @@ brackets, ``.inspect``, ``gnp`` arrays, vector types, ``funcs`` and ``gpu``.
 from __future__ import annotations
 
 import sys
-from typing import Union
 
 import numpy as np
 import numpy.typing as npt
@@ -19,7 +18,7 @@ import pygpgpu.numpy as gnp
 from pygpgpu import Inspection, KernelFunction, float3, float4, funcs, gpu, int4, kernel
 
 # what a kernel parameter holding float32 data accepts: a numpy array or a device array
-Floats = Union[npt.NDArray[np.float32], gnp.DeviceArray]
+Floats = pygpgpu.Array[np.float32]
 Ints = npt.NDArray[np.int32]
 
 

@@ -29,7 +29,12 @@ class BackendUnavailable(GPGPUError):
     ``fix``, when the raiser knows it, is what to do, kept apart from ``problem`` (what went wrong)
     so that a summary over several backends can put the fix first; ``reason`` is both, problem first."""
 
-    def __init__(self, backend: str, reason: str, *, fix: str = ""):
+    backend: str
+    problem: str
+    fix: str
+    reason: str
+
+    def __init__(self, backend: str, reason: str, *, fix: str = "") -> None:
         self.backend = backend
         self.problem = reason
         self.fix = fix
@@ -40,7 +45,11 @@ class BackendUnavailable(GPGPUError):
 class DeviceNotFound(GPGPUError, LookupError):
     """No device matches a selector; ``available`` lists the selectors that do exist."""
 
-    def __init__(self, selector: str, available: Sequence[str], detail: str = ""):
+    selector: str
+    available: list[str]
+    detail: str
+
+    def __init__(self, selector: str, available: Sequence[str], detail: str = "") -> None:
         self.selector = selector
         self.available = list(available)
         self.detail = detail

@@ -25,7 +25,10 @@ __all__ = ["ForkedProcessError", "ForkedLibrary", "FORKED", "on_fork_child", "ma
 class ForkedProcessError(ClosedError):
     """A device, context or buffer of a backend the parent process used before ``fork()``."""
 
-    def __init__(self, backend: str, what: str = ""):
+    backend: str
+    what: str
+
+    def __init__(self, backend: str, what: str = "") -> None:
         self.backend = backend
         thing = what or f"the {backend} backend"
         GPGPUError.__init__(
@@ -37,7 +40,7 @@ class ForkedProcessError(ClosedError):
             f"before the first device use.")
         self.what = what
 
-    def __reduce__(self):       # multiprocessing sends it back to the parent: rebuild from its parts
+    def __reduce__(self) -> "tuple[type[ForkedProcessError], tuple[str, str]]":   # multiprocessing sends it back to the parent: rebuild from its parts
         return (type(self), (self.backend, self.what))
 
 

@@ -14,11 +14,14 @@ native builtin where one exists; CUDA and HIP call a helper that the prelude lib
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar, overload
 
 import numpy as np
 
 from .vec_types import Vector
+
+# a vector in, the same vector type out (for type checkers: funcs.normalize(float4(...)) is a float4)
+_V = TypeVar("_V", bound=Vector)
 
 __all__ = [
     "dot",
@@ -129,6 +132,12 @@ def dot(a: Any, b: Any) -> Any:
     return _rewrap(_scalarize(res), vtype, vector_result=False)
 
 
+@overload
+def cross(a: _V, b: _V) -> _V: ...
+@overload
+def cross(a: Any, b: Any) -> Any: ...
+
+
 def cross(a: Any, b: Any) -> Any:
     """Cross product of 3- or 4-component vectors; for 4 components ``w`` of the result is 0."""
     (x, y), vtype = _unwrap((a, b), "cross")
@@ -162,6 +171,12 @@ def distance(a: Any, b: Any) -> Any:
     return length(_rewrap(d, vtype) if vtype else d)
 
 
+@overload
+def normalize(a: _V) -> _V: ...
+@overload
+def normalize(a: Any) -> Any: ...
+
+
 def normalize(a: Any) -> Any:
     """``a / length(a)``; a zero vector is returned unchanged (OpenCL's rule, used on every backend)."""
     (x,), vtype = _unwrap((a,), "normalize")
@@ -174,6 +189,12 @@ def normalize(a: Any) -> Any:
             n = np.sqrt(np.sum(x * x, axis=-1, keepdims=True))
             res = np.where(n == 0, x, x / np.where(n == 0, 1, n)).astype(x.dtype)
     return _rewrap(_scalarize(res), vtype)
+
+
+@overload
+def reflect(i: _V, n: _V) -> _V: ...
+@overload
+def reflect(i: Any, n: Any) -> Any: ...
 
 
 def reflect(i: Any, n: Any) -> Any:
@@ -193,6 +214,12 @@ def _clamp(x, lo, hi):
     return np.minimum(np.maximum(x, lo), hi)
 
 
+@overload
+def clamp(x: _V, lo: Any, hi: Any) -> _V: ...
+@overload
+def clamp(x: Any, lo: Any, hi: Any) -> Any: ...
+
+
 def clamp(x: Any, lo: Any, hi: Any) -> Any:
     """``min(max(x, lo), hi)`` component-wise; ``lo``/``hi`` may be scalars. Ints and floats."""
     return _clamp(x, lo, hi)
@@ -202,6 +229,12 @@ def clamp(x: Any, lo: Any, hi: Any) -> Any:
 def _mix(a, b, t):
     a, b, t = _as_float([a, b, t])
     return a + (b - a) * t
+
+
+@overload
+def mix(a: _V, b: _V, t: Any) -> _V: ...
+@overload
+def mix(a: Any, b: Any, t: Any) -> Any: ...
 
 
 def mix(a: Any, b: Any, t: Any) -> Any:

@@ -129,20 +129,20 @@ def _kernel_only_tuple(name: str, one: str) -> Callable[..., tuple]:
     return fn
 
 
-get_global_id = _kernel_only("get_global_id")
+get_global_id: Callable[..., int] = _kernel_only("get_global_id")
 get_global_id.__doc__ = "Global index of this work item along ``dim`` (0, 1, 2)."
 global_ids = _kernel_only_tuple("global_ids", "get_global_id")
 local_ids = _kernel_only_tuple("local_ids", "get_local_id")
 group_ids = _kernel_only_tuple("group_ids", "get_group_id")
-get_local_id = _kernel_only("get_local_id")
+get_local_id: Callable[..., int] = _kernel_only("get_local_id")
 get_local_id.__doc__ = "Index of this work item inside its work group along ``dim``."
-get_group_id = _kernel_only("get_group_id")
+get_group_id: Callable[..., int] = _kernel_only("get_group_id")
 get_group_id.__doc__ = "Index of this work group (CUDA block) along ``dim``."
-get_global_size = _kernel_only("get_global_size")
+get_global_size: Callable[..., int] = _kernel_only("get_global_size")
 get_global_size.__doc__ = "Total work items along ``dim`` (rounded up to a multiple of the local size)."
-get_local_size = _kernel_only("get_local_size")
+get_local_size: Callable[..., int] = _kernel_only("get_local_size")
 get_local_size.__doc__ = "Work items per work group along ``dim``."
-get_num_groups = _kernel_only("get_num_groups")
+get_num_groups: Callable[..., int] = _kernel_only("get_num_groups")
 get_num_groups.__doc__ = "Number of work groups (CUDA grid size) along ``dim``."
 
 
@@ -213,21 +213,21 @@ def _int_or_float(fn_int, fn_float):
     return lambda old, v: fn_float(old, v) if isinstance(old, np.floating) else fn_int(int(old), int(v))
 
 
-atomic_add = _rmw("add", _int_or_float(lambda o, v: o + v, lambda o, v: o + v))
+atomic_add: Callable[..., Any] = _rmw("add", _int_or_float(lambda o, v: o + v, lambda o, v: o + v))
 atomic_add.__doc__ = "``array[index] += value`` atomically; returns the old value."
-atomic_sub = _rmw("sub", _int_or_float(lambda o, v: o - v, lambda o, v: o - v))
+atomic_sub: Callable[..., Any] = _rmw("sub", _int_or_float(lambda o, v: o - v, lambda o, v: o - v))
 atomic_sub.__doc__ = "``array[index] -= value`` atomically; returns the old value."
-atomic_min = _rmw("min", _int_or_float(min, np.fmin))
+atomic_min: Callable[..., Any] = _rmw("min", _int_or_float(min, np.fmin))
 atomic_min.__doc__ = "``array[index] = min(array[index], value)`` atomically; returns the old value."
-atomic_max = _rmw("max", _int_or_float(max, np.fmax))
+atomic_max: Callable[..., Any] = _rmw("max", _int_or_float(max, np.fmax))
 atomic_max.__doc__ = "``array[index] = max(array[index], value)`` atomically; returns the old value."
-atomic_and = _rmw("and", lambda o, v: int(o) & int(v))
+atomic_and: Callable[..., Any] = _rmw("and", lambda o, v: int(o) & int(v))
 atomic_and.__doc__ = "``array[index] &= value`` atomically (integers); returns the old value."
-atomic_or = _rmw("or", lambda o, v: int(o) | int(v))
+atomic_or: Callable[..., Any] = _rmw("or", lambda o, v: int(o) | int(v))
 atomic_or.__doc__ = "``array[index] |= value`` atomically (integers); returns the old value."
-atomic_xor = _rmw("xor", lambda o, v: int(o) ^ int(v))
+atomic_xor: Callable[..., Any] = _rmw("xor", lambda o, v: int(o) ^ int(v))
 atomic_xor.__doc__ = "``array[index] ^= value`` atomically (integers); returns the old value."
-atomic_xchg = _rmw("xchg", lambda o, v: v)
+atomic_xchg: Callable[..., Any] = _rmw("xchg", lambda o, v: v)
 atomic_xchg.__doc__ = "Store ``value`` in ``array[index]`` atomically; returns the old value."
 
 
@@ -354,7 +354,7 @@ def _unary(np_fn: Callable[..., Any], name: str, doc: str) -> Callable[[Any], An
     return fn
 
 
-rsqrt = _unary(lambda x: (1 / np.sqrt(x)).astype(x.dtype), "rsqrt", "``1 / sqrt(x)``.")
+rsqrt: Callable[..., Any] = _unary(lambda x: (1 / np.sqrt(x)).astype(x.dtype), "rsqrt", "``1 / sqrt(x)``.")
 
 _NATIVE_UNARY: dict[str, Callable[..., Any]] = {     # name: the precise host computation
     "native_sqrt": np.sqrt,

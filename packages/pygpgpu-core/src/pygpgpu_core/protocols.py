@@ -47,8 +47,9 @@ class LocalMemory:
     """A kernel argument that reserves ``nbytes`` of dynamic local/shared memory."""
 
     __slots__ = ("nbytes",)
+    nbytes: int
 
-    def __init__(self, nbytes: int):
+    def __init__(self, nbytes: int) -> None:
         # An index, not int(): int() would truncate 16.5 to 16 bytes (too little memory for
         # what the kernel indexes) and parse "16".
         if isinstance(nbytes, bool) or not hasattr(type(nbytes), "__index__"):
@@ -82,6 +83,9 @@ class Backend(Protocol):
 
 @runtime_checkable
 class Device(Protocol):
+    """One device of a backend (``pygpgpu.get_device("opencl:0")``); ``with dev:`` makes it the
+    default device of the block (pygpgpu_core.scoped_device)."""
+
     backend: Backend
     index: int
     name: str
@@ -90,7 +94,7 @@ class Device(Protocol):
     global_mem_size: int
     compute_units: int
     max_work_group_size: int
-    extensions: frozenset
+    extensions: frozenset[str]
     fp64: bool
     fp16: bool
     host_unified_memory: bool
@@ -113,6 +117,8 @@ class Queue(Protocol):
 
 @runtime_checkable
 class Context(Protocol):
+    """A device's context: allocates buffers, builds programs, owns queues (``dev.context()``)."""
+
     device: Device
     queue: Queue
 
@@ -135,6 +141,8 @@ class Context(Protocol):
 
 @runtime_checkable
 class Buffer(Protocol):
+    """Device memory of one context (``ctx.buffer(nbytes)``)."""
+
     context: Context
     nbytes: int
 

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from . import logs
 from .errors import BackendUnavailable, DeviceNotFound, GPGPUError, PyGPGPUWarning
+from .protocols import Device
 from .scoped_device import scoped_device
 from .selector import Selector, canonical_backend, parse_selector
 
@@ -287,7 +288,7 @@ def _pick(sel: Selector, devices: Sequence[Any], original: str) -> Any:
     raise DeviceNotFound(original, available_devices(), detail)
 
 
-def select_device(selector: "str | Selector | None" = None) -> Any:
+def select_device(selector: "str | Selector | None" = None) -> Device:
     """Resolve a selector to a Device. ``None`` means the device of the innermost ``with
     pygpgpu.device(...)`` / ``with dev:`` block of this thread, else the device ``$PYGPGPU_BACKEND``
     selects, else the first device of the first backend (cuda -> hip -> opencl) that has one."""
@@ -315,6 +316,6 @@ def select_device(selector: "str | Selector | None" = None) -> Any:
     return _pick(sel, everything, original)
 
 
-def get_device(selector: "str | None" = None) -> Any:
+def get_device(selector: "str | None" = None) -> Device:
     """The Device for ``selector`` (e.g. ``"opencl:0"``, ``"cuda"``, ``"geforce:1"``)."""
     return select_device(selector)

@@ -57,6 +57,7 @@ class DeviceScope:
     ``.device`` is the Device; ``with pygpgpu.device("opencl") as dev:`` binds it too."""
 
     __slots__ = ("device",)
+    device: Any
 
     def __init__(self, dev: Any) -> None:
         self.device = dev

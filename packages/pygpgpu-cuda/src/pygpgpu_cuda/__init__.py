@@ -17,8 +17,12 @@ from ._nvrtc import compile_cuda, nvrtc_version, supported_archs
 from ._program import Kernel, Program
 
 # The names of releases before the driver kit, kept working.
-CudaDevice, CudaContext, CudaStream, CudaBuffer, CudaProgram, CudaKernel = (
-    Device, Context, Stream, Buffer, Program, Kernel)
+CudaDevice = Device
+CudaContext = Context
+CudaStream = Stream
+CudaBuffer = Buffer
+CudaProgram = Program
+CudaKernel = Kernel
 
 __all__ = [
     "backend",

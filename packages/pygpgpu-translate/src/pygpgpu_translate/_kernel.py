@@ -54,11 +54,11 @@ Bracket = Union[str, int, "np.integer[Any]", Tuple[Any, ...], Device]
 class Inspection:
     """What ``k.inspect(*args)`` returns: the generated source and what the launch will do."""
     source: str
-    access: dict
-    signature: tuple
+    access: "dict[str, str]"
+    signature: "tuple[Any, ...]"
     work_size: str
     dialect: str
-    layout: list
+    layout: "list[Any]"
     entry: str = ""          # the kernel's name in the source (mangled where a dialect reserves it: step -> step_)
     lanes: int = 1           # consecutive elements each work item handles (> 1: a wide kernel, _wide)
 
@@ -166,12 +166,12 @@ class ConfiguredKernel(Generic[P]):
 
     __slots__ = ("_kf", "_config", "_device", "_bound_self", "_children", "_memo", "_memo2")
 
-    def __init__(self, kf, config, bound_self=None):
+    def __init__(self, kf: "KernelFunction[P]", config: Any, bound_self: object = None) -> None:
         self._kf = kf
         self._config = config
         self._device = None
         self._bound_self = bound_self
-        self._children = {}
+        self._children: dict[Any, ConfiguredKernel[P]] = {}
         self._memo = self._memo2 = None     # (hit, state) of the last two resident warm calls (_memo)
 
     def __getitem__(self, item: Bracket) -> ConfiguredKernel[P]:
@@ -235,10 +235,10 @@ class ConfiguredKernel(Generic[P]):
         except USER_ERRORS as exc:
             raise for_user(exc) from exc.__cause__
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<kernel {self._kf.__name__} {self._config.describe()}>"
 
-    def __reduce__(self):          # the kernel, the brackets and the bound instance (_pickling)
+    def __reduce__(self) -> Any:   # the kernel, the brackets and the bound instance (_pickling)
         from ._pickling import reduce_configured
         return reduce_configured(self)
 
@@ -262,14 +262,14 @@ class KernelFunction(Generic[P]):
             func = func.__func__
         self.py_func = func
         self.backend = backend
-        self.default_float = _default_float(default_float)
+        self.default_float: Scalar = _default_float(default_float)
         # the bounds-checked debug mode (_bounds, _bounds_host): fixed when the kernel is defined
-        self.debug = bool(debug) or bounds_check_default()
+        self.debug: bool = bool(debug) or bounds_check_default()
         # fast-math build options (Dialect.fast_math_options): fixed when the kernel is defined,
         # like debug, so the plans and translations this object caches never mix the two modes
         self._fastmath = bool(fastmath)
         self._contract = bool(contract)    # False: no fused multiply-add (Dialect.no_contract_options)
-        self.__name__ = func.__name__
+        self.__name__: str = func.__name__
         self.__qualname__ = getattr(func, "__qualname__", func.__name__)
         self.__doc__ = func.__doc__
         self.__module__ = func.__module__
@@ -323,7 +323,7 @@ class KernelFunction(Generic[P]):
         except USER_ERRORS as exc:              # the user's line, not the translator's frames (_user_errors)
             raise for_user(exc) from exc.__cause__
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<pygpgpu kernel {self.__qualname__}>"
 
     @property
@@ -338,7 +338,7 @@ class KernelFunction(Generic[P]):
         correctly rounded)."""
         return self._contract
 
-    def __reduce__(self):          # by reference like a function, or by value with its source (_pickling)
+    def __reduce__(self) -> Any:   # by reference like a function, or by value with its source (_pickling)
         from ._pickling import reduce_kernel
         return reduce_kernel(self)
 
@@ -351,7 +351,7 @@ class KernelFunction(Generic[P]):
         except USER_ERRORS as exc:
             raise for_user(exc) from exc.__cause__
 
-    def split(self, devices, weights=None):
+    def split(self, devices: Any, weights: Any = None) -> Any:
         """``k.split(["opencl:0", "opencl:1"])(x, out)``: one 1-D launch divided among devices that run
         at once; numpy arrays are sliced per device, scalars passed as they are (_split)."""
         from ._split import SplitKernel

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     # What __getattr__ below returns, spelled out for mypy and pyright (tests/test_typing.py checks
     # that these names are exactly _EXPORTS and the import hooks).
     from pygpgpu_core import funcs as funcs
+    from pygpgpu_core.array_types import Array as Array
+    from pygpgpu_core.array_types import ArrayLike as ArrayLike
     from pygpgpu_core import gpu as gpu
     from pygpgpu_core.backend.cache import CacheWarning as CacheWarning
     from pygpgpu_core.backend.cache import cache_info as cache_info
@@ -87,6 +89,9 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "reduce": ("pygpgpu_translate.array_ops._user_reduce", "reduce"),   # @pygpgpu.reduce(identity=...)
     "gpu": ("pygpgpu_core.gpu", None),
     "funcs": ("pygpgpu_core.funcs", None),
+    # annotations: a numpy array or a device array (pygpgpu.Array[np.float32], pygpgpu.ArrayLike)
+    "Array": ("pygpgpu_core.array_types", "Array"),
+    "ArrayLike": ("pygpgpu_core.array_types", "ArrayLike"),
     "vec": ("pygpgpu.vec", None),     # the 50 vector types (float4, int8, ...) under their OpenCL names
     # devices
     "available_devices": ("pygpgpu_core.registry", "available_devices"),

@@ -1,2 +1,15 @@
 """``import pygpgpu.numpy as gnp``: arrays that live on the device."""
 from pygpgpu_core.gnp import *  # noqa: F401,F403
+# gnp's __all__ is built by adding its submodules' lists, which type checkers do not follow: the same
+# names again from the submodules, so that mypy and pyright see gnp.sum, gnp.split... (no new objects)
+from pygpgpu_core.gnp._comparing import *  # noqa: F401,F403,E402
+from pygpgpu_core.gnp._copying import *  # noqa: F401,F403
+from pygpgpu_core.gnp._differences import *  # noqa: F401,F403
+from pygpgpu_core.gnp._functions import *  # noqa: F401,F403
+from pygpgpu_core.gnp._joining import *  # noqa: F401,F403
+from pygpgpu_core.gnp._nan_reductions import *  # noqa: F401,F403
+from pygpgpu_core.gnp._patterns import *  # noqa: F401,F403
+from pygpgpu_core.gnp._products import *  # noqa: F401,F403
+from pygpgpu_core.gnp._rearranging import *  # noqa: F401,F403
+from pygpgpu_core.gnp._statistics import *  # noqa: F401,F403
+from pygpgpu_core.gnp._views import *  # noqa: F401,F403

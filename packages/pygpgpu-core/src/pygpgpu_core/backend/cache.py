@@ -223,7 +223,7 @@ def clear_cache(namespace: "str | None" = None) -> int:
     return clear(root, folder) if folder.is_dir() else 0
 
 
-def cache_info() -> dict:
+def cache_info() -> dict[str, Any]:
     """Where the disk cache is and what it holds: ``path`` (None when not in use), ``bytes``,
     ``entries``, ``limit`` (``PYGPGPU_CACHE_MAX`` in bytes, None for no bound), ``namespaces``."""
     root = cache_root()

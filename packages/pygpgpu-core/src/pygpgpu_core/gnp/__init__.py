@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..backend import mempool as _mempool
 from . import _comparing, _copying, _differences, _functions, _joining, _nan_reductions, _patterns, _products
 from . import _rearranging, _statistics, _views
@@ -87,7 +89,7 @@ for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _stati
 newaxis = None
 
 
-def asnumpy(a: Any, out=None):
+def asnumpy(a: Any, out: Any = None) -> np.ndarray:
     """A numpy copy of ``a`` (device arrays are read back; host data is returned as numpy)."""
     import numpy as np
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from operator import attrgetter
 from operator import index as operator_index
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Iterator, Literal
 
 import numpy as np
 
@@ -49,7 +49,7 @@ class _PoolAllocation:
 
     __slots__ = ("pool", "block", "nbytes")
 
-    def __init__(self, pool: mempool.MemoryPool, block: mempool.Block, nbytes: int):
+    def __init__(self, pool: mempool.MemoryPool, block: mempool.Block, nbytes: int) -> None:
         self.pool = pool
         self.block = block
         self.nbytes = nbytes        # the bytes asked for: no array of this allocation reaches past them
@@ -123,10 +123,14 @@ class DeviceArray(ArrayOperators):
     # _readonly: numpy's WRITEABLE flag, inverted (views inherit it, g.flags.writeable sets it);
     # _base: the array a view was made from (the first of a chain), None for one owning its memory
     __slots__ = ("_shape", "_dtype", "device", "buffer", "_owner", "_host", "_readonly", "_base", "__weakref__")
-    offset = 0                   # byte offset of the first element in ``buffer`` (views override)
+    offset: int = 0              # byte offset of the first element in ``buffer`` (views override)
+    device: Any                  # the Device the memory is on (pygpgpu.Device)
+    buffer: Any                  # the backend's Buffer (pygpgpu.Buffer)
+    _host: Any                   # host-visible memory of the allocation (numpy bytes), or None
+    _base: "DeviceArray | None"
     __hash__ = object.__hash__   # identity, as before comparisons returned arrays
 
-    def __init__(self, shape, dtype=np.float64, device=None):
+    def __init__(self, shape: Any, dtype: Any = np.float64, device: Any = None) -> None:
         """Allocate an uninitialised array (same as :func:`gnp.empty`)."""
         self._shape = _normalize_shape(shape)
         self._dtype = _check_dtype(dtype)
@@ -182,10 +186,20 @@ class DeviceArray(ArrayOperators):
         self._relaid_in_place(self.view(dtype), "dtype")
 
     # Properties over slots: reading costs an attrgetter call; setting checks as numpy does.
-    shape = property(attrgetter("_shape"), _set_shape,
-                     doc="The length of each axis. Setting it reshapes in place, where no copy is needed.")
-    dtype = property(attrgetter("_dtype"), _set_dtype,
-                     doc="The element type. Setting it reinterprets the bytes in place, as ``view(dtype)``.")
+    if TYPE_CHECKING:       # what the two properties below are, for type checkers
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+        @shape.setter
+        def shape(self, shape: Any) -> None: ...
+        @property
+        def dtype(self) -> np.dtype[Any]: ...
+        @dtype.setter
+        def dtype(self, dtype: Any) -> None: ...
+    else:
+        shape = property(attrgetter("_shape"), _set_shape,
+                         doc="The length of each axis. Setting it reshapes in place, where no copy is needed.")
+        dtype = property(attrgetter("_dtype"), _set_dtype,
+                         doc="The element type. Setting it reinterprets the bytes in place, as ``view(dtype)``.")
 
     @property
     def size(self) -> int:
@@ -235,7 +249,7 @@ class DeviceArray(ArrayOperators):
             raise ValueError("matrix transpose with ndim < 2 is undefined")
         return self.swapaxes(-1, -2)
 
-    def transpose(self, *axes) -> "DeviceArray":
+    def transpose(self, *axes: Any) -> "DeviceArray":
         """A view with the axes permuted (reversed when none are given), like numpy."""
         if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], (int, np.integer))):
             axes = () if axes[0] is None else tuple(axes[0])
@@ -256,7 +270,7 @@ class DeviceArray(ArrayOperators):
         return self.transpose(order)
 
     @property
-    def context(self):
+    def context(self) -> Any:
         return self.buffer.context
 
     @property
@@ -317,34 +331,34 @@ class DeviceArray(ArrayOperators):
         """Same as :meth:`get`."""
         return self.get()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if copy is False:
             raise ValueError("a device array cannot be viewed as a numpy array without a copy; "
                              "use g.get() (or np.asarray(g), which copies)")
         host = self.get()
         return host if dtype is None else host.astype(dtype, copy=False)
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return self.get().tolist()
 
-    def item(self, *args):
+    def item(self, *args: Any) -> Any:
         return self.get().item(*args)
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self._scalar_host("float"))
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._scalar_host("int"))
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self._scalar_host("complex"))
 
-    def __index__(self):
+    def __index__(self) -> int:
         if self.dtype.kind not in "iub":
             raise TypeError(f"only integer device arrays can be used as an index, not {self.dtype}")
         return int(self._scalar_host("index"))
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         if self.size != 1:              # numpy's ValueError and words, so `if g:` fails as it does there
             if self.size == 0:
                 raise ValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` to check "
@@ -358,12 +372,12 @@ class DeviceArray(ArrayOperators):
             raise TypeError(f"only size-1 device arrays can be converted to Python {what} (size is {self.size})")
         return self.get().reshape(())[()]
 
-    def __contains__(self, value) -> bool:
+    def __contains__(self, value: Any) -> bool:
         """``value in g`` as numpy's: ``(g == value).any()``, computed on the device (iterating
         would compare host rows with the value, which is ambiguous beyond 1-D)."""
         return bool((self == value).any())
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         if not self.shape:
             raise TypeError("iteration over a 0-d device array")
         return iter(self.get())
@@ -394,7 +408,7 @@ class DeviceArray(ArrayOperators):
             return _view(self, shape, strides, offset)
         return ops().getitem(self, key)
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: Any, value: Any) -> None:
         """Assign numpy data, scalars (broadcast, cast as numpy's setitem does) or another device
         array to the selected elements; device values are copied on the device."""
         if self._readonly:
@@ -436,7 +450,7 @@ class DeviceArray(ArrayOperators):
         ops().assign(self, asarray(np.ascontiguousarray(host), device=self.context))
 
     # -- device-side operations ---------------------------------------------------------------
-    def fill(self, value) -> None:
+    def fill(self, value: Any) -> None:
         """Set every element to ``value`` on the device (no host transfer)."""
         if self._readonly:
             raise ValueError(READ_ONLY)
@@ -476,7 +490,7 @@ class DeviceArray(ArrayOperators):
             out.buffer.copy_from(self.buffer, self.nbytes)
         return out
 
-    def astype(self, dtype, copy: bool = True, casting: _Casting = "unsafe") -> "DeviceArray":
+    def astype(self, dtype: Any, copy: bool = True, casting: _Casting = "unsafe") -> "DeviceArray":
         """Convert the element type on the device (same dtype: a copy, or ``self`` with
         copy=False). Conversions follow C, as numpy's do: float to int truncates toward zero
         (NaN and out-of-range values give unspecified integers), int to bool is ``!= 0``."""
@@ -487,7 +501,7 @@ class DeviceArray(ArrayOperators):
             raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dt!r} according to the rule {casting!r}")
         return ops().astype(self, dt)
 
-    def reshape(self, *shape, order: str = "C") -> "DeviceArray":
+    def reshape(self, *shape: Any, order: str = "C") -> "DeviceArray":
         """A view with a new shape sharing this array's memory (one -1 is inferred); a strided
         view that cannot be reshaped in place is copied first, as numpy does."""
         if order not in ("C", "A", "F"):
@@ -529,7 +543,7 @@ class DeviceArray(ArrayOperators):
             return self.T.copy().reshape(-1)
         return self.copy().reshape(-1) if type(self) is DeviceArray else self.ravel(order).copy()
 
-    def squeeze(self, axis=None) -> "DeviceArray":
+    def squeeze(self, axis: Any = None) -> "DeviceArray":
         """A view without axes of length 1 (only ``axis`` when given)."""
         nd = self.ndim
         if axis is None:
@@ -545,7 +559,7 @@ class DeviceArray(ArrayOperators):
         st = self.strides
         return _view(self, tuple(self.shape[i] for i in keep), tuple(st[i] for i in keep), self.offset)
 
-    def view(self, dtype) -> "DeviceArray":
+    def view(self, dtype: Any) -> "DeviceArray":
         """Reinterpret the bytes as another dtype (the last axis is rescaled, like numpy)."""
         dt = _check_dtype(dtype)
         if dt.itemsize == self.dtype.itemsize:
@@ -562,7 +576,7 @@ class DeviceArray(ArrayOperators):
         strides = (self.strides if dt.itemsize == self.dtype.itemsize else _c_strides(shape, dt.itemsize))
         return DeviceArrayView._make(self, shape, dt, strides, self.offset)
 
-    def to(self, device, *, copy: bool = False) -> "DeviceArray":
+    def to(self, device: Any, *, copy: bool = False) -> "DeviceArray":
         """This array on ``device`` (a selector such as ``"cuda:0"``, a Device, a Context, or an
         array whose device to use). Already there: ``self`` (or a device-side copy with
         ``copy=True``); another context or backend: one download plus one upload."""
@@ -578,7 +592,7 @@ class DeviceArray(ArrayOperators):
         """Wait until every queued operation of this array's context has finished."""
         self.context.synchronize()
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         """Pickles as data + the device's selector (``pygpgpu_core.pickling``): never buffers or pools."""
         from ..pickling import reduce_array
 
@@ -596,7 +610,7 @@ class DeviceArray(ArrayOperators):
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._dl_device()
 
-    def __dlpack__(self, *, stream=_NOT_GIVEN, max_version=None, dl_device=_NOT_GIVEN, copy=None):
+    def __dlpack__(self, *, stream: Any = _NOT_GIVEN, max_version: Any = None, dl_device: Any = _NOT_GIVEN, copy: Any = None) -> Any:
         """Export as a DLPack capsule (zero-copy). CUDA/HIP arrays export device pointers; arrays
         in host memory (OpenCL on the CPU, e.g. PoCL) export ``kDLCPU``. OpenCL device memory has
         no pointer other libraries understand: ask for a host copy (``dl_device=(1, 0)``) or use
@@ -647,7 +661,7 @@ class DeviceArray(ArrayOperators):
                                       versioned=_dlpack.wants_versioned(max_version), read_only=self._readonly)
 
     @property
-    def __cuda_array_interface__(self) -> dict:
+    def __cuda_array_interface__(self) -> dict[str, Any]:
         """CUDA Array Interface v3 (arrays of a backend declaring ``cuda_array_interface``: CUDA;
         data is synchronized before it is handed out)."""
         if not option(self.device.backend, "cuda_array_interface"):
@@ -746,8 +760,12 @@ class _Flags:
     is refused, as numpy refuses it, on a view of an array that is itself read-only."""
 
     __slots__ = ("_array", "c_contiguous", "f_contiguous", "owndata", "aligned")
+    c_contiguous: bool
+    f_contiguous: bool
+    owndata: bool
+    aligned: bool
 
-    def __init__(self, a: DeviceArray):
+    def __init__(self, a: DeviceArray) -> None:
         self._array = a
         self.c_contiguous = a.is_contiguous
         self.f_contiguous = is_c_contiguous(a.shape[::-1], a.strides[::-1], a.dtype.itemsize)

@@ -3,7 +3,7 @@ and sort methods. Each forwards to the operations provider (:mod:`._dispatch`), 
 and launches the kernels; nothing here computes on the host."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ._dispatch import ops
 
@@ -128,95 +128,96 @@ class ArrayOperators:
         def __rdivmod__(self, other: Any) -> tuple[DeviceArray, DeviceArray]: ...
 
     # -- ufunc protocol: np.sqrt(g), np.add(g, h, out=g), np.maximum.reduce(g) ---------------------
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    def __array_ufunc__(self, ufunc: Any, method: Any, *inputs: Any, **kwargs: Any) -> Any:
         return ops().array_ufunc(ufunc, method, inputs, kwargs)
 
     # -- numpy functions: np.sum(g), np.concatenate([g, h]); others raise TypeError, never compute on
     # host copies behind the caller's back (np.asarray(g) / g.get() are the explicit way there)
-    def __array_function__(self, func, types, args, kwargs):
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         return ops().array_function(func, types, args, kwargs)
 
     # -- reductions -----------------------------------------------------------------------------
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> DeviceArray:
         return ops().reduce("sum", self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
                             where=where)
 
-    def prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    def prod(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> DeviceArray:
         return ops().reduce("prod", self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
                             where=where)
 
-    def min(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+    def min(self, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> DeviceArray:
         return ops().reduce("min", self, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
-    def max(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+    def max(self, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> DeviceArray:
         return ops().reduce("max", self, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
-    def mean(self, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, where: Any = None) -> DeviceArray:
         return ops().reduce("mean", self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
 
-    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    def var(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, where: Any = None) -> DeviceArray:
         return ops().moment("var", self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where)
 
-    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    def std(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, where: Any = None) -> DeviceArray:
         return ops().moment("std", self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where)
 
-    def argmin(self, axis=None, out=None, keepdims=False):
+    def argmin(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> DeviceArray:
         return ops().reduce("argmin", self, axis=axis, out=out, keepdims=keepdims)
 
-    def argmax(self, axis=None, out=None, keepdims=False):
+    def argmax(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> DeviceArray:
         return ops().reduce("argmax", self, axis=axis, out=out, keepdims=keepdims)
 
-    def any(self, axis=None, out=None, keepdims=False, where=None):
+    def any(self, axis: Any = None, out: Any = None, keepdims: bool = False, where: Any = None) -> DeviceArray:
         return ops().reduce("any", self, axis=axis, out=out, keepdims=keepdims, where=where)
 
-    def all(self, axis=None, out=None, keepdims=False, where=None):
+    def all(self, axis: Any = None, out: Any = None, keepdims: bool = False, where: Any = None) -> DeviceArray:
         return ops().reduce("all", self, axis=axis, out=out, keepdims=keepdims, where=where)
 
     # -- scans, sorting, products ---------------------------------------------------------------
-    def cumsum(self, axis=None, dtype=None, out=None):
+    def cumsum(self, axis: Any = None, dtype: Any = None, out: Any = None) -> DeviceArray:
         return ops().scan("cumsum", self, axis=axis, dtype=dtype, out=out)
 
-    def cumprod(self, axis=None, dtype=None, out=None):
+    def cumprod(self, axis: Any = None, dtype: Any = None, out: Any = None) -> DeviceArray:
         return ops().scan("cumprod", self, axis=axis, dtype=dtype, out=out)
 
-    def sort(self, axis=-1, kind=None, order=None, stable=None):
+    def sort(self, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> None:
         """Sort in place (numpy's ndarray.sort)."""
-        if self._readonly:                # (a DeviceArray slot)
+        array = cast("DeviceArray", self)
+        if array._readonly:               # (a DeviceArray slot)
             raise ValueError("sort array is read-only")
-        self[...] = ops().sort(self, axis=axis, kind=kind, order=order, stable=stable)
+        array[...] = ops().sort(self, axis=axis, kind=kind, order=order, stable=stable)
 
-    def argsort(self, axis=-1, kind=None, order=None, stable=None):
+    def argsort(self, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
         return ops().argsort(self, axis=axis, kind=kind, order=order, stable=stable)
 
-    def dot(self, b, out=None):
+    def dot(self, b: Any, out: Any = None) -> DeviceArray:
         return ops().dot(self, b, out=out)
 
-    def clip(self, min=None, max=None, out=None, **kwargs):
+    def clip(self, min: Any = None, max: Any = None, out: Any = None, **kwargs: Any) -> DeviceArray:
         return ops().clip(self, min, max, out=out, **kwargs)
 
-    def round(self, decimals=0, out=None):
+    def round(self, decimals: Any = 0, out: Any = None) -> DeviceArray:
         return ops().around(self, decimals, out=out)
 
-    def nonzero(self):
+    def nonzero(self) -> tuple[DeviceArray, ...]:
         return ops().nonzero(self)
 
     # ndarray methods that are gnp functions (imported when called: those modules import this one)
-    def diagonal(self, offset=0, axis1=0, axis2=1):
+    def diagonal(self, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> DeviceArray:
         from ._views import diagonal
-        return diagonal(self, offset, axis1, axis2)
+        return diagonal(cast("DeviceArray", self), offset, axis1, axis2)
 
-    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    def trace(self, offset: Any = 0, axis1: Any = 0, axis2: Any = 1, dtype: Any = None, out: Any = None) -> DeviceArray:
         from ._products import trace
-        return trace(self, offset, axis1, axis2, dtype, out)
+        return trace(cast("DeviceArray", self), offset, axis1, axis2, dtype, out)
 
-    def repeat(self, repeats, axis=None):
+    def repeat(self, repeats: Any, axis: Any = None) -> DeviceArray:
         from ._rearranging import repeat
-        return repeat(self, repeats, axis)
+        return repeat(cast("DeviceArray", self), repeats, axis)
 
-    def __matmul__(self, other):
+    def __matmul__(self, other: Any) -> DeviceArray:
         return ops().matmul(self, other)
 
-    def __rmatmul__(self, other):
+    def __rmatmul__(self, other: Any) -> DeviceArray:
         return ops().matmul(other, self)
 
 

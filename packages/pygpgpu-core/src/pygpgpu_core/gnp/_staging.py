@@ -43,8 +43,10 @@ class SyncOnce:
     actually needs the wait (aliased and device-copied arguments never call it)."""
 
     __slots__ = ("context", "done")
+    context: Any
+    done: bool
 
-    def __init__(self, context):
+    def __init__(self, context: Any) -> None:
         self.context = context
         self.done = False
 
@@ -58,8 +60,11 @@ class StagedArgument:
     """A numpy array made available to a kernel; call :meth:`finish` once the launch is queued."""
 
     __slots__ = ("buffer", "host", "_download", "_alias", "_pool", "_block")
+    buffer: Any             # the Buffer the kernel takes
+    host: np.ndarray
 
-    def __init__(self, buffer, host, download_after, alias, pool=None, block=None):
+    def __init__(self, buffer: Any, host: np.ndarray, download_after: bool, alias: bool, pool: Any = None,
+                 block: Any = None) -> None:
         self.buffer = buffer
         self.host = host
         self._download = download_after

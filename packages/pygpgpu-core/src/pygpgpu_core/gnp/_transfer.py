@@ -32,14 +32,14 @@ def record_transfer(direction: str, nbytes: int) -> None:
         _counts[i + 2] += int(nbytes)
 
 
-def transfer_stats() -> dict:
+def transfer_stats() -> dict[str, int]:
     """Host<->device copies since the last reset: ``{h2d, d2h, h2d_bytes, d2h_bytes}``."""
     with _lock:
         h2d, d2h, h2d_bytes, d2h_bytes = _counts
     return {"h2d": h2d, "d2h": d2h, "h2d_bytes": h2d_bytes, "d2h_bytes": d2h_bytes}
 
 
-def reset_transfer_stats() -> dict:
+def reset_transfer_stats() -> dict[str, int]:
     """Zero the counters; returns what they held."""
     with _lock:
         old = list(_counts)

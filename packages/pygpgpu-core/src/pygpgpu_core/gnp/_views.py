@@ -114,7 +114,7 @@ def _read_only(view: DeviceArray) -> DeviceArray:
     return view
 
 
-def broadcast_arrays(*args: DeviceArray, subok: bool = False) -> tuple:
+def broadcast_arrays(*args: DeviceArray, subok: bool = False) -> tuple[DeviceArray, ...]:
     """The arrays broadcast against each other, as views (an array already of that shape is itself).
     The broadcast views are read-only: numpy 2 still lets them be written with a FutureWarning
     that it will make them read-only, which gnp does now, as a write to them reaches every
@@ -171,7 +171,7 @@ def writable_diagonal(a: DeviceArray, offset: int = 0, axis1: int = 0, axis2: in
     return _view(a, shape, tuple(a.strides[d] for d in rest) + (s1 + s2,), start)
 
 
-def array_split(ary: DeviceArray, indices_or_sections: Any, axis: int = 0) -> list:
+def array_split(ary: DeviceArray, indices_or_sections: Any, axis: int = 0) -> list[DeviceArray]:
     """Views of consecutive parts of ``ary`` along ``axis``: ``n`` parts as equal as can be (the
     first ones one longer), or cut before each index of a sequence."""
     ary = device_operand(ary, "array_split")
@@ -190,7 +190,7 @@ def array_split(ary: DeviceArray, indices_or_sections: Any, axis: int = 0) -> li
     return [moved[points[k]:points[k + 1]].swapaxes(axis, 0) for k in range(count)]
 
 
-def split(ary: DeviceArray, indices_or_sections: Any, axis: int = 0) -> list:
+def split(ary: DeviceArray, indices_or_sections: Any, axis: int = 0) -> list[DeviceArray]:
     """Like :func:`array_split`, but ``n`` parts must be equal (``ValueError`` otherwise)."""
     ary = device_operand(ary, "split")
     try:
@@ -208,17 +208,17 @@ def _split_along(ary: DeviceArray, indices_or_sections: Any, op: str, least: int
     return split(ary, indices_or_sections, axis)
 
 
-def hsplit(ary: DeviceArray, indices_or_sections: Any) -> list:
+def hsplit(ary: DeviceArray, indices_or_sections: Any) -> list[DeviceArray]:
     """:func:`split` along axis 1 (axis 0 of a 1-D array)."""
     return _split_along(ary, indices_or_sections, "hsplit", 1, 1 if getattr(ary, "ndim", 0) > 1 else 0)
 
 
-def vsplit(ary: DeviceArray, indices_or_sections: Any) -> list:
+def vsplit(ary: DeviceArray, indices_or_sections: Any) -> list[DeviceArray]:
     """:func:`split` along axis 0 of an array of 2 or more dimensions."""
     return _split_along(ary, indices_or_sections, "vsplit", 2, 0)
 
 
-def dsplit(ary: DeviceArray, indices_or_sections: Any) -> list:
+def dsplit(ary: DeviceArray, indices_or_sections: Any) -> list[DeviceArray]:
     """:func:`split` along axis 2 of an array of 3 or more dimensions."""
     return _split_along(ary, indices_or_sections, "dsplit", 3, 2)
 

@@ -10,9 +10,10 @@ import importlib.abc
 import importlib.util
 import os
 import sys
-import types
+from importlib.machinery import ModuleSpec
 from pathlib import Path
-from typing import Iterable
+from types import ModuleType
+from typing import Iterable, Sequence
 
 from ._module import KINDS, Kind, populate_module
 
@@ -40,21 +41,24 @@ class KernelFileLoader(importlib.abc.Loader):
 
 
 class KernelFileFinder(importlib.abc.MetaPathFinder):
-    def __init__(self, kind: Kind):
+    """Finds ``name.cl`` (or ``.cu``, ``.hip``) for ``import name`` (``pygpgpu.climport`` installs it)."""
+
+    def __init__(self, kind: Kind) -> None:
         self.kind = kind
 
     def __repr__(self) -> str:
         return f"<pygpgpu {self.kind.extension} kernel file finder>"
 
     def __call__(self, path: "str | os.PathLike[str]", options: "str | Iterable[str] | None" = None,
-                 name: "str | None" = None) -> types.ModuleType:
+                 name: "str | None" = None) -> ModuleType:
         """Import the kernel file at ``path`` with build ``options`` (``climport("blur.cl",
         options=["-DRADIUS=3"])``); the same as ``kernel_files.load(path, kind, options=...)``."""
         from . import load
 
         return load(Path(path), self.kind.name, name=name, options=options)
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(self, fullname: str, path: "Sequence[str] | None" = None,
+                  target: "ModuleType | None" = None) -> "ModuleSpec | None":
         leaf = fullname.rpartition(".")[2]
         search = sys.path if path is None else path
         for entry in list(search):

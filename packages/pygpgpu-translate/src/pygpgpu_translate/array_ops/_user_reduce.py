@@ -88,7 +88,8 @@ class DeviceReduction:
         return f"<pygpgpu device reduction {self.__name__} (identity {self.identity!r})>"
 
 
-def reduce_decorator(func: "Callable | None" = None, *, identity: Any = None, dtype: Any = None):
+def reduce_decorator(func: "Callable[..., Any] | None" = None, *, identity: Any = None, dtype: Any = None
+                     ) -> "DeviceReduction | Callable[[Callable[..., Any]], DeviceReduction]":
     """``@pygpgpu.reduce(identity=...)``: turn ``def f(a, b): return ...`` into a device
     reduction ``f(g, axis=None)`` (see the module docstring). ``dtype`` fixes the accumulator
     type (default: the array's dtype; bool arrays accumulate in int64)."""
