@@ -213,6 +213,11 @@ def test_kernel_accepts_page_is_generated_from_the_builtin_rows():
     assert (DOCS / "kernel-accepts.md").read_text() == text, "run scripts/kernel_accepts_page.py"
     for name in BUILTINS:
         assert f"`{name}`" in text, name
+    from pygpgpu_translate._frontend import REJECTED
+
+    for node, (problem, hint) in REJECTED.items():
+        if node.__name__ not in kernel_accepts_page._NEWER_PYTHONS:
+            assert f"| {problem} | {hint} |" in text, problem
 
 
 def test_api_reference_uses_public_paths():
