@@ -118,7 +118,8 @@ def test_no_paragraph_appears_twice():
 def test_every_page_is_in_the_nav():
     nav = (ROOT / "mkdocs.yml").read_text()
     pages = {p.name for p in DOCS.glob("*.md")}
-    assert pages == set(re.findall(r"(\S+\.md)$", nav, re.M))
+    listed = set(re.findall(r"(\S+\.md)$", nav, re.M))
+    assert pages == listed, f"add to mkdocs.yml's nav: {sorted(pages - listed)}; listed but missing: {sorted(listed - pages)}"
 
 
 # ---- links and anchors ------------------------------------------------------------------------
