@@ -15,7 +15,8 @@ import math
 import numpy as np
 from _common import example_size
 
-from pygpgpu import float3, funcs, kernel
+from pygpgpu import funcs, kernel
+from pygpgpu.vec import float3
 
 SOFTENING = 0.01
 DT = 0.01

@@ -26,6 +26,12 @@ def example_size(default: int) -> int:
     return size
 
 
+def size_for(device, gpu: int, cpu: int) -> int:
+    """The default problem size on ``device``: ``cpu`` on a CPU device (PoCL runs OpenCL on two cores
+    in seconds, not at GPU sizes), ``gpu`` elsewhere."""
+    return cpu if getattr(device, "is_cpu", False) else gpu
+
+
 def output_dir() -> Path:
     """``$PYGPGPU_EXAMPLE_OUT`` or ``examples/output/``."""
     folder = Path(os.environ.get(OUT_ENV) or Path(__file__).parent / "output")

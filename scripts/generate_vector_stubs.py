@@ -41,6 +41,7 @@ from typing_extensions import Self, TypeAlias
 VECTOR_BASE = '''\
 BASE_TYPES: dict[str, type]
 WIDTHS: tuple[int, ...]
+NUMPY_SCALAR_CLASHES: tuple[str, ...]
 VECTOR_TYPES: dict[str, type[Vector]]
 
 def vector_dtype(base: Any, width: int, layout: str = "opencl") -> np.dtype[np.void]: ...

@@ -56,6 +56,13 @@ ALIASING = "tests/test_trust_aliasing.py"
 NATIVE = "tests/test_backend_native_launch.py"
 NATIVE_REPEAT = "tests/test_opencl_native_repeat.py"
 CORE_BACKEND = "pygpgpu-core/src/pygpgpu_core/backend"
+CORE = "pygpgpu-core/src/pygpgpu_core"
+ELEMENTWISE = f"{TRANSLATE}/array_ops/_elementwise.py"
+WARM_COLD = "tests/test_warm_equals_cold.py"
+KEYS = "tests/test_cache_keys.py"
+VIEW_KEYS = "tests/test_cache_keys_view_staging.py"
+READ_ONLY = "tests/test_gnp_readonly.py"
+STAGING_KEY = "key = (id(v.buffer), v.offset, v.shape, v.strides, v.dtype)"
 
 
 @dataclass(frozen=True)
@@ -419,6 +426,143 @@ MUTATIONS = [
     Mutation("native-repeat-closed-buffer", f"{CORE_BACKEND}/_native_launch.c",
              "            if (closed) { PyErr_Clear(); return 0; }", "",
              (NATIVE_REPEAT, "-k", "closed"), "OpenCL's C repeat hands a closed Buffer to the Python launcher, which raises"),
+    # ---- gnp's elementwise fast path: what it checks before skipping the full path ----
+    Mutation("gnp-fast-path-read-only-out", ELEMENTWISE, "                            or out._readonly):",
+             "                            or False):",
+             (READ_ONLY, WARM_COLD, "-k", "(every_write and warm) or (elementwise and read_only)"),
+             "a read-only out= refuses on the warm path too (np.add(a, 1, out=ro) after a writable call)"),
+    Mutation("gnp-fast-path-broadcasts", ELEMENTWISE,
+             "elif x.shape != first.shape or x.buffer.context is not first.buffer.context:",
+             "elif x.buffer.context is not first.buffer.context:",
+             (WARM_COLD, "-k", "elementwise and broadcast"), "operands of other shapes broadcast, warm as cold"),
+    Mutation("gnp-fast-path-float32-range", ELEMENTWISE,
+             'if dt.kind != "f" or (dt.itemsize == 4 and not -_F32_MAX <= x <= _F32_MAX):', 'if dt.kind != "f":',
+             (WARM_COLD, "-k", "elementwise and past_float32"), "a Python float past float32 converts as numpy does, warm as cold"),
+    Mutation("gnp-fast-path-int-range", ELEMENTWISE, "if info is None or not info[0] <= x <= info[1]:",
+             "if info is None:", (WARM_COLD, "-k", "elementwise and (past_int8 or negative or huge)"),
+             "a Python int past the array's type raises numpy's OverflowError, warm as cold"),
+    # ---- view staging: views reach a kernel as contiguous copies, equal views share one ----
+    Mutation("view-staging-key-strides", f"{TRANSLATE}/_kernel.py", STAGING_KEY,
+             "key = (id(v.buffer), v.offset, v.shape, v.dtype)", (VIEW_KEYS,),
+             "g[0:12:2] and g[0:18:3] (same start, shape, dtype) get a copy each"),
+    Mutation("view-staging-key-offset", f"{TRANSLATE}/_kernel.py", STAGING_KEY,
+             "key = (id(v.buffer), v.shape, v.strides, v.dtype)", (VIEW_KEYS,), "g[0::2] and g[1::2] get a copy each"),
+    Mutation("view-staging-key-dtype", f"{TRANSLATE}/_kernel.py", STAGING_KEY,
+             "key = (id(v.buffer), v.offset, v.shape, v.strides)", (VIEW_KEYS,),
+             "g[::2] and g.view(np.int32)[::2] get a copy each"),
+    Mutation("view-staging-key-shape", f"{TRANSLATE}/_kernel.py", STAGING_KEY,
+             "key = (id(v.buffer), v.offset, v.strides, v.dtype)", (VIEW_KEYS,), "g[0:12:2] and g[0:8:2] get a copy each"),
+    Mutation("view-staging-key-buffer", f"{TRANSLATE}/_kernel.py", STAGING_KEY,
+             "key = (v.offset, v.shape, v.strides, v.dtype)", (VIEW_KEYS,), "views of two arrays get a copy each"),
+    # ---- the launch memo ----
+    Mutation("memo-int-range-unchecked", f"{TRANSLATE}/_memo.py",
+             'lines += [f"        if not {lo} <= {a} <= {hi}:", "            return False"]', "pass",
+             ("tests/test_launch_memo.py", WARM_COLD, "-k", "past_int32 or range_checked or memo_warm"),
+             "an int past the kept call's int32 token misses the memo (no false refusal, no truncation)"),
+    Mutation("memo-equal-int-misses", f"{TRANSLATE}/_memo.py", 'same = f"(type({a}) is not T{i} or {a} != S[{slot}])"',
+             'same = "True"', ("tests/test_launch_memo.py", "-k", "equal_int"),
+             "an equal int that is another object (int('700') twice) hits the memo"),
+    Mutation("memo-read-only-after-keep", f"{TRANSLATE}/_memo.py", 'own += f" or {a}._readonly"', 'own += ""',
+             (READ_ONLY, "-k", "kernel"), "an array made read-only after its call was kept is refused"),
+    # ---- DLPack ----
+    Mutation("dlpack-byte-offset-ignored", f"{CORE}/gnp/_dlpack.py", "ptr = (t.data or 0) + int(t.byte_offset)",
+             "ptr = t.data or 0", ("tests/test_gnp_dlpack_offsets.py",), "a device tensor's data starts at data + byte_offset"),
+    # ---- kernel files ----
+    Mutation("kernel-file-key-driver-version", f"{CORE}/kernel_files/_program.py",
+             'version, *self.options, *getattr(context, "own_build_options", ()))',
+             '*self.options, *getattr(context, "own_build_options", ()))',
+             (KEYS, "-k", "kernel_file"), "a binary kept beside a kernel file is rebuilt after a driver update"),
+    Mutation("kernel-file-key-build-options", f"{CORE}/kernel_files/_program.py",
+             'version, *self.options, *getattr(context, "own_build_options", ()))', "version, *self.options)",
+             (KEYS, "-k", "kernel_file"), "the options a backend adds to every build (PoCL's device define) are in the key"),
+    Mutation("kernel-file-stub-keyword-names", f"{CORE}/kernel_files/_stub.py",
+             'f"{kw}: {_param_annotation(p.type)}" for kw, p in', 'f"{p.name}: {_param_annotation(p.type)}" for kw, p in',
+             ("tests/test_kernel_file_stub_keywords.py",), "a parameter named lambda is lambda_ in the .pyi"),
+    Mutation("kernel-file-keyword-parameters", f"{CORE}/kernel_files/_names.py",
+             'return c_name + "_" if keyword.iskeyword(c_name) or c_name in _TAKEN else c_name', "return c_name",
+             ("tests/test_kernel_file_stub_keywords.py",), "a kernel file with a parameter named in imports"),
+    Mutation("kernel-file-read-only-pointer", f"{CORE}/kernel_files/_args.py",
+             'if not self.read_only and getattr(value, "_readonly", False):', "if False:",
+             (READ_ONLY, "-k", "kernel_file"), "a non-const pointer refuses a read-only device array"),
+    # ---- binary caches of @kernel and the generated-source cache ----
+    Mutation("cuda-key-driver-version", "pygpgpu-cuda/src/pygpgpu_cuda/_program.py", "drv, __version__)",
+             "__version__)", (KEYS, "-k", "cuda"), "a CUBIN is rebuilt after a driver update"),
+    Mutation("hip-key-compiler", "pygpgpu-hip/src/pygpgpu_hip/compiler.py",
+             "compiler_identity(kind), arch, tuple(opts), source)", "arch, tuple(opts), source)",
+             (KEYS, "-k", "hip"), "a code object is rebuilt by another HIP compiler"),
+    Mutation("opencl-key-driver-version", "pygpgpu-opencl/src/pygpgpu_opencl/_program.py",
+             "        device.driver_version,\n", "", (KEYS, "-k", "opencl_program"),
+             "an OpenCL binary is rebuilt after a driver update"),
+    Mutation("translate-key-signature", f"{TRANSLATE}/_translate.py", "repr(sig_key), dialect_name,", "dialect_name,",
+             (KEYS, "-k", "translation_key"), "another argument signature is another generated source"),
+    Mutation("translate-key-debug", f"{TRANSLATE}/_translate.py",
+             '"bounds-checked" if bounds_check else "", "fast-math"', '"", "fast-math"',
+             (KEYS, "-k", "translation_key"), "a debug (bounds-checked) source is cached apart"),
+    Mutation("translate-key-closure", f"{TRANSLATE}/_translate.py", "closure_fingerprint(func, _fingerprint_text))",
+             '"")', (KEYS, "-k", "translation_key"), "another value of a captured variable is another source"),
+    # ---- the disk cache's size bound and clearing ----
+    Mutation("cache-young-temp-file-deleted", f"{CORE}/_cachesize.py",
+             'if entry.name.startswith(".tmp-") and now - st.st_mtime < _TEMP_GRACE:', "if False:",
+             ("tests/test_caches_temp_files.py",), "trim and clear leave another process's write in progress alone"),
+    Mutation("cache-trim-newest-first", f"{CORE}/_cachesize.py", "for _mtime, size, path in sorted(entries):",
+             "for _mtime, size, path in sorted(entries, reverse=True):", ("tests/test_caches_temp_files.py",),
+             "trimming deletes the least recently used entries first"),
+    # ---- pickling kernels by value ----
+    Mutation("pickle-by-value-drops-debug", f"{TRANSLATE}/_pickling.py", '"debug": kf.debug,', '"debug": False,',
+             ("tests/test_pickling_options.py",), "an unpickled @kernel(debug=True) still checks bounds"),
+    Mutation("pickle-by-value-drops-fastmath", f"{TRANSLATE}/_pickling.py", '"fastmath": kf.fastmath,',
+             '"fastmath": False,', ("tests/test_pickling_options.py",), "an unpickled fastmath kernel stays fastmath"),
+    Mutation("pickle-by-value-key-ignores-options", f"{TRANSLATE}/_pickling.py",
+             "+ repr(sorted(options.items())).encode()).digest()", ").digest()", ("tests/test_pickling_options.py",),
+             "one function pickled as a debug and as a plain kernel unpickles as two kernels"),
+    # ---- processes ----
+    Mutation("forked-error-loses-fields", f"{CORE}/forking.py", "return (type(self), (self.backend, self.what))",
+             "return (type(self), (self.backend,))", ("tests/test_processes.py", "-k", "pickles or fork_pool"),
+             "ForkedProcessError crosses a process boundary with its class, message and fields"),
+    # ---- debug mode ----
+    Mutation("debug-reports-last-axis", f"{TRANSLATE}/_bounds.py", "for k in reversed(range(n)):", "for k in range(n):",
+             ("tests/test_debug_first_axis.py",), "a[5, 7] of a (2, 3) array names axis 0, as numpy does"),
+    Mutation("debug-negative-index-unwrapped", f"{TRANSLATE}/_bounds_host.py", "index -= extents[dim]",
+             "index += 0", ("tests/test_debug_first_axis.py",), "a[-3, 0] of a (2, 3) array reports index -3"),
+    # ---- printing ----
+    Mutation("print-minus-sign-left-justifies", f"{TRANSLATE}/_print.py", '(m["sign"] if m["sign"] != "-" else "")',
+             'm["sign"]', ("tests/test_print_format_flags.py",), 'f"{x:-5d}" right-aligns (- is the default sign)'),
+    # ---- device selection ----
+    Mutation("probe-order-alphabetical", f"{CORE}/registry.py",
+             "return [n for n in PROBE_ORDER if n in names] + sorted(names - set(PROBE_ORDER))", "return sorted(names)",
+             ("tests/test_registry_probe_order.py",), "cuda, hip, opencl are probed before plug-ins"),
+    # ---- the read/write analysis ----
+    Mutation("access-else-branch-unseen", f"{TRANSLATE}/_access.py", "            _walk_stmts(s.orelse, acc)",
+             "            pass", ("tests/test_translate_access_branches.py",),
+             "an array read or written only in an else/elif branch is uploaded / read back"),
+    # ---- more keys and fast-path checks ----
+    Mutation("gnp-fast-path-key-out-dtype", ELEMENTWISE,
+             "entry = _fast.get((name, tuple(sig), None if out is None else out.dtype, first.device, ctx))",
+             "entry = _fast.get((name, tuple(sig), None, first.device, ctx))", (WARM_COLD, "-k", "fast_path_key"),
+             "np.add(g, 1.5, out=float64_array) after np.add(g, 1.5) writes float64"),
+    Mutation("translation-memory-key-bits", f"{TRANSLATE}/_kernel.py",
+             "key = (dialect, tokens, bits, self.debug,", "key = (dialect, tokens, self.debug,",
+             (KEYS, "-k", "memory_key"), "a 64-bit-index translation is kept apart from the 32-bit one"),
+    Mutation("translate-key-default-float", f"{TRANSLATE}/_translate.py", "default_float.name, index_bits,",
+             "index_bits,", (KEYS, "-k", "translation_key"), "@kernel(default_float='float64') is another source"),
+    Mutation("memo-int-past-int32-refused", f"{TRANSLATE}/_memo.py",
+             'lines += [f"        if not {lo} <= {a} <= {hi}:", "            return False"]',
+             'lines += [f"        if not {lo} <= {a} <= {hi}:", "            raise OverflowError(\'int32\')"]',
+             ("tests/test_launch_memo.py", "-k", "past_int32"),
+             "an int past int32 after a kept int32 call is not refused when it fits the data"),
+    Mutation("probe-takes-first-installed", f"{CORE}/registry.py", "if _try_devices(name):", "if True:",
+             ("tests/test_registry_probe_order.py",), "the default backend is the first with a device"),
+    Mutation("cache-key-package-version", f"{CORE}/backend/cache.py", "h.update(PACKAGE_VERSION.encode())", "pass",
+             (KEYS, "-k", "digest"), "another pygpgpu version never reads this one's cached binaries"),
+    Mutation("cache-key-parts-run-together", f"{CORE}/backend/cache.py", 'h.update(len(data).to_bytes(8, "little"))',
+             "pass", (KEYS, "-k", "digest"), 'cache_key("ab", "c") differs from cache_key("a", "bc")'),
+    Mutation("small-batch-key-mapped-max", f"{CORE}/gnp/_staging.py", "batch = self._free.pop((key, mapped_max), None)",
+             "batch = self._free.pop((key, None), None)", (KEYS, "-k", "small_batch"),
+             "a staging layout kept in host-mapped memory is not lent for another mapped_max"),
+    Mutation("translate-key-contract", f"{TRANSLATE}/_translate.py", '"" if contract else "no-contract",', '"",',
+             (KEYS, "-k", "translation_key"), "a @kernel(contract=False) source is cached apart"),
+    Mutation("pickle-by-value-drops-contract", f"{TRANSLATE}/_pickling.py", '"contract": kf.contract,',
+             '"contract": True,', ("tests/test_pickling_options.py",), "an unpickled contract=False kernel stays so"),
 ]
 
 

@@ -114,13 +114,14 @@ def test_a_cache_folder_set_to_home_is_never_emptied(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("platform, env, expected", [
     ("darwin", {"HOME": "/Users/ada"}, "/Users/ada/Library/Caches/pygpgpu"),
-    ("win32", {"LOCALAPPDATA": "C:/Users/ada/AppData/Local"}, "C:/Users/ada/AppData/Local/pygpgpu/Cache"),
+    # platformdirs asks the Windows shell for Local AppData; off Windows its documented override stands in
+    ("win32", {"WIN_PD_OVERRIDE_LOCAL_APPDATA": "C:/Users/ada/AppData/Local"}, "C:/Users/ada/AppData/Local/pygpgpu/Cache"),
     ("linux", {"HOME": "/home/ada", "XDG_CACHE_HOME": "/var/cache/ada"}, "/var/cache/ada/pygpgpu"),
     ("linux", {"HOME": "/home/ada"}, "/home/ada/.cache/pygpgpu"),
 ])
 def test_platform_cache_locations(monkeypatch, platform, env, expected):
     monkeypatch.delenv("PYGPGPU_CACHE_DIR", raising=False)
-    for name in ("XDG_CACHE_HOME", "LOCALAPPDATA"):
+    for name in ("XDG_CACHE_HOME", "LOCALAPPDATA", "WIN_PD_OVERRIDE_LOCAL_APPDATA"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -150,7 +151,7 @@ def test_compare_backends_runs_every_device(example, tmp_path, capsys):
     r = mod.main(SMALL["08_compare_backends.py"], repeats=2)
     assert [s for s, _, _ in r["rows"]] == registry.available_devices()
     for selector, out in r["outputs"].items():
-        np.testing.assert_allclose(out, mod.host_iterate(r["x"]), rtol=1e-4, err_msg=selector)
+        np.testing.assert_allclose(out, mod.host_iterate(r["inputs"][selector]), rtol=1e-4, err_msg=selector)
     text = capsys.readouterr().out
     assert all(s in text for s in r["outputs"])
     if HAVE_PILLOW:
@@ -226,14 +227,25 @@ def test_pictures_are_skipped_with_a_note_without_pillow(example, tmp_path, caps
     assert not (tmp_path / "mandelbrot.png").exists()
 
 
+# What a newcomer's `python examples/NAME.py` may cost on a 2-core CPU: 10 s of wall time, counted as
+# 20 s of CPU time (both cores busy), because the wall clock of a shared CI machine is noisy.
+DEFAULT_RUN_CPU_SECONDS = 20.0
+
+
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_example_runs_as_a_script(script, tmp_path):
+def test_example_runs_as_a_script_at_its_default_size(script, tmp_path):
+    """Run as a newcomer runs it (no size argument): it finishes in seconds on the test device."""
     if not registry.available_devices():
         skip_no_device("any", "no device: the examples need one")
     env = {**os.environ, "PYGPGPU_EXAMPLE_OUT": str(tmp_path)}
-    out = subprocess.run([sys.executable, str(EXAMPLES / script), str(SMALL[script])], capture_output=True,
+    env.pop("PYGPGPU_EXAMPLE_SIZE", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([sys.executable, str(EXAMPLES / script)], capture_output=True,
                          text=True, env=env, cwd=tmp_path, timeout=300)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert out.returncode == 0, out.stderr
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert cpu < DEFAULT_RUN_CPU_SECONDS, f"{script} took {cpu:.1f} s of CPU time at its default size"
     assert out.stdout.strip() and "Traceback" not in out.stderr
     if script == "05_nbody.py":                      # print() in a kernel: device printf
         assert "total momentum float3(" in out.stdout, out.stdout
@@ -244,3 +256,16 @@ def test_demo_still_runs():
         skip_no_device("any", "no device: the demo needs one")
     out = subprocess.run([sys.executable, str(EXAMPLES / "demo.py")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and "result check: OK" in out.stdout, out.stderr
+
+
+def test_compare_backends_sizes_per_device_and_shows_progress(example, capsys):
+    """Without a size, a CPU device gets the small size (4M values took two minutes on PoCL) and
+    each device's line is printed before its work starts."""
+    mod = example("08_compare_backends")
+    r = mod.main(repeats=1)
+    text = capsys.readouterr().out
+    for selector, x in r["inputs"].items():
+        dev = registry.get_device(selector)
+        assert len(x) == (mod.CPU_SIZE if getattr(dev, "is_cpu", False) else mod.GPU_SIZE)
+        assert f"{selector}: {len(x):,} values" in text
+        np.testing.assert_allclose(r["outputs"][selector], mod.host_iterate(x), rtol=1e-4, err_msg=selector)

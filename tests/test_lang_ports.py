@@ -8,7 +8,6 @@ import pickle
 import numpy as np
 import pytest
 
-from conftest import first_device
 from pygpgpu import float2, float4, gpu, kernel
 from pygpgpu_core.gpu import ATOMIC_DTYPES
 from pygpgpu_translate._kernel import build_options
@@ -18,9 +17,10 @@ C_NAMES = {"int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uin
            "double": np.float64}
 
 
-@pytest.fixture(scope="module")
-def opencl():
-    return first_device("opencl").selector
+@pytest.fixture
+def on(backend):
+    """Each backend that executes kernels in this run (PoCL here; CUDA and OpenCL on a GPU machine)."""
+    return backend
 
 
 # ---- gpu.local_array(shape=..., dtype=...) ------------------------------------------------------------
@@ -32,10 +32,10 @@ def stage_through_local(x, out):
         out[i] = tile[gpu.get_local_id(0)]
 
 
-def test_local_array_takes_shape_and_dtype_as_keywords(opencl):
+def test_local_array_takes_shape_and_dtype_as_keywords(on):
     x = np.arange(16, dtype=np.float64)
     out = np.zeros_like(x)
-    stage_through_local[opencl](x, out)
+    stage_through_local[on](x, out)
     np.testing.assert_array_equal(out, x * 2.0)
 
 
@@ -70,10 +70,10 @@ def running_max(x, best):
         gpu.atomic_add(best, 1, x[i])
 
 
-def test_float64_atomics_agree_with_the_host(opencl):
+def test_float64_atomics_agree_with_the_host(on):
     x = np.random.default_rng(1).random(256) * 100.0
     device, host = np.zeros(2), np.zeros(2)
-    running_max[opencl](x, device)
+    running_max[on](x, device)
     running_max.py_func(x, host)
     assert device[0] == host[0] == x.max()
     np.testing.assert_allclose(device[1], host[1])
@@ -91,10 +91,10 @@ def _inputs(dtype, n=4096):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_no_contraction_matches_numpy_bit_for_bit(opencl, dtype):
+def test_no_contraction_matches_numpy_bit_for_bit(on, dtype):
     a, b, c = _inputs(dtype)
     out = np.zeros_like(a)
-    kernel(contract=False)(fused)[opencl](a, b, c, out)
+    kernel(contract=False)(fused)[on](a, b, c, out)
     np.testing.assert_array_equal(out, a * b + c)
 
 
@@ -169,20 +169,20 @@ def ids_of_groups(out):
         out[i] = g * gpu.get_local_size(0) + l - i
 
 
-def test_global_ids_index_arrays_in_array_order(opencl):
+def test_global_ids_index_arrays_in_array_order(on):
     out2 = np.full((37, 45), -1, np.int64)
-    label_2d[opencl](out2)
+    label_2d[on](out2)
     i, j = np.indices(out2.shape)
     np.testing.assert_array_equal(out2, i * 100 + j)
     out3 = np.full((5, 6, 7), -1, np.int64)
-    label_3d[opencl](out3)
+    label_3d[on](out3)
     i, j, k = np.indices(out3.shape)
     np.testing.assert_array_equal(out3, i * 10000 + j * 100 + k)
 
 
-def test_global_ids_are_group_times_size_plus_local(opencl):
+def test_global_ids_are_group_times_size_plus_local(on):
     out = np.full(1000, -1, np.int64)
-    ids_of_groups[opencl](out)
+    ids_of_groups[on](out)
     np.testing.assert_array_equal(out, 0)
 
 
@@ -221,14 +221,14 @@ def tuple_slices(x, out):
 
 
 @pytest.mark.parametrize("fn", [first_plane, tuple_slices])
-def test_slices_of_shapes_and_tuples_match_the_host(opencl, fn):
+def test_slices_of_shapes_and_tuples_match_the_host(on, fn):
     rng = np.random.default_rng(3)
     if fn is first_plane:
         x, out = rng.random((6, 7, 3)), np.zeros((6, 7))
     else:
         x, out = rng.random((9, 4)), np.zeros(9)
     host = out.copy()
-    kernel(fn)[opencl](x, out)
+    kernel(fn)[on](x, out)
     fn(x, host)
     np.testing.assert_allclose(out, host)
 
@@ -257,10 +257,10 @@ def vectors_like_taichi(x, out):
         out[i, 2] = w.x + w.y + w.z + w.w
 
 
-def test_vector_lists_and_component_writes_match_the_host(opencl):
+def test_vector_lists_and_component_writes_match_the_host(on):
     x = np.arange(16, dtype=np.float32)
     out, host = np.zeros((16, 3), np.float32), np.zeros((16, 3), np.float32)
-    kernel(vectors_like_taichi)[opencl](x, out)
+    kernel(vectors_like_taichi)[on](x, out)
     vectors_like_taichi(x, host)
     np.testing.assert_array_equal(out, host)
 
@@ -299,12 +299,12 @@ def _scaled_kernel(factor):
     return run
 
 
-def test_a_wrapped_helper_reads_the_wrapped_functions_names(opencl):
+def test_a_wrapped_helper_reads_the_wrapped_functions_names(on):
     x = np.arange(32, dtype=np.float32)
     for factor in (3.0, 5.0):
         fn = _scaled_kernel(factor)
         out, host = np.zeros_like(x), np.zeros_like(x)
-        kernel(fn)[opencl](x, out)
+        kernel(fn)[on](x, out)
         fn(x, host)
         np.testing.assert_array_equal(out, host)
 
@@ -327,24 +327,24 @@ def read_field(out):
         out[i] = FIELD[i] + 1.0
 
 
-def test_module_arrays_are_read_and_written_like_fields(opencl):
+def test_module_arrays_are_read_and_written_like_fields(on):
     x = np.arange(64, dtype=np.float32)
     COUNTS[:] = 0
-    paint[opencl](x)
+    paint[on](x)
     np.testing.assert_array_equal(FIELD, x * 2.0)
     np.testing.assert_array_equal(COUNTS, [16, 16, 16, 16])
     out = np.zeros(64, np.float32)
-    read_field[opencl](out)
+    read_field[on](out)
     np.testing.assert_array_equal(out, x * 2.0 + 1.0)
 
 
-def test_a_rebound_module_array_is_the_one_a_call_uses(opencl):
+def test_a_rebound_module_array_is_the_one_a_call_uses(on):
     global FIELD
     kept = FIELD
     try:
         FIELD = np.arange(64, dtype=np.float64)         # another array, another dtype
         out = np.zeros(64, np.float32)
-        read_field[opencl](out)
+        read_field[on](out)
         np.testing.assert_array_equal(out, np.arange(64) + 1.0)
     finally:
         FIELD = kept
@@ -373,7 +373,7 @@ def two_passes(x, y, n):
         x[i] = y[(i + 1) % n] * scale
 
 
-def test_several_parallel_loops_are_refused_with_the_split_that_runs(opencl, tmp_path, monkeypatch):
+def test_several_parallel_loops_are_refused_with_the_split_that_runs(on, tmp_path, monkeypatch):
     with pytest.raises(SyntaxError, match="has 2 top-level parallel loops") as info:
         kernel(two_passes).inspect(np.zeros(8, np.float32), np.zeros(8, np.float32), 8, backend="opencl")
     hint = str(info.value).split("call them in order (each call is one launch, run after the one before):\n", 1)[1]

@@ -13,9 +13,10 @@ W = 32          # CUDA's warp, and OpenCL's emulated subgroup
 GROUP = 256     # the group size a subgroup kernel runs with when the call gives none
 
 
-@pytest.fixture(scope="module")
-def opencl():
-    return first_device("opencl").selector
+@pytest.fixture
+def on(backend):
+    """Each backend that executes kernels in this run (PoCL here; CUDA and OpenCL on a GPU machine)."""
+    return backend
 
 
 @kernel
@@ -67,10 +68,10 @@ def _model(x: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64])
-def test_every_subgroup_op_matches_a_32_lane_model(opencl, dtype):
+def test_every_subgroup_op_matches_a_32_lane_model(on, dtype):
     x = (np.random.default_rng(5).integers(0, 64, 1000)).astype(dtype)
     out = np.zeros((1000, 12), np.float64)
-    every_op[opencl](x, out)
+    every_op[on](x, out)
     np.testing.assert_array_equal(out, _model(x))
 
 
@@ -88,14 +89,14 @@ def warp_sums(x, out):
         gpu.atomic_add(out, 0, v)
 
 
-def test_a_warp_reduction_port_sums(opencl):
+def test_a_warp_reduction_port_sums(on):
     x = np.random.default_rng(2).random(100_000)
     out = np.zeros(1)
-    warp_sums[opencl](x, out)
+    warp_sums[on](x, out)
     np.testing.assert_allclose(out[0], x.sum(), rtol=1e-12)
 
 
-def test_a_2d_launch_runs_subgroups_over_the_linear_local_id(opencl):
+def test_a_2d_launch_runs_subgroups_over_the_linear_local_id(on):
     @kernel
     def lanes_2d(out):
         gpu.work_size(out)
@@ -106,7 +107,7 @@ def test_a_2d_launch_runs_subgroups_over_the_linear_local_id(opencl):
             out[j, k] = lane * 100 + total
 
     out = np.zeros((16, 64), np.int32)
-    lanes_2d[opencl](out)
+    lanes_2d[on](out)
     # groups of (32, 8): a row of 32 work items along dimension 0 (k) is one subgroup
     np.testing.assert_array_equal(out, (np.arange(64) % 32) * 100 + 32 + np.zeros((16, 1), np.int32))
 
@@ -153,10 +154,10 @@ def test_a_vector_is_refused_with_the_types_that_move():
         vec.inspect(np.zeros(4, np.float32), backend="opencl")
 
 
-def test_an_opencl_group_past_the_emulations_scratch_is_refused(opencl):
+def test_an_opencl_group_past_the_emulations_scratch_is_refused():
     x = np.zeros(4096)
     with pytest.raises(ValueError, match="at most 1024 work items per group"):
-        warp_sums[opencl][(4096, 2048)](x, np.zeros(1))
+        warp_sums[first_device("opencl").selector][(4096, 2048)](x, np.zeros(1))
 
 
 def test_on_the_host_a_subgroup_is_the_caller():

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import gnp, registry
-from pygpgpu_core.errors import ClosedError
+from pygpgpu_core.errors import ClosedError, PyGPGPUWarning
 from pygpgpu_translate import kernel
 
 
@@ -154,9 +154,10 @@ def test_the_undecorated_kernel_and_its_brackets_keep_their_own_memos(backend):
     x = gnp.asarray(np.arange(64, dtype=np.float32), device=dev)
     out = gnp.zeros(64, np.float32, device=dev)
     k, k16 = kf[backend], kf[backend][(16, 8)]          # the second reaches the first 16 elements only
-    for _ in range(3):
-        k(x, out, 1.0)
-        k16(x, out, 1.0)
+    with pytest.warns(PyGPGPUWarning, match="runs only 16"):
+        for _ in range(3):
+            k(x, out, 1.0)
+            k16(x, out, 1.0)
     assert k._memo is not None and k16._memo is not None and k._memo is not k16._memo
     want = np.arange(64, dtype=np.float32) * 3
     want[:16] *= 2
@@ -310,12 +311,60 @@ def test_a_scalar_the_work_size_reads(backend):
         want = np.zeros(20, np.float32)
         want[:n] = np.arange(n) * 2
         np.testing.assert_array_equal(np.asarray(out), want, err_msg=f"n={n}")
-    out = gnp.zeros(20, np.float32, device=dev)
-    k(x, out, 5)
-    k(x, out, 5)
-    big = int("6")                             # an equal int that is another object: the same launch
-    k(x, out, big)
-    np.testing.assert_array_equal(np.asarray(out)[:6], np.arange(6) * 2)
+
+
+def test_an_equal_int_that_is_another_object_hits_the_memo(backend, monkeypatch):
+    """The work size reads ``n``: an equal int that is another object launches the kept call; an
+    int of another value is a miss. Ints past 256 are built at run time, so that CPython's small-int
+    cache cannot make them the same object."""
+    dev = _dev(backend)
+    kf = kernel(first_n)
+    k = kf[backend]
+    x = gnp.asarray(np.arange(1000, dtype=np.float32), device=dev)
+    out = gnp.zeros(1000, np.float32, device=dev)
+    kept = int("700")
+    k(x, out, kept)
+    k(x, out, kept)
+    assert k._memo is not None
+    equal = int("7" + "00")
+    assert equal == kept and equal is not kept
+    _only_memo(kf, dev, monkeypatch)
+    out[...] = 0
+    k(x, out, equal)                           # a hit: equal value, another object
+    np.testing.assert_array_equal(np.asarray(out)[:700], np.arange(700) * 2)
+    assert not np.asarray(out)[700:].any()
+    with pytest.raises(AssertionError, match="ordinary warm path"):
+        k(x, out, int("701"))                  # another value: a miss
+    monkeypatch.undo()
+    out[...] = 0
+    k(x, out, int("701"))
+    np.testing.assert_array_equal(np.asarray(out)[:701], np.arange(701) * 2)
+    assert not np.asarray(out)[701:].any()
+
+
+def add_wide(x, c):
+    for i in range(x.shape[0]):
+        x[i] = x[i] + c          # int64 data: any int that fits int64 is fine
+
+
+def test_an_int_past_int32_after_a_kept_int32_call(backend):
+    """The memo kept a call whose int fit 32 bits; a later int past int32 that still fits the
+    int64 data is no error (the memo's int32 token must not refuse or truncate it), warm as cold."""
+    dev = _dev(backend)
+    big = 2**33 + 5
+    cold = _fresh(add_wide, backend)
+    y = gnp.zeros(4, np.int64, device=dev)
+    cold(y, big)
+    np.testing.assert_array_equal(np.asarray(y), np.full(4, big, np.int64))
+    k = _fresh(add_wide, backend)
+    x = gnp.zeros(4, np.int64, device=dev)
+    k(x, 3)
+    k(x, 3)
+    assert k._memo is not None
+    for c in (big, -big, 2**63 - 1 - 2 * big, 7):
+        x[...] = 0
+        k(x, c)
+        np.testing.assert_array_equal(np.asarray(x), np.full(4, c, np.int64), err_msg=repr(c))
 
 
 def test_an_extent_check_still_runs_for_a_shorter_array(backend):

@@ -31,8 +31,14 @@ SCRIPT = textwrap.dedent('''
         try:
             twice[BACKEND](x)
         except Exception as exc:
-            return [type(exc).__name__, str(exc)]
+            return describe(exc)
         return ["ok", x.tolist()]
+
+    def describe(exc):
+        """What crossed the process boundary: class, message and the error's own fields."""
+        from pygpgpu_core.forking import ForkedProcessError
+        return [type(exc).__name__, str(exc), type(exc) is ForkedProcessError,
+                getattr(exc, "backend", None), getattr(exc, "what", None)]
 
     if __name__ == "__main__":
         mode = sys.argv[2]
@@ -46,7 +52,7 @@ SCRIPT = textwrap.dedent('''
                     pool.apply(twice[BACKEND], (np.arange(4, dtype=np.float32),))
                     out["fork_apply"] = "no error"
                 except Exception as exc:                    # sent back to the parent intact
-                    out["fork_apply"] = [type(exc).__name__, str(exc)]
+                    out["fork_apply"] = describe(exc)
             with mp.get_context("spawn").Pool(1) as pool:
                 out["spawn_pool"] = pool.map(run_kernel, [3])
         else:
@@ -80,23 +86,42 @@ def _run(tmp_path, backend, mode):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _is_fork_error(result):
-    name, message = result
-    return name == "ForkedProcessError" and "spawn" in message and "forkserver" in message
+def _is_fork_error(result, backend):
+    """``result`` (SCRIPT's describe()) is a ForkedProcessError of ``backend``, exactly the class,
+    its fields intact, its message the one the class writes for them (naming spawn and forkserver)."""
+    from pygpgpu_core.forking import ForkedProcessError
+    name, message, exact_class, err_backend, what = result
+    backend = backend.split(":")[0]          # a selector such as opencl:nvidia names the backend first
+    want = str(ForkedProcessError(backend, what))
+    return (name == "ForkedProcessError" and exact_class and err_backend == backend and isinstance(what, str)
+            and message == want and "spawn" in message and "forkserver" in message)
+
+
+def test_forked_process_error_pickles_with_its_fields():
+    """What multiprocessing does to an exception raised in a worker: pickle, send, unpickle."""
+    import pickle
+
+    from pygpgpu_core.errors import ClosedError
+    from pygpgpu_core.forking import ForkedProcessError
+    for what in ("", "buffer 0x10 of the opencl context"):
+        err = ForkedProcessError("opencl", what)
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is ForkedProcessError and isinstance(back, ClosedError)
+        assert (back.backend, back.what, str(back), back.args) == (err.backend, err.what, str(err), err.args)
 
 
 def test_fork_pool_after_first_use_raises_a_clear_error_and_spawn_works(tmp_path, backend):
     out = _run(tmp_path, backend, "pool")
     assert out["parent"] == ["ok", [0.0, 2.0, 4.0, 6.0]]
-    assert all(_is_fork_error(r) for r in out["fork_pool"]), out["fork_pool"]
-    assert _is_fork_error(out["fork_apply"]), out["fork_apply"]
+    assert all(_is_fork_error(r, backend) for r in out["fork_pool"]), out["fork_pool"]
+    assert _is_fork_error(out["fork_apply"], backend), out["fork_apply"]
     assert out["spawn_pool"] == [["ok", [0.0, 2.0, 4.0]]]
     assert out["parent_after"] == ["ok", [0.0, 2.0, 4.0, 6.0]]
 
 
 def test_os_fork_child_raises_and_exits_cleanly(tmp_path, backend):
     out = _run(tmp_path, backend, "fork")
-    assert _is_fork_error(out["child"]), out["child"]
+    assert _is_fork_error(out["child"], backend), out["child"]
     assert out["child_status"] == 0
     assert out["parent_after"] == ["ok", [0.0, 2.0, 4.0, 6.0]]
 

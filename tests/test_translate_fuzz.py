@@ -441,3 +441,85 @@ def test_power_and_invert_wrap_like_numpy(backend, family):
     out = np.full((len(a), 4), -1, np.int64)
     power_and_invert[backend](a, out)
     np.testing.assert_array_equal(out, _host(power_and_invert, a, out=out), err_msg=family)
+
+
+# ---- mixed int/float paths: a local bound to an int on one path and a float on another ---------------------
+# (issue 30 item 6) Numba unifies int and float to float64; here to float64, or float32 where it is
+# the kernel's default float. Values are small ints and dyadic floats, exact in either, so the
+# device must equal the host's numpy/Python run exactly.
+N_MIXED = 24
+
+
+def _mixed_value(rng, kind):
+    if kind == "int":
+        base = rng.choice(["a[i]", "b[i]", "c[i]", "(a[i] + b[i])", "(c[i] * 3)", "(a[i] // 4)", "(b[i] % 7)"])
+        return base if rng.random() < 0.6 else f"({base} + {rng.randint(-5, 5)})"
+    return rng.choice([str(rng.choice([0.5, -1.25, 2.0, 0.125, 3.75])), "x[i]", "(x[i] * 2.0)", "(x[i] + 0.5)",
+                       "(x[i] - a[i])"])
+
+
+def _mixed_block(rng, k):
+    """Statements binding ``t{k}`` to an int on one path and a float on another, then storing it."""
+    t = f"t{k}"
+    first, second = ("int", "float") if rng.random() < 0.6 else ("float", "int")
+    cond = rng.choice(["a[i] > 0", "x[i] < 0.5", "c[i] % 2 == 0", "i % 3 == 1", "b[i] < a[i]"])
+    shape = rng.random()
+    if shape < 0.45:          # if without else
+        lines = [f"{t} = {_mixed_value(rng, first)}", f"if {cond}:", f"    {t} = {_mixed_value(rng, second)}"]
+    elif shape < 0.75:        # if / else
+        lines = [f"if {cond}:", f"    {t} = {_mixed_value(rng, first)}", "else:",
+                 f"    {t} = {_mixed_value(rng, second)}"]
+    else:                     # loop-carried: the int becomes a float on some iterations
+        lines = [f"{t} = {_mixed_value(rng, first)}", f"for j in range({rng.randint(1, 3)}):",
+                 f"    if {cond.replace('i % 3', '(i + j) % 3')}:", f"        {t} = {t} + {_mixed_value(rng, second)}"]
+    use = rng.choice([t, f"{t} * 2", f"{t} + a[i]", f"-{t}", f"{t} - c[i]"])
+    return lines + [f"out[i, {k}] = {use}"]
+
+
+def _mixed_kernel(tmp_path, name, blocks, default_float):
+    body = "\n".join("        " + line for block in blocks for line in block)
+    deco = "@kernel" if default_float is None else f"@kernel(default_float=np.{default_float})"
+    src = (f"import numpy as np\nfrom pygpgpu_translate import kernel\n\n\n{deco}\n"
+           f"def {name}(a, b, c, x, out):\n    for i in range(out.shape[0]):\n{body}\n")
+    path = tmp_path / f"{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return getattr(mod, name)
+
+
+def _mixed_inputs(n=64, seed=5):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-60, 61, n).astype(np.int64)
+    b = rng.integers(-60, 61, n).astype(np.int32)
+    c = rng.integers(-15, 16, n).astype(np.int8)              # int8 arithmetic below never wraps
+    x = (rng.integers(-32, 33, n) / 8).astype(np.float32)          # dyadic: exact in float32
+    return a, b, c, x
+
+
+@pytest.mark.parametrize("default_float", [None, "float64"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_mixed_int_float_paths_match_python(tmp_path, backend, seed, default_float):
+    rng = random.Random(f"mixed-{seed}")
+    blocks = [_mixed_block(rng, k) for k in range(N_MIXED)]
+    k = _mixed_kernel(tmp_path, f"fuzz_mixed_{seed}_{default_float}", blocks, default_float)
+    a, b, c, x = _mixed_inputs()
+    out = np.full((len(a), N_MIXED), -77.0)
+    k[backend](a, b, c, x, out)
+    want = np.zeros_like(out)
+    with np.errstate(all="ignore"):
+        k.py_func(a, b, c, x, want)
+    bad = ["\n".join(blocks[j]) for j in range(N_MIXED) if not np.array_equal(out[:, j], want[:, j])]
+    assert not bad, f"{len(bad)} of {N_MIXED} blocks differ:\n" + "\n--\n".join(bad[:3])
+    src = k.inspect(a, b, c, x, out, backend="opencl").source
+    local = "double" if default_float else "float"
+    assert re.search(rf"\b{local} t\d+;", src), "the int/float locals have the default float's type"
+
+
+def test_mixed_paths_really_mix():
+    rng = random.Random("mixed-1")
+    text = "\n".join(line for k in range(N_MIXED) for line in _mixed_block(rng, k))
+    assert "if " in text and "else:" in text and "for j in range" in text
+    assert re.search(r"= a\[i\]|= b\[i\]|= c\[i\]", text) and re.search(r"= (x\[i\]|-?\d+\.\d+)", text)

@@ -589,7 +589,7 @@ def s_too_many_indices(x, s):
         x[i, 0] = 1.0
 
 
-@semantic("vector is used where")
+@semantic(r"vector \(4 x float32\) is used where")
 @kernel
 def s_vector_into_scalar(x, s):
     for i in range(x.shape[0]):

@@ -114,7 +114,7 @@ def test_strong_conflict_names_kernel_line_and_types():
     line = conflict.py_func.__code__.co_firstlineno + 4
     assert f":{line}:" in msg
     with pytest.raises(TypeError):     # KernelTypeError is a TypeError
-        conflict.inspect(np.zeros(4, np.int64), np.zeros(4, np.float32), np.zeros(4), backend="cuda")
+        conflict.inspect(np.zeros(4, np.int64), np.zeros(4, np.uint64), np.zeros(4), backend="cuda")
 
 
 @kernel

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import gnp, gpu, registry
+from pygpgpu_core.errors import PyGPGPUWarning
 from pygpgpu_translate import kernel
 from conftest import assert_code_object, assert_cubin, skip_no_device
 
@@ -32,7 +33,8 @@ def test_a_bracket_smaller_than_the_domain_leaves_the_rest_of_the_output_alone(b
     out = np.zeros(n, np.float32)
     add1[backend](a, out)                       # pool memory now holds a + 1
     out = np.full(n, -7.0, np.float32)
-    add1[backend][(100, 50)](a, out)
+    with pytest.warns(PyGPGPUWarning, match=r"runs only 100 work item\(s\)"):    # meant here; never silent
+        add1[backend][(100, 50)](a, out)
     np.testing.assert_array_equal(out[:100], a[:100] + 1)
     assert (out[100:] == -7.0).all()            # never stale pool memory
     out = np.full(n, -7.0, np.float32)
@@ -45,12 +47,14 @@ def test_a_bracket_smaller_than_an_ndindex_domain(backend):
     out = np.zeros((60, 50), np.float32)
     add1_2d[backend](a, out)
     out = np.full((60, 50), -7.0, np.float32)
-    add1_2d[backend][((10, 20), (10, 10))](a, out)     # x reaches 10 of 50, y 20 of 60
+    with pytest.warns(PyGPGPUWarning, match="runs only"):
+        add1_2d[backend][((10, 20), (10, 10))](a, out)     # x reaches 10 of 50, y 20 of 60
     want = np.full((60, 50), -7.0, np.float32)
     want[:20, :10] = 2.0
     np.testing.assert_array_equal(out, want)
     out = np.full((60, 50), -7.0, np.float32)
-    add1_2d[backend][(10,)](a, out)                     # a 1-D work size reaches row 0 only
+    with pytest.warns(PyGPGPUWarning, match="runs only"):
+        add1_2d[backend][(10,)](a, out)                     # a 1-D work size reaches row 0 only
     want = np.full((60, 50), -7.0, np.float32)
     want[0, :10] = 2.0
     np.testing.assert_array_equal(out, want)
@@ -105,7 +109,8 @@ def test_an_output_shorter_than_a_range_domain_raises(backend):
 def test_a_bracket_within_the_arrays_is_fine_and_device_arrays_are_checked_too(backend):
     x = np.arange(10, dtype=np.float32)
     out = np.zeros(20, np.float32)
-    copy_into[backend][(8, 4)](x, out)          # reaches 8 indices: x covers them
+    with pytest.warns(PyGPGPUWarning, match="runs only 8"):
+        copy_into[backend][(8, 4)](x, out)      # reaches 8 indices: x covers them
     np.testing.assert_array_equal(out[:8], x[:8])
     dev = registry.get_device(backend)
     dx, dout = gnp.asarray(x, device=dev), gnp.zeros(20, np.float32, device=dev)

@@ -1,10 +1,11 @@
 """Where the per-user cache lives, and whether a cache folder may be trusted.
 
-Location (platformdirs conventions, without the dependency): ``$PYGPGPU_CACHE_DIR`` when set
-(a relative value against the working folder of the first time it is read);
-else ``$XDG_CACHE_HOME/pygpgpu`` (an absolute ``XDG_CACHE_HOME`` only, as the XDG spec says) or
+Location: ``$PYGPGPU_CACHE_DIR`` when set (a relative value against the working folder of the
+first time it is read); else platformdirs' per-user cache folder for the app ``pygpgpu``:
+``$XDG_CACHE_HOME/pygpgpu`` (an absolute ``XDG_CACHE_HOME`` only, as the XDG spec says) or
 ``~/.cache/pygpgpu`` on Linux and other Unix systems, ``~/Library/Caches/pygpgpu`` on macOS,
-``%LOCALAPPDATA%\\pygpgpu\\Cache`` on Windows.
+``%LOCALAPPDATA%\\pygpgpu\\Cache`` on Windows (the shell's Local AppData folder). platformdirs is
+imported on the first use of the cache, not with ``import pygpgpu`` (it costs 6-15 ms).
 
 Trust rule (as pip and ccache apply it): cached programs are code the process runs, so a
 folder is used only when it belongs to the current user and neither group nor others may
@@ -14,6 +15,7 @@ says why and how to fix it, and kernels are built in memory.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -55,15 +57,27 @@ def default_location() -> "tuple[Path, str]":
         if path is None:
             path = _absolute.setdefault(env, Path(os.path.abspath(os.path.expanduser(env))))
         return path, "PYGPGPU_CACHE_DIR"
+    folder = Path(_platform_dirs()(_APP, appauthor=False).user_cache_dir)
     if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Local")
-        return Path(base) / "pygpgpu" / "Cache", "LOCALAPPDATA"
-    if sys.platform == "darwin":
-        return Path(os.path.expanduser("~")) / "Library" / "Caches" / "pygpgpu", "the home folder"
+        return folder, "LOCALAPPDATA"
     xdg = os.environ.get("XDG_CACHE_HOME", "")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "pygpgpu", "XDG_CACHE_HOME"
-    return Path(os.path.expanduser("~")) / ".cache" / "pygpgpu", "the home folder"
+    return folder, "XDG_CACHE_HOME" if xdg and os.path.isabs(xdg) else "the home folder"
+
+
+_APP = "pygpgpu"
+
+
+def _platform_dirs() -> type:
+    """platformdirs' class for ``sys.platform`` as this module sees it (tests set it to check the
+    other platforms' folders); its own choice (Linux, BSD, Android...) everywhere else."""
+    if sys.platform == "win32":
+        from platformdirs.windows import Windows
+        return Windows
+    if sys.platform == "darwin":
+        from platformdirs.macos import MacOS
+        return MacOS
+    from platformdirs import PlatformDirs
+    return PlatformDirs
 
 
 def unsafe_reason(path: Path) -> "str | None":
@@ -104,20 +118,30 @@ def make_private_dirs(path: Path) -> None:
             continue
         os.chmod(folder, 0o700)        # the umask may have removed bits; never added others'
     if not Path(path).is_dir():
+        if not os.path.lexists(path):        # made, then removed by another process clearing the cache
+            raise FileNotFoundError(errno.ENOENT, "removed while it was being made", str(path))
         raise NotADirectoryError(f"{path} is not a folder")
+
+
+_TRIES = 5
 
 
 def checked_folder(path: Path, what: str, fix: str) -> bool:
     """Make ``path`` (0700) or check the existing one; False, after one warning, when it cannot
     be used. ``what`` names the folder in the warning, ``fix`` says how to repair it."""
-    try:
-        make_private_dirs(path)
-    except OSError as exc:
-        warn_once(("unusable", str(path)),
-                  f"pygpgpu: {what} {path} cannot be used ({exc.strerror or exc}); running without the "
-                  f"disk cache (kernels are rebuilt in each process). {fix}")
-        return False
-    reason = unsafe_reason(path)
+    for attempt in range(_TRIES):
+        try:
+            make_private_dirs(path)
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError) and attempt < _TRIES - 1:
+                continue        # a parent removed meanwhile (another process clearing the cache)
+            warn_once(("unusable", str(path)),
+                      f"pygpgpu: {what} {path} cannot be used ({exc.strerror or exc}); running without the "
+                      f"disk cache (kernels are rebuilt in each process). {fix}")
+            return False
+        reason = unsafe_reason(path)
+        if reason is None or os.path.lexists(path) or attempt == _TRIES - 1:
+            break               # else: removed again right after it was made; make it once more
     if reason is not None:
         warn_once(("unsafe", str(path)),
                   f"pygpgpu: {what} {path} is not used because {reason}: cached programs are code that "

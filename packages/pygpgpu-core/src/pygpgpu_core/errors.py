@@ -24,12 +24,17 @@ class GPGPUError(Exception):
 
 
 class BackendUnavailable(GPGPUError):
-    """A backend cannot be used on this machine; ``reason`` says why (missing library, no device...)."""
+    """A backend cannot be used on this machine; ``reason`` says why (missing library, no device...).
 
-    def __init__(self, backend: str, reason: str):
+    ``fix``, when the raiser knows it, is what to do, kept apart from ``problem`` (what went wrong)
+    so that a summary over several backends can put the fix first; ``reason`` is both, problem first."""
+
+    def __init__(self, backend: str, reason: str, *, fix: str = ""):
         self.backend = backend
-        self.reason = reason
-        super().__init__(f"backend {backend!r} is unavailable: {reason}")
+        self.problem = reason
+        self.fix = fix
+        self.reason = (f"{reason}. {fix}" if fix[:1].isupper() else f"{reason}: {fix}") if fix else reason
+        super().__init__(f"backend {backend!r} is unavailable: {self.reason}")
 
 
 class DeviceNotFound(GPGPUError, LookupError):

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from . import logs
 from .errors import BackendUnavailable, DeviceNotFound, GPGPUError, PyGPGPUWarning
+from .scoped_device import scoped_device
 from .selector import Selector, canonical_backend, parse_selector
 
 __all__ = [
@@ -36,6 +37,7 @@ _entry_points: "dict[str, Any] | None" = None
 _backends: dict[str, Any] = {}
 _devices: dict[str, list] = {}
 _failures: dict[str, str] = {}
+_fixes: dict[str, tuple[str, str]] = {}     # backend -> (problem, fix), when the backend said how to fix it
 _warned: set[str] = set()
 
 
@@ -59,6 +61,7 @@ def reset_registry() -> None:
         _backends.clear()
         _devices.clear()
         _failures.clear()
+        _fixes.clear()
         _warned.clear()
 
 
@@ -125,6 +128,8 @@ def backend_devices(name: str) -> list:
         except BackendUnavailable as exc:
             # a missing driver or device is normal on most machines: recorded, not warned
             _record_failure(name, exc.reason, warn=False)
+            if getattr(exc, "fix", ""):
+                _fixes[name] = (exc.problem, exc.fix)
             raise
         except Exception as exc:
             _record_failure(name, f"enumerating devices raised {type(exc).__name__}: {exc}")
@@ -234,17 +239,31 @@ def _probe_backend_name() -> str:
         if _try_devices(name):
             return name
     if not backend_names():
-        raise DeviceNotFound(
-            "<default>", [], "no backend package is installed (pygpgpu alone has none): the extras are "
-            "'pygpgpu[opencl]' (OpenCL; PoCL runs it on the CPU), 'pygpgpu[cuda]' and 'pygpgpu[hip]'; for "
-            f"example, {install_hint('opencl')}"
-        )
-    reasons = "; ".join(f"{n}: {r}" for n, r in diagnostics().items())
+        raise _no_device(
+            "no backend package is installed (pygpgpu alone has none).",
+            [f"  {install_hint('opencl')[:1].upper()}{install_hint('opencl')[1:]} (PoCL runs OpenCL on the CPU); "
+             "the other extras are 'pygpgpu[cuda]' and 'pygpgpu[hip]'."])
+    raise _no_device("no backend has a device. The likely fix, backend by backend:", _backend_fix_lines())
+
+
+def _backend_fix_lines() -> list[str]:
+    """One line per backend: what to do first, then what went wrong (after "why:")."""
+    lines = []
+    for name, state in diagnostics().items():
+        problem, fix = _fixes.get(name, (state, ""))
+        lines.append(f"  {name}: {fix}. Why: {problem}" if fix else f"  {name}: {problem}")
     # a backend that already spoke about PoCL (PoCL failed to start, or how to install it) is not
     # contradicted with a generic "install PoCL"
-    advice = "" if "pocl" in reasons.lower() else (
-        ". Install a GPU driver, or PoCL for the CPU: apt-get install pocl-opencl-icd ocl-icd-libopencl1")
-    raise DeviceNotFound("<default>", [], f"no backend has a device ({reasons}){advice}")
+    if "pocl" not in "".join(lines).lower():
+        lines.append("  Without a GPU, PoCL runs OpenCL on the CPU: apt-get install pocl-opencl-icd ocl-icd-libopencl1")
+    return lines
+
+
+def _no_device(first_line: str, lines: list[str]) -> DeviceNotFound:
+    """The error for "no device at all": one short line, then one line per way out."""
+    err = DeviceNotFound("default", [], first_line)
+    err.args = ("\n".join([first_line, *lines, "  `pygpgpu info` shows every backend's state."]),)
+    return err
 
 
 def _matches(device: Any, text: str) -> bool:
@@ -269,9 +288,13 @@ def _pick(sel: Selector, devices: Sequence[Any], original: str) -> Any:
 
 
 def select_device(selector: "str | Selector | None" = None) -> Any:
-    """Resolve a selector to a Device. ``None`` means the device ``$PYGPGPU_BACKEND`` selects, or
-    else the first device of the first backend (cuda -> hip -> opencl) that has one."""
+    """Resolve a selector to a Device. ``None`` means the device of the innermost ``with
+    pygpgpu.device(...)`` / ``with dev:`` block of this thread, else the device ``$PYGPGPU_BACKEND``
+    selects, else the first device of the first backend (cuda -> hip -> opencl) that has one."""
     if selector is None:
+        scoped = scoped_device()
+        if scoped is not None:
+            return scoped
         value = _env_value()
         if value:
             return _env_device(value)

@@ -34,6 +34,7 @@ __all__ = [
     "vector_dtype",
     "vector_type_of_dtype",
     "comparison_type",
+    "NUMPY_SCALAR_CLASHES",
 ]
 
 BASE_TYPES: dict[str, type] = {
@@ -541,6 +542,11 @@ for _scalar, _base in BASE_TYPES.items():
 del _scalar, _base, _w, _cls
 
 __all__ += list(VECTOR_TYPES)
+
+NUMPY_SCALAR_CLASHES: tuple[str, ...] = tuple(
+    n for n in VECTOR_TYPES if isinstance(getattr(np, n, None), type) and issubclass(getattr(np, n), np.generic))
+"""The vector names numpy also has as scalar types (``int8``: 8 ints here, one byte there); the top
+level of ``pygpgpu`` offers them only with a DeprecationWarning, ``pygpgpu.vec`` has them all."""
 
 
 def vector_type(base: Any, width: int) -> type[Vector]:

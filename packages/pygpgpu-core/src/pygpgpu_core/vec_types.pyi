@@ -20,6 +20,7 @@ __all__ = [
     "vector_dtype",
     "vector_type_of_dtype",
     "comparison_type",
+    "NUMPY_SCALAR_CLASHES",
     "char2",
     "char3",
     "char4",
@@ -74,6 +75,7 @@ __all__ = [
 
 BASE_TYPES: dict[str, type]
 WIDTHS: tuple[int, ...]
+NUMPY_SCALAR_CLASHES: tuple[str, ...]
 VECTOR_TYPES: dict[str, type[Vector]]
 
 def vector_dtype(base: Any, width: int, layout: str = "opencl") -> np.dtype[np.void]: ...

@@ -45,8 +45,8 @@ class CudaBackend(DriverBackend):
         calls = driver()  # BackendUnavailable naming libcuda when it is missing
         status = calls.init(0)
         if status == _CUDA_ERROR_NO_DEVICE:
-            raise BackendUnavailable("cuda", "the NVIDIA driver is installed but sees no CUDA device "
-                                             "(check nvidia-smi and CUDA_VISIBLE_DEVICES)")
+            raise BackendUnavailable("cuda", "the NVIDIA driver is installed but sees no CUDA device",
+                                     fix="check nvidia-smi and CUDA_VISIBLE_DEVICES")
         if status == _CUDA_ERROR_INSUFFICIENT_DRIVER:
             raise BackendUnavailable("cuda", "the NVIDIA driver is too old for this system's CUDA "
                                              "(CUDA_ERROR_INSUFFICIENT_DRIVER): update the driver")

@@ -61,7 +61,17 @@ def _locate() -> list[str]:
     try:
         return [load_nvidia_dynamic_lib("nvrtc").abs_path]
     except Exception as exc:  # DynamicLibNotFoundError and friends
-        raise BackendUnavailable("cuda", f"NVRTC (libnvrtc) was not found ({exc}). {_install_hint()}") from None
+        raise BackendUnavailable("cuda", f"NVRTC (libnvrtc) was not found ({_search_summary(exc)})",
+                                 fix=_install_hint()) from None
+
+
+def _search_summary(exc: Exception) -> str:
+    """cuda-pathfinder's message on one line: it ends in a newline and a list of attachments, and
+    repeats one clause per search step ("No such file: libnvrtc.so.13, No such file: libnvrtc.so.13")."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    head, sep, clauses = first.partition(": ")
+    unique = list(dict.fromkeys(c.strip() for c in clauses.split(", ") if c.strip()))
+    return f"{head}{sep}{', '.join(unique)}" if sep else first
 
 
 def _preload_builtins(path: str) -> None:

@@ -30,10 +30,10 @@ class HipBackend(DriverBackend):
         status = calls.device_count(ctypes.byref(count))
         if status == HIP_ERROR_NO_DEVICE or (status == 0 and count.value == 0):
             raise BackendUnavailable(
-                "hip", f"hipGetDeviceCount returned hipErrorNoDevice ({HIP_ERROR_NO_DEVICE}): the HIP runtime "
-                       "sees no AMD GPU (check the amdgpu driver, access to /dev/kfd and /dev/dri, and "
-                       "HIP_VISIBLE_DEVICES); compiling with pygpgpu_hip.compile_hip still works"
-            )
+                "hip", f"the HIP runtime sees no AMD GPU: hipGetDeviceCount returned hipErrorNoDevice "
+                       f"({HIP_ERROR_NO_DEVICE}); compiling with pygpgpu_hip.compile_hip still works",
+                fix="on an AMD GPU machine, check the amdgpu driver, access to /dev/kfd and /dev/dri, and "
+                    "HIP_VISIBLE_DEVICES")
         if status != 0:
             raise BackendUnavailable(
                 "hip", f"hipGetDeviceCount failed with {error_name(status)} ({status}); "

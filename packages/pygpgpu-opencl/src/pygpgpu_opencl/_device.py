@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from pygpgpu_core.backend.worksize import default_group_shape
 from pygpgpu_core.device_order import order_devices
 from pygpgpu_core.errors import BackendUnavailable, DriverError
+from pygpgpu_core.scoped_device import ScopedDefault
 
 from . import _constants as C
 from ._diagnose import no_device_reason, no_platform_reason, pocl_abort_reason
@@ -78,8 +79,9 @@ def pocl_own_build_options(platform_version: str, index: int, slot: int = 0) -> 
     return (f"-DPYGPGPU_POCL_DEVICE={index}",) + ((f"-DPYGPGPU_POCL_CONTEXT={slot}",) if slot else ())
 
 
-class Device:
-    """One OpenCL device. Attributes are read once, at enumeration."""
+class Device(ScopedDefault):
+    """One OpenCL device. Attributes are read once, at enumeration; ``with dev:`` makes it the
+    default device of the block (pygpgpu_core.scoped_device)."""
 
     def __init__(self, backend: "OpenCLBackend", index: int, platform: Platform, handle: int):
         cl = lib()

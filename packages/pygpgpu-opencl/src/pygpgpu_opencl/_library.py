@@ -138,12 +138,13 @@ def lib() -> OpenCLLibrary:
                 try:
                     cdll = ctypes.CDLL(path)
                 except OSError as exc:
-                    errors.append(f"{path}: {exc}")
+                    # the loader's text usually starts with the path already: not "x.so: x.so: cannot open"
+                    errors.append(str(exc) if str(exc).startswith(f"{path}: ") else f"{path}: {exc}")
                     continue
                 _loaded = OpenCLLibrary(path, cdll)
                 break
             else:
-                raise BackendUnavailable("opencl", f"cannot load libOpenCL ({'; '.join(errors)}); {_INSTALL_HINT}")
+                raise BackendUnavailable("opencl", f"cannot load libOpenCL ({'; '.join(errors)})", fix=_INSTALL_HINT)
     return _loaded
 
 

@@ -43,8 +43,9 @@ def vector_class_info(obj):
 
 @dataclass
 class ObjectRef:
-    """A compile-time Python object: a module, ``self``, a function, a class."""
+    """A compile-time Python object: a module, ``self``, a function, a class, an instance."""
     obj: object
+    path: "tuple[str, str] | None" = field(default=None, compare=False)   # how a later process finds it again (_attr_refs), if it can
 
 
 @dataclass

@@ -36,6 +36,21 @@ class BoundsChecks:
         self.ndims: set = set()
 
     # ---- building (called by the function builder) ------------------------------------------------
+    @staticmethod
+    def full_width(fb, i: ir.Expr, extent: ir.Expr, wrap: bool) -> ir.Expr:
+        """Index ``i`` as an int64, after Python's negative wrap when ``wrap`` (``i + extent``),
+        for the check: never narrowed first, so an int64 index of 2**32 + 2 fails rather than
+        reading element 2. A uint64 index keeps its bits (2**63 and more look negative and fail;
+        the site remembers that the dimension is unsigned, so the message shows its real value)."""
+        if getattr(i.type, "name", "") == "uint64":
+            return i
+        w = fb.convert(i, INT64)
+        if wrap:
+            w = fb.materialize(w)
+            w = ir.Ternary(ir.Bin("<", w, ir.Const(0, INT64), BOOL), ir.Bin("+", w, fb.convert(extent, INT64), INT64),
+                           w, INT64)
+        return w
+
     def check(self, fb, arr: ir.ArrayRef, parts: list, node, kind: str):
         """``(parts, ok)``: the per-dimension indices made safe to repeat and the condition that
         they are all inside ``arr``'s extents (false: the access was recorded and must be skipped)."""
@@ -43,7 +58,9 @@ class BoundsChecks:
 
     def check_extents(self, fb, name: str, parts: list, extents: list, node, kind: str):
         """:meth:`check` of indices ``parts`` against ``extents``, reported as array ``name``
-        (also a record's subarray field: ``p[i].pos``)."""
+        (also a record's subarray field: ``p[i].pos``). ``parts`` are :meth:`full_width` indices,
+        returned materialized: the caller narrows them to the index type only for the access."""
+        unsigned = [k for k, p in enumerate(parts) if getattr(p.type, "name", "") == "uint64"]
         parts = [fb.materialize(p) for p in parts]      # an index with side effects runs once
         line = getattr(node, "lineno", fb.src.tree.lineno)
         func = "" if fb.is_kernel else fb.src.name
@@ -52,11 +69,12 @@ class BoundsChecks:
         if site is None:
             site = self.ids[key] = len(self.sites)
             text = fb.src.lines[line - 1].strip() if 0 < line <= len(fb.src.lines) else ""
-            self.sites.append([name, fb.src.filename, line, kind, func, text])
+            self.sites.append([name, fb.src.filename, line, kind, func, text, unsigned])
+        self.sites[site][6] = unsigned        # the last (final) pass's types
         n = len(parts)
         args = [self.error, ir.Const(site, INT32)]
         for p, extent in zip(parts, extents):
-            args += [p, extent]
+            args += [p if p.type == INT64 else ir.Cast(p, INT64), extent]
         return parts, ir.Call(f"_pyg_bounds{n}", args, BOOL)
 
     @staticmethod

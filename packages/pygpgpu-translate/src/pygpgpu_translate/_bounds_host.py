@@ -60,10 +60,12 @@ def describe(t, slots) -> str:
     if not 0 <= site < len(sites):
         return (f"kernel {t.name!r}: an array index was out of bounds (debug bounds check; unknown site {site}); "
                 "the access was skipped")
-    array, filename, line, kind, helper, text = sites[site]
+    array, filename, line, kind, helper, text, unsigned = sites[site]
     extents = [_wide(slots, 6 + 2 * k) for k in range(min(ndim, MAX_DIMS))]
     index = _wide(slots, 4)
-    if index < 0 and 0 <= dim < len(extents):
+    if dim in unsigned:
+        index &= (1 << 64) - 1         # a uint64 index passed as its bits (2**63 and more looked negative)
+    elif index < 0 and 0 <= dim < len(extents):
         index -= extents[dim]          # the device saw the index after Python's wrap (i + n for i < 0)
     shape = "(" + ", ".join(str(n) for n in extents) + ("," if len(extents) == 1 else "") + ")"
     verb = {"read": "reading", "write": "writing", "atomic": "an atomic update of"}.get(kind, kind)

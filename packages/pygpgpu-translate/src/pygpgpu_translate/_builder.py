@@ -27,7 +27,7 @@ from ._frontend import check_syntax
 from ._names import c_identifier
 from ._records import is_record_binding, record_argument, record_parameter
 from ._signs import KnownSigns
-from ._source import FunctionSource, KernelTypeError, definition_key, function_source, parameter_names, syntax_error
+from ._source import FunctionSource, KernelTypeError, definition_key, function_source, parameter_names, quoted_line, syntax_error
 from ._statements import StatementRules
 from .prelude import piece_function
 from ._types import (INT32, INT64, PYBOOL, TYPE_LATTICE_HEIGHT, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector,
@@ -59,6 +59,7 @@ class ProgramBuilder:
         self.stack: list = []
         self.local_arrays: list = []
         self.in_domain_body = False          # building code behind the magic loop's bounds guard
+        self.work_dims = 0                   # 1 + the highest dimension a gpu.get_*(d) the user wrote reads
 
     # What the rest of the translator reads: the final recording
     @property
@@ -247,7 +248,9 @@ class FunctionBuilder(StatementRules, ExpressionRules):
     def type_err(self, node, msg):
         """A KernelTypeError at ``node`` (None: the statement being built) naming file and line."""
         line = getattr(node, "lineno", None) or getattr(self, "line", None) or self.src.tree.lineno
-        return KernelTypeError(f"kernel {self.kernel_name!r}, {self.src.filename}:{line}: {msg}", self.src.filename, line)
+        return KernelTypeError(f"kernel {self.kernel_name!r}, {self.src.filename}:{line}: {msg}"
+                               f"{quoted_line(self.src, line, getattr(node, 'col_offset', None))}",
+                               self.src.filename, line)
 
     # ---- names ------------------------------------------------------------------------------------
     def cname(self, pyname: str) -> str:
@@ -303,9 +306,11 @@ class FunctionBuilder(StatementRules, ExpressionRules):
 
     def global_value(self, name, value, node):
         self.prog.global_refs[(id(self.globals), name)] = (self.globals, name, value)
-        return self.object_value(value, node, name)
+        return self.object_value(value, node, name, (self.globals.get("__name__", "?"), name))
 
-    def object_value(self, value, node, what):
+    def object_value(self, value, node, what, path=None):
+        """``value`` as the kernel sees it: a constant, or an ObjectRef (``path``: how a later
+        process finds the object again, for the attributes read through it; see _attr_refs)."""
         if isinstance(value, bool):
             return ir.Const(value, PYBOOL)
         if isinstance(value, int):
@@ -321,6 +326,9 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         if folded is not None:
             return folded
         if isinstance(value, np.ndarray):
+            if "." in what:              # P.arr, cfg.arr: read through an object or a module
+                raise self.err(node, f"{what!r} is an array read through an object; kernels take arrays as "
+                               "arguments (or module-level arrays by name)", f"pass {what} as a kernel argument")
             if not self.is_kernel:
                 raise self.err(node, f"helper {self.src.name}() reads the module-level array {what!r}; only a kernel "
                                "takes module-level arrays (as hidden arguments)", f"pass {what} to the helper as an argument")
@@ -333,7 +341,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         if isinstance(value, (list, dict, set)):
             raise self.err(node, f"{what!r} is a {type(value).__name__}; lists, dicts and sets are not supported in kernels",
                            "pass a numpy array argument instead, or make it a tuple of numbers")
-        return ObjectRef(value)
+        return ObjectRef(value, path)
 
     # ---- building ---------------------------------------------------------------------------------
     def _scan_assigned(self, body):
@@ -427,7 +435,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         for t in self.returns:
             if t is not VOID:
                 try:
-                    ret = t if ret is VOID else join(ret, t)
+                    ret = t if ret is VOID else join(ret, t, self.prog.default_float)
                 except JoinConflict as exc:
                     raise self.type_err(fdef, f"helper {fdef.name}() returns both {exc.a} and {exc.b}; "
                                         "convert one explicitly (e.g. float(...))") from None

@@ -261,6 +261,8 @@ def lower_work_item(self, b, node):
         if not (isinstance(dv, ir.Const) and dv.value in (0, 1, 2)):
             raise self.err(node.args[0], f"{b.name}() needs a constant dimension 0, 1 or 2")
         d = dv.value
+    # the launch must have dimension d: get_global_id(1) of a 1-D launch is 0 in every work item
+    self.prog.work_dims = max(self.prog.work_dims, d + 1)
     return ir.Cast(ir.WorkItem(b.key, d, INT64), self.prog.index_type)
 
 

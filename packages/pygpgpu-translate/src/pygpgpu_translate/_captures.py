@@ -23,6 +23,7 @@ import ast
 import numpy as np
 
 from . import _ir as ir
+from ._attr_refs import CLOSURE_ROOT
 from ._bindings import TupleRef, vector_class_info
 from ._source import syntax_error
 from ._types import Scalar, Vector
@@ -158,7 +159,8 @@ def captured_value(fb, name: str, node):
                      "takes captured arrays (as hidden arguments)",
                      f"pass {name} to the helper as an argument")
     fb.prog.global_refs[("cell", id(cell))] = (CellRef(cell, name), name, value)
-    return fb.object_value(value, node, name)
+    # a kernel's own cells are found again from the kernel; a helper's are not (_attr_refs)
+    return fb.object_value(value, node, name, (CLOSURE_ROOT, name) if fb.is_kernel else None)
 
 
 def constant_value(fb, value, node, what):

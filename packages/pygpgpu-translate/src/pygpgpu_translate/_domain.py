@@ -25,7 +25,7 @@ import numpy as np
 
 from ._source import function_source, parameter_names, parse
 
-__all__ = ["FORMS", "DomainDim", "render", "plan_of", "build_function", "validate"]
+__all__ = ["FORMS", "DomainDim", "render", "render_plan", "plan_of", "build_function", "validate"]
 
 # form -> (how many expression nodes, whether it takes an axis k)
 FORMS = {
@@ -170,6 +170,25 @@ def validate(plan, src) -> "tuple[list, list]":
             raise ValueError(f"domain dimension {item!r} has the wrong number of expressions")
         exprs.append(_wrap(form, [copy.deepcopy(node(i, ast.expr)) for i in ids], k))
     return stmts, exprs
+
+
+def render_plan(plan, func) -> str:
+    """The extents ``plan`` names in ``func``'s source as text, as written (messages)."""
+    _stmts, exprs = validate(plan, function_source(func))
+    texts = []
+    for e in exprs:            # the wrappers of _wrap, undone: _pyg_dim(x, k) reads x.shape[k]
+        name = e.func.id if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) else ""
+        if name == "int":
+            texts.append(ast.unparse(e.args[0]))
+        elif name == "_pyg_dim":
+            texts.append(f"{ast.unparse(e.args[0])}.shape[{ast.unparse(e.args[1])}]")
+        elif name == "_pyg_item":
+            texts.append(f"{ast.unparse(e.args[0])}[{ast.unparse(e.args[1])}]")
+        elif name == "len":
+            texts.append(ast.unparse(e.args[0]))
+        else:
+            texts.append(ast.unparse(e))
+    return ", ".join(texts)
 
 
 def build_function(plan, func):

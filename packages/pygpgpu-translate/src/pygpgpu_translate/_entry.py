@@ -14,6 +14,7 @@ from ._complex import complex_from_parts, is_complex
 from ._bindings import Domain, KernelParamSpec, ObjectRef, ShapeRef, TupleRef
 from ._builder import FunctionBuilder, ProgramBuilder
 from ._domain import DomainDim, plan_of, render
+from ._guards import find_guards
 from ._source import parameter_names, parse
 from ._types import BOOL, INT64, VOID, concrete
 
@@ -30,6 +31,7 @@ class KernelIR:
     uses_barrier: bool
     self_attrs_used: set
     domain_index: "tuple | None" = None  # C names of the domain's indices when they are the work-item ids
+    guards: "list | None" = None  # gid-style kernels: [[d, plan]] the extent `if id < E` guards (_guards)
 
 
 def _domain_setup(fb, before, exprs, argnames):
@@ -56,6 +58,14 @@ def _domain_setup(fb, before, exprs, argnames):
         lines.append(stmt)
         needed = (needed - stored) | (loads(stmt.value) - set(argnames))
     return lines[::-1]
+
+
+def domain_setup_or_none(fb, before, exprs, argnames):
+    """:func:`_domain_setup`, or None where the statements it needs are not plain assignments."""
+    try:
+        return _domain_setup(fb, before, exprs, argnames)
+    except SyntaxError:
+        return None
 
 
 def _domain_form(fb, s):
@@ -243,6 +253,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
         for k in range(fb.domain.ndim):
             params.append(ir.Param(f"_pyg_n{k}", idx, hidden=True))
             layout.append(("bound", k, idx.dtype))
+    guards = find_guards(fb, body, src, argnames) if fb.domain is None else []
     body_ir = fb.run_passes(body)
     prog.name_helpers()
     # no early return when any barrier (also in a helper) or subgroup operation needs every work
@@ -264,4 +275,4 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     if fb.domain is not None and len(fb.domain_vars) == fb.domain.ndim and (
             fb.domain.kind != "range" or fb.domain_identity):
         index = tuple(fb.cname(n) for n in fb.domain_vars)
-    return KernelIR(fn, layout, fb.domain, domain_plan, prog.uses_barrier, set(fb.self_attrs), index)
+    return KernelIR(fn, layout, fb.domain, domain_plan, prog.uses_barrier, set(fb.self_attrs), index, guards)

@@ -16,8 +16,10 @@ from . import _ir as ir
 from ._builtins import lookup_namespace, lookup_object, supported_in
 from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
                      is_signed_and_uint64, wider_int)
+from ._attr_refs import AttrRef, DefaultsRef, child_path, same_value
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
+from ._elements import element_value
 from ._nesting import deeper_than
 from ._complex import (complex_attribute, complex_binop, complex_compare, complex_const, complex_conjugate,
                        complex_convert, complex_truth, complex_unary, is_complex)
@@ -26,7 +28,7 @@ from ._signs import is_non_negative
 from ._source import parameter_names
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._tuples import tuple_result
-from ._vector_convert import convert_component, vector_convert_call, vector_method
+from ._vector_convert import convert_component, vector_convert_call, vector_for_scalar, vector_method
 
 if TYPE_CHECKING:
     from ._builder import ProgramBuilder
@@ -155,13 +157,16 @@ class ExpressionRules:
                 return self.self_attribute(attr, node)
             if not hasattr(obj, attr):
                 raise self.err(node, f"{getattr(obj, '__name__', type(obj).__name__)} has no attribute {attr!r}")
+            what = f"{getattr(obj, '__name__', None) or ast.unparse(node.value)}.{attr}"
             if isinstance(obj, _pytypes.ModuleType):
                 b = lookup_namespace(obj.__name__, attr)
                 if b is not None:
                     return ObjectRef(getattr(obj, attr))
-                self.prog.global_refs[(id(obj.__dict__), attr)] = (obj.__dict__, attr, getattr(obj, attr))
-            value = getattr(obj, attr)
-            return self.object_value(value, node, f"{getattr(obj, '__name__', '?')}.{attr}")
+                value = getattr(obj, attr)
+                self.prog.global_refs[(id(obj.__dict__), attr)] = (obj.__dict__, attr, value)
+                return self.object_value(value, node, what, (obj.__dict__.get("__name__", "?"), attr))
+            value, path = self.attribute_value(base, attr, node)
+            return self.object_value(value, node, what, path)
         if isinstance(base, ir.Expr) and base.type is UNKNOWN:
             return ir.Raw("?", UNKNOWN)
         if isinstance(base, ir.Expr) and attr in ("shape", "size", "ndim"):
@@ -185,6 +190,20 @@ class ExpressionRules:
                        "attributes work on vectors (.x, .xy, .s0), arrays (.shape, .size, .ndim) and self")
 
     self_obj = None
+
+    def attribute_value(self, base, attr, node):
+        """``(value, path)`` of attribute ``attr`` of the object ``base`` (an instance or a class),
+        recorded so that a changed value translates again (_attr_refs)."""
+        obj = base.obj
+        value = getattr(obj, attr)
+        if not same_value(getattr(obj, attr), value):
+            what = ast.unparse(node) if isinstance(node, ast.AST) else attr
+            raise self.err(node, f"{what} gives a different value on each read, and kernels compile the values they read "
+                           "from objects in as constants",
+                           "read it on the host and pass it to the kernel as an argument")
+        path = child_path(base.path, attr)
+        self.prog.global_refs[("attr", id(obj), attr)] = (AttrRef(obj, attr, value, path), attr, value)
+        return value, path
 
     def self_attribute(self, attr, node):
         binding = self.self_attrs.get(attr)
@@ -328,6 +347,7 @@ class ExpressionRules:
         """``(flat index, ok)``: ``ok`` is the debug mode's condition that every index is inside
         its dimension (``_bounds``; the access must be skipped when false), None without debug."""
         it = self.prog.index_type
+        bounds = self.prog.bounds
         parts = []
         for k, i in enumerate(idx):
             if not isinstance(i, ir.Expr) or isinstance(i, ir.ArrayRef):
@@ -340,6 +360,10 @@ class ExpressionRules:
             if isinstance(i, ir.Const) and n is not None and not -n <= i.value < n and not self.dead_depth:
                 raise self.err(node, f"index {i.value} is out of bounds for axis {k} with size {n} (numpy "
                                "raises IndexError)", "a private or local array has the shape it was made with")
+            if bounds is not None:        # the debug mode checks the index at its full width (_bounds)
+                parts.append(bounds.full_width(self, i, arr.shape[k], i.type.kind == "i"
+                                               and not is_non_negative(i, self.non_negative)))
+                continue
             if isinstance(i, ir.Const) and i.value < 0:        # Python negative index from the end
                 i = ir.Bin("+", arr.shape[k], ir.Const(i.value, it), it)
             elif i.type.kind == "i" and not is_non_negative(i, self.non_negative):
@@ -347,8 +371,9 @@ class ExpressionRules:
                 i = ir.Ternary(ir.Bin("<", i, ir.Const(0, it), BOOL), ir.Bin("+", i, arr.shape[k], it), i, it)
             parts.append(self.convert(i, it))
         ok = None
-        if self.prog.bounds is not None:
-            parts, ok = self.prog.bounds.check(self, arr, parts, node, kind)
+        if bounds is not None:
+            parts, ok = bounds.check(self, arr, parts, node, kind)
+            parts = [self.convert(p, it) for p in parts]       # narrowed for the access only, once checked
         flat = parts[0]
         for k in range(1, len(parts)):
             flat = ir.Bin("+", ir.Bin("*", flat, arr.shape[k], it), parts[k], it)
@@ -362,7 +387,7 @@ class ExpressionRules:
             flat, ok = self.checked_index(arr, idx, node)
             if flat.type is UNKNOWN:
                 return flat
-            return BoundsChecks.load(ok, ir.Load(arr, flat, t.elem))
+            return BoundsChecks.load(ok, element_value(arr, flat, t.elem))
         if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS and isinstance(t.elem, Scalar):
             flat, ok = self.checked_index(arr, idx + [ir.Const(0, self.prog.index_type)], node)
             if flat.type is UNKNOWN:
@@ -370,8 +395,8 @@ class ExpressionRules:
             flat = self.materialize(flat)
             ok = self.materialize(ok) if ok is not None else None
             vt = Vector(t.elem, t.row_width)
-            return ir.VecCtor([BoundsChecks.load(ok, ir.Load(arr, self.add(flat, ir.Const(k, self.prog.index_type))
-                                                             if k else flat, t.elem))
+            return ir.VecCtor([BoundsChecks.load(ok, element_value(arr, self.add(flat, ir.Const(k, self.prog.index_type))
+                                                                   if k else flat, t.elem))
                                for k in range(t.row_width)], vt)
         if len(idx) < t.ndim:
             raise self.err(node, f"a {t.ndim}-D array needs {t.ndim} ind{'ex' if t.ndim == 1 else 'ices'} here, got {len(idx)}",
@@ -423,8 +448,7 @@ class ExpressionRules:
             s = self.materialize(self.convert(e, t.base))
             return ir.VecCtor([s] * t.width, t)
         if isinstance(src, Vector):
-            raise self.type_err(None, f"a {src} vector is used where a "
-                                  f"{t} scalar is expected; pick a component (v.x) or reduce it (funcs.dot)")
+            raise self.type_err(None, vector_for_scalar(src, t))
         if src == t and e.type == t:
             return e
         if isinstance(e, ir.Ternary) and isinstance(e.type, Scalar) and e.type.weak:
@@ -1003,8 +1027,8 @@ class ExpressionRules:
                     return ObjectRef(value)
                 if self.self_obj is not None and base.obj is self.self_obj:
                     return ObjectRef(getattr(base.obj, fnode.attr))
-                if isinstance(base.obj, type):
-                    return ObjectRef(getattr(base.obj, fnode.attr))
+                if isinstance(base.obj, type):          # Cls.helper: rebinding it retranslates
+                    return ObjectRef(*self.attribute_value(base, fnode.attr, fnode))
         return None
 
     def builtin_of(self, callee):
@@ -1089,7 +1113,8 @@ class ExpressionRules:
         for n in names:
             if n in bound:
                 values.append(self.expr(bound[n]))
-            elif n in defaults:
+            elif n in defaults:       # compiled in: h.__defaults__ = (...) translates again (_attr_refs)
+                self.prog.global_refs[("default", id(func), n)] = (DefaultsRef(func, n, defaults[n]), n, defaults[n])
                 values.append(self.object_value(defaults[n], node, n))
             else:
                 raise self.err(node, f"{func.__name__}() is missing argument {n!r}")

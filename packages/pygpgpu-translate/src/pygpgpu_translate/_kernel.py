@@ -24,6 +24,7 @@ from pygpgpu_core.errors import ClosedError, CompileError, GPGPUError
 from pygpgpu_core.forking import ForkedProcessError
 from pygpgpu_core.logs import logged_launcher
 from pygpgpu_core.protocols import Device
+from pygpgpu_core.scoped_device import SCOPES, scoped_device
 
 from ._aliases import device_view_aliases
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
@@ -36,6 +37,7 @@ from ._captures import captured_arrays, captured_tokens, kernel_cells
 from ._source import function_source
 from ._state import log, refs_current, stats
 from ._types import Scalar
+from ._user_errors import USER_ERRORS, for_user
 
 __all__ = ["kernel", "KernelFunction", "ConfiguredKernel", "Inspection"]
 
@@ -104,6 +106,16 @@ def _selector_of(x):
     return selector if isinstance(selector, str) else x
 
 
+def _scoped_selector() -> "str | None":
+    """The selector of the scoped default device (``with pygpgpu.device(...)``), None outside one."""
+    dev = scoped_device()
+    return None if dev is None else dev.selector
+
+
+def _dims(sizes) -> str:
+    return " x ".join(str(n) for n in sizes) if isinstance(sizes, tuple) else str(sizes)
+
+
 class _Config:
     __slots__ = ("selector", "global_size", "local_size", "wide")
 
@@ -137,6 +149,15 @@ class _Config:
     def key(self):
         return (self.selector, self.global_size, self.local_size)
 
+    def describe(self) -> str:
+        """For reprs: ``on opencl``, ``on the default device, 1024 work items in groups of 256``."""
+        text = f"on {self.selector}" if self.selector else "on the default device"
+        if self.global_size is not None:
+            text += f", {_dims(self.global_size)} work items"
+        if self.local_size is not None:
+            text += f" in groups of {_dims(self.local_size)}"
+        return text
+
 
 class ConfiguredKernel(Generic[P]):
     """``k["cuda"]``, ``k[(1024, 256)]``: a cheap, cached view of a kernel with a fixed config, called
@@ -165,6 +186,9 @@ class ConfiguredKernel(Generic[P]):
         return child
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> None:
+        if self._config.selector is None and SCOPES.get():
+            # with pygpgpu.device(...): / with dev: -> the view for that device, with its own memo
+            return self[scoped_device()](*args, **kwargs)
         memo = self._memo
         if memo is not None and not kwargs:
             try:
@@ -175,14 +199,17 @@ class ConfiguredKernel(Generic[P]):
                     return None
             except ClosedError:                 # the ordinary path says what was closed, or rebuilds
                 forget(self)
-        if self._device is None:
-            self._device = self._kf._resolve_device(self._config.selector)
-        values: tuple[Any, ...] = args
-        if self._bound_self is not None:
-            values = (self._bound_self,) + values
-        if kwargs:
-            values = self._kf._bind(values, kwargs)
-        self._kf._launch(self._device, self._config, values, self)
+        try:
+            if self._device is None:
+                self._device = self._kf._resolve_device(self._config.selector)
+            values: tuple[Any, ...] = args
+            if self._bound_self is not None:
+                values = (self._bound_self,) + values
+            if kwargs:
+                values = self._kf._bind(values, kwargs)
+            self._kf._launch(self._device, self._config, values, self)
+        except USER_ERRORS as exc:              # the user's line, not the translator's frames (_user_errors)
+            raise for_user(exc) from exc.__cause__
         return None
 
     @property
@@ -201,11 +228,14 @@ class ConfiguredKernel(Generic[P]):
             args = (self._bound_self,) + args
         if kwargs:
             args = self._kf._bind(args, kwargs)
-        sel = backend or self._config.selector
-        return self._kf._inspect(args, sel, self._config.wide)
+        sel = backend or self._config.selector or _scoped_selector()
+        try:
+            return self._kf._inspect(args, sel, self._config.wide)
+        except USER_ERRORS as exc:
+            raise for_user(exc) from exc.__cause__
 
     def __repr__(self):
-        return f"<kernel {self._kf.__name__} {self._config.key()}>"
+        return f"<kernel {self._kf.__name__} {self._config.describe()}>"
 
     def __reduce__(self):          # the kernel, the brackets and the bound instance (_pickling)
         from ._pickling import reduce_configured
@@ -275,6 +305,8 @@ class KernelFunction(Generic[P]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> None:
         root = self._root                   # ConfiguredKernel.__call__'s first lines, one call fewer
+        if root._config.selector is None and SCOPES.get():
+            root = root[scoped_device()]    # with pygpgpu.device(...): / with dev:
         memo = root._memo
         if memo is not None and not kwargs:
             try:
@@ -285,7 +317,10 @@ class KernelFunction(Generic[P]):
                     return None
             except ClosedError:
                 forget(root)
-        return root(*args, **kwargs)
+        try:
+            return root(*args, **kwargs)
+        except USER_ERRORS as exc:              # the user's line, not the translator's frames (_user_errors)
+            raise for_user(exc) from exc.__cause__
 
     def __repr__(self):
         return f"<pygpgpu kernel {self.__qualname__}>"
@@ -310,7 +345,10 @@ class KernelFunction(Generic[P]):
         """Translate for ``args`` without running: ``.source``, ``.access``, ``.signature``, ``.work_size``."""
         if kwargs:
             args = self._bind(args, kwargs)
-        return self._inspect(args, backend or self.backend)
+        try:
+            return self._inspect(args, backend or self.backend or _scoped_selector())
+        except USER_ERRORS as exc:
+            raise for_user(exc) from exc.__cause__
 
     def split(self, devices, weights=None):
         """``k.split(["opencl:0", "opencl:1"])(x, out)``: one 1-D launch divided among devices that run

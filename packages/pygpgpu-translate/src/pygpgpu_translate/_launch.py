@@ -11,8 +11,8 @@ import numpy as np
 from ._domain import build_function as compile_domain
 from ._aliases import numpy_aliases
 from ._launch_checks import (NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit, check_int_ranges,
-                             extent_checker, group_limit,
-                             reached)
+                             extent_checker, group_limit, guard_checker, launched_items, missing_dimension,
+                             partial_launch, reached)
 from ._signature import base_view, is_device_array
 
 __all__ = ["LaunchPlan"]
@@ -27,6 +27,11 @@ class LaunchPlan:
         self.param_names = param_names                    # Python names in call order (incl. "self.x")
         self.position = {n: i for i, n in enumerate(param_names)}
         self.domain_fn = compile_domain(translation.domain_plan, func)   # from the kernel's own source
+        # a launch needs every dimension the kernel's own gpu.get_*(d) calls read; a bracket launch
+        # smaller than what a gid-style kernel guards against (if i < a.size) warns (_guards)
+        self.work_dims = translation.work_dims
+        self.func = func
+        self.guard_check = None
         layout = translation.layout
         arg_types = []
         for item in layout:
@@ -148,6 +153,10 @@ class LaunchPlan:
             derived = False
             if self.loop_ndim and len(global_size) > self.loop_ndim:
                 self._too_many_dimensions(global_size)
+        if len(global_size) < self.work_dims:
+            raise missing_dimension(self.t.name, self.work_dims, global_size, local_size, derived)
+        if self.t.guards and not derived:
+            self._check_guards(values, global_size, local_size)
         if 0 in global_size:
             return
         if local_size is None:
@@ -169,6 +178,7 @@ class LaunchPlan:
             reach = reached(domain, global_size, local_size)
             if reach != domain:
                 whole = None
+                self._warn_partial(domain, reach, global_size, local_size)
         if self.extent_check is not None and reach is not None:
             self.extent_check(values, reach)
         if self.lanes > 1 and not derived:
@@ -278,6 +288,27 @@ class LaunchPlan:
         if a.nbytes == 0:
             a = np.zeros(1, a.dtype)
         return a
+
+    def _check_guards(self, values, global_size, local_size):
+        check = self.guard_check
+        if check is None:
+            check = self.guard_check = guard_checker(self.t.guards, self.func, self.t.name,
+                                                     self._n_call_params or len(values))
+        check(values, global_size, local_size)
+
+    def _warn_partial(self, domain, reach, global_size, local_size):
+        """A bracket work size that reaches part of the domain: legitimate when meant, but the
+        usual cause is Numba's or Warp's launch spelling, so it is never silent."""
+        from pygpgpu_core.logs import warn
+        from ._domain import render_plan
+        texts = render_plan(self.t.domain_plan, self.func).split(", ") if self.t.domain_plan else []
+        for k, (n, r) in enumerate(zip(domain, reach)):
+            if r < n:
+                d = len(domain) - 1 - k           # domain dim k is work dimension nd-1-k
+                what = f"the {self.t.domain_kind} domain's {texts[k] if k < len(texts) else f'dimension {k}'}"
+                warn(partial_launch(self.t.name, what, n, d, launched_items(global_size, local_size, d),
+                                    global_size, local_size))
+                return
 
     def _too_many_dimensions(self, global_size):
         raise ValueError(

@@ -17,8 +17,11 @@ __all__ = [
     "automatic_local_size",
     "check_int_ranges",
     "extent_checker",
+    "guard_checker",
     "int_range_checks",
+    "missing_dimension",
     "needs_wide_ids",
+    "partial_launch",
     "reached",
 ]
 
@@ -59,6 +62,85 @@ def reached(domain, global_size, local_size) -> tuple:
             g = 1
         out.append(min(domain[k], g))
     return tuple(out)
+
+
+def _bracket_text(kernel: str, global_size, local_size) -> str:
+    g = global_size[0] if len(global_size) == 1 else tuple(global_size)
+    if local_size is None:
+        return f"{kernel}[{g!r}]" if len(global_size) == 1 else f"{kernel}[({g!r}, None)]"
+    lo = local_size[0] if len(local_size) == 1 else tuple(local_size)
+    return f"{kernel}[({g!r}, {lo!r})]"
+
+
+def _conventions(kernel: str, global_size, local_size) -> str:
+    """How Numba's and Warp's launch spellings read here (a bracket is OpenCL's (total, per group))."""
+    if local_size is not None and len(global_size) == len(local_size) == 1:
+        blocks, threads = global_size[0], local_size[0]
+        numba = (f"Numba's {kernel}[{blocks}, {threads}] ({blocks} blocks of {threads} threads) is "
+                 f"{kernel}[({blocks * threads}, {threads})] here")
+    else:
+        numba = "Numba's k[blocks, threads] is k[(blocks * threads, threads)] here"
+    if len(global_size) == 1 and local_size is not None and len(local_size) == 1:
+        warp = (f"Warp's wp.launch(k, dim=({global_size[0]}, {local_size[0]})) (a 2-D launch) is "
+                f"{kernel}[(({global_size[0]}, {local_size[0]}), None)] here")
+    else:
+        warp = "Warp's wp.launch(k, dim=(h, w)) (a 2-D launch) is k[((h, w), None)] here"
+    return (f"A bracket work size here is OpenCL's convention, k[(total work items, work items per group)]: "
+            f"{numba}, and {warp} (docs/coming-from.md)")
+
+
+def missing_dimension(kernel: str, work_dims: int, global_size, local_size, derived: bool) -> ValueError:
+    """The error for a launch with fewer dimensions than the kernel's gpu.get_*(d) calls read:
+    every work item would read id 0 there and process a fraction of the data."""
+    d = work_dims - 1
+    how = ("its domain (gpu.work_size) has" if derived
+           else f"the launch {_bracket_text(kernel, global_size, local_size)} has")
+    return ValueError(
+        f"kernel {kernel!r} reads work-item dimension {d} (gpu.get_global_id({d}) or another gpu.get_*({d})), but "
+        f"{how} {len(global_size)} dimension(s): that id would be 0 in every work item and only a fraction of the "
+        f"data would be processed. Give a {work_dims}-D work size, e.g. {kernel}[((h, w), None)] or "
+        f"{kernel}[((h, w), (lh, lw))]. {_conventions(kernel, global_size, local_size)}")
+
+
+def partial_launch(kernel: str, what: str, extent: int, d: int, launched: int, global_size, local_size) -> str:
+    """The warning text for a bracket launch that reaches ``launched`` of the ``extent`` indices
+    of dimension ``d`` the kernel guards (``what``: the guard or domain as written)."""
+    return (f"kernel {kernel!r} covers {what} = {extent} in work-item dimension {d}, but the launch "
+            f"{_bracket_text(kernel, global_size, local_size)} runs only {launched} work item(s) there: "
+            f"{extent - launched} would not be processed. {_conventions(kernel, global_size, local_size)}. "
+            f"If only a part is meant, silence this with warnings.filterwarnings('ignore', "
+            f"category=pygpgpu.PyGPGPUWarning)")
+
+
+def launched_items(global_size, local_size, d: int) -> int:
+    """Work items a launch runs in dimension ``d`` (rounded up to whole groups where the local
+    size is given; a dimension the work size does not have runs one)."""
+    if d >= len(global_size):
+        return 1
+    g = global_size[d]
+    if local_size is not None and d < len(local_size) and local_size[d]:
+        g = -(-g // local_size[d]) * local_size[d]
+    return g
+
+
+def guard_checker(guards, func, kernel: str, nparams: int):
+    """``check(values, global_size, local_size)`` warning where a bracket launch runs fewer work
+    items than a gid-style kernel's ``if i < E`` guard expects (``guards``: ``[[d, plan]]``, _guards)."""
+    from ._domain import build_function, render_plan
+    from pygpgpu_core.logs import warn
+    fns = [(d, build_function(plan, func), render_plan(plan, func)) for d, plan in guards]
+
+    def check(values, global_size, local_size):
+        for d, fn, text in fns:
+            try:
+                extent = int(fn(*values[:nparams])[0])
+            except Exception:        # an extent the host cannot evaluate from these arguments: not checked
+                continue
+            launched = launched_items(global_size, local_size, d)
+            if launched < extent:
+                warn(partial_launch(kernel, f"gpu.get_global_id({d}) < {text}", extent, d, launched,
+                                    global_size, local_size))
+    return check
 
 
 def _shape_text(shape) -> str:

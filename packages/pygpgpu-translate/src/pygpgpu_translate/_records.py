@@ -33,6 +33,7 @@ import numpy as np
 
 from . import _ir as ir
 from ._bounds import BoundsChecks
+from ._elements import element_value
 from ._types import BOOL, UNKNOWN, VECTOR_WIDTHS, ArrayType, Scalar, Vector
 
 __all__ = ["RecordType", "RecordField", "RecordRef", "FieldArrayRef", "record_type", "record_types", "record_definitions",
@@ -280,12 +281,7 @@ def _field(self, rec: RecordRef, name: str, node) -> RecordField:
 
 def _load(self, rec: RecordRef, member: str, elem):
     """The field at ``member`` of element ``rec`` as a value (bools stored as a byte: != 0)."""
-    e: ir.Expr
-    if elem.name == "bool":
-        e = ir.Bin("!=", ir.Load(rec.array, rec.flat, UINT8, member=member), ir.Const(0, UINT8), BOOL)
-    else:
-        e = ir.Load(rec.array, rec.flat, elem, member=member)
-    return BoundsChecks.load(rec.ok, e)
+    return BoundsChecks.load(rec.ok, element_value(rec.array, rec.flat, elem, member))
 
 
 def _field_binding(self, rec: RecordRef, f: RecordField):
@@ -315,12 +311,15 @@ def _sub_index(self, fa: FieldArrayRef, sl, node, kind: str) -> "tuple[str, obje
         raise self.err(node, f"field {fa.field.name!r} has shape {shape}: it needs {len(shape)} "
                        f"ind{'ex' if len(shape) == 1 else 'ices'}, got {len(idx)}")
     it = self.prog.index_type
+    bounds = self.prog.bounds
     flat = None
     parts: list = []
     for k, (i, n) in enumerate(zip(idx, shape)):
         if not (isinstance(i, ir.Expr) and isinstance(i.type, Scalar) and (i.type.is_int or i.type.kind == "b")):
             raise self.err(node, f"field {fa.field.name!r} is indexed with integers")
-        if isinstance(i, ir.Const):
+        if bounds is not None and not isinstance(i, ir.Const):    # checked at its full width (_bounds)
+            i = bounds.full_width(self, i, ir.Const(n, it), i.type.kind == "i")
+        elif isinstance(i, ir.Const):
             v = int(i.value)
             if not -n <= v < n:
                 raise self.err(node, f"index {v} is out of range for field {fa.field.name!r} of shape {shape}")
@@ -331,10 +330,10 @@ def _sub_index(self, fa: FieldArrayRef, sl, node, kind: str) -> "tuple[str, obje
                 i = ir.Ternary(ir.Bin("<", i, ir.Const(0, it), BOOL), ir.Bin("+", i, ir.Const(n, it), it), i, it)
         parts.append(i)
     ok = fa.rec.ok
-    bounds = self.prog.bounds
     if bounds is not None and not all(isinstance(i, ir.Const) for i in parts):
         parts, field_ok = bounds.check_extents(self, f"{fa.rec.array.root}[...].{fa.field.name}", parts,
                                                [ir.Const(n, it) for n in shape], node, kind)
+        parts = [self.convert(p, it) for p in parts]           # narrowed for the access only, once checked
         ok = field_ok if ok is None else ir.Bin("&&", ok, field_ok, BOOL)
     for i, n in zip(parts, shape):
         flat = i if flat is None else ir.Bin("+", ir.Bin("*", flat, ir.Const(n, it), it), i, it)

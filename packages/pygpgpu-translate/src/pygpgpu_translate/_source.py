@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pygpgpu_core.errors import GPGPUError
 
 __all__ = ["FunctionSource", "function_source", "definition_key", "parse", "syntax_error", "KernelTypeError",
-           "parameter_names"]
+           "parameter_names", "quoted_line"]
 
 
 def parameter_names(args: ast.arguments) -> list[str]:
@@ -149,3 +149,16 @@ def syntax_error(src: FunctionSource, node, message: str, hint: str = "", kernel
     err = SyntaxError(msg, (src.filename, line, col + 1, text))
     err.hint = hint  # type: ignore[attr-defined]  # what to write instead, for tools that read it
     return err
+
+
+def quoted_line(src: FunctionSource, line: int, col: "int | None" = None) -> str:
+    """The user's source line under a message, with a caret under column ``col`` when known, as
+    Python shows a SyntaxError (empty when the file's text is not at hand)."""
+    if not 0 < line <= len(src.lines) or not src.lines[line - 1].strip():
+        return ""
+    text = src.lines[line - 1]
+    stripped = text.lstrip()
+    shown = f"\n    {stripped}"
+    if col is not None:
+        shown += "\n    " + " " * max(0, col + src.indent - (len(text) - len(stripped))) + "^"
+    return shown

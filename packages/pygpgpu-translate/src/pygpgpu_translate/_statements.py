@@ -293,7 +293,7 @@ class StatementRules:
                     vt = literal_default(vt, self.prog.default_float, self.prog.index_type)
                     self.literal_locals.add(name)
                 try:
-                    new = join(old, vt)
+                    new = join(old, vt, self.prog.default_float)
                 except JoinConflict as exc:
                     # acc = 0, later acc = u32[i]: int64 holds both (the 0 was never meant as int32 only)
                     new = literal_join(exc.a, exc.b) if name in self.literal_locals else None

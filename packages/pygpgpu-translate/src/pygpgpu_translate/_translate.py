@@ -14,7 +14,6 @@ import hashlib
 import json
 import logging
 import os
-import sys
 import time
 import types as _pytypes
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from ._domain import validate as validate_domain
 from ._bindings import vector_class_info
+from ._attr_refs import AttrRef, DefaultsRef, default_refs, defaults_of, resolve
 from ._captures import CellRef, closure_fingerprint, closure_refs, live_refs
 from ._source import function_source
 from ._state import log, stats
@@ -81,13 +81,15 @@ class Translation:
     domain_ndim: int
     uses_barrier: bool
     features: list
-    deps: list             # (module, name, kind, fingerprint)
-    bounds_sites: list | None = None  # debug mode: site id -> [array, file, line, kind, helper, source line]
+    deps: list | None      # (module or "<closure>", dotted name, kind, fingerprint); None: not storable
+    bounds_sites: list | None = None  # debug mode: site id -> [array, file, line, kind, helper, source line, uint64 dims]
     extents: list | None = None  # [array, line]: every work item accesses it at its own domain index (host extent check)
     local_shapes: list | None = None  # shapes of the kernel's gpu.local_array declarations (automatic group size)
     int_meets: list | None = None  # [scalar, dtype]: a Python int argument converted to that narrower type (range check)
     entry: str = ""        # the kernel's C name (the Python name, mangled where a dialect reserves it)
     lanes: int = 1         # elements per work item: > 1 for a wide kernel (_wide), launched on ceil(n / lanes) items
+    work_dims: int = 0     # 1 + the highest dimension the kernel's own gpu.get_*(d) calls read: a launch needs as many
+    guards: list | None = None  # gid-style: [[d, plan]] the extent `if id < E` guards (_guards; a launch reaching less warns)
 
     refs: list | None = None    # (globals dict, name, value) read by the translation: not stored on disk
 
@@ -126,7 +128,13 @@ class Translation:
             raise ValueError("bad entry")
         if not (type(d["lanes"]) is int and d["lanes"] in (1, 2, 4) and (d["lanes"] == 1 or d["domain_ndim"] == 1)):
             raise ValueError("bad lanes")
-        if d["bounds_sites"] is not None and not all(isinstance(x, list) and len(x) == 6 for x in d["bounds_sites"]):
+        if not (type(d["work_dims"]) is int and 0 <= d["work_dims"] <= 3):
+            raise ValueError("bad work_dims")
+        if not (isinstance(d["guards"], list) and all(isinstance(g, list) and len(g) == 2 and g[0] in (0, 1, 2)
+                                                      and isinstance(g[1], dict) for g in d["guards"])):
+            raise ValueError("bad guards")
+        if d["bounds_sites"] is not None and not all(isinstance(x, list) and len(x) == 7 and isinstance(x[6], list)
+                                                               for x in d["bounds_sites"]):
             raise ValueError("bad bounds_sites")
         layout: list[tuple] = []
         for item in d["layout"]:
@@ -146,7 +154,8 @@ class Translation:
 
 
 _FIELDS = {"name", "source", "dialect", "layout", "access", "covers", "streamed", "domain_plan", "domain_kind", "domain_ndim",
-           "uses_barrier", "features", "deps", "bounds_sites", "extents", "local_shapes", "int_meets", "entry", "lanes"}
+           "uses_barrier", "features", "deps", "bounds_sites", "extents", "local_shapes", "int_meets", "entry", "lanes",
+           "work_dims", "guards"}
 
 
 def _fingerprint(value):
@@ -157,6 +166,9 @@ def _fingerprint(value):
             digest = repr(value.__code__)
         if value.__closure__:          # a helper made by a factory: its captured values are compiled in
             digest += "[" + closure_fingerprint(value, _fingerprint_text) + "]"
+        defaults = defaults_of(value)
+        if defaults:                   # def h(x, s=SCALE): the value SCALE had is compiled in
+            digest += "(" + ",".join(f"{k}={_fingerprint_text(v)}" for k, v in sorted(defaults.items())) + ")"
         return "func", digest
     if vector_class_info(type(value)) is not None:        # by value: G = float3(0, -9.8, 0)
         return "const", f"{type(value).__name__}:{value.tolist()!r}"
@@ -176,13 +188,23 @@ def _fingerprint_text(value) -> str:
     return ":".join(_fingerprint(value))
 
 
-def _deps(prog: "ProgramBuilder") -> list:
+def _deps(prog: "ProgramBuilder") -> "list | None":
+    """``[root, dotted name, kind, fingerprint]`` of every value the translation read from outside
+    its arguments, to be checked before a disk entry is used; None when one of them cannot be
+    found again by a later process (then the translation is not stored)."""
     out = []
-    module_refs = {k: v for k, v in prog.global_refs.items() if not isinstance(v[0], CellRef)}   # captured: in the key
-    for (gid, name), (g, _n, value) in sorted(module_refs.items(), key=lambda kv: (str(kv[1][0].get("__name__")), kv[0][1])):
+    for g, name, value in prog.global_refs.values():
+        if isinstance(g, (CellRef, DefaultsRef)):
+            continue      # captured values are in the key; defaults in their function's fingerprint
+        if isinstance(g, AttrRef):
+            if g.path is None:
+                return None
+            root, dotted = g.path
+        else:
+            root, dotted = g.get("__name__", "?"), name
         kind, fp = _fingerprint(value)
-        out.append([g.get("__name__", "?"), name, kind, fp])
-    return out
+        out.append([root, dotted, kind, fp])
+    return sorted(out)
 
 
 def _wide_enabled() -> bool:
@@ -190,17 +212,19 @@ def _wide_enabled() -> bool:
     return _wide.ENABLED
 
 
-def deps_valid(deps) -> bool:
-    for module, name, kind, fp in deps:
-        mod = sys.modules.get(module)
-        if mod is None:
-            return False
-        g = mod.__dict__
-        if name not in g:
-            return False
-        if list(_fingerprint(g[name])) != [kind, fp]:
-            return False
-    return True
+def deps_refs(deps, func) -> "list | None":
+    """The references of stored dependencies ``deps`` as they are now (for the warm-call check),
+    or None when one is gone or no longer has the fingerprint of the value compiled in."""
+    refs = []
+    for root, dotted, kind, fp in deps:
+        try:
+            ns, name, value = resolve(root, dotted, func)
+        except LookupError:
+            return None
+        if list(_fingerprint(value)) != [kind, fp]:
+            return None
+        refs.append((ns, name, value))
+    return refs
 
 
 def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, index_bits: int,
@@ -226,9 +250,12 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                 t = Translation.from_json(blob.decode())
                 if t.domain_plan is not None:
                     validate_domain(t.domain_plan, src)     # ValueError: a miss
-                if deps_valid(t.deps):
-                    t.refs = live_refs([(sys.modules[m].__dict__, n, sys.modules[m].__dict__[n]) for m, n, _k, _f in t.deps]
-                                       + closure_refs(func))
+                for _d, guard in t.guards or ():
+                    validate_domain(guard, src)
+                refs = deps_refs(t.deps, func)
+                if refs is not None:
+                    refs += closure_refs(func)
+                    t.refs = live_refs(refs + [d for _g, _n, v in refs for d in default_refs(v)])
                     stats["source_cache_hits"] += 1
                     log.debug("generated-source cache hit: %s for %s (key %s)", t.name, dialect_name, key)
                     return t
@@ -242,7 +269,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
     stats["translations"] += 1
     if log.isEnabledFor(logging.DEBUG):
         log.debug("translated %s for %s in %.1f ms", src.name, dialect_name, (time.perf_counter() - t0) * 1e3)
-    if key is not None:
+    if key is not None and t.deps is not None:      # None: a value read that a later process cannot check
         _disk.put(key, t.to_json().encode(), ".json")
     return t
 
@@ -313,7 +340,7 @@ def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bo
                 domain_ndim=dom.ndim if dom else 0, uses_barrier=kir.uses_barrier, features=sorted(prog.features),
                 deps=_deps(prog), bounds_sites=prog.bounds.sites if prog.bounds is not None else None,
                 extents=extents, local_shapes=local_shapes, int_meets=meets, entry=kir.function.name,
-                lanes=wide.lanes if wide is not None else 1)
+                lanes=wide.lanes if wide is not None else 1, work_dims=prog.work_dims, guards=kir.guards or [])
     return Built(src.name, f"{src.name} from {os.path.basename(src.filename)}:{src.tree.lineno}", default_float,
                  kir.function, helpers, set(prog.features), sorted(prog.prelude_needed), records, prog.bounds, info,
                  live_refs(prog.global_refs.values()))

@@ -74,7 +74,7 @@ def lower_tuple_returns(fb, body):
         t = UNKNOWN
         for tt in tuples:
             try:
-                t = join(t, tt.items[k])
+                t = join(t, tt.items[k], fb.prog.default_float)
             except JoinConflict as exc:
                 raise fb.type_err(fdef, f"helper {name}() returns both {exc.a} and {exc.b} as item {k}; convert one "
                                   "explicitly (e.g. float(...))") from None

@@ -231,8 +231,11 @@ class JoinConflict(Exception):
         super().__init__(f"{a} vs {b}")
 
 
-def join(a, b):
-    """The type of a local assigned both an ``a`` and a ``b`` value."""
+def join(a, b, default_float=None):
+    """The type of a local assigned both an ``a`` and a ``b`` value. An int and a float join as
+    in Numba: the float where it holds every value of the int (int32 and float32 give float32),
+    else float64, or the kernel's default float (``default_float``, float32 unless the kernel
+    says otherwise) where that is float32, as any bare float literal is."""
     if a is UNKNOWN:
         return b
     if b is UNKNOWN or a == b:
@@ -248,13 +251,14 @@ def join(a, b):
         if a.weak or b.weak:
             weak, strong = (a, b) if a.weak else (b, a)
             if weak.is_float and not strong.is_float:
-                return Scalar("float32", weak=True) if strong.bits <= 32 else Scalar("float64")
+                return Scalar("float32", weak=True)       # a bare float: the default float, whatever the int
             return strong
-        if a.is_float != b.is_float:       # an int and a float local: only where the float holds the int
+        if a.is_float != b.is_float:       # t = i64[i] on one path, t = f32[i] on another
             i, f = (a, b) if b.is_float else (b, a)
             if f.bits > i.bits or (f.name == "float32" and i.bits <= 32):
                 return f
-            raise JoinConflict(a, b)
+            df = default_float if default_float is not None else Scalar("float64")
+            return f if f.bits >= df.bits else Scalar(df.name)
         p = _promote_strong(a, b)
         if p == a or p == b:
             return p

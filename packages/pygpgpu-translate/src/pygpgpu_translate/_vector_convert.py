@@ -8,11 +8,13 @@ is undefined past the type's range, and compilers disagree there (x86 wraps, GPU
 """
 from __future__ import annotations
 
+from pygpgpu_core.vec_types import NUMPY_SCALAR_CLASHES
+
 from . import _ir as ir
 from ._bindings import vector_class_info
 from ._types import INT64, UNKNOWN, Scalar, Vector, concrete
 
-__all__ = ["convert_component", "vector_convert_call", "vector_method"]
+__all__ = ["convert_component", "vector_convert_call", "vector_method", "vector_for_scalar"]
 
 
 def convert_component(fb, c: ir.Expr, base: Scalar) -> ir.Expr:
@@ -22,6 +24,22 @@ def convert_component(fb, c: ir.Expr, base: Scalar) -> ir.Expr:
             and not isinstance(c, ir.Const)):
         return ir.Cast(ir.Cast(c, INT64), base)
     return fb.convert(c, base)
+
+
+def vector_for_scalar(src: Vector, want) -> str:
+    """The message for vector ``src`` where scalar ``want`` is expected. Five vector names are also
+    numpy's scalar names (int8, int16, uint8, uint16, float16: 8 or 16 components there), so the
+    likely slip, ``int8(1)`` meant as numpy's scalar, is named with its fix."""
+    def a(word) -> str:
+        return f"{'an' if str(word)[:1] in 'aeiou' else 'a'} {word}"
+
+    text = (f"{a(src)} vector ({src.width} x {src.base.name}) is used where {a(want)} scalar is expected; "
+            "pick a component (v.x) or reduce it (funcs.dot)")
+    if src.name in NUMPY_SCALAR_CLASHES:
+        text += (f". Note: {src.name} here is the {src.width}-wide vector pygpgpu.vec.{src.name}, which shares its "
+                 f"name with numpy's scalar type np.{src.name}; for one {src.name} number write "
+                 f"np.{src.name}(...)")
+    return text
 
 
 def vector_method(obj):

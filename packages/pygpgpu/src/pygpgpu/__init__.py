@@ -50,17 +50,18 @@ if TYPE_CHECKING:
     from pygpgpu_core.protocols import Queue as Queue
     from pygpgpu_core.registry import available_devices as available_devices
     from pygpgpu_core.registry import get_device as get_device
+    from pygpgpu_core.scoped_device import device as device
     from pygpgpu_core.vec_types import char2 as char2, char3 as char3, char4 as char4, char8 as char8
     from pygpgpu_core.vec_types import char16 as char16, uchar2 as uchar2, uchar3 as uchar3, uchar4 as uchar4
     from pygpgpu_core.vec_types import uchar8 as uchar8, uchar16 as uchar16, short2 as short2, short3 as short3
     from pygpgpu_core.vec_types import short4 as short4, short8 as short8, short16 as short16, ushort2 as ushort2
     from pygpgpu_core.vec_types import ushort3 as ushort3, ushort4 as ushort4, ushort8 as ushort8
-    from pygpgpu_core.vec_types import ushort16 as ushort16, int2 as int2, int3 as int3, int4 as int4, int8 as int8
-    from pygpgpu_core.vec_types import int16 as int16, uint2 as uint2, uint3 as uint3, uint4 as uint4, uint8 as uint8
-    from pygpgpu_core.vec_types import uint16 as uint16, long2 as long2, long3 as long3, long4 as long4
+    from pygpgpu_core.vec_types import ushort16 as ushort16, int2 as int2, int3 as int3, int4 as int4
+    from pygpgpu_core.vec_types import uint2 as uint2, uint3 as uint3, uint4 as uint4
+    from pygpgpu_core.vec_types import long2 as long2, long3 as long3, long4 as long4
     from pygpgpu_core.vec_types import long8 as long8, long16 as long16, ulong2 as ulong2, ulong3 as ulong3
     from pygpgpu_core.vec_types import ulong4 as ulong4, ulong8 as ulong8, ulong16 as ulong16, float2 as float2
-    from pygpgpu_core.vec_types import float3 as float3, float4 as float4, float8 as float8, float16 as float16
+    from pygpgpu_core.vec_types import float3 as float3, float4 as float4, float8 as float8
     from pygpgpu_core.vec_types import double2 as double2, double3 as double3, double4 as double4
     from pygpgpu_core.vec_types import double8 as double8, double16 as double16
     from pygpgpu_translate import ConfiguredKernel as ConfiguredKernel
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
     from pygpgpu_translate import kernel as kernel
     from pygpgpu_translate.array_ops._user_reduce import reduce as reduce
 
+    from . import vec as vec
     from ._info import diagnostics as diagnostics
 
     climport: KernelFileFinder
@@ -85,9 +87,11 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "reduce": ("pygpgpu_translate.array_ops._user_reduce", "reduce"),   # @pygpgpu.reduce(identity=...)
     "gpu": ("pygpgpu_core.gpu", None),
     "funcs": ("pygpgpu_core.funcs", None),
+    "vec": ("pygpgpu.vec", None),     # the 50 vector types (float4, int8, ...) under their OpenCL names
     # devices
     "available_devices": ("pygpgpu_core.registry", "available_devices"),
     "get_device": ("pygpgpu_core.registry", "get_device"),
+    "device": ("pygpgpu_core.scoped_device", "device"),     # with pygpgpu.device("cuda:0"): a scoped default
     "diagnostics": ("pygpgpu._info", "diagnostics"),   # what `pygpgpu info --json` prints
     # low-level API types (protocols every backend implements)
     "Device": ("pygpgpu_core.protocols", "Device"),
@@ -118,8 +122,13 @@ _IMPORT_HOOKS = {"climport": "cl", "cuimport": "cu", "hipimport": "hip"}
 
 _VECTOR_BASES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double")
 _VECTOR_NAMES = tuple(f"{b}{w}" for b in _VECTOR_BASES for w in (2, 3, 4, 8, 16))
+# vector names that are also numpy scalar types (pygpgpu_core.vec_types.NUMPY_SCALAR_CLASHES, spelled
+# out so that importing pygpgpu imports no numpy): pygpgpu.int8(1) was an 8-wide vector, a trap for
+# numpy users. They stay reachable here with a DeprecationWarning; pygpgpu.vec has them all.
+_DEPRECATED_VECTORS = ("int8", "int16", "uint8", "uint16", "float16")
 for _name in _VECTOR_NAMES:
-    _EXPORTS[_name] = ("pygpgpu_core.vec_types", _name)
+    if _name not in _DEPRECATED_VECTORS:
+        _EXPORTS[_name] = ("pygpgpu_core.vec_types", _name)
 
 __all__ = sorted([*_EXPORTS, *_IMPORT_HOOKS, "__version__"])  # noqa: PLE0605 (a list, built from the tables)
 
@@ -133,6 +142,14 @@ def __getattr__(name: str) -> Any:
         from pygpgpu_core import kernel_files
 
         value = kernel_files.install(_IMPORT_HOOKS[name])
+    elif name in _DEPRECATED_VECTORS:
+        import warnings
+
+        warnings.warn(
+            f"pygpgpu.{name} is the {''.join(c for c in name if c.isdigit())}-wide vector type, not numpy's scalar np.{name}; "
+            f"this spelling is deprecated: write pygpgpu.vec.{name} (from pygpgpu.vec import {name}) for the "
+            f"vector, or np.{name} for one number", DeprecationWarning, stacklevel=2)
+        return importlib.import_module("pygpgpu.vec").__dict__[name]   # not cached: each use warns
     else:
         raise AttributeError(f"module 'pygpgpu' has no attribute {name!r}")
     if name not in _IMPORT_HOOKS:

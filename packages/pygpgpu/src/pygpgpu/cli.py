@@ -186,9 +186,16 @@ def _cmd_cache(args: argparse.Namespace) -> int:
 def _cmd_build_native(args: argparse.Namespace) -> int:
     from pygpgpu_core.backend import native
 
+    if args.remove:
+        removed = native.remove()
+        for path in removed:
+            print(f"removed {path}")
+        if not removed:
+            print(f"nothing to remove: no built launcher in {native.SOURCE.parent}")
+        return 0
     path = native.build(compiler=args.cc)
     print(f"built {path}: warm launches in new processes go through it "
-          "(PYGPGPU_NATIVE=0 turns it off)")
+          "(PYGPGPU_NATIVE=0 turns it off; pygpgpu build-native --remove deletes it, pip uninstall does not)")
     return 0
 
 
@@ -233,6 +240,9 @@ def _parser() -> argparse.ArgumentParser:
     build_native = sub.add_parser("build-native", help="compile the optional C launcher (faster warm launches; "
                                   "needs a C compiler and Python's headers)")
     build_native.add_argument("--cc", default=None, help="the C compiler (default: $CC, then Python's own)")
+    build_native.add_argument("--remove", action="store_true",
+                              help="delete the built launcher instead (do this before pip uninstall pygpgpu-core, "
+                                   "which leaves it behind)")
     build_native.set_defaults(func=_cmd_build_native)
     inspect = sub.add_parser("inspect", help="print the source generated for a kernel and argument types")
     inspect.add_argument("target", metavar="FILE.py:KERNEL")

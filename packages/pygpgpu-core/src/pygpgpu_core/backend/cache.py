@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from .._cachedir import CacheWarning, checked_folder, default_location, make_pri
 from .._cachesize import NAMESPACES, after_write, cache_limit, clear, touch, usage
 from .._version import __version__ as PACKAGE_VERSION
 
-__all__ = ["cache_dir", "cache_root", "cache_key", "DiskCache", "atomic_write", "PACKAGE_VERSION", "CacheWarning",
+__all__ = ["cache_dir", "cache_root", "cache_key", "DiskCache", "atomic_write", "read_entry", "MAX_ENTRY_BYTES", "PACKAGE_VERSION", "CacheWarning",
            "CacheUnavailable", "clear_cache", "cache_info"]
 
 _MAGIC = b"PYGPGPU1"
@@ -80,12 +81,22 @@ def cache_key(*parts: "str | bytes | int | float | tuple | None") -> str:
     return h.hexdigest()
 
 
+_WRITE_TRIES = 5          # another process clearing the cache may remove the folder between two steps
+
+
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so readers see either the old file or the whole new one."""
+    """Write ``data`` to ``path`` so readers see either the old file or the whole new one. A folder
+    that vanishes meanwhile (``pygpgpu cache clear`` in another process) is made again."""
     path = Path(path)
-    if not path.parent.is_dir():
-        make_private_dirs(path.parent)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    for attempt in range(_WRITE_TRIES):
+        try:
+            if not path.parent.is_dir():
+                make_private_dirs(path.parent)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+            break
+        except FileNotFoundError:
+            if attempt == _WRITE_TRIES - 1:
+                raise
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -96,6 +107,42 @@ def atomic_write(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+MAX_ENTRY_BYTES = 1 << 30    # no entry the library writes comes near this; a larger file is a miss
+
+
+def read_entry(path: "Path | str", limit: "int | None" = None) -> "bytes | None":
+    """The bytes of cache file ``path``, or None (a miss) unless it is a regular file of at most
+    ``limit`` bytes (default :data:`MAX_ENTRY_BYTES`) that belongs to the current user, as the
+    opened descriptor says: the open never waits (a FIFO) nor follows a symbolic link, and at most
+    the file's size is read (a link to ``/dev/zero`` or a device is never read)."""
+    limit = MAX_ENTRY_BYTES if limit is None else limit
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+             | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        fd = os.open(path, flags)
+    except OSError:             # missing, a symbolic link (ELOOP), unreadable
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+            return None         # planted by someone else, even inside your own folder
+        chunks = []
+        left = st.st_size
+        while left > 0:         # never past the size fstat gave (a file still growing is cut there)
+            chunk = os.read(fd, min(left, 1 << 24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 class DiskCache:
@@ -131,10 +178,9 @@ class DiskCache:
         if folder is None:
             return None
         path = folder / f"{key}{suffix}"
-        try:
-            blob = path.read_bytes()
-        except OSError:
-            return None
+        blob = read_entry(path)
+        if blob is None:
+            return None         # a miss; put() replaces whatever is there (rename over it)
         head = len(_MAGIC) + 32
         if len(blob) >= head and blob[: len(_MAGIC)] == _MAGIC:
             payload = blob[head:]

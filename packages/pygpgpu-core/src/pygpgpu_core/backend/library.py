@@ -107,7 +107,7 @@ class LazyLibrary:
         self._fallback = fallback
         self._lock = threading.Lock()
         self._calls: "Calls | None" = None
-        self._failure: "str | None" = None
+        self._failure: "BackendUnavailable | None" = None
         self._forked: "ForkedLibrary | None" = None
         if fork_unsafe:
             _fork_unsafe.add(self)
@@ -141,12 +141,12 @@ class LazyLibrary:
         with self._lock:
             if self._calls is None:
                 if self._failure is not None:
-                    raise BackendUnavailable(self.backend, self._failure)
+                    raise BackendUnavailable(self.backend, self._failure.problem, fix=self._failure.fix)
                 try:
                     lib = self._load()
                     self._calls = self._bind(lib)
                 except BackendUnavailable as exc:
-                    self._failure = exc.reason
+                    self._failure = exc
                     raise
         return self._calls
 
@@ -157,18 +157,21 @@ class LazyLibrary:
                 return self._open(override)
             except OSError as exc:
                 raise BackendUnavailable(
-                    self.backend, f"{self.env}={override!r} could not be loaded ({exc}). {self.hint()}") from None
+                    self.backend, f"{self.env}={override!r} could not be loaded ({_without_name(exc, override)})",
+                    fix=self.hint()) from None
         tried: list[str] = []
         candidates = list(self._candidates())
         for candidate in candidates:
             try:
                 return self._open(candidate)
             except OSError as exc:
-                tried.append(f"{candidate} ({exc})" if os.sep in candidate or len(candidates) == 1 else candidate)
+                # "libcuda.so.1: cannot open shared object file": the loader's text names the file already
+                tried.append(f"{candidate}: {_without_name(exc, candidate)}" if os.sep in candidate
+                             or len(candidates) == 1 else candidate)
         if self._fallback is not None:
             return self._fallback(tried)
         raise BackendUnavailable(
-            self.backend, f"{self.what} could not be loaded (tried {', '.join(tried) or 'nothing'}). {self.hint()}")
+            self.backend, f"{self.what} could not be loaded (tried {', '.join(tried) or 'nothing'})", fix=self.hint())
 
     def _open(self, path: str) -> ctypes.CDLL:
         if self._prepare is not None and os.path.isabs(path):
@@ -189,8 +192,8 @@ class LazyLibrary:
                     setattr(calls, role, None)
                     continue
                 raise BackendUnavailable(
-                    self.backend, f"{path} has no {fn.symbol}: {self._too_old or 'the library is too old'}. "
-                                  f"{self.hint()}") from None
+                    self.backend, f"{path} has no {fn.symbol}: {self._too_old or 'the library is too old'}",
+                    fix=self.hint()) from None
             bound.restype = fn.restype
             if fn.argtypes is not None:
                 bound.argtypes = fn.argtypes
@@ -214,6 +217,13 @@ class LazyLibrary:
     def __repr__(self) -> str:
         state = "loaded" if self._calls is not None else ("forked" if self._forked else "not loaded")
         return f"<{self.backend} {self.what} ({state})>"
+
+
+def _without_name(exc: OSError, name: str) -> str:
+    """The loader's message without the file name it starts with (``name: cannot open ...``), so a
+    message that names the file itself does not name it twice in nested parentheses."""
+    text = str(exc)
+    return text[len(name) + 2:] if text.startswith(f"{name}: ") else text
 
 
 _fork_listeners: "list[Callable[[str], None]]" = []

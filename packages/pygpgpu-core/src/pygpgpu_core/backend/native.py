@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Sequence
 
-__all__ = ["build", "load", "source_hash", "status", "wrap", "wrap_repeat", "MODULE", "SOURCE"]
+__all__ = ["build", "remove", "load", "source_hash", "status", "wrap", "wrap_repeat", "MODULE", "SOURCE"]
 
 MODULE = "pygpgpu_core.backend._native_launch"
 SOURCE = Path(__file__).with_name("_native_launch.c")
@@ -118,6 +118,20 @@ def build(folder: "Path | None" = None, compiler: "str | None" = None) -> Path:
     os.replace(partial, target)
     _loaded.clear()
     return target
+
+
+def remove(folder: "Path | None" = None) -> "list[Path]":
+    """Delete every module ``build`` left beside the source (for any Python version, and a partial
+    file of an interrupted build); returns what was deleted. ``pip uninstall`` does not do it: the
+    file is not in the install's record. Processes that already loaded the module keep it."""
+    where = folder or SOURCE.parent
+    removed = []
+    for path in sorted(where.glob("_native_launch*")):
+        if path.suffix in (".so", ".pyd", ".tmp") and path.is_file():
+            path.unlink()
+            removed.append(path)
+    _loaded.clear()
+    return removed
 
 
 def _address(fn: Any) -> int:

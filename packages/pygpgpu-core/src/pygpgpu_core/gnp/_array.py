@@ -68,10 +68,13 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
         raise TypeError(f"shape must be an int or a sequence of ints, got {shape!r}") from None
     if any(n < 0 for n in out):
         raise ValueError(f"negative dimensions are not allowed (shape {out})")
+    if len(out) > MAXDIMS:
+        raise ValueError(f"maximum supported dimension for an ndarray is currently {MAXDIMS}, found {len(out)}")
     return out
 
 
 _c_strides = c_strides
+MAXDIMS = 64     # numpy's NPY_MAXDIMS (numpy 2): more axes are its ValueError
 # astype's casting rules: numpy's (np.can_cast checks the value at run time)
 _Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
 
@@ -205,7 +208,10 @@ class DeviceArray(ArrayOperators):
 
     @property
     def strides(self) -> tuple[int, ...]:
-        """Bytes between consecutive elements along each axis (numpy's meaning)."""
+        """Bytes between consecutive elements along each axis (numpy's meaning). numpy gives a new
+        array without elements strides of 0 (views and reshapes keep the strides they were made with)."""
+        if self._base is None and not self.size:
+            return (0,) * len(self._shape)
         return _c_strides(self.shape, self.dtype.itemsize)
 
     @property
@@ -286,8 +292,11 @@ class DeviceArray(ArrayOperators):
 
     def get(self, stream: Any = None, order: str = "C", out: "np.ndarray | None" = None) -> np.ndarray:
         """Copy to a new numpy array (or into ``out``), waiting for pending kernels first."""
-        if order not in ("C", "A", "K"):
-            raise ValueError("device arrays are C-contiguous; get() returns a C-ordered array (order='C')")
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        if out is None and self.ndim >= 2 and (order == "F" or order in "AK" and self.flags.f_contiguous
+                                               and not self.is_contiguous):
+            return self.T.get().T       # Fortran order: the transpose read in C order, seen transposed
         if out is None:
             out = np.empty(self.shape, self.dtype)
         else:
@@ -454,7 +463,12 @@ class DeviceArray(ArrayOperators):
         return used is not None and self.nbytes >= used
 
     def copy(self, order: str = "C") -> "DeviceArray":
-        """A new C-contiguous array with the same data on the same device (device-side copy)."""
+        """A new array with the same data on the same device (device-side copy): C-contiguous, or
+        with ``order="F"`` (and "A"/"K" of a Fortran-ordered array) Fortran-contiguous."""
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        if self.ndim >= 2 and (order == "F" or order in "AK" and self.flags.f_contiguous and not self.is_contiguous):
+            return self.T.copy().T
         if type(self) is not DeviceArray:
             return ops().copy(self)
         out = DeviceArray(self.shape, self.dtype, self.context)
@@ -476,8 +490,8 @@ class DeviceArray(ArrayOperators):
     def reshape(self, *shape, order: str = "C") -> "DeviceArray":
         """A view with a new shape sharing this array's memory (one -1 is inferred); a strided
         view that cannot be reshaped in place is copied first, as numpy does."""
-        if order not in ("C", "A"):
-            raise ValueError("device arrays reshape in C order only (order='C')")
+        if order not in ("C", "A", "F"):
+            raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = tuple(shape[0])
         dims = [int(operator_index(n)) for n in shape]
@@ -497,15 +511,22 @@ class DeviceArray(ArrayOperators):
             count *= n
         if count != self.size:
             raise ValueError(f"cannot reshape array of size {self.size} into shape {new}")
+        if order == "F":      # column-major: numpy's a.reshape(s, order="F") is a.T.reshape(s[::-1]).T
+            return self.T.reshape(new[::-1]).T
         if not self.is_contiguous:
             return self.copy().reshape(new)
-        return _view(self, new, _c_strides(new, self.dtype.itemsize), self.offset)
+        strides = self.strides if new == self.shape else _c_strides(new, self.dtype.itemsize)
+        return _view(self, new, strides, self.offset)
 
     def ravel(self, order: str = "C") -> "DeviceArray":
-        return self.reshape(-1, order=order)
+        return self.reshape(-1, order="F" if order == "F" else "C")
 
     def flatten(self, order: str = "C") -> "DeviceArray":
-        """A new 1-D copy."""
+        """A new 1-D copy (``order="F"``: column by column)."""
+        if not self.size:
+            return DeviceArray((0,), self.dtype, self.context)     # numpy's new empty array: stride 0
+        if order == "F":
+            return self.T.copy().reshape(-1)
         return self.copy().reshape(-1) if type(self) is DeviceArray else self.ravel(order).copy()
 
     def squeeze(self, axis=None) -> "DeviceArray":
@@ -514,7 +535,10 @@ class DeviceArray(ArrayOperators):
         if axis is None:
             drop = {i for i, n in enumerate(self.shape) if n == 1}
         else:
-            drop = {_normalize_axis(a, nd) for a in (axis if isinstance(axis, tuple) else (axis,))}
+            axes = [_normalize_axis(a, nd) for a in (axis if isinstance(axis, tuple) else (axis,))]
+            drop = set(axes)
+            if len(drop) != len(axes):
+                raise ValueError("duplicate value in 'axis'")
             if any(self.shape[a] != 1 for a in drop):
                 raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
         keep = [i for i in range(nd) if i not in drop]
@@ -697,8 +721,11 @@ class DeviceArrayView(DeviceArray):
 
 def _view(base: DeviceArray, shape: tuple, strides: tuple, offset: int) -> DeviceArray:
     """``base``'s memory seen with a new layout: a plain DeviceArray when that is C-contiguous
-    from byte 0, a DeviceArrayView otherwise."""
-    if offset == 0 and is_c_contiguous(shape, strides, base.dtype.itemsize):
+    from byte 0, a DeviceArrayView otherwise (also for an array without elements whose strides
+    are not C's: numpy's views keep the strides they were made with, which a plain array's
+    ``strides`` would not report)."""
+    if (offset == 0 and is_c_contiguous(shape, strides, base.dtype.itemsize)
+            and (all(shape) or strides == _c_strides(shape, base.dtype.itemsize))):
         return DeviceArray._wrap(shape, base.dtype, base.device, base.buffer, base._owner, base._host, base)
     return DeviceArrayView._make(base, shape, base.dtype, strides, offset)
 

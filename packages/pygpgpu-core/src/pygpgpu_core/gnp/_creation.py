@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import DeviceArray, _check_dtype
+from ._array import DeviceArray, _check_dtype, _normalize_shape
 
 __all__ = [
     "asarray", "array", "ascontiguousarray", "empty", "zeros", "ones", "full",
@@ -25,9 +25,30 @@ def _is_foreign_device_array(obj: Any) -> bool:
         return False
 
 
-def _upload_host(host: np.ndarray, device: Any) -> DeviceArray:
+def _layout(order: Any, host: Any = None) -> str:
+    """numpy's ``order=`` of asarray/array as the layout to make: "F" for Fortran order (and for
+    "A"/"K" of data that is Fortran-ordered only), else "C"; numpy's ValueError for other values."""
+    if order not in (None, "C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if order in ("A", "K") and host is not None:
+        flags = host.flags
+        return "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+    return "F" if order == "F" else "C"
+
+
+def _fortran(a: DeviceArray) -> DeviceArray:
+    """``a``'s elements in a new Fortran-ordered array: the C-ordered copy of the transpose, seen
+    transposed (numpy's column-major strides; operations read it as the view it is)."""
+    if a.ndim < 2:
+        return a.copy()
+    return a.T.copy().T
+
+
+def _upload_host(host: np.ndarray, device: Any, layout: str = "C") -> DeviceArray:
     if host.dtype.byteorder == ">":
         host = host.astype(host.dtype.newbyteorder("="))
+    if layout == "F" and host.ndim >= 2:
+        return _upload_host(host.T, device).T
     host = np.asarray(host, order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
     _check_dtype(host.dtype)
     out = DeviceArray(host.shape, host.dtype, device)
@@ -42,9 +63,9 @@ def asarray(a: Any, dtype: Any = None, device: Any = None, order: str | None = N
     moved with ``to()``; a CUDA torch tensor / CuPy / JAX array is wrapped without a copy;
     anything numpy accepts (lists, scalars, numpy arrays) is uploaded with one host->device copy.
     ``device=None`` keeps a device array where it is and puts host data on the default device.
+    ``order="F"`` makes a Fortran-ordered array (a copy where ``a`` is not one already).
     """
-    if order not in (None, "C", "A", "K"):
-        raise ValueError("device arrays are C-contiguous; order must be 'C' (or None)")
+    _layout(order)
     if not isinstance(a, DeviceArray) and _is_foreign_device_array(a):
         from ._interop import as_device_array
 
@@ -54,14 +75,17 @@ def asarray(a: Any, dtype: Any = None, device: Any = None, order: str | None = N
             a = a.to(device)
         if dtype is not None and np.dtype(dtype) != a.dtype:
             a = a.astype(dtype)
-        return a
-    return _upload_host(np.asarray(a, dtype=dtype), device)
+        return _fortran(a) if order == "F" and not a.flags.f_contiguous else a
+    host = np.asarray(a, dtype=dtype)
+    return _upload_host(host, device, _layout(order, host))
 
 
 def ascontiguousarray(a: Any, dtype: Any = None, device: Any = None) -> DeviceArray:
-    """:func:`asarray`, copied when that is a strided view (``g[:, ::2]``, ``g.T``), as numpy's."""
+    """:func:`asarray`, copied when that is a strided view (``g[:, ::2]``, ``g.T``), as numpy's; at
+    least 1-D as numpy's (a 0-d array becomes shape ``(1,)``, sharing its memory)."""
     out = asarray(a, dtype=dtype, device=device)
-    return out if out.is_contiguous else out.copy()
+    out = out if out.is_contiguous else out.copy()
+    return out.reshape(1) if out.ndim == 0 else out
 
 
 def array(obj: Any, dtype: Any = None, copy: bool | None = True, device: Any = None,
@@ -69,19 +93,23 @@ def array(obj: Any, dtype: Any = None, copy: bool | None = True, device: Any = N
     """Like :func:`asarray`, but a new array unless ``copy`` is False/None and none is needed."""
     if not copy:
         return asarray(obj, dtype=dtype, device=device, order=order)
+    _layout(order)
     if isinstance(obj, DeviceArray) or _is_foreign_device_array(obj):
         src = asarray(obj)
         out = src.to(src.context if device is None else device, copy=True)
         if dtype is not None and np.dtype(dtype) != out.dtype:
             out = out.astype(dtype, copy=False)
-        return out
-    return _upload_host(np.array(obj, dtype=dtype, copy=True), device)
+        return _fortran(out) if order == "F" and not out.flags.f_contiguous else out
+    host = np.array(obj, dtype=dtype, copy=True)
+    return _upload_host(host, device, _layout(order, host))
 
 
 def empty(shape: Any, dtype: Any = np.float64, device: Any = None, order: str = "C") -> DeviceArray:
-    """An uninitialised array (memory from the device's pool)."""
-    if order != "C":
-        raise ValueError("device arrays are C-contiguous; order must be 'C'")
+    """An uninitialised array (memory from the device's pool); ``order="F"``: Fortran-ordered."""
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    if order == "F":
+        return DeviceArray(_normalize_shape(shape)[::-1], dtype, device).T
     return DeviceArray(shape, dtype, device)
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import registry
 from ..errors import GPGPUError
+from ..scoped_device import scoped_device
 
 __all__ = ["resolve_device", "resolve_target", "backend_name"]
 
@@ -49,9 +50,12 @@ def _select(selector: "str | None") -> Any:
 
 
 def resolve_device(device: Any) -> Any:
-    """``None`` -> the default device; a selector string (``"opencl:0"``, ``"cuda"``) -> that
+    """``None`` -> the default device (the scoped one inside ``with pygpgpu.device(...)``); a selector string (``"opencl:0"``, ``"cuda"``) -> that
     device; a Device -> itself; a device array or Context -> its device."""
-    if device is None or isinstance(device, str):
+    if device is None:
+        scoped = scoped_device()     # with pygpgpu.device(...): / with dev: (not cached: it changes)
+        return _select(None) if scoped is None else scoped
+    if isinstance(device, str):
         return _select(device)
     if callable(getattr(device, "context", None)) and hasattr(device, "selector") and hasattr(device, "backend"):
         return device

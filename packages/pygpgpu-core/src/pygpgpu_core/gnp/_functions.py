@@ -53,8 +53,22 @@ def where(condition: Any, x: Any = None, y: Any = None):
     return ops().where(condition, x, y)
 
 
-def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs):
-    """``np.clip``: limit values to [a_min, a_max] (NaN stays NaN)."""
+_NOT_GIVEN: Any = object()
+
+
+def clip(a: Any, a_min: Any = _NOT_GIVEN, a_max: Any = _NOT_GIVEN, out: Any = None, *, min: Any = _NOT_GIVEN,
+         max: Any = _NOT_GIVEN, **kwargs):
+    """``np.clip``: limit values to [a_min, a_max] (NaN stays NaN). As numpy's: both bounds
+    positionally (``None`` for no bound), or neither and the keywords ``min=`` / ``max=``."""
+    if a_min is _NOT_GIVEN and a_max is _NOT_GIVEN:
+        a_min = None if min is _NOT_GIVEN else min
+        a_max = None if max is _NOT_GIVEN else max
+    elif a_min is _NOT_GIVEN or a_max is _NOT_GIVEN:
+        missing = "a_min" if a_min is _NOT_GIVEN else "a_max"
+        raise TypeError(f"clip() missing 1 required positional argument: {missing!r} (numpy's np.clip takes both "
+                        "bounds; pass None for no bound, or use the keywords min= / max=)")
+    elif min is not _NOT_GIVEN or max is not _NOT_GIVEN:
+        raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are provided is forbidden.")
     return ops().clip(a, a_min, a_max, out=out, **kwargs)
 
 

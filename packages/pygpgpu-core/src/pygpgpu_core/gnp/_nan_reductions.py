@@ -3,6 +3,7 @@ change the result (0 for sums, 1 for products, -inf for maxima...), then the ord
 runs. Arrays of integers and bools hold no NaN and reduce as they are."""
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,15 @@ def _replace_nan(a: DeviceArray, value: float, op: str) -> "tuple[DeviceArray, D
     return choose(mask, a.dtype.type(value), a), mask
 
 
+def _warn_if_any(flags: DeviceArray, message: str) -> None:
+    """numpy's RuntimeWarning ``message`` when any slice is degenerate (all NaN, no elements left).
+    ``flags`` holds one bool per slice, already on the device; it is reduced there and read back
+    as one byte (a 0-d result is read as it is): the one read-back numpy's warning costs, only for
+    float data, where a NaN can be."""
+    if flags.size and bool(flags if flags.ndim == 0 else flags.any()):
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
 def nansum(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
            initial: Any = None, where: Any = None) -> DeviceArray:
     """The sum, NaNs counted as 0 (an all-NaN slice sums to 0)."""
@@ -42,13 +52,14 @@ def nanprod(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None
 def nanmean(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *,
             where: Any = None) -> DeviceArray:
     """The mean of the non-NaN elements: their sum divided by their count (NaN where there are
-    none; numpy also warns then, which would need a read-back)."""
+    none, with numpy's RuntimeWarning "Mean of empty slice")."""
     filled, mask = _replace_nan(a, 0.0, "nanmean")
     if mask is None:
         return filled.mean(axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
     if dtype is not None and np.dtype(dtype).kind != "f":
         raise TypeError("If a is inexact, then dtype must be inexact")
     count = ops().ufunc_call("logical_not", (mask,)).sum(axis, dtype=np.intp, keepdims=keepdims)
+    _warn_if_any(ops().ufunc_call("equal", (count, 0)), "Mean of empty slice")
     total = filled.sum(axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
     # numpy divides in place: the quotient (float64 for a float32 total) is cast back to the total's type
     return ops().ufunc_call("true_divide", (total, count), out=total, casting="unsafe")
@@ -57,7 +68,7 @@ def nanmean(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None
 def nanvar(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
            keepdims: bool = False, *, where: Any = None) -> DeviceArray:
     """The variance of the non-NaN elements over their count minus ``ddof`` (NaN where that is
-    not positive; numpy also warns then), in numpy's steps: their mean, the squared deviations
+    not positive, with numpy's RuntimeWarning), in numpy's steps: their mean, the squared deviations
     of the non-NaN elements, and their sum divided by the count."""
     check_out_writeable(out)
     filled, mask = _replace_nan(a, 0.0, "nanvar")
@@ -77,7 +88,9 @@ def nanvar(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None,
     variance = ops().ufunc_call("multiply", (deviations, deviations)).sum(axis, dtype=dtype, keepdims=keepdims)
     dof = ops().ufunc_call("subtract", (count.reshape(variance.shape), ddof))
     ops().ufunc_call("true_divide", (variance, dof), out=variance, casting="unsafe")
-    result = choose(ops().ufunc_call("less_equal", (dof, 0)), variance.dtype.type(np.nan), variance)
+    degenerate = ops().ufunc_call("less_equal", (dof, 0))
+    _warn_if_any(degenerate, "Degrees of freedom <= 0 for slice.")
+    result = choose(degenerate, variance.dtype.type(np.nan), variance)
     if out is None:
         return result
     out[...] = result
@@ -99,8 +112,9 @@ def _extreme(a: DeviceArray, kind: str, axis: Any, out: Any, keepdims: bool, ini
     filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf, op)
     if mask is None or initial is not None:
         return getattr(filled, kind)(axis, out=out, keepdims=keepdims, initial=initial)
-    result = choose(mask.all(axis, keepdims=keepdims), filled.dtype.type(np.nan),
-                   getattr(filled, kind)(axis, keepdims=keepdims))
+    all_nan = mask.all(axis, keepdims=keepdims)
+    _warn_if_any(all_nan, "All-NaN slice encountered")
+    result = choose(all_nan, filled.dtype.type(np.nan), getattr(filled, kind)(axis, keepdims=keepdims))
     if out is None:
         return result
     out[...] = result
@@ -109,14 +123,14 @@ def _extreme(a: DeviceArray, kind: str, axis: Any, out: Any, keepdims: bool, ini
 
 def nanmax(a: DeviceArray, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None,
            where: Any = None) -> DeviceArray:
-    """The largest non-NaN element (NaN for a slice of NaNs alone; numpy also warns then)."""
+    """The largest non-NaN element (NaN for a slice of NaNs alone, with numpy's RuntimeWarning)."""
     _no_where(where, "nanmax")
     return _extreme(a, "max", axis, out, keepdims, initial)
 
 
 def nanmin(a: DeviceArray, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None,
            where: Any = None) -> DeviceArray:
-    """The smallest non-NaN element (NaN for a slice of NaNs alone; numpy also warns then)."""
+    """The smallest non-NaN element (NaN for a slice of NaNs alone, with numpy's RuntimeWarning)."""
     _no_where(where, "nanmin")
     return _extreme(a, "min", axis, out, keepdims, initial)
 

@@ -43,7 +43,26 @@ def _binary(ufunc: str):
 def _comparison(ufunc: str):
     def compare(self, other):
         return ops().binary(ufunc, self, other)
-    return compare
+
+    def equality(self, other):
+        r = ops().binary(ufunc, self, other)
+        if r is NotImplemented:
+            return _unequal_object(self, other, ufunc == "not_equal")
+        return r
+
+    return equality if ufunc in ("equal", "not_equal") else compare
+
+
+def _unequal_object(a, other, negated: bool):
+    """``a == other`` for an ``other`` that is no operand (None, a string, a dict...): numpy compares
+    each element with it as Python objects, so the answer is an array of False (of True for ``!=``),
+    not Python's single bool. An object that answers the reflected comparison itself keeps its say."""
+    reflected = other.__ne__(a) if negated else other.__eq__(a)
+    if reflected is not NotImplemented:
+        return reflected
+    from ._creation import full
+
+    return full(a.shape, negated, bool, device=a.context)
 
 
 def _unary(ufunc: str):

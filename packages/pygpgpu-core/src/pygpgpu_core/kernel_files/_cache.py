@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 from .._cachedir import make_private_dirs, unsafe_reason, warn_once
-from ..backend.cache import PACKAGE_VERSION, DiskCache, atomic_write, cache_root
+from ..backend.cache import PACKAGE_VERSION, DiskCache, atomic_write, cache_root, read_entry
 from ..cdecl import ParsedFile
 
 __all__ = ["SourceCache", "file_stamp", "stamp_matches"]
@@ -102,7 +102,10 @@ class SourceCache:
         if self.folder is None:
             return None
         try:
-            doc = json.loads(self.meta_path.read_text(encoding="utf-8"))
+            blob = read_entry(self.meta_path)         # never a FIFO, a link or someone else's file
+            if blob is None:
+                return None
+            doc = json.loads(blob.decode("utf-8"))
             if doc.get("package") != PACKAGE_VERSION or doc.get("source") != str(self.source) or \
                     doc.get("options") != list(options):
                 return None

@@ -20,6 +20,8 @@ import os
 import re
 from typing import Any
 
+import numpy as np
+
 from ..cdecl import Pointer, Scalar
 from ._args import ArgumentRangeError
 
@@ -44,7 +46,7 @@ def _element_size(p) -> int:
 
 
 def length_checks(decl) -> list:
-    """``[(index, name, [(index, name, element size)], "each" | "max")]`` for ``decl``'s lengths."""
+    """``[(index, name, [(index, name, element size)], "each" | "max", dtype)]`` for ``decl``'s lengths."""
     pointers = {p.name: p for p in decl.params
                 if isinstance(p.type, Pointer) and p.type.address_space in ("global", "constant")}
     checks = []
@@ -58,10 +60,11 @@ def length_checks(decl) -> list:
                 linked = pointers[m.group("p")]
                 break
         if linked is not None:
-            checks.append((p.index, p.name, [(linked.index, linked.name, _element_size(linked))], "each"))
+            checks.append((p.index, p.name, [(linked.index, linked.name, _element_size(linked))], "each",
+                           np.dtype(p.type.dtype)))
         elif p.name in _GENERIC and pointers:
             targets = [(q.index, q.name, _element_size(q)) for q in pointers.values()]
-            checks.append((p.index, p.name, targets, "max"))
+            checks.append((p.index, p.name, targets, "max", np.dtype(p.type.dtype)))
     return checks
 
 
@@ -74,12 +77,15 @@ def _elements(value: Any, size: int) -> "int | None":
 
 def check_lengths(kernel: str, checks: list, values: list) -> None:
     """LengthOutOfRange when a length argument exceeds what the arrays passed with it hold."""
-    for index, name, targets, mode in checks:
+    for index, name, targets, mode, dtype in checks:
         n = values[index]
         try:
             n = int(n)
         except (TypeError, ValueError):
             continue                      # not a number: the converter reports it
+        info = np.iinfo(dtype)
+        if not info.min <= n <= info.max:
+            continue                      # 2**40 for an int: the converter says it does not fit int
         counts: list[tuple[str, int]] = []
         for t, tname, size in targets:
             c = _elements(values[t], size)

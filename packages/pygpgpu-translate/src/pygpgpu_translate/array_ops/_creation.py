@@ -58,9 +58,10 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
     return out
 
 
-_LINSPACE = '''def gnp_linspace_{name}(out, start, step, stop, last):
+_LINSPACE = '''def gnp_linspace_{name}(out, start, divide, scale, stop, last):
     for i in range(out.shape[0]):
-        v = np.float64(i) * step + start
+        v = np.float64(i) / divide * scale
+        v = v + start    # a statement of its own: C contracts a * b + c to one fma only within an expression
         if i == last:
             v = stop
         out[i] = {conv}
@@ -90,11 +91,12 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
     if num:
         conv = f"{np_type(dt)}(np.floor(v))" if dt.kind in "iu" else f"{np_type(dt)}(v)"
         src = _LINSPACE.format(name=dt.name, conv=conv)
-        s = step if div > 0 else 0.0
-        if div > 0 and s == 0:      # numpy: a step that underflows to 0 scales by delta after dividing
-            s = delta / div
+        # numpy's i * step; where the step underflows to 0 (linspace(0, 5e-324, 10)), (i / div) * delta;
+        # without a step (one sample), i * delta. Dividing by 1.0 is exact, so one formula does all three.
+        divide, scale = (1.0, step) if div > 0 and step != 0 else ((float(div), delta) if div > 0 else (1.0, delta))
         launch(kernel_from_source(f"gnp_linspace_{dt.name}", src), dev, DEFAULT_CONFIG,
-               (out, np.float64(start), np.float64(s), np.float64(stop), (num - 1) if endpoint and num > 1 else -1))
+               (out, np.float64(start), np.float64(divide), np.float64(scale), np.float64(stop),
+                (num - 1) if endpoint and num > 1 else -1))
     if retstep:
         return out, (step if div > 0 else np.nan)
     return out
@@ -139,17 +141,25 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
                 raise ValueError(f"all the input array dimensions except for the concatenation axis must match "
                                  f"exactly, but along dimension {d}, the array at index 0 has size "
                                  f"{arrays[0].shape[d]} and the array at index {k} has size {a.shape[d]}")
+    shape = list(arrays[0].shape)
+    shape[ax] = sum(a.shape[ax] for a in arrays)
+    if out is not None:           # numpy: the arrays cast into out's dtype, by ``casting``
+        if dtype is not None:
+            raise TypeError("concatenate() only takes `out` or `dtype` as an argument, but both were provided.")
+        if not isinstance(out, DeviceArray):
+            raise TypeError(f"gnp.concatenate: out must be a device array, got {type(out).__name__}")
+        if out.ndim != nd:
+            raise ValueError(f"Output array has wrong dimensionality ({out.ndim}; the result has {nd})")
+        if out.shape != tuple(shape):
+            raise ValueError(f"Output array is the wrong shape {out.shape}; expected {tuple(shape)}")
+        dtype = out.dtype
     dt = np.dtype(dtype) if dtype is not None else np.result_type(*[a.dtype for a in arrays])
     for k, a in enumerate(arrays):
         if a.dtype != dt:             # (arrays of the result's type are copied as they are, complex ones too)
             check_dtype(a.dtype, "concatenate", k, device)
         if not np.can_cast(a.dtype, dt, casting):
             raise TypeError(f"Cannot cast array data from {a.dtype!r} to {dt!r} according to the rule {casting!r}")
-    shape = list(arrays[0].shape)
-    shape[ax] = sum(a.shape[ax] for a in arrays)
     res = out if out is not None else DeviceArray(tuple(shape), dt, device.context())
-    if res.shape != tuple(shape):
-        raise ValueError(f"Output array has wrong shape {res.shape}; expected {tuple(shape)}")
     start = 0
     for a in arrays:
         n = a.shape[ax]

@@ -185,6 +185,8 @@ def nonzero(a: Any) -> tuple:
     from ._scan import compact_indices
     if not isinstance(a, DeviceArray):
         raise TypeError("gnp.nonzero takes a device array")
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use gnp.atleast_1d(scalar).nonzero() instead.")
     check_same_device([a], "nonzero")
     flat_idx = compact_indices(contiguous(a).reshape(-1))
     if a.ndim <= 1:

@@ -51,6 +51,36 @@ def _operand(x: Any, op: str, position: int) -> DeviceArray:
     return c
 
 
+def _dot_type(a: Any, b: Any) -> np.dtype:
+    """The type ``np.dot`` computes in: the operands' result type with Python scalars taken as
+    numpy arrays (``float32_array`` with the Python int 2 is float64), unlike the ufuncs' NEP 50."""
+    return np.result_type(*(x.dtype if isinstance(x, DeviceArray) else np.asarray(x).dtype for x in (a, b)))
+
+
+def _check_dot_out(out: Any, dtype: np.dtype, shape: tuple) -> None:
+    """numpy's rule for ``np.dot(..., out=)``: exactly the result's dtype, number of dimensions
+    and shape, C-contiguous (nothing is cast into it)."""
+    if out is None:
+        return
+    if not isinstance(out, DeviceArray) or out.dtype != dtype or out.ndim != len(shape) or not out.is_contiguous:
+        raise ValueError(f"output array is not acceptable (must have the right datatype, number of dimensions, and be "
+                         f"a C-Array): np.dot here needs a C-contiguous {dtype} array of shape {shape}")
+    if out.shape != shape:
+        raise ValueError(f"output array has wrong dimensions: np.dot here needs shape {shape}, got {out.shape}")
+
+
+def _check_matmul_out(out: Any, res_dt: np.dtype, shape: tuple) -> None:
+    """numpy's matmul ufunc: the result casts to ``out``'s dtype by same_kind (checked first), of the result's shape."""
+    if out is None:
+        return
+    if not np.can_cast(res_dt, out.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc 'matmul' output from {res_dt!r} to {out.dtype!r} with casting rule "
+                        "'same_kind'")
+    if out.shape != shape:
+        raise ValueError(f"matmul: Output operand 0 has a mismatch in its core dimension (needs shape {shape}, "
+                         f"got {out.shape})")
+
+
 def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
     """``np.matmul`` for 1-D and 2-D device arrays (numpy's result type; bool as numpy's)."""
     check_out_writeable(out)
@@ -64,9 +94,13 @@ def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
         if x.ndim > 2:
             raise TypeError(f"gnp.matmul: operand {k} has {x.ndim} dimensions; device matmul supports 1-D and 2-D "
                             "operands (loop over the leading axes for stacks of matrices)")
-    if a.ndim == 1 and b.ndim == 1:
-        return dot(a, b, out=out)
     res_dt = np.result_type(a.dtype, b.dtype)
+    if a.ndim == 1 and b.ndim == 1:
+        _check_matmul_out(out, res_dt, ())
+        if out is None:
+            return dot(a, b)
+        out[...] = dot(a, b)
+        return out
     a2 = a.reshape(1, -1) if a.ndim == 1 else a
     b2 = b.reshape(-1, 1) if b.ndim == 1 else b
     m, k = a2.shape
@@ -75,6 +109,7 @@ def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
                          f"(n?,k),(k,m?)->(n?,m?) (size {k2} is different from {k})")
     shape = tuple(s for s, keep in ((m, a.ndim == 2), (n, b.ndim == 2)) if keep)
+    _check_matmul_out(out, res_dt, shape)
     acc = np.dtype(np.int64) if res_dt.kind == "b" else res_dt
     c = DeviceArray((m, n), res_dt, device.context())
     if c.size:
@@ -101,13 +136,20 @@ def dot(a: Any, b: Any, out: Any = None) -> DeviceArray:
     from ._elementwise import ufunc_call
     from ._reduction import reduce
     ca, cb = classify(a, "dot", 0), classify(b, "dot", 1)
+    blas_dt = _dot_type(a, b) if ca is not None and cb is not None else None
     if not isinstance(ca, DeviceArray) or not isinstance(cb, DeviceArray) or ca.ndim == 0 or cb.ndim == 0:
-        return ufunc_call("multiply", (a, b), out=out)
+        if blas_dt is not None and blas_dt.kind == "f":
+            # numpy multiplies in the dot's type through BLAS, whose out= must be exactly that array
+            shape = next((x.shape for x in (ca, cb) if isinstance(x, DeviceArray) and x.ndim), ())
+            _check_dot_out(out, blas_dt, shape)
+            return ufunc_call("multiply", (a, b), out=out, dtype=blas_dt)
+        return ufunc_call("multiply", (a, b), out=out)       # numpy's multiply ufunc, out= by its casting
     if ca.ndim == 1 and cb.ndim == 1:
         if ca.shape != cb.shape:
             raise ValueError(f"shapes {ca.shape} and {cb.shape} not aligned: {ca.shape[0]} (dim 0) != "
                              f"{cb.shape[0]} (dim 0)")
         res_dt = np.result_type(ca.dtype, cb.dtype)
+        _check_dot_out(out, res_dt, ())
         prod = ufunc_call("multiply", (ca, cb), dtype=res_dt if res_dt.kind != "b" else None)
         if res_dt.kind == "b":
             return reduce("any", prod, out=out)
@@ -116,5 +158,6 @@ def dot(a: Any, b: Any, out: Any = None) -> DeviceArray:
         if ca.shape[-1] != cb.shape[0]:
             raise ValueError(f"shapes {ca.shape} and {cb.shape} not aligned: {ca.shape[-1]} (dim {ca.ndim - 1}) != "
                              f"{cb.shape[0]} (dim 0)")
+        _check_dot_out(out, np.result_type(ca.dtype, cb.dtype), ca.shape[:-1] + cb.shape[1:])
         return matmul(ca, cb, out=out)
     raise TypeError("gnp.dot supports 1-D and 2-D operands")

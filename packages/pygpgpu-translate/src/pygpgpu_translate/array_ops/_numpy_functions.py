@@ -73,6 +73,7 @@ COMPOSED = (
 def _table() -> dict:
     from pygpgpu_core import gnp
     from pygpgpu_core.gnp import _creation as _core_creation
+    from pygpgpu_core.gnp import _functions as _core_functions
 
     from . import _creation, _elementwise, _indexing, _linalg, _sort
 
@@ -83,9 +84,9 @@ def _table() -> dict:
         np.all: _method("all"), np.cumsum: _method("cumsum"), np.cumprod: _method("cumprod"),
         np.round: _method("round"), np.around: _method("round"), np.ravel: _method("ravel"),
         np.reshape: lambda a, shape=None, order="C", **kw: a.reshape(kw.get("newshape", shape), order=order),
-        np.transpose: lambda a, axes=None: a.transpose(axes), np.copy: lambda a, order="K", subok=False: a.copy(),
+        np.transpose: lambda a, axes=None: a.transpose(axes), np.copy: lambda a, order="K", subok=False: a.copy(order),
         np.shape: _shape, np.ndim: _ndim, np.size: _size,
-        np.sort: _sort.sort, np.argsort: _sort.argsort, np.where: _elementwise.where, np.clip: _elementwise.clip,
+        np.sort: _sort.sort, np.argsort: _sort.argsort, np.where: _elementwise.where, np.clip: _core_functions.clip,
         np.dot: _linalg.dot, np.concatenate: _creation.concatenate, np.stack: _creation.stack,
         np.nonzero: _indexing.nonzero, np.take: _indexing.take, np.result_type: _result_type,
         np.empty_like: _like(_core_creation.empty_like), np.zeros_like: _like(_core_creation.zeros_like),

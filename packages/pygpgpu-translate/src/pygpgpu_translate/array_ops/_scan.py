@@ -200,6 +200,8 @@ def scan(name: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
         res = scan_rows(op, x.reshape(-1), rows, n, device).reshape(x.shape)
         if ax != last:
             res = res.swapaxes(ax, last).copy()
+    if not res.size:       # numpy's new empty result has strides of 0, not the reshape's
+        res = DeviceArray(res.shape, res.dtype, res.context)
     if out is not None:
         if not isinstance(out, DeviceArray) or out.shape != res.shape:
             raise ValueError(f"gnp.{name}: out must be a device array of shape {res.shape}")

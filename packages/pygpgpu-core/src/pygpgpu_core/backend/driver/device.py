@@ -6,6 +6,7 @@ import threading
 from ctypes import byref, c_int, c_size_t
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ...scoped_device import ScopedDefault
 from ..worksize import default_group_shape
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class DriverBackend:
         return f"<{type(self).__name__} {len(self._devices)} device(s)>"
 
 
-class DriverDevice:
+class DriverDevice(ScopedDefault):
     """One GPU as the driver enumerates it (``index``: its ordinal among this backend's devices).
 
     A subclass sets ``vendor`` and ``context_class`` and reads its properties in ``__init__``
