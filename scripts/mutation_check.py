@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""Mutation check: does the test suite notice when a semantic rule of the translator breaks?
+"""Mutation check: does the test suite notice when a rule of the translator, a cache key or a
+fast path breaks?
 
 Each entry of ``MUTATIONS`` is a one-line breakage of one rule (Python's float floor division,
-modulo, weak typing, the sign proofs behind negative-index wraps, the bounds guards, the
-read/write analysis...). The script copies ``packages/`` to a temporary folder, applies one
-mutation at a time to the copy (never to the working tree: other people edit it), runs that
-mutation's tests against the copy (``PYTHONPATH`` puts the copy in front of the editable
-installs; a fresh ``PYGPGPU_CACHE_DIR`` per run, so no translation or binary built from other
-source is reused) and reports which mutations survive. A mutation is *caught* when a test fails
-(or the run crashes or hangs); a strict xfail that starts passing does not count. None may
-survive: when one does, add the test that catches it. When a rule is added to the translator,
-add its mutation here.
+modulo, weak typing, the sign proofs behind negative-index wraps, the bounds guards, the read/write
+analysis...; a field of a cache key; a check that gnp's elementwise fast path, the launch memo or
+the native launcher makes; read-only arrays, DLPack, kernel files, pickling, processes, the debug
+mode, printing, device selection). The script copies ``packages/`` to a temporary folder, applies
+one mutation at a time to the copy (never to the working tree: other people edit it), runs that
+mutation's tests against the copy (``PYTHONPATH`` puts the copy in front of the editable installs; a
+fresh ``PYGPGPU_CACHE_DIR`` per run, so no translation or binary built from other source is reused)
+and reports which mutations survive. A mutation is *caught* when a test fails (or the run crashes or
+hangs); a strict xfail that starts passing does not count. None may survive: when one does, add the
+test that catches it. When a rule is added to the translator (or a field to a key, a check to a fast
+path), add its mutation here.
 
 Run on demand (it takes minutes; not part of CI):
 
@@ -563,6 +566,10 @@ MUTATIONS = [
              (KEYS, "-k", "translation_key"), "a @kernel(contract=False) source is cached apart"),
     Mutation("pickle-by-value-drops-contract", f"{TRANSLATE}/_pickling.py", '"contract": kf.contract,',
              '"contract": True,', ("tests/test_pickling_options.py",), "an unpickled contract=False kernel stays so"),
+    Mutation("native-argument-count", f"{CORE_BACKEND}/_native_launch.c",
+             "if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != self->nargs) {",
+             "if (!PyTuple_CheckExact(values)) {", (NATIVE, "-k", "hundredth"),
+             "a call with too many or too few arguments is the Python launcher's error, warm as cold"),
 ]
 
 

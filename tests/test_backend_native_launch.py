@@ -462,3 +462,29 @@ def test_graphs_off(sim, monkeypatch, setting):
     launch(4, None, (buf, buf, buf, 4))
     launch(4, None, (buf, buf, buf, 4))
     assert launch.graph_state() == "none" and sim.sim.graphs.log == []
+
+
+REFUSED = [(1, 2), ("buffer", None, None, 4), (0, 0, 0, 2**31), (0, 0, 0, 1.5), (0, 0, 0, "4"), (0, 0, 0, None),
+           (0, 0, 0, 4, 5), (0, "x", 0, 4)]
+
+
+def test_refusals_and_launches_are_the_same_on_the_first_and_hundredth_call(sim):
+    """Warm as cold: each refused argument tuple raises the Python launcher's exception on the
+    first call and on the hundredth, with valid launches in between (which the native launcher
+    repeats from its cached geometry and packing), and no refused call launches anything."""
+    ctx = sim.devices()[0].context()
+    k = ctx.program("vecadd").kernel("vecadd")
+    launch = k.launcher(VECADD)
+    buf = ctx.buffer(16)
+    cases = [tuple(buf if a == 0 and i < 3 else a for i, a in enumerate(args)) for args in REFUSED]
+    first = {}
+    for call in range(100):
+        for n, args in enumerate(cases):
+            before = len(sim.sim.launches)
+            native_error, python_error = _raised(launch, 4, None, args), _raised(launch.python, 4, None, args)
+            got = (type(native_error), str(native_error))
+            assert got == (type(python_error), str(python_error)), (call, args)
+            assert first.setdefault(n, got) == got, (call, args)
+            assert len(sim.sim.launches) == before, (call, args)
+            launch(4, None, (buf, buf, buf, 4))
+            assert len(sim.sim.launches) == before + 1 and sim.sim.launches[-1][3][3] == 4, (call, args)

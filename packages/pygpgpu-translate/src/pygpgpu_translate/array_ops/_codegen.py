@@ -47,10 +47,12 @@ def np_type(dtype: np.dtype) -> str:
     return "np.bool_" if dtype.kind == "b" else f"np.{dtype.name}"
 
 
-def kernel_from_source(name: str, source: str, helpers: "dict[str, Any] | None" = None) -> KernelFunction:
+def kernel_from_source(name: str, source: str, helpers: "dict[str, Any] | None" = None,
+                       contract: bool = True) -> KernelFunction:
     """The kernel ``name`` defined by ``source`` (one KernelFunction per distinct source and
-    helper set). ``helpers`` are extra globals the source may call (a user's binary function)."""
-    key = (source, tuple(sorted((k, id(v)) for k, v in (helpers or {}).items())))
+    helper set). ``helpers`` are extra globals the source may call (a user's binary function);
+    ``contract=False``: built without fused multiply-add (numpy's rounding of each step)."""
+    key = (source, tuple(sorted((k, id(v)) for k, v in (helpers or {}).items())), contract)
     k = _kernels.get(key)
     if k is not None:
         return k
@@ -66,7 +68,7 @@ def kernel_from_source(name: str, source: str, helpers: "dict[str, Any] | None" 
         if helpers:
             namespace.update(helpers)
         exec(compile(source, filename, "exec"), namespace)
-        k = KernelFunction(namespace[name])
+        k = KernelFunction(namespace[name], contract=contract)
         _kernels[key] = k
         return k
 

@@ -61,7 +61,7 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
 _LINSPACE = '''def gnp_linspace_{name}(out, start, divide, scale, stop, last):
     for i in range(out.shape[0]):
         v = np.float64(i) / divide * scale
-        v = v + start    # a statement of its own: C contracts a * b + c to one fma only within an expression
+        v = v + start    # rounded on its own as numpy's: the kernel is built with contract=False
         if i == last:
             v = stop
         out[i] = {conv}
@@ -94,7 +94,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
         # numpy's i * step; where the step underflows to 0 (linspace(0, 5e-324, 10)), (i / div) * delta;
         # without a step (one sample), i * delta. Dividing by 1.0 is exact, so one formula does all three.
         divide, scale = (1.0, step) if div > 0 and step != 0 else ((float(div), delta) if div > 0 else (1.0, delta))
-        launch(kernel_from_source(f"gnp_linspace_{dt.name}", src), dev, DEFAULT_CONFIG,
+        launch(kernel_from_source(f"gnp_linspace_{dt.name}", src, contract=False), dev, DEFAULT_CONFIG,
                (out, np.float64(start), np.float64(divide), np.float64(scale), np.float64(stop),
                 (num - 1) if endpoint and num > 1 else -1))
     if retstep:

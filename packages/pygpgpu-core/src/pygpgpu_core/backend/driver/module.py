@@ -19,6 +19,7 @@ from ..lowlevel import bracket_call, kernel_attribute, kernel_symbol, launch_wit
 from ..worksize import block_geometry, work_dims
 from ..args import check_param_kinds, kind_of_value
 from ..errors import call_name
+from .. import native as _native
 from ..launcher import build_launcher
 from .memory import DriverBuffer
 from .waits import defer
@@ -296,7 +297,8 @@ class DriverKernel:
         if self.program.closed:
             raise ClosedError(f"{self.context.title} program {self.program.name!r}")
         try:
-            key = tuple(arg_types)
+            # whether the native launcher is on (PYGPGPU_NATIVE) is part of what was built
+            key = (tuple(arg_types), _native.load() is not None)
             fn = self._launchers.get(key)
         except TypeError:
             key, fn = None, None
