@@ -11,6 +11,8 @@ every ```` ```python ```` block of PAGE, each in a fresh temporary working folde
 - a ```` ```text ```` block right after a python block is that block's printed output: what the
   block prints must equal it, line for line (trailing spaces ignored).
 
+A DeprecationWarning that names pygpgpu is an error: examples use the current spellings.
+
 Blocks are registered in ``linecache`` under ``PAGE:LINE``, so ``@kernel`` finds their source and
 a traceback names the page and line. Exit status 0 when every block ran and printed what the
 page shows; otherwise the first failure's traceback and the block's page line.
@@ -25,6 +27,7 @@ import re
 import sys
 import tempfile
 import traceback
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,33 +73,46 @@ def _same_output(got: str, want: str) -> bool:
 
 
 def run_page(page: Path) -> int:
+    """Run PAGE's blocks; 0 when all ran and printed what the page shows, else 1 (the reason on
+    stderr). The working folder, sys.path and the warning filters are restored afterwards."""
     text = page.read_text(encoding="utf-8")
     namespace: dict = {"__name__": "__main__"}
-    with tempfile.TemporaryDirectory(prefix="docblocks-") as work:
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="docblocks-") as work, warnings.catch_warnings():
+        # examples show current spellings: a deprecated pygpgpu name fails the page
+        warnings.filterwarnings("error", category=DeprecationWarning, message=r".*\bpygpgpu\b")
         os.chdir(work)
         sys.path.insert(0, work)
-        for block in blocks(text):
-            where = f"{page.name}:{block.line}"
-            if block.file:
-                Path(work, block.file).write_text(block.body, encoding="utf-8")
-                continue
-            if block.lang != "python" or block.no_run is not None:
-                continue
-            name = f"<doc {where}>"
-            lines = block.body.splitlines(True)
-            linecache.cache[name] = (len(block.body), None, lines, name)
-            printed = io.StringIO()
-            try:
-                with contextlib.redirect_stdout(printed):
-                    exec(compile(block.body, name, "exec"), namespace)
-            except BaseException:
-                traceback.print_exc()
-                print(f"FAILED: the python block at {where} raised", file=sys.stderr)
-                return 1
-            if block.output is not None and not _same_output(printed.getvalue(), block.output):
-                print(f"FAILED: the python block at {where} printed\n{printed.getvalue()}\n"
-                      f"where the page shows\n{block.output}", file=sys.stderr)
-                return 1
+        try:
+            return _run_blocks(page, text, work, namespace)
+        finally:
+            sys.path.remove(work)
+            os.chdir(here)
+
+
+def _run_blocks(page: Path, text: str, work: str, namespace: dict) -> int:
+    for block in blocks(text):
+        where = f"{page.name}:{block.line}"
+        if block.file:
+            Path(work, block.file).write_text(block.body, encoding="utf-8")
+            continue
+        if block.lang != "python" or block.no_run is not None:
+            continue
+        name = f"<doc {where}>"
+        lines = block.body.splitlines(True)
+        linecache.cache[name] = (len(block.body), None, lines, name)
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed):
+                exec(compile(block.body, name, "exec"), namespace)
+        except BaseException:
+            traceback.print_exc()
+            print(f"FAILED: the python block at {where} raised", file=sys.stderr)
+            return 1
+        if block.output is not None and not _same_output(printed.getvalue(), block.output):
+            print(f"FAILED: the python block at {where} printed\n{printed.getvalue()}\n"
+                  f"where the page shows\n{block.output}", file=sys.stderr)
+            return 1
     return 0
 
 

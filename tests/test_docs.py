@@ -7,6 +7,7 @@ page matches the builtin rows; the README stays a first screen. ``mkdocs build -
 runs in CI (.ci/run). And ``help(kernel)`` is a real manual."""
 from __future__ import annotations
 
+import os
 import pydoc
 import re
 import subprocess
@@ -42,6 +43,7 @@ def test_every_python_block_runs_and_prints_what_the_page_shows(page):
 
 
 def test_doc_runner_catches_a_wrong_output_and_an_error(tmp_path):
+    here = os.getcwd()
     page = tmp_path / "page.md"
     page.write_text("```python\nprint(1 + 1)\n```\n\n```text\n3\n```\n")
     assert doc_blocks.run_page(page) == 1
@@ -50,6 +52,15 @@ def test_doc_runner_catches_a_wrong_output_and_an_error(tmp_path):
     page.write_text("```python\nraise ValueError('shown')\n```\n")
     assert doc_blocks.run_page(page) == 1
     page.write_text("<!-- no-run: shows an error -->\n```python\nraise ValueError('shown')\n```\n")
+    assert doc_blocks.run_page(page) == 0
+    assert os.getcwd() == here and not any("docblocks-" in p for p in sys.path)
+
+
+def test_doc_runner_refuses_deprecated_pygpgpu_spellings(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("```python\nfrom pygpgpu import int8\n```\n")       # the vector, deprecated at the top level
+    assert doc_blocks.run_page(page) == 1
+    page.write_text("```python\nfrom pygpgpu.vec import int8\n```\n")
     assert doc_blocks.run_page(page) == 0
 
 
@@ -118,7 +129,8 @@ def test_no_paragraph_appears_twice():
 def test_every_page_is_in_the_nav():
     nav = (ROOT / "mkdocs.yml").read_text()
     pages = {p.name for p in DOCS.glob("*.md")}
-    assert pages == set(re.findall(r"(\S+\.md)$", nav, re.M))
+    listed = set(re.findall(r"(\S+\.md)$", nav, re.M))
+    assert pages == listed, f"add to mkdocs.yml's nav: {sorted(pages - listed)}; listed but missing: {sorted(listed - pages)}"
 
 
 # ---- links and anchors ------------------------------------------------------------------------
@@ -213,14 +225,21 @@ def test_kernel_accepts_page_is_generated_from_the_builtin_rows():
     assert (DOCS / "kernel-accepts.md").read_text() == text, "run scripts/kernel_accepts_page.py"
     for name in BUILTINS:
         assert f"`{name}`" in text, name
+    from pygpgpu_translate._frontend import REJECTED
+
+    for node, (problem, hint) in REJECTED.items():
+        if node.__name__ not in kernel_accepts_page._NEWER_PYTHONS:
+            assert f"| {problem} | {hint} |" in text, problem
 
 
 def test_api_reference_uses_public_paths():
     api = "\n".join(p.read_text() for p in sorted(DOCS.glob("api*.md")))
     targets = re.findall(r"^::: (\S+)", api, re.M)
-    for public in ("pygpgpu.kernel", "pygpgpu.numpy", "pygpgpu.gpu", "pygpgpu.funcs", "pygpgpu.climport",
+    for public in ("pygpgpu.kernel", "pygpgpu.numpy", "pygpgpu.gpu", "pygpgpu.funcs", "pygpgpu.vec",
                    "pygpgpu.Device", "pygpgpu.Context", "pygpgpu.Program", "pygpgpu.Kernel", "pygpgpu.Buffer"):
         assert any(t == public or t.startswith(public + ".") for t in targets), public
+    for hook in ("climport", "cuimport", "hipimport"):     # objects, described by hand
+        assert f"`pygpgpu.{hook}`" in api, hook
     assert not [t for t in targets if not t.startswith("pygpgpu.") and t != "pygpgpu"], targets
     for internal in ("DiskCache", "cache_key", "log_build"):
         assert internal not in api, internal
