@@ -110,12 +110,13 @@ def test_a_size_known_only_at_run_time_says_what_is_accepted():
     @kernel
     def dynamic(x, n):
         gpu.work_size(x)
-        t = gpu.local_array(n, np.float32)
+        t = gpu.local_array(n * 2, np.float32)      # an expression: only a parameter itself sizes at launch
         x[gpu.get_global_id(0)] = t[0]
 
     with pytest.raises(SyntaxError, match="needs a compile-time shape") as info:
         dynamic.inspect(np.zeros(4, np.float32), 4, backend="opencl")
     assert "enclosing function" in info.value.msg and "TILE = (16, 16)" in info.value.msg
+    assert "an int parameter of the kernel" in info.value.msg
 
 
 def test_local_arrays_sized_by_constants_compile_for_cuda_and_hip(rtc_compile):

@@ -58,6 +58,8 @@ class ProgramBuilder:
         self.global_refs: dict = {}          # (id(globals), name) -> (globals, name, value)
         self.stack: list = []
         self.local_arrays: list = []
+        # gpu.local_array(n, dtype) sized by the kernel's int parameter n: C name -> (ArrayRef, n's Python name)
+        self.dynamic_locals: dict = {}
         self.in_domain_body = False          # building code behind the magic loop's bounds guard
         self.work_dims = 0                   # 1 + the highest dimension a gpu.get_*(d) the user wrote reads
 
@@ -399,6 +401,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.array_locals = {}
         self.tuple_locals = {}
         self.prog.local_arrays = [] if self.is_kernel else self.prog.local_arrays
+        self.prog.dynamic_locals = {} if self.is_kernel else self.prog.dynamic_locals
         self.seen_exit = False
         if self.domain:
             self.domain.covers = {}

@@ -260,6 +260,16 @@ class Dialect:
     def headers(self, features: set[str]) -> list[str]:
         return []
 
+    def launch_sized_local_param(self, type_name: str, name: str) -> str:
+        """The kernel parameter of a local array sized at launch (``gpu.local_array(n, ...)``), or
+        "" where it is no parameter (:meth:`launch_sized_local_body` declares it)."""
+        return f"{self.local_ptr}{type_name}* {name}"
+
+    def launch_sized_local_body(self, type_name: str, name: str) -> list[str]:
+        """Declarations at the top of the kernel body for that array (CUDA/HIP: a pointer into the
+        launch's dynamic shared memory)."""
+        return []
+
     def kernel_locals(self, features: set[str]) -> list[str]:
         """Declarations at the top of the kernel body that prelude pieces rely on (OpenCL's
         subgroup emulation: its local scratch, since __local variables live only at kernel scope)."""
@@ -429,6 +439,14 @@ class CUDA(Dialect):
     def atomic_source(self, op, type_name, local):
         from .prelude._atomics import cuda_atomic_source
         return cuda_atomic_source(self, op, type_name, local)
+
+    def launch_sized_local_param(self, type_name, name):
+        return ""
+
+    def launch_sized_local_body(self, type_name, name):
+        # the launch's dynamic shared memory (the launcher adds the LocalMemory byte counts up)
+        return ["extern __shared__ __attribute__((aligned(16))) unsigned char pg_launch_local[];",
+                f"{type_name}* {name} = ({type_name}*)pg_launch_local;"]
 
     def subgroup_source(self, op, type_name):
         from .prelude._subgroups import cuda_subgroup_source

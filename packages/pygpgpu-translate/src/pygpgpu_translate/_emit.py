@@ -206,12 +206,16 @@ class Emitter:
 
     # ---- functions -----------------------------------------------------------------------------------
     def param_decl(self, p: ir.Param, fn: ir.Function) -> str:
+        """The parameter's C declaration; "" where the dialect passes it otherwise (CUDA's dynamic
+        shared memory is no parameter)."""
         t = p.type
         if isinstance(t, ArrayType):
             elem = t.elem
             if t.space == "private":      # into the caller's own memory: an out-parameter, a private array
                 return f"{self.tname(elem)}* {p.name}"
             tn = self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
+            if t.space == "local" and fn.is_kernel:       # gpu.local_array(n, ...) sized at launch
+                return self.d.launch_sized_local_param(tn, p.name)
             space = self.d.local_ptr if t.space == "local" else self.d.global_ptr
             const = "const " if "w" not in fn.access.get(p.name, set()) else ""
             return f"{space}{const}{tn}* {p.name}"
@@ -221,7 +225,7 @@ class Emitter:
 
     def function(self, fn: ir.Function):
         self.filename = fn.filename.replace("\\", "\\\\").replace('"', '\\"')
-        params = ", ".join(self.param_decl(p, fn) for p in fn.params) or "void"
+        params = ", ".join(d for d in (self.param_decl(p, fn) for p in fn.params) if d) or "void"
         if fn.is_kernel:
             head = f"{self.d.kernel_prefix} {fn.name}({params})"
         else:
@@ -237,6 +241,11 @@ class Emitter:
                 self.out.append(f"    {self.tname(t.elem)} {name}[{math.prod(t.static_shape)}];")
         if fn.is_kernel:
             self.out.extend(f"    {line}" for line in self.d.kernel_locals(self.features))
+            for p in fn.params:
+                if isinstance(p.type, ArrayType) and p.type.space == "local":
+                    elem = p.type.elem
+                    tn = self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
+                    self.out.extend(f"    {line}" for line in self.d.launch_sized_local_body(tn, p.name))
         if fn.is_kernel and self.d.assume_aligned:
             for p in fn.params:
                 if isinstance(p.type, ArrayType) and p.type.align:

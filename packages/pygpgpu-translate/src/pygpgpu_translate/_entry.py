@@ -256,6 +256,9 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     guards = find_guards(fb, body, src, argnames) if fb.domain is None else []
     body_ir = fb.run_passes(body)
     prog.name_helpers()
+    for cname, (ref, size_name) in prog.dynamic_locals.items():     # sized at launch (_statements)
+        params.append(ir.Param(cname, ref.type, hidden=True))
+        layout.append(("local", size_name, ref.type.elem.dtype))
     # no early return when any barrier (also in a helper) or subgroup operation needs every work
     # item of the group
     if (fb.domain is not None and fb.domain.kind == "work_size" and not prog.uses_barrier

@@ -36,7 +36,7 @@ class LaunchPlan:
         layout = translation.layout
         arg_types = []
         for item in layout:
-            arg_types.append("buffer" if item[0] in ("buffer", "errbuf") else item[-1])
+            arg_types.append("buffer" if item[0] in ("buffer", "errbuf") else "local" if item[0] == "local" else item[-1])
         self.launcher = kernel_handle.launcher(arg_types)
         from pygpgpu_core.gnp import DeviceArray, stage_numpy     # device arrays load with the first plan
         from ._signature import register_device_array_type
@@ -85,6 +85,8 @@ class LaunchPlan:
                 self.pack.append((3, pos, item))
             elif kind == "errbuf":
                 self.pack.append((5, None, None))
+            elif kind == "local":          # gpu.local_array(n, dtype): n elements of the launch's local memory
+                self.pack.append((6, pos, item[2].itemsize))
             else:
                 self.pack.append((4, item[1], None))
         # _packed(values, None, domain) unrolled for this layout: the warm path with resident arrays
@@ -423,12 +425,24 @@ class LaunchPlan:
                 packed.append(domain[pos])
             elif code == 5:
                 packed.append(self.error_buffer)     # the debug mode's error buffer (_bounds_host)
+            elif code == 6:
+                packed.append(_launch_local(values[pos], extra, self.t.name))
             else:
                 packed.append(extra[3].type(_component(values[pos], extra[2])))
         return packed
 
     _n_call_params = None
     error_buffer = None
+
+
+def _launch_local(count, itemsize: int, name: str):
+    """The local memory of ``gpu.local_array(n, dtype)`` for ``n = count`` elements."""
+    from pygpgpu_core.protocols import LocalMemory
+    n = int(count)
+    if n <= 0:
+        raise ValueError(f"kernel {name!r}: gpu.local_array sized by an argument needs a positive element count, "
+                         f"got {count!r}")
+    return LocalMemory(n * itemsize)
 
 
 def _component(v, k):
@@ -463,6 +477,9 @@ def _unrolled_packer(plan):
             lines.append(f"    {x} = domain[{int(pos)}]")
         elif code == 5:
             lines.append(f"    {x} = P.error_buffer")
+        elif code == 6:
+            env["_launch_local"] = _launch_local
+            lines.append(f"    {x} = _launch_local(values[{int(pos)}], {int(extra)}, P.t.name)")
         else:
             env[f"E{i}"] = extra[3].type
             lines.append(f"    {x} = E{i}(_component(values[{int(pos)}], {int(extra[2])}))")

@@ -439,13 +439,16 @@ class StatementRules:
         if shape_node is None:
             raise self.err(call, "gpu.local_array(shape, dtype) needs a shape")
         shape_v = self.expr(shape_node)
+        if isinstance(shape_node, ast.Name) and shape_node.id in self.params and isinstance(shape_v, ir.Var):
+            return self.dynamic_local_array(name, call, shape_node.id, shape_v, kw)
         dims = shape_v.items if isinstance(shape_v, TupleRef) else [shape_v]
         shape = []
         for d in dims:
             if not (isinstance(d, ir.Const) and isinstance(d.value, int) and d.value > 0):
                 raise self.err(shape_node, "gpu.local_array needs a compile-time shape",
                                "use int literals, int constants of the module or of the enclosing function, "
-                               "or a tuple of them (TILE = (16, 16))")
+                               "or a tuple of them (TILE = (16, 16)); or, for a 1-D array sized at each launch, "
+                               "an int parameter of the kernel itself (gpu.local_array(n, dtype))")
             shape.append(d.value)
         dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
         elem = self.prog.default_float
@@ -457,6 +460,31 @@ class StatementRules:
         ref = ir.ArrayRef(name, self.cname(name), [ir.Const(n, self.prog.index_type) for n in shape], t)
         self.array_locals[name] = ref
         self.prog.local_arrays.append(ir.LocalArrayDecl(ref, int(np.prod(shape)), call.lineno))
+        return None
+
+    def dynamic_local_array(self, name, call, size_name, size, kw):
+        """``gpu.local_array(n, dtype)`` with ``n`` an int parameter of the kernel: local memory sized
+        at each launch (OpenCL: a __local pointer argument; CUDA/HIP: the dynamic shared memory)."""
+        if size.type is UNKNOWN:
+            return None
+        if not (isinstance(size.type, Scalar) and size.type.kind in "iu"):
+            raise self.err(call, f"gpu.local_array({size_name}, ...): the size parameter {size_name!r} is a "
+                           f"{size.type}, not an int", f"pass the number of elements as an int: {size_name}=256")
+        others = [c for c in self.prog.dynamic_locals if c != self.cname(name)]
+        if others:
+            raise self.err(call, "a kernel has at most one gpu.local_array sized at launch",
+                           "carve several arrays out of one: t = gpu.local_array(n_a + n_b, dtype), then index "
+                           "t[k] and t[n_a + k]")
+        dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
+        elem = self.dtype_from_object(self.expr(dt_node), dt_node) if dt_node is not None else self.prog.default_float
+        if not isinstance(elem, Scalar):
+            raise self.err(dt_node or call, "a local array sized at launch holds numbers", "use a numpy dtype")
+        self.prog.note_type(elem)
+        idx = self.prog.index_type
+        t = ArrayType(elem, 1, space="local")
+        ref = ir.ArrayRef(name, self.cname(name), [ir.Cast(size, idx)], t)
+        self.array_locals[name] = ref
+        self.prog.dynamic_locals[ref.cname] = (ref, size_name)
         return None
 
     def dtype_from_object(self, obj, node):

@@ -141,7 +141,7 @@ class Translation:
             kind = item[0]
             if kind in ("shape", "vcomp"):
                 layout.append((kind, item[1], int(item[2]), np.dtype(item[3])))
-            elif kind == "scalar":
+            elif kind in ("scalar", "local"):
                 layout.append((kind, item[1], np.dtype(item[2])))
             elif kind == "bound":
                 layout.append((kind, int(item[1]), np.dtype(item[2])))
