@@ -78,6 +78,18 @@ def test_comparing_with_an_object_is_elementwise(backend, other, op):
     compare = {"==": lambda x, y: x == y, "!=": lambda x, y: x != y}[op]
     check(compare(g, other), compare(host, other))
     check(compare(other, g), compare(other, host))
+    ufunc = {"==": "equal", "!=": "not_equal"}[op]     # the functions: numpy refuses a string there
+    assert outcome(lambda: getattr(np, ufunc)(g, other)) == outcome(lambda: getattr(np, ufunc)(host, other))
+    assert outcome(lambda: getattr(gnp, ufunc)(other, g)) == outcome(lambda: getattr(np, ufunc)(other, host))
+
+
+def test_an_object_with_its_own_eq_keeps_its_say(backend):
+    class Anything:
+        def __eq__(self, other):
+            return "asked"
+
+    g = up(np.arange(3), backend)
+    assert (g == Anything()) == "asked"          # Python's reflected ==, as for any operand gnp does not take
 
 
 def outcome(f):
