@@ -312,6 +312,7 @@ NAN_DATA = {
     "column of NaN": np.array([[np.nan, 1.0, 2.0], [np.nan, 3.0, np.nan]]),
     "no slice of NaN": np.array([[5.0, 1.0, 2.0], [np.nan, 3.0, 4.0]]),
     "all NaN": np.full((2, 3), np.nan, np.float32),
+    "inf - inf": np.array([[np.inf, 1.0, 2.0], [-np.inf, 3.0, np.nan]]),    # a NaN mean with elements left
 }
 
 
