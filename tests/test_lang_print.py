@@ -210,3 +210,30 @@ def test_too_many_bools_in_one_print():
 
     with pytest.raises(SyntaxError, match="at most 4 bool values per call, got 5"):
         _translate(k, np.zeros(4, np.int32))
+
+
+def _nul_literal(x):
+    for i in range(x.shape[0]):
+        print("nul\0end", i)
+
+
+def _nul_sep(x):
+    for i in range(x.shape[0]):
+        print("nul", i, sep="\0")
+
+
+def _nul_end(x):
+    for i in range(x.shape[0]):
+        print("nul", i, end="\0\n")
+
+
+def _nul_fstring(x):
+    for i in range(x.shape[0]):
+        print(f"nul\0{i}")
+
+
+@pytest.mark.parametrize("fn", [_nul_literal, _nul_sep, _nul_end, _nul_fstring], ids=["literal", "sep", "end", "f-string"])
+def test_printing_a_nul_character_is_refused_clearly(backend, fn):
+    # (issue 30, item 9) the format string ended at the NUL: "nul" printed, the rest and the newline lost
+    with pytest.raises(SyntaxError, match="cannot print a NUL character"):
+        kernel(fn)[backend](np.zeros(2, np.int32))

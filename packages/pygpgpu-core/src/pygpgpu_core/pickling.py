@@ -44,10 +44,19 @@ def _device_or_default(selector: str | None) -> Any:
 
 def array_from_host(host: np.ndarray, selector: str | None) -> Any:
     """A device array holding ``host``, on the device ``selector`` names if this process has it,
-    else on the default device (the inverse of :func:`reduce_array`)."""
+    else on the default device (the inverse of :func:`reduce_array`). In a process forked after
+    that device's backend was used, a :class:`~pygpgpu_core.forking.ForkedDeviceArray` whose use
+    raises ForkedProcessError: unpickling must not fail there, because a pool worker that fails
+    while reading its task dies, and the parent learns only "BrokenProcessPool"; the task itself
+    raises instead, and its error reaches the parent."""
+    from .forking import ForkedDeviceArray, forked_backends
     from .gnp import asarray
 
-    return asarray(host, device=_device_or_default(selector))
+    device = _device_or_default(selector)
+    backend = device.selector.partition(":")[0]
+    if backend in forked_backends():
+        return ForkedDeviceArray(backend, host, device.selector)
+    return asarray(host, device=device)
 
 
 def reduce_array(array: Any) -> tuple:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from pygpgpu_core.forking import ForkedLibrary, mark_forked, on_fork_child
+from pygpgpu_core.forking import ForkedLibrary, mark_forked, on_fork_child, on_fork_report_use
 
 __all__: list = []
 
@@ -28,4 +28,10 @@ def _drop_after_fork() -> None:
     mark_forked("opencl")
 
 
+def _in_use() -> "set[str]":
+    library: Any = sys.modules.get("pygpgpu_opencl._library")
+    return {"opencl"} if library is not None and isinstance(library._loaded, library.OpenCLLibrary) else set()
+
+
 on_fork_child(_drop_after_fork)
+on_fork_report_use(_in_use)

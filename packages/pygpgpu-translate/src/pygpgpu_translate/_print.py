@@ -57,6 +57,12 @@ def build_print(self, node):
         elif not _value(self, a, "", parts):
             return None
     parts.append(end)
+    if any(isinstance(p, str) and "\0" in p for p in parts):
+        # C's printf format ends at a NUL: the rest of the line, its newline too, would be lost, and
+        # a %c of 0 prints nothing on some devices (PoCL), so no spelling prints it as Python does
+        raise self.err(node, "print() in a kernel cannot print a NUL character ('\\0'): the device's printf "
+                       "format string ends at it", "print its code instead, e.g. print(\"nul\", 0, \"end\"), or "
+                       "spell it \"\\\\0\" to show the escape")
     bools = [p for p in parts if isinstance(p, tuple) and p[0] == "bool"]
     if len(bools) > MAX_BOOLS:
         raise self.err(node, f"print() in a kernel shows at most {MAX_BOOLS} bool values per call, got {len(bools)}",

@@ -21,6 +21,7 @@ A kernel that fails any of these raises ``ValueError`` saying which and why.
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 import weakref
 
@@ -205,10 +206,16 @@ class SplitKernel:
                 raise TypeError(f"split(): {d!r} is not a device or a selector string such as 'opencl:1'")
         if weights is None:
             weights = [1.0] * len(self.devices)
-        weights = [float(w) for w in weights]
-        if len(weights) != len(self.devices) or any(not (w > 0) for w in weights):
-            raise ValueError(f"split(): weights must be {len(self.devices)} positive numbers, got {weights}")
-        self.weights = weights
+        try:
+            weights = [float(w) for w in weights]
+        except (TypeError, ValueError):
+            raise ValueError(f"split(): weights must be {len(self.devices)} positive finite numbers, got "
+                             f"{weights!r}") from None
+        if len(weights) != len(self.devices) or any(not (0 < w < math.inf) for w in weights):
+            raise ValueError(f"split(): weights must be {len(self.devices)} positive finite numbers (the shares of "
+                             f"the domain each device gets, e.g. [3, 1]), got {weights}")
+        top = max(weights)       # shares of the largest: a sum of weights near 1e308 must not overflow to inf
+        self.weights = [w / top for w in weights]
         self._views = [kf[d.selector] for d in self.devices]
 
     def __repr__(self):

@@ -22,7 +22,7 @@ from ctypes import c_int
 from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
 
 from ..errors import BackendUnavailable
-from ..forking import ForkedLibrary, mark_forked, on_fork_child
+from ..forking import ForkedLibrary, mark_forked, on_fork_child, on_fork_report_use
 
 if TYPE_CHECKING:
     from .errors import ErrorTable
@@ -244,3 +244,4 @@ def _drop_after_fork() -> None:
 
 
 on_fork_child(_drop_after_fork)
+on_fork_report_use(lambda: {library.backend for library in list(_fork_unsafe) if library._calls is not None})

@@ -24,7 +24,8 @@ from ..protocols import option
 from . import _dlpack
 from ._device import resolve_target
 from ._dispatch import ops
-from ._indexing import basic_view_layout, c_strides, is_basic_key, is_c_contiguous, span
+from ._indexing import MAXDIMS, basic_view_layout, c_strides, is_basic_key, is_c_contiguous, span
+from . import _read_warnings
 from ._operators import ArrayOperators
 from ._summary import needs_summary, summary_repr, summary_str
 from ._transfer import download, record_transfer, upload
@@ -74,7 +75,6 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
 
 
 _c_strides = c_strides
-MAXDIMS = 64     # numpy's NPY_MAXDIMS (numpy 2): more axes are its ValueError
 # astype's casting rules: numpy's (np.can_cast checks the value at run time)
 _Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
 
@@ -321,6 +321,8 @@ class DeviceArray(ArrayOperators):
             if not out.flags.c_contiguous or not out.flags.writeable:
                 raise ValueError("out must be a writable C-contiguous numpy array")
         self._read_into(out)
+        if _read_warnings.pending():
+            _read_warnings.on_read(self, out)      # (the nan-reductions' warnings: see _read_warnings)
         return out
 
     def _read_into(self, out: np.ndarray) -> None:
@@ -738,6 +740,8 @@ def _view(base: DeviceArray, shape: tuple, strides: tuple, offset: int) -> Devic
     from byte 0, a DeviceArrayView otherwise (also for an array without elements whose strides
     are not C's: numpy's views keep the strides they were made with, which a plain array's
     ``strides`` would not report)."""
+    if len(shape) > MAXDIMS:       # (expand_dims, transposes of reshapes: numpy's ValueError)
+        raise ValueError(f"maximum supported dimension for an ndarray is currently {MAXDIMS}, found {len(shape)}")
     if (offset == 0 and is_c_contiguous(shape, strides, base.dtype.itemsize)
             and (all(shape) or strides == _c_strides(shape, base.dtype.itemsize))):
         return DeviceArray._wrap(shape, base.dtype, base.device, base.buffer, base._owner, base._host, base)

@@ -39,7 +39,12 @@ __all__ += list(UFUNC_NAMES) + list(ALIASES)
 
 def _ufunc(name: str) -> Callable[..., DeviceArray]:
     def fn(*args: Any, out: Any = None, dtype: Any = None, casting: Any = "same_kind") -> DeviceArray:
-        return ops().ufunc_call(name, args, out=out, dtype=dtype, casting=casting)
+        result = ops().ufunc_call(name, args, out=out, dtype=dtype, casting=casting)
+        if result is NotImplemented:     # (operators pass that on to Python; a function call says it)
+            kinds = ", ".join(type(a).__name__ for a in args)
+            raise TypeError(f"gnp.{name} does not take operands of the types ({kinds}); it takes device arrays, "
+                            "bool, int and float scalars")
+        return result
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"``np.{name}`` elementwise on the device: numpy broadcasting and result type "

@@ -10,6 +10,9 @@ import numpy as np
 __all__ = ["is_basic_key", "basic_view_layout", "c_strides", "is_c_contiguous", "span"]
 
 
+MAXDIMS = 64     # numpy's NPY_MAXDIMS (numpy 2): more axes are its ValueError (IndexError when indexing)
+
+
 def c_strides(shape: tuple, itemsize: int) -> tuple:
     strides = []
     step = itemsize
@@ -95,4 +98,7 @@ def basic_view_layout(shape: tuple, strides: tuple, offset: int, key: Any) -> tu
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
             offset += (i % n) * s
         axis += 1
+    if len(new_shape) > MAXDIMS:
+        raise IndexError(f"number of dimensions must be within [0, {MAXDIMS}], indexing result would have "
+                         f"{len(new_shape)}")
     return tuple(new_shape), tuple(new_strides), offset

@@ -3,13 +3,13 @@ change the result (0 for sums, 1 for products, -inf for maxima...), then the ord
 runs. Arrays of integers and bools hold no NaN and reduce as they are."""
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ._array import DeviceArray, check_out_writeable
 from ._dispatch import ops
+from ._read_warnings import warn_when_read
 from ._functions import where as choose  # (the reductions take a where= argument of their own)
 from ._views import device_operand
 
@@ -24,15 +24,6 @@ def _replace_nan(a: DeviceArray, value: float, op: str) -> "tuple[DeviceArray, D
         return a, None
     mask = ops().ufunc_call("isnan", (a,))
     return choose(mask, a.dtype.type(value), a), mask
-
-
-def _warn_if_any(flags: DeviceArray, message: str) -> None:
-    """numpy's RuntimeWarning ``message`` when any slice is degenerate (all NaN, no elements left).
-    ``flags`` holds one bool per slice, already on the device; it is reduced there and read back
-    as one byte (a 0-d result is read as it is): the one read-back numpy's warning costs, only for
-    float data, where a NaN can be."""
-    if flags.size and bool(flags if flags.ndim == 0 else flags.any()):
-        warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
 def nansum(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
@@ -52,24 +43,24 @@ def nanprod(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None
 def nanmean(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *,
             where: Any = None) -> DeviceArray:
     """The mean of the non-NaN elements: their sum divided by their count (NaN where there are
-    none, with numpy's RuntimeWarning "Mean of empty slice")."""
+    none; numpy's RuntimeWarning "Mean of empty slice" comes when the result is read back)."""
     filled, mask = _replace_nan(a, 0.0, "nanmean")
     if mask is None:
         return filled.mean(axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
     if dtype is not None and np.dtype(dtype).kind != "f":
         raise TypeError("If a is inexact, then dtype must be inexact")
     count = ops().ufunc_call("logical_not", (mask,)).sum(axis, dtype=np.intp, keepdims=keepdims)
-    _warn_if_any(ops().ufunc_call("equal", (count, 0)), "Mean of empty slice")
     total = filled.sum(axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
     # numpy divides in place: the quotient (float64 for a float32 total) is cast back to the total's type
-    return ops().ufunc_call("true_divide", (total, count), out=total, casting="unsafe")
+    mean = ops().ufunc_call("true_divide", (total, count), out=total, casting="unsafe")
+    return warn_when_read(mean, "Mean of empty slice", ops().ufunc_call("equal", (count, 0)))
 
 
 def nanvar(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
            keepdims: bool = False, *, where: Any = None) -> DeviceArray:
     """The variance of the non-NaN elements over their count minus ``ddof`` (NaN where that is
-    not positive, with numpy's RuntimeWarning), in numpy's steps: their mean, the squared deviations
-    of the non-NaN elements, and their sum divided by the count."""
+    not positive; numpy's RuntimeWarning comes when the result is read back), in numpy's steps:
+    their mean, the squared deviations of the non-NaN elements, and their sum divided by the count."""
     check_out_writeable(out)
     filled, mask = _replace_nan(a, 0.0, "nanvar")
     if mask is None:
@@ -89,12 +80,11 @@ def nanvar(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None,
     dof = ops().ufunc_call("subtract", (count.reshape(variance.shape), ddof))
     ops().ufunc_call("true_divide", (variance, dof), out=variance, casting="unsafe")
     degenerate = ops().ufunc_call("less_equal", (dof, 0))
-    _warn_if_any(degenerate, "Degrees of freedom <= 0 for slice.")
     result = choose(degenerate, variance.dtype.type(np.nan), variance)
-    if out is None:
-        return result
-    out[...] = result
-    return out
+    if out is not None:
+        out[...] = result
+        result = out
+    return warn_when_read(result, "Degrees of freedom <= 0 for slice.", degenerate)
 
 
 def nanstd(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
@@ -112,25 +102,26 @@ def _extreme(a: DeviceArray, kind: str, axis: Any, out: Any, keepdims: bool, ini
     filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf, op)
     if mask is None or initial is not None:
         return getattr(filled, kind)(axis, out=out, keepdims=keepdims, initial=initial)
-    all_nan = mask.all(axis, keepdims=keepdims)
-    _warn_if_any(all_nan, "All-NaN slice encountered")
-    result = choose(all_nan, filled.dtype.type(np.nan), getattr(filled, kind)(axis, keepdims=keepdims))
-    if out is None:
-        return result
-    out[...] = result
-    return out
+    result = choose(mask.all(axis, keepdims=keepdims), filled.dtype.type(np.nan),
+                    getattr(filled, kind)(axis, keepdims=keepdims))
+    if out is not None:
+        out[...] = result
+        result = out
+    return warn_when_read(result, "All-NaN slice encountered")     # NaN there: a slice of NaNs alone
 
 
 def nanmax(a: DeviceArray, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None,
            where: Any = None) -> DeviceArray:
-    """The largest non-NaN element (NaN for a slice of NaNs alone, with numpy's RuntimeWarning)."""
+    """The largest non-NaN element (NaN for a slice of NaNs alone; numpy's RuntimeWarning comes when
+    the result is read back)."""
     _no_where(where, "nanmax")
     return _extreme(a, "max", axis, out, keepdims, initial)
 
 
 def nanmin(a: DeviceArray, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None,
            where: Any = None) -> DeviceArray:
-    """The smallest non-NaN element (NaN for a slice of NaNs alone, with numpy's RuntimeWarning)."""
+    """The smallest non-NaN element (NaN for a slice of NaNs alone; numpy's RuntimeWarning comes when
+    the result is read back)."""
     _no_where(where, "nanmin")
     return _extreme(a, "min", axis, out, keepdims, initial)
 

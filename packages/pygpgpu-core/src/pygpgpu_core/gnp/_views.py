@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ._array import DeviceArray, _normalize_axis, _view
+from ._indexing import MAXDIMS
 
 __all__ = ["expand_dims", "squeeze", "moveaxis", "swapaxes", "atleast_1d",
            "atleast_2d", "atleast_3d", "broadcast_to", "broadcast_arrays", "flip", "fliplr", "flipud", "diagonal",
@@ -38,6 +39,9 @@ def expand_dims(a: DeviceArray, axis: Any) -> DeviceArray:
     """A view with axes of length 1 inserted at ``axis`` (an int or a tuple, in the result's numbering)."""
     a = device_operand(a, "expand_dims")
     axes = normalize_axes(axis, a.ndim + len(axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if a.ndim + len(axes) > MAXDIMS:       # numpy reshapes here: its ValueError, not indexing's IndexError
+        raise ValueError(f"maximum supported dimension for an ndarray is currently {MAXDIMS}, found "
+                         f"{a.ndim + len(axes)}")
     key = tuple(None if k in axes else slice(None) for k in range(a.ndim + len(axes)))
     return a[key]
 

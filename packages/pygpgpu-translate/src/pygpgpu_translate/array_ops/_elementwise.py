@@ -489,6 +489,8 @@ def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, cas
     for k, x in enumerate(inputs):
         c = classify(x, name, k)
         if c is None:
+            if name in ("equal", "not_equal") and _never_equal(x):
+                return _compared_with_object(name, inputs, out)
             return NotImplemented
         ops.append(c)
     arrays = [x for x in ops if isinstance(x, DeviceArray)]
@@ -526,6 +528,33 @@ def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, cas
             and all(x.shape == shape for x in arrays) and type(out) is DeviceArray):
         _remember_fast(name, inputs, in_dts, out_dt, given, device)
     return run(name, operands, in_dts, out, device)
+
+
+# types numpy turns into an object array whose == is never true for a number: np.equal(array, None)
+# compares each element with them as Python objects, so the answer is known. (A string becomes a
+# numpy string array, which np.equal refuses: TypeError, as numpy's; ``g == "a"`` is False, as
+# numpy's operator says, through the operator's own fallback.)
+_SELF_ONLY = (type(None), dict, set, frozenset, type)
+
+
+def _never_equal(x: Any) -> bool:
+    """Whether ``x`` (no operand) equals no number: None, a dict..., or an object without an
+    ``__eq__`` of its own. One with its own may say otherwise, so it is left to Python."""
+    return isinstance(x, _SELF_ONLY) or type(x).__eq__ is object.__eq__
+
+
+def _compared_with_object(name: str, inputs: tuple, out: Any) -> Any:
+    """``np.equal(a, None)`` / ``np.not_equal``: numpy's array of False / True, of ``a``'s shape."""
+    arrays = [x for x in inputs if isinstance(x, DeviceArray)]
+    if not arrays:
+        return NotImplemented
+    device = check_same_device(arrays + ([out] if isinstance(out, DeviceArray) else []), name)
+    shape = _result_shape(arrays, out)
+    result = DeviceArray(shape, np.dtype(bool), device.context()) if out is None else out
+    if out is not None:
+        _check_out(out, shape, np.dtype(bool), name, "same_kind", device)
+    result.fill(name == "not_equal")
+    return result
 
 
 def _result_shape(arrays: list, out: Any) -> tuple:
