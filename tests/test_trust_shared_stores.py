@@ -38,6 +38,11 @@ def negative_constant(x, t):
         t[-1] = max(t[-1], x[i])
 
 
+def count_everything(x, t):
+    for i in range(x.shape[0]):
+        t[0] = t[0] + 1                     # the same expression everywhere, but a read-modify-write
+
+
 def two_dimensional(img, t):
     for y, z in np.ndindex(img.shape):
         t[0] += img[y, z]
@@ -60,6 +65,7 @@ def one_index_of_two_pinned(img, t):
     (inner_loop_counter, (np.ones(64, np.float32), np.zeros(4, np.float32)), "t[k] += x[i] * k"),
     (scalar_index, (np.ones(64, np.float32), np.zeros(4, np.float32), 2), "t[j] = x[i]"),
     (negative_constant, (np.ones(64, np.float32), np.zeros(4, np.float32)), "t[-1] = max(t[-1], x[i])"),
+    (count_everything, (np.ones(64, np.float32), np.zeros(1, np.float32)), "t[0] = t[0] + 1"),
     (two_dimensional, (np.ones((8, 8), np.float32), np.zeros(1, np.float32)), "t[0] += img[y, z]"),
     (enumerated, (np.ones(64, np.float32), np.zeros(4, np.float32)), "t[1] = v"),
     (one_index_of_two_pinned, (np.ones((8, 8), np.float32), np.zeros(1, np.float32)), "t[0] = img[y, z]"),
