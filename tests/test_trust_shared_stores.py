@@ -48,6 +48,11 @@ def two_dimensional(img, t):
         t[0] += img[y, z]
 
 
+def row_sums(img, t):
+    for y, z in np.ndindex(img.shape):
+        t[y] += img[y, z]                   # the same element from every z
+
+
 def enumerated(x, t):
     for i, v in enumerate(x):
         t[1] = v
@@ -68,6 +73,7 @@ def one_index_of_two_pinned(img, t):
     (count_everything, (np.ones(64, np.float32), np.zeros(1, np.float32)), "t[0] = t[0] + 1"),
     (two_dimensional, (np.ones((8, 8), np.float32), np.zeros(1, np.float32)), "t[0] += img[y, z]"),
     (enumerated, (np.ones(64, np.float32), np.zeros(4, np.float32)), "t[1] = v"),
+    (row_sums, (np.ones((8, 8), np.float32), np.zeros(8, np.float32)), "t[y] += img[y, z]"),
     (one_index_of_two_pinned, (np.ones((8, 8), np.float32), np.zeros(1, np.float32)), "t[0] = img[y, z]"),
 ])
 def test_a_store_every_work_item_makes_to_one_element_is_refused(backend, fn, args, shown):
@@ -141,6 +147,8 @@ def all_indices_pinned(img, t):
     for y, z in np.ndindex(img.shape):
         if y == 0 and z == 1:
             t[0] = img[y, z]
+        if z == 2:
+            t[1 + y] = img[y, z] * 2
 
 
 @pytest.mark.parametrize("fn", [first_item_writes, same_value_from_every_item, indices_through_locals_and_loops,
@@ -154,8 +162,22 @@ def test_stores_that_only_look_shared_run_and_match_the_host(backend, fn):
     np.testing.assert_array_equal(t, want)
 
 
-def test_an_ndindex_store_with_every_index_pinned_runs(backend):
+def first_column_writes_its_row(img, t):
+    for y, z in np.ndindex(img.shape):
+        if z == 0:
+            s = 0.0
+            for k in range(img.shape[1]):
+                s += img[y, k]
+            t[y] = s
+        if img[y, z] > 10:
+            t[y + 3] = 1
+
+
+@pytest.mark.parametrize("fn", [all_indices_pinned, first_column_writes_its_row])
+def test_ndindex_stores_pinned_along_the_shared_dimension_run(backend, fn):
     img = np.arange(12, dtype=np.float32).reshape(3, 4)
-    t = np.zeros(1, np.float32)
-    kernel(all_indices_pinned)[backend](img, t)
-    assert t[0] == img[0, 1]
+    t = np.zeros(8, np.float32)
+    kernel(fn)[backend](img, t)
+    want = np.zeros(8, np.float32)
+    fn(img, want)
+    np.testing.assert_array_equal(t, want)

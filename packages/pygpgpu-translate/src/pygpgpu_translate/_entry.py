@@ -234,8 +234,11 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
     if fb.domain is not None and fb.domain.kind != "work_size" and fb.domain_vars:
         # the loop's iterations run at once: t[0] += x[i] from each would race (_races)
         loop = fb.domain.node
-        loop_text = (f"for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}:" if isinstance(loop, ast.For)
-                     else "of the kernel")
+        if isinstance(loop, ast.For):
+            names = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
+            loop_text = f"for {', '.join(ast.unparse(n) for n in names)} in {ast.unparse(loop.iter)}:"
+        else:
+            loop_text = "of the kernel"
         refuse_shared_stores(body_ir, [fb.cname(n) for n in fb.domain_vars], src, src.name, f"`{loop_text}`")
     prog.name_helpers()
     # no early return when any barrier (also in a helper) needs every work item of the group

@@ -7,10 +7,12 @@ of 100000) with no error, where Python's loop would sum. Such stores are refused
 translating, with what to write instead (docs/kernels.md#one-element-from-every-work-item).
 
 Still allowed, because the result does not depend on the order the work items run in:
-- a store under ``if i == c:`` (every domain index pinned to one value): one work item writes;
+- a store under ``if i == c:`` (the domain index pinned to one value): one work item writes;
 - a store of a value that is the same in every work item and reads no array the kernel writes
   (``found[0] = 1`` under any condition: whichever item writes last, the element is 1).
 
+Each work dimension is looked at on its own, so over ``np.ndindex`` ``rowsum[y] += img[y, x]``
+(the same element from every ``x``) is refused too, and ``if x == 0: rowsum[y] = s`` is not.
 "Depends on the work item" is decided on the kernel's IR, conservatively: a local is *varying*
 when a value it is assigned is (work-item ids, loads at varying indices, atomics' results, helper
 calls given arrays), when it is assigned under a varying condition and also elsewhere or in a
@@ -36,8 +38,11 @@ def _strip(e):
 
 
 class _Varying:
-    def __init__(self, body, domain_vars):
-        self.names: set[str] = set(domain_vars)
+    """What may differ between the work items along work dimension ``dim`` (the others held)."""
+
+    def __init__(self, body, dim: int):
+        self.dim = dim
+        self.names: set[str] = set()
         self.counts: dict[str, int] = {}
         self.written: set[str] = set()               # roots of arrays the kernel stores to
         self._count(body)
@@ -60,7 +65,7 @@ class _Varying:
         while stack:
             e = _strip(stack.pop())
             if isinstance(e, ir.WorkItem):
-                if e.what in _ITEM_IDS:
+                if e.what in _ITEM_IDS and e.dim == self.dim:
                     return True
                 continue
             if isinstance(e, ir.Var):
@@ -186,28 +191,45 @@ def _all_stmts(stmts):
             yield from _all_stmts(sub)
 
 
+def _dims_of(body, domain_vars) -> dict:
+    """domain index (C name) -> the work dimension its value comes from (y of np.ndindex: 1)."""
+    out = {}
+    for s in _all_stmts(body):
+        if isinstance(s, ir.Assign) and s.target.name in domain_vars:
+            stack = [s.value]
+            while stack:
+                e = stack.pop()
+                if isinstance(e, ir.WorkItem):
+                    out[s.target.name] = e.dim
+                    break
+                stack.extend(ir.operands(e))
+    return out
+
+
 def refuse_shared_stores(body, domain_vars, src, kernel_name: str, loop_text: str) -> None:
-    """Raise SyntaxError at the first store of ``body`` (a magic loop kernel's IR) that every work
-    item makes to one element of a global array, racing (see the module docstring)."""
+    """Raise SyntaxError at the first store of ``body`` (a magic loop kernel's IR) that the work
+    items along some dimension of the loop all make to one element of a global array, racing (see
+    the module docstring): ``t[0] += x[i]``, and over ``np.ndindex`` also ``rowsum[y] += img[y, x]``."""
     from ._source import syntax_error
-    v = _Varying(body, domain_vars)
-    v.settle(body)
-    aliases = _aliases(body, domain_vars, v)
-    need = set(domain_vars)
+    dims = _dims_of(body, domain_vars)
+    for dim in sorted(set(dims.values())) or [0]:
+        v = _Varying(body, dim)
+        v.settle(body)
+        aliases = _aliases(body, [d for d, k in dims.items() if k == dim], v)
 
-    def check(stmts, pinned):
-        for s in stmts:
-            if isinstance(s, ir.Store) and not pinned >= need and s.array.type.space == "global":
-                if not v.expr(s.index) and (v.expr(s.value) or v.reads_written(s.value)):
-                    _refuse(s, src, kernel_name, loop_text, syntax_error)
-            elif isinstance(s, ir.If):
-                check(s.body, pinned | _pinned(s.cond, v, aliases))
-                check(s.orelse, pinned)
-            else:
-                for sub in _children(s):
-                    check(sub, pinned)
+        def check(stmts, pinned, v=v, aliases=aliases):
+            for s in stmts:
+                if isinstance(s, ir.Store) and not pinned and s.array.type.space == "global":
+                    if not v.expr(s.index) and (v.expr(s.value) or v.reads_written(s.value)):
+                        _refuse(s, src, kernel_name, loop_text, syntax_error)
+                elif isinstance(s, ir.If):
+                    check(s.body, pinned or bool(_pinned(s.cond, v, aliases)), v, aliases)
+                    check(s.orelse, pinned, v, aliases)
+                else:
+                    for sub in _children(s):
+                        check(sub, pinned, v, aliases)
 
-    check(body, set())
+        check(body, False)
 
 
 def _refuse(store, src, kernel_name, loop_text, syntax_error):
