@@ -49,6 +49,13 @@ def guarded_by_local(a):
 
 
 @kernel
+def increment_cuda_ids(a, n):
+    i = gpu.get_group_id(0) * gpu.get_local_size(0) + gpu.get_local_id(0)    # Numba's cuda.grid(1), spelled out
+    if i < n:
+        a[i] += 1
+
+
+@kernel
 def sized_1d_reads_dim_1(a):
     gpu.work_size(a)
     a[gpu.get_global_id(0)] = gpu.get_global_id(1) + 1
@@ -107,6 +114,19 @@ def test_a_return_guard_against_a_scalar_and_a_local_extent_warn_too(backend):
     with pytest.warns(PyGPGPUWarning, match=r"m = 300"):
         guarded_by_local[backend][100](b)
     assert b.sum() == 700
+
+
+def test_cudas_spelled_out_global_id_is_a_guarded_id_too(backend):
+    a = np.zeros(1000, np.int32)
+    with pytest.warns(PyGPGPUWarning, match=r"n = 1000 .*runs only 64"):
+        increment_cuda_ids[backend][64, 32](a, 1000)             # Numba meant 64 blocks of 32
+    assert a.sum() == 64
+    ctx = _no_warning()
+    try:
+        increment_cuda_ids[backend][(1024, 32)](a, 1000)
+    finally:
+        ctx.__exit__(None, None, None)
+    np.testing.assert_array_equal(a, np.r_[np.full(64, 2), np.full(936, 1)])
 
 
 def test_device_arrays_are_checked_the_same_way(backend):

@@ -5,10 +5,13 @@ views at element offsets 0-3 (misaligned pointers take the scalar lanes), in-pla
 arguments, ``i`` used as a value, bracket work sizes, and kernels that must not be widened."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 from pygpgpu_core import gnp, gpu, registry
+from pygpgpu_core.errors import PyGPGPUWarning
 from pygpgpu_translate import _wide, kernel
 
 SIZES = list(range(0, 71)) + [1023, 4096 + 3]
@@ -346,9 +349,12 @@ def test_bracket_work_sizes(backend):
     x, y = _data(np.float32, n), _data(np.float32, n, seed=8)
     for work in [(n, 64), (n + 100, 32), (100, 64), (64, 64), (1,), (999,), (3, 1)]:
         out = np.full(n, 4, np.float32)
-        saxpy[backend][work if len(work) == 2 else work[0]](np.float32(2), x, y, out)
         total = work[0] if len(work) == 1 else -(-work[0] // work[1]) * work[1]
         reach = min(n, total)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always", PyGPGPUWarning)
+            saxpy[backend][work if len(work) == 2 else work[0]](np.float32(2), x, y, out)
+        assert len(got) == (reach < n), (work, got)           # a partial launch is never silent
         want = np.full(n, 4, np.float32)
         want[:reach] = np.float32(2) * x[:reach] + y[:reach]
         np.testing.assert_array_equal(out, want, err_msg=f"work size {work}")

@@ -15,6 +15,7 @@ from ._bindings import Domain, KernelParamSpec, ObjectRef, ShapeRef, TupleRef
 from ._builder import FunctionBuilder, ProgramBuilder
 from ._domain import DomainDim, plan_of, render
 from ._guards import find_guards
+from ._races import refuse_shared_stores
 from ._source import parameter_names, parse
 from ._types import BOOL, INT64, VOID, concrete
 
@@ -255,6 +256,15 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             layout.append(("bound", k, idx.dtype))
     guards = find_guards(fb, body, src, argnames) if fb.domain is None else []
     body_ir = fb.run_passes(body)
+    if fb.domain is not None and fb.domain.kind != "work_size" and fb.domain_vars:
+        # the loop's iterations run at once: t[0] += x[i] from each would race (_races)
+        loop = fb.domain.node
+        if isinstance(loop, ast.For):
+            names = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
+            loop_text = f"for {', '.join(ast.unparse(n) for n in names)} in {ast.unparse(loop.iter)}:"
+        else:
+            loop_text = "of the kernel"
+        refuse_shared_stores(body_ir, [fb.cname(n) for n in fb.domain_vars], src, src.name, f"`{loop_text}`")
     prog.name_helpers()
     for cname, (ref, size_name) in prog.dynamic_locals.items():     # sized at launch (_statements)
         params.append(ir.Param(cname, ref.type, hidden=True))

@@ -44,17 +44,32 @@ def _plain_extent(node) -> bool:
     return False
 
 
-def _global_id_dim(fb, node):
-    """d for a call ``gpu.get_global_id(d)`` with a constant d, else None."""
+def _work_item(fb, node, name):
+    """d for a call ``gpu.<name>(d)`` with a constant d, else None."""
     if not isinstance(node, ast.Call):
         return None
     b = fb.builtin_of(fb.resolve_callee(node.func))
-    if b is None or b.name != "gpu.get_global_id":
+    if b is None or b.name != f"gpu.{name}":
         return None
     if not node.args:
         return 0
     d = node.args[0]
     return d.value if isinstance(d, ast.Constant) and d.value in (0, 1, 2) else None
+
+
+def _global_id_dim(fb, node):
+    """d for ``gpu.get_global_id(d)``, or for CUDA's spelling of it that Numba and CuPy users port,
+    ``gpu.get_group_id(d) * gpu.get_local_size(d) + gpu.get_local_id(d)`` (either order); else None."""
+    d = _work_item(fb, node, "get_global_id")
+    if d is not None or not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+        return d
+    for prod, lid in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(prod, ast.BinOp) and isinstance(prod.op, ast.Mult):
+            d = _work_item(fb, lid, "get_local_id")
+            for g, size in ((prod.left, prod.right), (prod.right, prod.left)):
+                if d is not None and _work_item(fb, g, "get_group_id") == d == _work_item(fb, size, "get_local_size"):
+                    return d
+    return None
 
 
 def _conjuncts(test):
