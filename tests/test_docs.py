@@ -75,9 +75,10 @@ def test_doc_runner_writes_files_and_shares_one_namespace(tmp_path):
 
 
 def test_blocks_that_do_not_run_are_few_and_say_why():
-    skipped = [(_rel(p), b.line, b.no_run) for p in CODE_PAGES for b in doc_blocks.blocks(p.read_text())
-               if b.lang == "python" and b.no_run is not None]
-    assert all(reason.strip() for _, _, reason in skipped), skipped
+    every = [(_rel(p), b) for p in CODE_PAGES for b in doc_blocks.blocks(p.read_text()) if b.lang == "python"]
+    assert all(b.no_run.strip() for _, b in every if b.no_run is not None)
+    # other frameworks' code beside ours (docs/coming-from.md) is shown, not run; of our own, few
+    skipped = [(page, b.line, b.no_run) for page, b in every if b.no_run is not None and "pygpgpu" in b.body]
     ran = sum(1 for p in CODE_PAGES for b in doc_blocks.blocks(p.read_text()) if b.lang == "python" and b.no_run is None)
     assert len(skipped) <= 8 and len(skipped) * 5 <= ran, skipped
 
