@@ -74,13 +74,13 @@ def _bracket_text(kernel: str, global_size, local_size) -> str:
 
 def _conventions(kernel: str, global_size, local_size) -> str:
     """How Numba's and Warp's launch spellings read here (a bracket is OpenCL's (total, per group))."""
-    if local_size is not None and len(global_size) == len(local_size) == 1:
+    if local_size is not None and len(global_size) == len(local_size) == 1 and local_size[0] > 1:
         blocks, threads = global_size[0], local_size[0]
         numba = (f"Numba's {kernel}[{blocks}, {threads}] ({blocks} blocks of {threads} threads) is "
                  f"{kernel}[({blocks * threads}, {threads})] here")
     else:
         numba = "Numba's k[blocks, threads] is k[(blocks * threads, threads)] here"
-    if len(global_size) == 1 and local_size is not None and len(local_size) == 1:
+    if len(global_size) == 1 and local_size is not None and len(local_size) == 1 and local_size[0] > 1:
         warp = (f"Warp's wp.launch(k, dim=({global_size[0]}, {local_size[0]})) (a 2-D launch) is "
                 f"{kernel}[(({global_size[0]}, {local_size[0]}), None)] here")
     else:
