@@ -43,7 +43,10 @@ for pyproject in sorted(pathlib.Path("packages").glob("*/pyproject.toml")):
     (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
 EOF
 SRC=$(ls -d "$PWD"/packages/*/src | paste -sd:)
-export PYTHONPATH="$SRC:$STUBS${PYTHONPATH:+:$PYTHONPATH}"
+# pure-Python dependencies the GPU machine lacks (platformdirs) import from carried wheels:
+# .venv/bin/pip download -c requirements/constraints.txt --no-deps -d .gpu-carry platformdirs
+WHEELS=$(ls "$PWD"/.gpu-carry/*-py3-none-any.whl 2>/dev/null | paste -sd:)
+export PYTHONPATH="$SRC:$STUBS${WHEELS:+:$WHEELS}${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 export PYGPGPU_TEST_BACKENDS=${PYGPGPU_TEST_BACKENDS:-cuda,opencl}
 # Test NVIDIA's OpenCL rather than the PoCL that is also installed there.

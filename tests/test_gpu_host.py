@@ -73,9 +73,11 @@ def test_atomics_on_2d_index_and_histogram_as_plain_python():
 @pytest.mark.parametrize(
     "call, exc, msg",
     [
-        (lambda: gpu.atomic_add(np.zeros(2, np.float64), 0, 1), TypeError, "int32, uint32, int64, uint64 and float32"),
+        (lambda: gpu.atomic_add(np.zeros(2, np.float16), 0, 1), TypeError,
+         "int32, uint32, int64, uint64, float32 and float64 arrays, not float16"),
         (lambda: gpu.atomic_add(np.zeros(2, np.int16), 0, 1), TypeError, "not int16"),
         (lambda: gpu.atomic_and(np.zeros(2, np.float32), 0, 1), TypeError, "not defined for float32"),
+        (lambda: gpu.atomic_xor(np.zeros(2, np.float64), 0, 1), TypeError, "not defined for float64"),
         (lambda: gpu.atomic_add([0, 1], 0, 1), TypeError, "numpy array"),
     ],
 )

@@ -406,3 +406,15 @@ def test_constant_address_space_pointer(kdir):
     ns = {}
     exec("from misc import *", ns)
     assert {"lookup", "block_sum", "TILE"} <= set(ns) and "__getattr__" not in ns
+
+
+def test_a_log_naming_the_program_text_is_given_the_files_places():
+    """NVIDIA's OpenCL ignores #line and names places "<kernel>:LINE:" in the compiled text; the
+    log then names the file and line the text's #line markers give (also inside an include)."""
+    from pygpgpu_core.cdecl._source import line_marker, name_log_places
+
+    compiled = "\n".join([line_marker(1, "/src/blur.cl"), "int a;", line_marker(1, "/src/common.h"),
+                          "int b;", line_marker(3, "/src/blur.cl"), "x[0] = undefined_name;"])
+    log = "<kernel>:2:5: error: one\n<kernel>:4:1: error: two\n<kernel>:6:12: error: three\n<kernel>:99:1: past"
+    assert name_log_places(log, compiled) == ("/src/blur.cl:1:5: error: one\n/src/common.h:1:1: error: two\n"
+                                              "/src/blur.cl:3:12: error: three\n<kernel>:99:1: past")

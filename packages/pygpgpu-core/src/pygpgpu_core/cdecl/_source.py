@@ -109,6 +109,32 @@ def line_marker(line: int, path: str) -> str:
     return f'#line {line} "{quoted}"'
 
 
+_LINE_MARKER_RE = re.compile(r'^\s*#\s*line\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
+# a compiler that names the program text instead of honouring #line (NVIDIA's OpenCL: "<kernel>:4:12:")
+_UNNAMED_PLACE_RE = re.compile(r"<kernel>:(\d+):")
+
+
+def name_log_places(log: str, compiled: str) -> str:
+    """``log`` with places in the compiled text (``<kernel>:4:``) named by the file and line the
+    text's ``#line`` markers give them (``blur.cl:3:``), for compilers that ignore the markers."""
+    places: list = [None]           # compiled line k (1-based) -> (path, line) or None
+    current = None
+    for text_line in compiled.split("\n"):
+        m = _LINE_MARKER_RE.match(text_line)
+        places.append(current)
+        if m:
+            current = (m.group(2).replace('\\"', '"').replace("\\\\", "\\"), int(m.group(1)))
+        elif current is not None:
+            current = (current[0], current[1] + 1)
+
+    def named(m: "re.Match[str]") -> str:
+        k = int(m.group(1))
+        place = places[k] if 0 < k < len(places) else None
+        return f"{place[0]}:{place[1]}:" if place else m.group(0)
+
+    return _UNNAMED_PLACE_RE.sub(named, log)
+
+
 def expand_includes(path: str, text: str, seen_once: "set[str] | None" = None, stack: tuple = ()) -> str:
     """The text to compile: local includes inlined between ``#line`` markers (see module doc)."""
     seen_once = set() if seen_once is None else seen_once

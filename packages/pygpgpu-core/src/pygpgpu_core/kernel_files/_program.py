@@ -15,6 +15,7 @@ from typing import Any
 
 from ..backend.cache import cache_key
 from ..cdecl import compile_source
+from ..cdecl._source import name_log_places
 from ..errors import CompileError, GPGPUError
 from ..logs import get_logger
 from ..protocols import BinaryPrograms, supports
@@ -94,7 +95,7 @@ class FilePrograms:
         except CompileError as exc:
             raise CompileError(
                 f"{self.path.name} failed to build for {device.selector} ({device.name})",
-                exc.log, source, str(self.path),
+                name_log_places(exc.log, source), source, str(self.path),
             ) from None
         self._store(device, key, program)
         self.stats["builds"] += 1
