@@ -23,7 +23,7 @@ def on(backend):
 def every_op(x, out):
     gpu.work_size(x)
     i = gpu.get_global_id(0)
-    v = x[i] if i < x.shape[0] else x[0] * 0
+    v = x[i] if i < x.shape[0] else x[0] * 0 + 7   # the work items past the end take part too
     lane = gpu.subgroup_local_id()
     a = gpu.shuffle(v, lane + 3)
     b = gpu.shuffle_xor(v, 5)
@@ -51,9 +51,9 @@ def every_op(x, out):
 
 
 def _model(x: np.ndarray) -> np.ndarray:
-    """What every_op computes, from 32-lane runs of the groups of 256 (padded with zeros)."""
+    """What every_op computes, from 32-lane runs of the groups of 256 (padded with 7s)."""
     n = len(x)
-    padded = np.zeros(-(-n // GROUP) * GROUP, dtype=x.dtype)
+    padded = np.full(-(-n // GROUP) * GROUP, 7, dtype=x.dtype)
     padded[:n] = x
     out = np.zeros((len(padded), 12), dtype=np.float64)
     for base in range(0, len(padded), W):
@@ -185,3 +185,13 @@ def test_hip_subgroup_source_compiles(hiprtc_compile, arch):
     source = every_op.inspect(x, out, backend="hip").source
     assert "__shfl_xor(" in source and "warpSize" in source
     assert_code_object(hiprtc_compile(source, arch, list(build_options(None, "hip", False))), source)
+
+
+@pytest.mark.parametrize("dialect", ["opencl", "cuda", "hip"])
+def test_a_subgroup_kernel_keeps_every_work_item(dialect):
+    """No early return for the work items past gpu.work_size's extent: every lane must reach each
+    exchange (on a GPU a lane that returned would leave a warp's *_sync or a barrier waiting).
+    PoCL happens to tolerate it, so the generated code itself is checked."""
+    x, out = np.zeros(100, np.int32), np.zeros((100, 12))
+    source = every_op.inspect(x, out, backend=dialect).source
+    assert "return;" not in source.split("every_op(", 1)[1]

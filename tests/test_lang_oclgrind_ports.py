@@ -1,0 +1,66 @@
+"""The kernel-language additions under oclgrind: local memory sized at launch and the OpenCL
+emulation of subgroup operations make no invalid access and no data race (oclgrind exits 0
+whatever it finds: the log is read)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+OCLGRIND_ICD_LIB = Path("/usr/lib/oclgrind/liboclgrind-rt-icd.so")
+HERE = Path(__file__).parent
+
+SCRIPT = textwrap.dedent('''
+    import sys
+    sys.path.insert(0, {here!r})
+    import numpy as np
+    from pygpgpu_core.backend import mempool
+    mempool.size_class = lambda n: max(int(n), 4)      # exact-size buffers
+    import test_lang_launch_local as launch_local
+    import test_lang_subgroups as subgroups
+    x = np.random.default_rng(0).random(128)
+    out = np.zeros_like(x)
+    launch_local.reverse_groups["opencl"][(128, {group})](x, out, {size})
+    print("REVERSED", bool((out == x.reshape(-1, {group})[:, ::-1].ravel()).all()), flush=True)
+    xi = np.arange(100, dtype=np.int32)
+    res = np.zeros((100, 12))
+    subgroups.every_op["opencl"][(128, 64)](xi, res)
+    print("SUBGROUPS", bool((res == subgroups._model(xi)[:, :]).all()) if {group} == 16 else "skipped", flush=True)
+''')
+
+
+def _run(tmp_path, group, size):
+    vendors = tmp_path / "vendors"
+    vendors.mkdir()
+    (vendors / "oclgrind.icd").write_text(f"{OCLGRIND_ICD_LIB}\n")
+    log = tmp_path / "oclgrind.log"
+    env = dict(os.environ, OCL_ICD_VENDORS=str(vendors), OCLGRIND_LOG=str(log), OCLGRIND_DATA_RACES="1",
+               PYGPGPU_CACHE_DIR=str(tmp_path / "cache"), PYGPGPU_BACKEND="opencl", PYGPGPU_SMALL_ARRAY_MAX="-1")
+    script = tmp_path / "run_under_oclgrind.py"
+    script.write_text(SCRIPT.format(here=str(HERE), group=group, size=size))
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = log.read_text() if log.exists() else ""
+    bad = [ln for ln in text.splitlines() if "Invalid" in ln or "data race" in ln.lower()]
+    return proc.stdout, text, bad
+
+
+needs_oclgrind = pytest.mark.usefixtures("oclgrind_icd")
+
+
+@needs_oclgrind
+def test_launch_sized_local_memory_and_subgroups_are_clean_under_oclgrind(tmp_path):
+    out, text, bad = _run(tmp_path, 16, 16)
+    assert "REVERSED True" in out and "SUBGROUPS True" in out, out
+    assert not bad, text[:4000]
+
+
+@needs_oclgrind
+def test_oclgrind_sees_a_launch_sized_array_smaller_than_its_use(tmp_path):
+    """The control: 8 elements of local memory for groups of 16 is caught, so the test above can fail."""
+    out, text, bad = _run(tmp_path, 16, 8)
+    assert any("Invalid" in ln for ln in bad), text[:2000]
