@@ -89,6 +89,11 @@ for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _stati
 newaxis = None
 
 
+from . import random  # noqa: E402  (gnp.random: numpy's Generator API over Philox; needs the names above)
+
+__all__ += ["random"]
+
+
 def asnumpy(a: Any, out: Any = None) -> np.ndarray:
     """A numpy copy of ``a`` (device arrays are read back; host data is returned as numpy)."""
     import numpy as np
