@@ -86,6 +86,8 @@ def test_uniform_and_normal_use_numpys_formulas_on_the_streams(backend):
     np.testing.assert_array_equal(b, np.array([0.0, 10.0, 20.0]) + np.array([1.0, 1.0, 10.0])
                                   * host.uniform(5, counters(800, 3), np.float64))
     assert rng.counter == 803
+    ints = rng.uniform(0, 10, size=4).get()          # integer bounds are converted to float64 first
+    np.testing.assert_array_equal(ints, 0.0 + 10.0 * host.uniform(5, counters(803, 4), np.float64))
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64])
@@ -170,9 +172,11 @@ def test_choice_with_p_follows_the_probabilities(backend):
     rng = rng_on(backend, 12)
     n = 100_000
     got = rng.choice(4, size=n, p=p).get()
-    # the draw is the first index whose cumulative probability exceeds the uniform at its counter
+    # the draw is the first index whose cumulative probability (over its last, as numpy's) exceeds
+    # the uniform at its counter
     u = host.uniform(12, counters(0, n), np.float64)
-    np.testing.assert_array_equal(got, np.searchsorted(np.cumsum(p), u, side="right"))
+    cdf = np.cumsum(p)
+    np.testing.assert_array_equal(got, np.searchsorted(cdf / cdf[-1], u, side="right"))
     counts = np.bincount(got, minlength=4)
     assert counts[1] == 0
     assert np.all(np.abs(counts / n - p) < 4 * np.sqrt(p * (1 - p) / n) + 1e-12), counts
@@ -271,3 +275,13 @@ def test_errors_say_what_to_do(backend):
     with pytest.raises(TypeError, match="use permutation"):
         rng.shuffle(np.arange(4))
     assert rng.counter == 0                           # nothing was drawn by a refused call
+
+
+def test_weighted_lookup_is_searchsorted_right_and_skips_zero_probabilities(backend):
+    from pygpgpu_translate.array_ops import random_search
+
+    cdf = np.array([0.1, 0.1, 0.75, 1.0, 1.0])        # p = [0.1, 0, 0.65, 0.25, 0]
+    u = np.array([0.0, 0.09999, 0.1, 0.5, 0.75, np.nextafter(1.0, 0.0)])
+    got = random_search(gnp.asarray(u, device=backend), gnp.asarray(cdf, device=backend)).get()
+    np.testing.assert_array_equal(got, np.searchsorted(cdf, u, side="right"))
+    np.testing.assert_array_equal(got, [0, 0, 2, 2, 3, 3])

@@ -95,8 +95,10 @@ class Generator:
 
     def _operand(self, x: Any) -> Any:
         """A device array or host array parameter (loc, scale, low, high): Python scalars stay."""
-        if isinstance(x, DeviceArray) or isinstance(x, (int, float)) and not isinstance(x, bool):
+        if isinstance(x, DeviceArray):
             return x
+        if isinstance(x, (int, float)) and not isinstance(x, bool):
+            return float(x)           # numpy converts the parameters to double first
         a = np.asarray(x, dtype=np.float64)
         return float(a) if a.ndim == 0 else asarray(a, device=self._device)
 
@@ -251,7 +253,9 @@ class Generator:
             if probs is None:
                 idx = self.integers(0, n, size=shape) if n else DeviceArray(shape, np.int64, self._ctx())
             else:
-                idx = ops().random_search(self._draws("uniform", shape, np.float64), cumsum(probs))
+                cdf = cumsum(probs)
+                cdf = cdf / cdf[-1:]      # as numpy: the last is exactly 1, so no index past the last p > 0
+                idx = ops().random_search(self._draws("uniform", shape, np.float64), cdf)
         else:
             if k > n:
                 raise ValueError("gnp.random.choice: Cannot take a larger sample than population when replace is "
@@ -273,7 +277,7 @@ class Generator:
 
     def _probabilities(self, p: Any, n: int, k: int, replace: bool) -> "DeviceArray | None":
         """``p`` checked as numpy checks it (1-D, length n, non-negative, summing to 1 within
-        sqrt(eps)) and divided by its sum, as a float64 device array; None without ``p``."""
+        sqrt(eps)), as a float64 device array; None without ``p``."""
         if p is None:
             return None
         probs = p.astype(np.float64) if isinstance(p, DeviceArray) else asarray(
@@ -289,7 +293,7 @@ class Generator:
             raise ValueError(f"gnp.random.choice: probabilities do not sum to 1 (they sum to {total})")
         if not replace and int((probs > 0).sum()) < k:
             raise ValueError("gnp.random.choice: Fewer non-zero entries in p than size")
-        return probs / total
+        return probs
 
 
 def default_rng(seed: Any = None, device: Any = None) -> Generator:
