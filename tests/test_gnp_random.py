@@ -285,3 +285,49 @@ def test_weighted_lookup_is_searchsorted_right_and_skips_zero_probabilities(back
     got = random_search(gnp.asarray(u, device=backend), gnp.asarray(cdf, device=backend)).get()
     np.testing.assert_array_equal(got, np.searchsorted(cdf, u, side="right"))
     np.testing.assert_array_equal(got, [0, 0, 2, 2, 3, 3])
+
+
+def test_exponential_and_lognormal(backend):
+    rng = rng_on(backend, 17)
+    e = rng.standard_exponential(N, dtype=np.float32)
+    assert e.dtype == np.float32 and rng.counter == N
+    u = host.uniform(17, counters(0, N), np.float32)
+    np.testing.assert_allclose(e.get(), -np.log1p(-u), rtol=4e-6, atol=4e-7)
+    assert _ks(e.get(), lambda x: -np.expm1(-x)) < KS_LIMIT
+    x = rng.exponential(3.0, N).get()
+    np.testing.assert_allclose(x, 3.0 * -np.log1p(-host.uniform(17, counters(N, N), np.float64)), rtol=1e-13)
+    assert abs(x.mean() - 3.0) < 0.04
+    ln = rng.lognormal(0.5, 0.25, 1000).get()
+    np.testing.assert_allclose(ln, np.exp(0.5 + 0.25 * host.normal(17, counters(2 * N, 1000), np.float64)),
+                               rtol=1e-12)
+
+
+def test_module_functions_draw_from_a_reseedable_generator(backend):
+    import pygpgpu
+
+    with pygpgpu.device(backend):
+        gnp.random.seed(7)
+        a = gnp.random.rand(2, 3)
+        b = gnp.random.randn(4)
+        k = gnp.random.randint(5, size=6)
+        r = gnp.random.random_sample((2, 2))
+        gnp.random.seed(7)
+        again = gnp.random.rand(2, 3)
+    np.testing.assert_array_equal(a.get(), host.uniform(7, counters(0, 6), np.float64).reshape(2, 3))
+    np.testing.assert_allclose(b.get(), host.normal(7, counters(6, 4), np.float64), rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(k.get(), host.randint(7, counters(10, 6), 0, 5))
+    np.testing.assert_array_equal(r.get(), host.uniform(7, counters(16, 4), np.float64).reshape(2, 2))
+    np.testing.assert_array_equal(again.get(), a.get())
+    assert gnp.random.get_random_state().counter == 6
+
+
+def test_numpys_other_random_names_exist_and_say_what_to_use():
+    assert callable(gnp.random.poisson) and callable(gnp.random.default_rng(1).binomial)
+    with pytest.raises(NotImplementedError, match="gpu.uniform"):
+        gnp.random.poisson(3.0, size=4)
+    with pytest.raises(NotImplementedError, match="Generator.gamma"):
+        gnp.random.default_rng(1).gamma(2.0)
+    with pytest.raises(AttributeError):
+        gnp.random.no_such_function
+    with pytest.raises(AttributeError):
+        gnp.random.default_rng(1).no_such_method
