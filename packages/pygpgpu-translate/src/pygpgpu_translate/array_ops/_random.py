@@ -3,7 +3,7 @@
 
 Element ``i`` of the flat (C-order) result is the draw at counter ``counter + i`` (modulo 2**64),
 the same call a user's kernel makes, so a Generator's arrays are the streams of
-``pygpgpu_core.gpu_random`` on the host (see ``pygpgpu_core.gnp.random`` for the mapping).
+``pygpgpu_core.gpu_random`` on the host (see ``pygpgpu_core.gnp._random_generator`` for the mapping).
 """
 from __future__ import annotations
 
