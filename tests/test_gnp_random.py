@@ -331,3 +331,28 @@ def test_numpys_other_random_names_exist_and_say_what_to_use():
         gnp.random.no_such_function
     with pytest.raises(AttributeError):
         gnp.random.default_rng(1).no_such_method
+
+
+def test_choice_p_never_picks_past_the_last_nonzero_probability(backend):
+    # p sums to 1 - 1e-8 (inside numpy's tolerance); a uniform above that sum (found by searching the host
+    # stream of seed 12) must still land on the last nonzero p, as numpy's cdf / cdf[-1] makes it
+    start = 56_599_367
+    u = host.uniform(12, start, np.float64)
+    assert u > 1 - 1e-8                               # the premise, from the host stream itself
+    p = np.array([0.5, 0.5 - 1e-8, 0.0])
+    rng = gnp.random.Generator(12, device=backend, counter=start)
+    got = rng.choice(3, size=1, p=p).get()
+    cdf = np.cumsum(p)
+    np.testing.assert_array_equal(got, np.searchsorted(cdf / cdf[-1], [u], side="right"))
+    assert got[0] == 1
+
+
+def test_permutation_is_the_stable_argsort_of_the_documented_keys(backend):
+    rng = rng_on(backend, 18)
+    rng.random(4)
+    perm = rng.permutation(500).get()
+    keys = host.randint(18, counters(4, 500), -2**63, 2**63 - 1)
+    np.testing.assert_array_equal(perm, np.argsort(keys, kind="stable"))
+    s = rng.choice(500, size=7, replace=False).get()
+    np.testing.assert_array_equal(s, np.argsort(host.randint(18, counters(504, 500), -2**63, 2**63 - 1),
+                                                kind="stable")[:7])
