@@ -11,6 +11,7 @@ import threading
 from typing import Any, Sequence
 
 from . import logs
+from .builtin_backends import BUILTIN_BACKENDS
 from .errors import BackendUnavailable, DeviceNotFound, GPGPUError, PyGPGPUWarning
 from .protocols import Device
 from .scoped_device import scoped_device
@@ -19,6 +20,7 @@ from .selector import Selector, canonical_backend, parse_selector
 __all__ = [
     "PROBE_ORDER",
     "backend_names",
+    "known_backend_names",
     "get_backend",
     "backend_devices",
     "available_devices",
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "pygpgpu.backends"
-PROBE_ORDER = ("cuda", "hip", "opencl")
+PROBE_ORDER = tuple(b.name for b in BUILTIN_BACKENDS)    # cuda, hip, opencl
 
 _lock = threading.RLock()
 _entry_points: "dict[str, Any] | None" = None
@@ -70,6 +72,18 @@ def backend_names() -> list[str]:
     """Installed backends: the built-in probe order first, then third-party ones alphabetically."""
     names = set(_scan())
     return [n for n in PROBE_ORDER if n in names] + sorted(names - set(PROBE_ORDER))
+
+
+def known_backend_names() -> list[str]:
+    """Every backend name a user may mean: the built-ins in probe order, installed or not (a
+    missing one is named so that the error can say how to install it), then registered plug-ins
+    alphabetically. The names the CLI accepts and the cache namespaces come from here."""
+    return list(PROBE_ORDER) + [n for n in backend_names() if n not in PROBE_ORDER]
+
+
+def alias_words() -> list[str]:
+    """The aliases of the built-in backends (``ocl``, ``cu``...), for messages that list them."""
+    return [word for b in BUILTIN_BACKENDS for word in b.aliases]
 
 
 def install_hint(backend: str) -> str:

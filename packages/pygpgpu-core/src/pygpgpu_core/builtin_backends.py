@@ -1,0 +1,29 @@
+"""The backends this project ships: the one table of their names in core.
+
+Everything else core knows about backends comes from what is registered (the
+``pygpgpu.backends`` entry points, :mod:`.registry`), so a plug-in appears wherever a built-in
+does. This table holds only what registration cannot give, because it is needed while a
+built-in is *not* installed: the order in which to try them when nothing is selected (CUDA, then
+HIP, then OpenCL, as each is faster where it exists), the short aliases users type in selectors
+(``cl:0``, ``rocm``), and the pip extra that installs each (``pygpgpu[cuda]``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["BuiltinBackend", "BUILTIN_BACKENDS"]
+
+
+@dataclass(frozen=True)
+class BuiltinBackend:
+    name: str
+    """The registry name (the entry point's name, the cache namespace of its binaries)."""
+    aliases: "tuple[str, ...]"
+    """Other words a selector may use for it (lowercase)."""
+
+
+BUILTIN_BACKENDS: "tuple[BuiltinBackend, ...]" = (     # in probe order
+    BuiltinBackend("cuda", aliases=("cu", "nvidia")),
+    BuiltinBackend("hip", aliases=("rocm", "amd")),
+    BuiltinBackend("opencl", aliases=("ocl", "cl")),
+)
