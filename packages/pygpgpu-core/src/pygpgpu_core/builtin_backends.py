@@ -4,8 +4,9 @@ Everything else core knows about backends comes from what is registered (the
 ``pygpgpu.backends`` entry points, :mod:`.registry`), so a plug-in appears wherever a built-in
 does. This table holds only what registration cannot give, because it is needed while a
 built-in is *not* installed: the order in which to try them when nothing is selected (CUDA, then
-HIP, then OpenCL, as each is faster where it exists), the short aliases users type in selectors
-(``cl:0``, ``rocm``), and the pip extra that installs each (``pygpgpu[cuda]``).
+HIP, then OpenCL: a vendor's own API before the portable one), the short aliases users type in
+selectors (``cl:0``, ``rocm``), and which names have a pip extra of this project
+(``pygpgpu[cuda]``, named as the backend: ``registry.install_hint``).
 """
 from __future__ import annotations
 
