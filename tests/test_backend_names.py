@@ -102,3 +102,19 @@ def test_a_registered_language_is_a_kernel_file_kind_with_an_import_hook(tmp_pat
         _languages._registered.pop("relaycl", None)
     assert "rcl" not in KINDS
     np.testing.assert_array_equal(sorted(KINDS), ["cl", "cu", "hip"])
+
+
+def test_with_no_backend_installed_the_error_names_every_built_in_extra(monkeypatch):
+    from pygpgpu_core.errors import DeviceNotFound
+
+    monkeypatch.delenv("PYGPGPU_BACKEND", raising=False)
+    registry.reset_registry()
+    monkeypatch.setattr(registry, "_entry_points", {})         # as if no backend package were installed
+    try:
+        with pytest.raises(DeviceNotFound) as err:
+            registry.default_backend_name()
+    finally:
+        registry.reset_registry()
+    text = str(err.value)
+    assert "no backend package is installed" in text
+    assert all(f"pygpgpu[{name}]" in text for name in registry.PROBE_ORDER), text

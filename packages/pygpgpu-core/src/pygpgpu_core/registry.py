@@ -257,7 +257,7 @@ def _probe_backend_name() -> str:
         raise _no_device(
             "no backend package is installed (pygpgpu alone has none).",
             [f"  {install_hint('opencl')[:1].upper()}{install_hint('opencl')[1:]} (PoCL runs OpenCL on the CPU); "
-             "the other extras are 'pygpgpu[cuda]' and 'pygpgpu[hip]'."])
+             f"the other extras are {' and '.join(repr(f'pygpgpu[{n}]') for n in PROBE_ORDER if n != 'opencl')}."])
     raise _no_device("no backend has a device. The likely fix, backend by backend:", _backend_fix_lines())
 
 
