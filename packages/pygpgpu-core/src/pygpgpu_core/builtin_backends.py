@@ -21,10 +21,13 @@ class BuiltinBackend:
     """The registry name (the entry point's name, the cache namespace of its binaries)."""
     aliases: "tuple[str, ...]"
     """Other words a selector may use for it (lowercase)."""
+    cpu_runtime: str = ""
+    """How it runs without a GPU, when it can (OpenCL: PoCL); the extra recommended to a user
+    who has no backend at all."""
 
 
 BUILTIN_BACKENDS: "tuple[BuiltinBackend, ...]" = (     # in probe order
     BuiltinBackend("cuda", aliases=("cu", "nvidia")),
     BuiltinBackend("hip", aliases=("rocm", "amd")),
-    BuiltinBackend("opencl", aliases=("ocl", "cl")),
+    BuiltinBackend("opencl", aliases=("ocl", "cl"), cpu_runtime="PoCL runs OpenCL on the CPU"),
 )

@@ -254,11 +254,16 @@ def _probe_backend_name() -> str:
         if _try_devices(name):
             return name
     if not backend_names():
-        raise _no_device(
-            "no backend package is installed (pygpgpu alone has none).",
-            [f"  {install_hint('opencl')[:1].upper()}{install_hint('opencl')[1:]} (PoCL runs OpenCL on the CPU); "
-             f"the other extras are {' and '.join(repr(f'pygpgpu[{n}]') for n in PROBE_ORDER if n != 'opencl')}."])
+        raise _no_device("no backend package is installed (pygpgpu alone has none).", [_first_install_line()])
     raise _no_device("no backend has a device. The likely fix, backend by backend:", _backend_fix_lines())
+
+
+def _first_install_line() -> str:
+    """What to install when no backend is: the built-in that runs without a GPU, then the others."""
+    cpu = next(b for b in BUILTIN_BACKENDS if b.cpu_runtime)
+    hint = install_hint(cpu.name)
+    others = " and ".join(f"'pygpgpu[{b.name}]'" for b in BUILTIN_BACKENDS if b is not cpu)
+    return f"  {hint[:1].upper()}{hint[1:]} ({cpu.cpu_runtime}); the other extras are {others}."
 
 
 def _backend_fix_lines() -> list[str]:
