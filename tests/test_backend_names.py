@@ -118,3 +118,21 @@ def test_with_no_backend_installed_the_error_names_every_built_in_extra(monkeypa
     text = str(err.value)
     assert "no backend package is installed" in text
     assert all(f"pygpgpu[{name}]" in text for name in registry.PROBE_ORDER), text
+
+
+def test_a_built_in_that_is_not_installed_is_still_known_and_its_cache_clearable(monkeypatch, tmp_path):
+    """Names registration cannot give: a built-in without its package is still a known backend
+    (the error for it says which extra to install) and a cache namespace (its old binaries can
+    be cleared)."""
+    registry.reset_registry()
+    monkeypatch.setattr(registry, "_entry_points", {})         # no backend package installed
+    monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(tmp_path))
+    try:
+        assert registry.backend_names() == []
+        assert registry.known_backend_names() == ["cuda", "hip", "opencl"]
+        assert {"cuda", "hip", "opencl"} <= namespaces()
+        assert clear_cache("hip") == 0                              # a namespace, though empty
+        with pytest.raises(registry.BackendUnavailable, match=r"pygpgpu\[hip\]"):
+            registry.get_backend("rocm")
+    finally:
+        registry.reset_registry()
