@@ -8,8 +8,9 @@ deleted until it is under 90 % of it. Several processes may trim at once: an ent
 is skipped, and a reader that opened an entry keeps reading it.
 
 Only files the library writes are ever deleted: entries named as the caches name them, inside
-the namespace folders the library uses (``translate``, ``opencl``, ``cuda``, ``hip``,
-``kernel_files``, ``failed`` and any other DiskCache namespace of this process), never in a
+the namespace folders the library uses (``translate``, ``kernel_files``, ``failed``, one per
+backend, built-in or registered, named as the backend, and any other DiskCache namespace of this
+process: :func:`namespaces`), never in a
 folder that is a filesystem root, the home folder or one of its parents, or the working folder
 (``PYGPGPU_CACHE_DIR`` set to such a place by mistake costs nothing).
 """
@@ -23,15 +24,17 @@ import time
 from pathlib import Path
 
 from ._cachedir import warn_once
+from .registry import known_backend_names
 
-__all__ = ["DEFAULT_MAX", "cache_limit", "touch", "after_write", "usage", "trim", "clear"]
+__all__ = ["DEFAULT_MAX", "namespaces", "cache_limit", "touch", "after_write", "usage", "trim", "clear"]
 
 DEFAULT_MAX = 512 << 20
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
           "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30}
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
 _TEMP_GRACE = 3600.0        # a temp file younger than this may be another process's write in progress
-NAMESPACES = {"translate", "opencl", "cuda", "hip", "kernel_files", "failed"}   # DiskCache adds its own
+# the library's own namespaces; DiskCache adds its own, namespaces() adds one per backend
+NAMESPACES = {"translate", "kernel_files", "failed"}
 _ENTRY_RE = re.compile(r"^(?:[0-9a-f]{64}\.(?:bin|json|cubin|hsaco|ptx)"      # DiskCache entries
                        r"|.+-[0-9a-f]{20}\.bin|.+\.meta\.json"                 # kernel-file binaries, metadata
                        r"|\.tmp-.+)$")                                          # interrupted atomic writes
@@ -95,17 +98,24 @@ def unsafe_to_empty(folder: Path) -> str:
     return ""
 
 
-def _ours(root: Path, path: str) -> bool:
+def namespaces() -> "set[str]":
+    """Every cache namespace folder: the library's own, those of this process's DiskCaches, and
+    one per backend, each named as the backend (a backend caches its binaries under its registry
+    name: ``DiskCache("opencl")``), the built-ins whether installed or not, then registered plug-ins."""
+    return NAMESPACES | set(known_backend_names())
+
+
+def _ours(root: Path, path: str, names: "set[str]") -> bool:
     parts = Path(os.path.relpath(path, root)).parts
-    if len(parts) < 2 or parts[0] not in NAMESPACES:
+    if len(parts) < 2 or parts[0] not in names:
         return False
     name = parts[-1]
     return bool(_ENTRY_RE.match(name) or ("failed" in parts[:-1] and _FAILED_RE.match(name)))
 
 
-def _in_namespace(root: Path, folder: str) -> bool:
+def _in_namespace(root: Path, folder: str, names: "set[str]") -> bool:
     parts = Path(os.path.relpath(folder, root)).parts
-    return bool(parts) and parts[0] in NAMESPACES
+    return bool(parts) and parts[0] in names
 
 
 def _entries(root: Path, within: "Path | None" = None) -> "list[tuple[float, int, str]]":
@@ -115,6 +125,7 @@ def _entries(root: Path, within: "Path | None" = None) -> "list[tuple[float, int
     if unsafe_to_empty(root):
         return out
     now = time.time()
+    names = namespaces()
     stack = [str(within if within is not None else root)]
     while stack:
         folder = stack.pop()
@@ -127,7 +138,7 @@ def _entries(root: Path, within: "Path | None" = None) -> "list[tuple[float, int
                         continue
                     if stat.S_ISDIR(st.st_mode):
                         stack.append(entry.path)
-                    elif stat.S_ISREG(st.st_mode) and _ours(root, entry.path):
+                    elif stat.S_ISREG(st.st_mode) and _ours(root, entry.path, names):
                         if entry.name.startswith(".tmp-") and now - st.st_mtime < _TEMP_GRACE:
                             continue
                         out.append((st.st_mtime, st.st_size, entry.path))
@@ -171,6 +182,7 @@ def clear(root: Path, folder: "Path | None" = None) -> int:
                          f"at a folder of its own")
     folder = root if folder is None else folder
     freed = 0
+    names = namespaces()
     for _mtime, size, path in _entries(root, folder):
         try:
             os.unlink(path)
@@ -178,7 +190,7 @@ def clear(root: Path, folder: "Path | None" = None) -> int:
         except OSError:
             pass
     for dirpath, _dirs, _files in sorted(os.walk(folder, followlinks=False), key=lambda w: -len(w[0])):
-        if Path(dirpath) != Path(folder) and _in_namespace(root, dirpath):
+        if Path(dirpath) != Path(folder) and _in_namespace(root, dirpath, names):
             try:
                 os.rmdir(dirpath)
             except OSError:

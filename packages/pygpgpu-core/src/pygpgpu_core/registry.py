@@ -11,6 +11,7 @@ import threading
 from typing import Any, Sequence
 
 from . import logs
+from .builtin_backends import BUILTIN_BACKENDS
 from .errors import BackendUnavailable, DeviceNotFound, GPGPUError, PyGPGPUWarning
 from .protocols import Device
 from .scoped_device import scoped_device
@@ -19,6 +20,7 @@ from .selector import Selector, canonical_backend, parse_selector
 __all__ = [
     "PROBE_ORDER",
     "backend_names",
+    "known_backend_names",
     "get_backend",
     "backend_devices",
     "available_devices",
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "pygpgpu.backends"
-PROBE_ORDER = ("cuda", "hip", "opencl")
+PROBE_ORDER = tuple(b.name for b in BUILTIN_BACKENDS)    # cuda, hip, opencl
 
 _lock = threading.RLock()
 _entry_points: "dict[str, Any] | None" = None
@@ -70,6 +72,18 @@ def backend_names() -> list[str]:
     """Installed backends: the built-in probe order first, then third-party ones alphabetically."""
     names = set(_scan())
     return [n for n in PROBE_ORDER if n in names] + sorted(names - set(PROBE_ORDER))
+
+
+def known_backend_names() -> list[str]:
+    """Every backend name a user may mean: the built-ins in probe order, installed or not (a
+    missing one is named so that the error can say how to install it), then registered plug-ins
+    alphabetically. The names the CLI accepts and the cache namespaces come from here."""
+    return list(PROBE_ORDER) + [n for n in backend_names() if n not in PROBE_ORDER]
+
+
+def alias_words() -> list[str]:
+    """The aliases of the built-in backends (``ocl``, ``cu``...), for messages that list them."""
+    return [word for b in BUILTIN_BACKENDS for word in b.aliases]
 
 
 def install_hint(backend: str) -> str:
@@ -240,11 +254,16 @@ def _probe_backend_name() -> str:
         if _try_devices(name):
             return name
     if not backend_names():
-        raise _no_device(
-            "no backend package is installed (pygpgpu alone has none).",
-            [f"  {install_hint('opencl')[:1].upper()}{install_hint('opencl')[1:]} (PoCL runs OpenCL on the CPU); "
-             "the other extras are 'pygpgpu[cuda]' and 'pygpgpu[hip]'."])
+        raise _no_device("no backend package is installed (pygpgpu alone has none).", [_first_install_line()])
     raise _no_device("no backend has a device. The likely fix, backend by backend:", _backend_fix_lines())
+
+
+def _first_install_line() -> str:
+    """What to install when no backend is: the built-in that runs without a GPU, then the others."""
+    cpu = next(b for b in BUILTIN_BACKENDS if b.cpu_runtime)
+    hint = install_hint(cpu.name)
+    others = " and ".join(f"'pygpgpu[{b.name}]'" for b in BUILTIN_BACKENDS if b is not cpu)
+    return f"  {hint[:1].upper()}{hint[1:]} ({cpu.cpu_runtime}); the other extras are {others}."
 
 
 def _backend_fix_lines() -> list[str]:

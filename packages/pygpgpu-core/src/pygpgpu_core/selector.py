@@ -8,19 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .builtin_backends import BUILTIN_BACKENDS
+
 __all__ = ["Selector", "parse_selector", "canonical_backend", "BACKEND_ALIASES"]
 
-BACKEND_ALIASES = {
-    "opencl": "opencl",
-    "ocl": "opencl",
-    "cl": "opencl",
-    "cuda": "cuda",
-    "cu": "cuda",
-    "nvidia": "cuda",
-    "hip": "hip",
-    "rocm": "hip",
-    "amd": "hip",
-}
+# every word a selector may use for a built-in backend -> its registry name (a plug-in's name is its own)
+BACKEND_ALIASES = {word: b.name for b in BUILTIN_BACKENDS for word in (b.name, *b.aliases)}
 
 
 def canonical_backend(name: str) -> str:

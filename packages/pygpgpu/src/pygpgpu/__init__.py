@@ -122,8 +122,12 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "CacheWarning": ("pygpgpu_core.backend.cache", "CacheWarning"),
 }
 
-# import hooks for handwritten kernel files: touching the name installs the finder
-_IMPORT_HOOKS = {"climport": "cl", "cuimport": "cu", "hipimport": "hip"}
+# import hooks for handwritten kernel files: touching ``pygpgpu.<suffix>import`` installs the finder
+# for every kernel-file kind (pygpgpu_core.kernel_files.KINDS, derived from the registered languages,
+# so a plug-in's language has its hook too). The built-ins' are named here only for __all__ and the
+# type checkers' declarations above, so that ``import pygpgpu`` need not load the C parser to list
+# them (tests/test_backend_names.py checks they are KINDS's built-ins).
+_IMPORT_HOOKS = ("climport", "cuimport", "hipimport")
 
 _VECTOR_BASES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double")
 _VECTOR_NAMES = tuple(f"{b}{w}" for b in _VECTOR_BASES for w in (2, 3, 4, 8, 16))
@@ -143,10 +147,10 @@ def __getattr__(name: str) -> Any:
         module_name, attr = _EXPORTS[name]
         module = importlib.import_module(module_name)
         value = module if attr is None else getattr(module, attr)
-    elif name in _IMPORT_HOOKS:
+    elif name.endswith("import") and _is_import_hook(name):
         from pygpgpu_core import kernel_files
 
-        value = kernel_files.install(_IMPORT_HOOKS[name])
+        return kernel_files.install(name[:-len("import")])   # not cached: each touch installs the finder
     elif name in _DEPRECATED_VECTORS:
         import warnings
 
@@ -157,9 +161,16 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("pygpgpu.vec").__dict__[name]   # not cached: each use warns
     else:
         raise AttributeError(f"module 'pygpgpu' has no attribute {name!r}")
-    if name not in _IMPORT_HOOKS:
-        globals()[name] = value  # cache: the next access is a plain attribute read
+    globals()[name] = value  # cache: the next access is a plain attribute read
     return value
+
+
+def _is_import_hook(name: str) -> bool:
+    if name in _IMPORT_HOOKS:
+        return True
+    from pygpgpu_core.kernel_files import KINDS
+
+    return name[:-len("import")] in KINDS
 
 
 def __dir__() -> list[str]:

@@ -210,10 +210,10 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         from pygpgpu_core import registry
         from pygpgpu_core.selector import canonical_backend
 
-        known = {"opencl", "cuda", "hip", *registry.backend_names()}
+        known = registry.known_backend_names()
         if canonical_backend(args.backend.split(":")[0]) not in known:
             raise ValueError(f"--backend {args.backend!r} names no backend; use one of {', '.join(sorted(known))} "
-                             "(aliases ocl, cu, rocm, amd)")
+                             f"(aliases {', '.join(registry.alias_words())})")
     result = kernel.inspect(*values, backend=args.backend)
     print(result.source)
     return 0
@@ -234,7 +234,8 @@ def _parser() -> argparse.ArgumentParser:
     cache = sub.add_parser("cache", help="the on-disk cache of generated sources and binaries")
     cache.add_argument("action", choices=("info", "clear"), nargs="?", default="info")
     cache.add_argument("namespace", nargs="?", default=None,
-                       help="clear only this part: translate, opencl, cuda, hip or kernel_files")
+                       help="clear only this part: translate, kernel_files or a backend's (opencl, cuda, hip, "
+                            "a plug-in's name)")
     cache.add_argument("--json", action="store_true", help="cache info as JSON")
     cache.set_defaults(func=_cmd_cache)
     build_native = sub.add_parser("build-native", help="compile the optional C launcher (faster warm launches; "
@@ -250,7 +251,8 @@ def _parser() -> argparse.ArgumentParser:
                          help='argument types, e.g. "float32[:], float32[:], float32" ([:, :] for 2-D, '
                               "float4[:] for vector rows, float/int for Python numbers)")
     inspect.add_argument("--backend", default=None,
-                         help="backend or device whose dialect to print (opencl, cuda, hip; no device needed)")
+                         help="backend or device whose dialect to print (opencl, cuda, hip or a plug-in's name; "
+                              "no device needed)")
     inspect.set_defaults(func=_cmd_inspect)
     return parser
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .._cachedir import CacheWarning, checked_folder, default_location, make_private_dirs, unsafe_reason, warn_once
-from .._cachesize import NAMESPACES, after_write, cache_limit, clear, touch, usage
+from .._cachesize import NAMESPACES, after_write, cache_limit, clear, namespaces, touch, usage
 from .._version import __version__ as PACKAGE_VERSION
 
 __all__ = ["cache_dir", "cache_root", "cache_key", "DiskCache", "atomic_write", "read_entry", "MAX_ENTRY_BYTES", "PACKAGE_VERSION", "CacheWarning",
@@ -210,15 +210,16 @@ class DiskCache:
 
 def clear_cache(namespace: "str | None" = None) -> int:
     """Delete the disk cache's entries (generated sources, compiled binaries, kernel-file data kept
-    in the user cache): all of them, or those of one ``namespace`` (``"translate"``, ``"opencl"``,
-    ``"cuda"``, ``"hip"``, ``"kernel_files"``). Returns the bytes freed. ``__clcache__`` folders
-    beside kernel files are not touched (delete them like ``__pycache__``). Safe while other
+    in the user cache): all of them, or those of one ``namespace`` (``"translate"``,
+    ``"kernel_files"`` or a backend's name: ``"opencl"``, ``"cuda"``, ``"hip"``, a plug-in's).
+    Returns the bytes freed. ``__clcache__`` folders beside kernel files are not touched (delete them like ``__pycache__``). Safe while other
     processes use the cache: they rebuild what they miss."""
     root = cache_root()
     if root is None:
         return 0
-    if namespace is not None and namespace not in NAMESPACES:
-        raise ValueError(f"{namespace!r} is not a cache namespace; use one of {', '.join(sorted(NAMESPACES))}")
+    known = namespaces()
+    if namespace is not None and namespace not in known:
+        raise ValueError(f"{namespace!r} is not a cache namespace; use one of {', '.join(sorted(known))}")
     folder = root if namespace is None else root / namespace
     return clear(root, folder) if folder.is_dir() else 0
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ._constexpr import NotConstant, evaluate
-from ._languages import LANGUAGES, Language, language
+from ._languages import LANGUAGES, Language, language, register_language
 from ._options import file_options, normalise_options, option_defines
 from ._parser import CDeclError, KernelDecl, Param, parse_declarations
 from ._preprocess import expand_macros, preprocess
@@ -41,6 +41,7 @@ __all__ = [
     "DIALECTS",
     "LANGUAGES",
     "Language",
+    "register_language",
     "language",
     "parse_file",
     "parse_source",

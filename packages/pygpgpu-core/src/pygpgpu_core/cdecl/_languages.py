@@ -15,13 +15,17 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping, Union
 
-__all__ = ["Language", "LANGUAGES", "OPENCL_C", "CUDA_CPP", "HIP_CPP", "language"]
+__all__ = ["Language", "LANGUAGES", "register_language", "OPENCL_C", "CUDA_CPP", "HIP_CPP", "language"]
 
 
 @dataclass(frozen=True)
 class Language:
     name: str
-    """The name kernel files of this language are parsed under (``ParsedFile.dialect``)."""
+    """The name kernel files of this language are parsed under (``ParsedFile.dialect``): the
+    translator's dialect of the same name, and the backend that runs them when no bracket names one."""
+    suffix: str
+    """The file suffix of kernel files in this language (``cl`` for ``saxpy.cl``); it also names
+    the import hook (``pygpgpu.climport``) and the cache folder beside the file (``__clcache__``)."""
     long_bytes: int
     """Size of C ``long``: 8 in OpenCL C; the host ABI's in CUDA/HIP C++ (8 on LP64, 4 on Windows)."""
     long_long_reserved: bool
@@ -50,28 +54,44 @@ class Language:
 
 
 OPENCL_C = Language(
-    name="opencl", long_bytes=8, long_long_reserved=True, vector_widths=(2, 3, 4, 8, 16), vector3_padded=True,
+    name="opencl", suffix="cl", long_bytes=8, long_long_reserved=True, vector_widths=(2, 3, 4, 8, 16), vector3_padded=True,
     vector_align_cap=0, kernel_words=frozenset({"__kernel", "kernel", "__kernel_exec", "kernel_exec"}), kernels_need_extern_c=False,
     tags_are_type_names=False, attributes_after_brace=True,
     predefined=MappingProxyType({"__OPENCL_VERSION__": "120", "__OPENCL_C_VERSION__": "120", "CL_VERSION_1_0": "100",
                                  "CL_VERSION_1_1": "110", "CL_VERSION_1_2": "120", "__ENDIAN_LITTLE__": "1"}))
 
 CUDA_CPP = Language(
-    name="cuda", long_bytes=ctypes.sizeof(ctypes.c_long), long_long_reserved=False, vector_widths=(1, 2, 3, 4),
+    name="cuda", suffix="cu", long_bytes=ctypes.sizeof(ctypes.c_long), long_long_reserved=False, vector_widths=(1, 2, 3, 4),
     vector3_padded=False, vector_align_cap=16, kernel_words=frozenset({"__global__"}), kernels_need_extern_c=True,
     tags_are_type_names=True, attributes_after_brace=False,
     predefined=MappingProxyType({"__CUDACC__": "1", "__CUDACC_RTC__": "1", "__CUDA_ARCH__": "900",
                                  "__cplusplus": "201703L"}))
 
 HIP_CPP = Language(
-    name="hip", long_bytes=ctypes.sizeof(ctypes.c_long), long_long_reserved=False, vector_widths=(1, 2, 3, 4),
+    name="hip", suffix="hip", long_bytes=ctypes.sizeof(ctypes.c_long), long_long_reserved=False, vector_widths=(1, 2, 3, 4),
     vector3_padded=False, vector_align_cap=0, kernel_words=frozenset({"__global__"}), kernels_need_extern_c=True,
     tags_are_type_names=True, attributes_after_brace=True,
     predefined=MappingProxyType({"__HIPCC__": "1", "__HIP__": "1", "__HIPCC_RTC__": "1", "__HIP_DEVICE_COMPILE__": "1",
                                  "__HIP_PLATFORM_AMD__": "1", "__cplusplus": "201703L"}))
 
-LANGUAGES: "Mapping[str, Language]" = MappingProxyType({lang.name: lang for lang in (OPENCL_C, CUDA_CPP, HIP_CPP)})
-"""Every language by name: the one table of kernel-file languages."""
+_registered: "dict[str, Language]" = {lang.name: lang for lang in (OPENCL_C, CUDA_CPP, HIP_CPP)}
+LANGUAGES: "Mapping[str, Language]" = MappingProxyType(_registered)
+"""Every language by name: the one table of kernel-file languages (a live view: a language added
+by :func:`register_language` appears here, in ``kernel_files.KINDS`` and as an import hook)."""
+
+
+def register_language(lang: Language) -> Language:
+    """Add a kernel-file language (a backend plug-in whose devices compile C-like source of their
+    own). Its kernel files then import like the built-ins' (``pygpgpu.<suffix>import``, files
+    named ``*.<suffix>``), run on the backend named ``lang.name``. ValueError when the name or
+    the suffix is another language's."""
+    for other in _registered.values():
+        if other.name != lang.name and other.suffix == lang.suffix:
+            raise ValueError(f"the kernel-file suffix {lang.suffix!r} is {other.name}'s; give {lang.name} another")
+    if lang.name in _registered and _registered[lang.name] != lang:
+        raise ValueError(f"a kernel language named {lang.name!r} is registered already")
+    _registered[lang.name] = lang
+    return lang
 
 
 def language(which: "Union[str, Language]") -> Language:

@@ -16,7 +16,6 @@ The provider is a module (or any object) with one function per operation name:
 """
 from __future__ import annotations
 
-import importlib
 import threading
 from typing import Any
 
@@ -24,7 +23,8 @@ from ..errors import GPGPUError
 
 __all__ = ["set_provider", "ops", "OperationsUnavailable", "PROVIDER_MODULE"]
 
-# the module that provides the operations (imported on first use when nobody registered one)
+# the module that provides the operations (imported on first use when nobody registered one; the
+# import itself is spelled out in _import_provider, this name is what messages say)
 PROVIDER_MODULE = "pygpgpu_translate.array_ops"
 
 
@@ -43,6 +43,16 @@ def set_provider(provider: Any) -> None:
     _provider = provider
 
 
+def _import_provider() -> None:
+    """Import ``pygpgpu_translate.array_ops``, which registers itself (:func:`set_provider`).
+
+    A lazy import on purpose (the one import of the translator in core): pygpgpu-translate depends
+    on pygpgpu-core, so importing it at module level would make the two import each other and
+    make core need the translator installed; the first array operation is the first moment it
+    is needed."""
+    import pygpgpu_translate.array_ops  # noqa: F401  (imported for its registration)
+
+
 def ops() -> Any:
     """The registered operations provider, importing ``pygpgpu_translate.array_ops`` on first
     use; :class:`OperationsUnavailable` when pygpgpu-translate is not installed."""
@@ -52,7 +62,7 @@ def ops() -> Any:
     with _lock:
         if _provider is None:
             try:
-                importlib.import_module(PROVIDER_MODULE)     # registers itself
+                _import_provider()
             except ImportError as exc:
                 if exc.name and not PROVIDER_MODULE.startswith(exc.name):
                     raise             # the provider exists but something it needs is missing: say that

@@ -61,7 +61,8 @@ def load(path: "str | Path", kind: "str | None" = None, name: "str | None" = Non
     if kind is None:
         kind = next((k for k, v in KINDS.items() if v.extension == path.suffix), None)
         if kind is None:
-            raise ValueError(f"cannot tell the kernel language of {path.name}; pass kind='cl', 'cu' or 'hip'")
+            raise ValueError(f"cannot tell the kernel language of {path.name}; pass kind= one of "
+                             f"{', '.join(repr(k) for k in KINDS)}")
     if kind not in KINDS:
         raise ValueError(f"unknown kernel file kind {kind!r}; expected one of {', '.join(KINDS)}")
     k = KINDS[kind]

@@ -11,10 +11,10 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .. import registry
-from ..cdecl import CDeclError, ParsedFile, language, parse_file
+from ..cdecl import LANGUAGES, CDeclError, Language, ParsedFile, language, parse_file
 from ..errors import PyGPGPUWarning
 from ._cache import SourceCache, file_stamp
 from ._kernel import FileKernel, LaunchPlan, _is_device, resolve_family_selector
@@ -34,19 +34,39 @@ class KernelFileWarning(PyGPGPUWarning):
 @dataclass(frozen=True)
 class Kind:
     name: str
-    """``cl``, ``cu`` or ``hip``."""
+    """``cl``, ``cu`` or ``hip``: the language's file suffix."""
     extension: str
     dialect: str
     backend: str
     """Backend used when no bracket names a device."""
     cache_folder: str
 
+    @classmethod
+    def of(cls, lang: Language) -> "Kind":
+        """The kind of kernel file written in ``lang``: every fact comes from the language."""
+        return cls(lang.suffix, f".{lang.suffix}", lang.name, lang.name, f"__{lang.suffix}cache__")
 
-KINDS = {
-    "cl": Kind("cl", ".cl", "opencl", "opencl", "__clcache__"),
-    "cu": Kind("cu", ".cu", "cuda", "cuda", "__cucache__"),
-    "hip": Kind("hip", ".hip", "hip", "hip", "__hipcache__"),
-}
+
+class _Kinds(Mapping[str, Kind]):
+    """Kernel-file kinds by suffix, derived from the registered languages (``cdecl.LANGUAGES``) on
+    each look-up, so a language registered later is a kind too."""
+
+    def _table(self) -> "dict[str, Kind]":
+        return {lang.suffix: Kind.of(lang) for lang in LANGUAGES.values()}
+
+    def __getitem__(self, suffix: str) -> Kind:
+        return self._table()[suffix]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(LANGUAGES)
+
+
+KINDS: "Mapping[str, Kind]" = _Kinds()
+"""Every kernel-file kind by suffix: ``cl`` (OpenCL C), ``cu`` (CUDA C++), ``hip`` (HIP C++), then
+registered languages."""
 
 
 def load_parsed(path: Path, kind: Kind, cache: SourceCache, options: "tuple[str, ...]" = ()) -> ParsedFile:

@@ -23,6 +23,7 @@ from typing import Any, Callable, Literal, cast
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
 from pygpgpu_core.gnp._array import check_out_writeable
+from pygpgpu_core.gnp._functions import UFUNC_NAMES
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._operands import (
@@ -144,8 +145,10 @@ def _reciprocal(dts):
     return f"({np_type(dts[0])}(1) / {{0}})"
 
 
-# ufunc name -> expression rule
-UFUNCS: dict[str, Callable] = {
+# ufunc name -> expression rule, for the ufuncs whose rule is not "call np.<name>"; which ufuncs exist
+# is gnp's table (pygpgpu_core.gnp._functions.UFUNC_NAMES, the one list of names), and UFUNCS below
+# gives each of them this rule or the plain call
+_RULES: dict[str, Callable] = {
     "add": _bool_or("+", "or"), "subtract": _sym("-"), "multiply": _bool_or("*", "and"),
     "true_divide": _sym("/"), "divide": _sym("/"), "floor_divide": _sym("//"), "remainder": _sym("%"),
     "mod": _sym("%"), "power": _sym("**"), "fmod": _int_fmod,
@@ -156,20 +159,15 @@ UFUNCS: dict[str, Callable] = {
     "logical_and": lambda d: "({0} and {1})", "logical_or": lambda d: "({0} or {1})",
     # the truth values differ (numpy's loops keep int/float inputs: 1 and 2 are both True)
     "logical_xor": lambda d: "(bool({0}) != bool({1}))", "logical_not": lambda d: "(not {0})",
-    "maximum": _call("np.maximum"), "minimum": _call("np.minimum"), "fmax": _call("np.fmax"),
-    "fmin": _call("np.fmin"), "arctan2": _call("np.arctan2"), "hypot": _call("np.hypot"),
-    "copysign": _call("np.copysign"),
     "negative": lambda d: "(-{0})", "positive": lambda d: "{0}", "absolute": _absolute, "invert": _invert,
-    "square": _square, "reciprocal": _reciprocal, "sign": _call("np.sign"),
+    "square": _square, "reciprocal": _reciprocal,
     "floor": _float_or_identity("np.floor"), "ceil": _float_or_identity("np.ceil"),
     "trunc": _float_or_identity("np.trunc"), "rint": _float_or_identity("np.rint"),
     "isnan": _predicate("np.isnan", "False"), "isinf": _predicate("np.isinf", "False"),
     "isfinite": _predicate("np.isfinite", "True"),
 }
-for _fn in ("sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
-            "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"):
-    UFUNCS[_fn] = _call(f"np.{_fn}")
-UFUNCS["fabs"] = _call("np.fabs")
+# ufunc name -> expression rule, one per name of gnp's table (sqrt, exp, fabs... are plain calls)
+UFUNCS: dict[str, Callable] = {name: _RULES.get(name) or _call(f"np.{name}") for name in UFUNC_NAMES}
 # numpy's ufunc objects by our names (np.divide is np.true_divide, np.mod is np.remainder)
 NP_UFUNCS = {name: getattr(np, name) for name in UFUNCS}
 # internal copies (assign, astype): the value as it is, converted to the output's dtype
