@@ -13,6 +13,7 @@ through :func:`skip_no_compiler`, so that both variables reach every such skip.
 from __future__ import annotations
 
 import os
+import sys
 import re
 import struct
 import tempfile
@@ -86,6 +87,15 @@ def first_device(backend_name: str):
     if not devices:
         skip_no_device(backend_name, f"no {backend_name} device here")
     return devices[0]
+
+
+@pytest.fixture(scope="module")
+def cl_device():
+    """The default OpenCL device (kernel-file tests), or skip when there is none."""
+    try:
+        return registry.get_device("opencl")
+    except GPGPUError as exc:
+        skip_no_device("opencl", f"no OpenCL device on this machine: {exc}")
 
 
 def host_unified_opencl_device():
@@ -187,6 +197,26 @@ def oclgrind_icd() -> Path:
     if not OCLGRIND_ICD_LIB.exists():
         skip_no_compiler("oclgrind", f"{OCLGRIND_ICD_LIB} is missing (apt-get install oclgrind)")
     return OCLGRIND_ICD_LIB
+
+
+def run_under_oclgrind(tmp_path: Path, script_text: str, *args: str) -> "tuple[str, str, list[str]]":
+    """Run ``script_text`` (a file: kernels need inspectable source) in a subprocess whose only
+    OpenCL platform is oclgrind, with races checked: ``(stdout, oclgrind's log, its bad lines)``.
+    oclgrind exits 0 whatever it finds, so callers read the bad lines (invalid accesses, races)."""
+    import subprocess
+    vendors = tmp_path / "vendors"
+    vendors.mkdir(exist_ok=True)
+    (vendors / "oclgrind.icd").write_text(f"{OCLGRIND_ICD_LIB}\n")
+    log = tmp_path / "oclgrind.log"
+    env = dict(os.environ, OCL_ICD_VENDORS=str(vendors), OCLGRIND_LOG=str(log), OCLGRIND_DATA_RACES="1",
+               PYGPGPU_CACHE_DIR=str(tmp_path / "cache"), PYGPGPU_BACKEND="opencl",
+               PYGPGPU_SMALL_ARRAY_MAX="-1")   # one buffer per array (no shared small-argument block)
+    script = tmp_path / "run_under_oclgrind.py"
+    script.write_text(script_text)
+    proc = subprocess.run([sys.executable, str(script), *args], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = log.read_text() if log.exists() else ""
+    return proc.stdout, text, [ln for ln in text.splitlines() if "Invalid" in ln or "data race" in ln.lower()]
 
 
 @pytest.fixture(scope="session")

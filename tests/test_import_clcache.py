@@ -13,10 +13,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import kernel_files as kf
-from pygpgpu_core import registry
 from pygpgpu_core.backend.cache import DiskCache
-from pygpgpu_core.errors import GPGPUError
-from conftest import skip_no_device
 
 SOURCE = """#include "affine.h"
 // {token}
@@ -28,14 +25,6 @@ __kernel void affine(__global const float* x, __global float* out, int n)
 """
 HEADER = "#define SCALE 2.0f\n#define OFFSET 1.0f\n"
 N = 64
-
-
-@pytest.fixture(scope="module")
-def cl_device():
-    try:
-        return registry.get_device("opencl")
-    except GPGPUError as exc:
-        skip_no_device("opencl", f"no OpenCL device on this machine: {exc}")
 
 
 @pytest.fixture

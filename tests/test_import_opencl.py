@@ -11,20 +11,10 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import kernel_files as kf
-from pygpgpu_core import registry
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_core.protocols import LocalMemory
-from conftest import skip_no_device
 
 DATA = Path(__file__).parent / "kernel_files"
-
-
-@pytest.fixture(scope="module")
-def cl_device():
-    try:
-        return registry.get_device("opencl")
-    except GPGPUError as exc:
-        skip_no_device("opencl", f"no OpenCL device on this machine: {exc}")
 
 
 @pytest.fixture

@@ -13,19 +13,10 @@ import pytest
 
 from pygpgpu_core import cdecl
 from pygpgpu_core import kernel_files as kf
-from pygpgpu_core import registry
-from pygpgpu_core.errors import CompileError, GPGPUError
-from conftest import assert_code_object, assert_cubin, skip_no_device
+from pygpgpu_core.errors import CompileError
+from conftest import assert_code_object, assert_cubin
 
 DATA = Path(__file__).parent / "kernel_files"
-
-
-@pytest.fixture(scope="module")
-def cl_device():
-    try:
-        return registry.get_device("opencl")
-    except GPGPUError as exc:
-        skip_no_device("opencl", f"no OpenCL device on this machine: {exc}")
 
 
 @pytest.fixture

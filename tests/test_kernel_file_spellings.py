@@ -14,21 +14,11 @@ import pytest
 
 from pygpgpu_core import cdecl
 from pygpgpu_core import kernel_files as kf
-from pygpgpu_core import registry
 from pygpgpu_core.cdecl import Pointer
-from pygpgpu_core.errors import GPGPUError
 from pygpgpu_core.protocols import LocalMemory
-from conftest import assert_code_object, assert_cubin, skip_no_device
+from conftest import assert_code_object, assert_cubin
 
 DATA = Path(__file__).parent / "kernel_files"
-
-
-@pytest.fixture(scope="module")
-def cl_device():
-    try:
-        return registry.get_device("opencl")
-    except GPGPUError as exc:
-        skip_no_device("opencl", f"no OpenCL device on this machine: {exc}")
 
 
 def _copy(tmp_path: Path, name: str) -> Path:

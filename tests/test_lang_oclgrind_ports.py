@@ -3,15 +3,13 @@ emulation of subgroup operations make no invalid access and no data race (oclgri
 whatever it finds: the log is read)."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-OCLGRIND_ICD_LIB = Path("/usr/lib/oclgrind/liboclgrind-rt-icd.so")
+from conftest import run_under_oclgrind
+
 HERE = Path(__file__).parent
 
 SCRIPT = textwrap.dedent('''
@@ -34,19 +32,7 @@ SCRIPT = textwrap.dedent('''
 
 
 def _run(tmp_path, group, size):
-    vendors = tmp_path / "vendors"
-    vendors.mkdir()
-    (vendors / "oclgrind.icd").write_text(f"{OCLGRIND_ICD_LIB}\n")
-    log = tmp_path / "oclgrind.log"
-    env = dict(os.environ, OCL_ICD_VENDORS=str(vendors), OCLGRIND_LOG=str(log), OCLGRIND_DATA_RACES="1",
-               PYGPGPU_CACHE_DIR=str(tmp_path / "cache"), PYGPGPU_BACKEND="opencl", PYGPGPU_SMALL_ARRAY_MAX="-1")
-    script = tmp_path / "run_under_oclgrind.py"
-    script.write_text(SCRIPT.format(here=str(HERE), group=group, size=size))
-    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    text = log.read_text() if log.exists() else ""
-    bad = [ln for ln in text.splitlines() if "Invalid" in ln or "data race" in ln.lower()]
-    return proc.stdout, text, bad
+    return run_under_oclgrind(tmp_path, SCRIPT.format(here=str(HERE), group=group, size=size))
 
 
 needs_oclgrind = pytest.mark.usefixtures("oclgrind_icd")

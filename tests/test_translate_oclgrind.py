@@ -6,15 +6,13 @@ private ICD folder in a subprocess so PoCL is not loaded next to it.
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-OCLGRIND_ICD_LIB = Path("/usr/lib/oclgrind/liboclgrind-rt-icd.so")
+from conftest import run_under_oclgrind
+
 HERE = Path(__file__).parent
 
 CASES = ["saxpy", "helpers_square_clamp_weight", "matrix_scale", "ndindex_3d", "ndenumerate_2d", "enumerate_1d",
@@ -51,21 +49,7 @@ SCRIPT = textwrap.dedent('''
 
 
 def _run(tmp_path, mode):
-    vendors = tmp_path / "vendors"
-    vendors.mkdir()
-    (vendors / "oclgrind.icd").write_text(f"{OCLGRIND_ICD_LIB}\n")
-    log = tmp_path / "oclgrind.log"
-    env = dict(os.environ, OCL_ICD_VENDORS=str(vendors), OCLGRIND_LOG=str(log), OCLGRIND_DATA_RACES="1",
-               PYGPGPU_CACHE_DIR=str(tmp_path / "cache"), PYGPGPU_BACKEND="opencl",
-               PYGPGPU_SMALL_ARRAY_MAX="-1")   # one buffer per array (no shared small-argument block)
-    script = tmp_path / "run_under_oclgrind.py"      # a file: kernels need inspectable source
-    script.write_text(SCRIPT.format(here=str(HERE), cases=CASES))
-    proc = subprocess.run([sys.executable, str(script), mode], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    text = log.read_text() if log.exists() else ""
-    bad = [ln for ln in text.splitlines() if "Invalid" in ln or "data race" in ln.lower()]
-    return proc.stdout, text, bad
+    return run_under_oclgrind(tmp_path, SCRIPT.format(here=str(HERE), cases=CASES), mode)
 
 
 needs_oclgrind = pytest.mark.usefixtures("oclgrind_icd")   # skips without oclgrind; fails under PYGPGPU_REQUIRE_COMPILERS=1

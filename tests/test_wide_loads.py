@@ -523,21 +523,10 @@ print("RAN", flush=True)
 
 
 def test_wide_kernels_are_clean_under_oclgrind(oclgrind_icd, tmp_path):
-    import os
-    import subprocess
-    import sys
     from pathlib import Path
 
-    vendors = tmp_path / "vendors"
-    vendors.mkdir()
-    (vendors / "oclgrind.icd").write_text(f"{oclgrind_icd}\n")
-    log = tmp_path / "oclgrind.log"
-    env = dict(os.environ, OCL_ICD_VENDORS=str(vendors), OCLGRIND_LOG=str(log), OCLGRIND_DATA_RACES="1",
-               PYGPGPU_CACHE_DIR=str(tmp_path / "cache"), PYGPGPU_BACKEND="opencl", PYGPGPU_SMALL_ARRAY_MAX="-1")
-    script = tmp_path / "wide_under_oclgrind.py"
-    script.write_text(OCLGRIND_SCRIPT.format(here=str(Path(__file__).parent)))
-    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0 and "RAN" in proc.stdout, proc.stderr[-3000:]
-    text = log.read_text() if log.exists() else ""
-    bad = [ln for ln in text.splitlines() if "Invalid" in ln or "data race" in ln.lower()]
+    from conftest import run_under_oclgrind
+
+    out, text, bad = run_under_oclgrind(tmp_path, OCLGRIND_SCRIPT.format(here=str(Path(__file__).parent)))
+    assert "RAN" in out, out
     assert not bad, text[:4000]
