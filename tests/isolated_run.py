@@ -81,3 +81,22 @@ class Isolated:
             out, err = self.proc.communicate()
             raise Hung(f"no exit within {timeout} s; stderr: {err[-2000:]}") from None
         return self.proc.returncode, "".join(self.lines) + out, err
+
+
+def run_json_script(tmp_path, filename: str, text: str, args, timeout):
+    """Write ``text`` to ``tmp_path / filename``, run it in its own process group with its own cache
+    folder and return the JSON its last stdout line holds; a hang or a failed run fails the test."""
+    import json
+    import sys
+
+    import pytest
+
+    script = tmp_path / filename
+    script.write_text(text)
+    env = dict(os.environ, PYGPGPU_CACHE_DIR=str(tmp_path / "cache"))
+    try:
+        proc = run_isolated([sys.executable, str(script), *args], timeout, env=env, cwd=tmp_path)
+    except Hung as exc:
+        pytest.fail(f"{' '.join(args)}: the process hung: {exc}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -4,13 +4,9 @@ worker processes started with spawn run kernels normally. Every scenario runs in
 under a timeout: before the fix, the forked child waited forever."""
 from __future__ import annotations
 
-import json
-import os
-import sys
 import textwrap
 
-import pytest
-from isolated_run import Hung, run_isolated
+from isolated_run import run_json_script
 
 TIMEOUT = 240
 
@@ -75,15 +71,7 @@ SCRIPT = textwrap.dedent('''
 
 
 def _run(tmp_path, backend, mode):
-    script = tmp_path / "forker.py"
-    script.write_text(SCRIPT)
-    env = dict(os.environ, PYGPGPU_CACHE_DIR=str(tmp_path / "cache"))
-    try:
-        proc = run_isolated([sys.executable, str(script), backend, mode], TIMEOUT, env=env, cwd=tmp_path)
-    except Hung as exc:
-        pytest.fail(f"{mode}: the process hung: {exc}")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json_script(tmp_path, "forker.py", SCRIPT, (backend, mode), TIMEOUT)
 
 
 def _is_fork_error(result, backend):
