@@ -11,16 +11,19 @@ them too. ``partition`` returns a full sort, which satisfies numpy's contract (t
 in place, smaller before, larger after)."""
 from __future__ import annotations
 
+import importlib
 import operator
 from typing import Any
 
 import numpy as np
-from numpy.lib import _function_base_impl as _npq      # numpy's own quantile index arithmetic
 
 from ._array import DeviceArray
 from ._creation import arange, full, zeros
 from ._dispatch import ops
 from ._views import device_operand, normalize_axes
+
+# numpy's own quantile index arithmetic (host numbers from n and q): the methods then match numpy's exactly
+_npq: Any = importlib.import_module("numpy.lib._function_base_impl")
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian", "partition",
            "argpartition", "unique", "bincount", "histogram", "searchsorted", "isin", "interp"]
@@ -105,7 +108,8 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
     methods = _npq._QuantileMethods
     if method not in methods:
         raise ValueError(f"{method!r} is not a valid method. Use one of: {methods.keys()}")
-    rdt = np.quantile(np.zeros(2, a.dtype), q if weak else qa, method=method).dtype
+    qarg: Any = float(qa) if weak else qa
+    rdt = np.quantile(np.zeros(2, a.dtype), qarg, method=method).dtype  # type: ignore[call-overload]
     x, kept, keep = _rows_last(a, axis)
     n = x.shape[-1]
     if n == 0:
@@ -220,7 +224,7 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_inp
                                   f"remove the NaNs and use gnp.{_op[3:]}")
     qa, weak = _host_q(q, _op, _scale)
     s, c, kept, keep, n = _nan_prepare(a, axis, _op)
-    rdt = np.nanquantile(np.zeros(2, s.dtype), q if weak else qa).dtype
+    rdt = np.nanquantile(np.zeros(2, s.dtype), float(qa) if weak else qa).dtype
     if s.shape[0] == 0 or n == 0:
         return _finish(full(qa.shape + kept, np.nan, rdt, s.context), qa.shape, kept, keep, keepdims, out)
     last = _ufunc("maximum", _ufunc("subtract", c, np.int64(1)), np.int64(0))
@@ -371,12 +375,18 @@ def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> DeviceArray:
         ks = arange(length, dtype=np.int64, device=x.context)
         return _ufunc("subtract", ops().searchsorted_sorted(s, ks, "right"),
                       ops().searchsorted_sorted(s, ks, "left"))
-    if x.size == 0:
-        return zeros((length,), np.float64, x.context)
-    perm = ops().argsort(xi)
-    s = ops().take(xi, perm)
+    if x.size == 0:                 # (numpy's empty input gives integer zeros, weights or not)
+        return zeros((length,), np.int64, x.context)
+    return _bin_sums(xi, weights, length)
+
+
+def _bin_sums(bins: DeviceArray, weights: DeviceArray, length: int) -> DeviceArray:
+    """float64 sums of ``weights`` per bin 0..length-1 of the int64 ``bins`` (others dropped): a
+    stable sort by bin keeps each bin's weights in their original order, numpy's adding order."""
+    perm = ops().argsort(bins)
+    s = ops().take(bins, perm)
     ws = ops().take(weights, perm).astype(np.float64, copy=False)
-    ks = arange(length, dtype=np.int64, device=x.context)
+    ks = arange(length, dtype=np.int64, device=bins.context)
     return ops().segment_sums(ws, ops().searchsorted_sorted(s, ks, "left"),
                               ops().searchsorted_sorted(s, ks, "right"))
 
@@ -449,18 +459,19 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     e = edges.astype(dt, copy=False)
     if weights is None:
         s = ops().sort(x)
-    else:
-        perm = ops().argsort(x)
-        s = ops().take(x, perm)
-    lo = ops().searchsorted_sorted(s, e[:-1], "left")
-    hi = _concat([lo[1:], ops().searchsorted_sorted(s, e[-1:], "right")])
-    if weights is None:
+        lo = ops().searchsorted_sorted(s, e[:-1], "left")
+        hi = _concat([lo[1:], ops().searchsorted_sorted(s, e[-1:], "right")])
         n = _ufunc("subtract", hi, lo)
     else:
-        ws = ops().take(weights.reshape(-1), perm).astype(np.float64, copy=False)
+        # each value's bin (the last one closed; outside and NaN get the past-the-end bin), then
+        # bincount's per-bin sums, which add the weights in numpy's order
+        nbins = e.size - 1
+        b = _ufunc("subtract", ops().searchsorted_sorted(e, x, "right"), np.int64(1))
+        b = ops().where(_ufunc("equal", x, e[-1]), np.int64(nbins - 1), b)
+        b = ops().where(_ufunc("less", b, np.int64(0)), np.int64(nbins), b)
         wdt = weights.dtype if from_count else np.result_type(np.zeros(1, weights.dtype).cumsum().dtype,
                                                                weights.dtype)
-        n = ops().segment_sums(ws, lo, hi).astype(wdt, copy=False)
+        n = _bin_sums(b, weights.reshape(-1), nbins).astype(wdt, copy=False)
     if density:
         db = _ufunc("subtract", edges[1:], edges[:-1]).astype(float, copy=False)
         return _ufunc("true_divide", _ufunc("true_divide", n, db), n.sum()), edges
