@@ -301,3 +301,23 @@ def test_numpy_dispatch_and_no_transfers(backend):
     stats = gnp.transfer_stats()
     assert stats["h2d"] == 0, stats
     assert stats["d2h"] <= 1, stats
+
+
+def test_long_arrays(backend):
+    """Past the radix sort's threshold the 1-D sorts are radix sorts: still stable (numpy's
+    first indices, bincount's adding order) and NaN last."""
+    n = 20000
+    x = RNG.normal(size=n)
+    x[RNG.random(n) < 0.3] = 0.5
+    x[::997] = np.nan
+    g = up(x, backend)
+    same(gnp.quantile(g, [0.1, 0.5]), np.quantile(x, [0.1, 0.5]))
+    same(gnp.nanmedian(g), np.nanmedian(x))
+    same(gnp.unique(g, return_index=True, return_inverse=True, return_counts=True),
+         np.unique(x, return_index=True, return_inverse=True, return_counts=True))
+    k = RNG.integers(0, 300, size=n)
+    w = RNG.normal(size=n)
+    same(gnp.bincount(up(k, backend), up(w, backend)), np.bincount(k, w))
+    xn = np.nan_to_num(x)
+    same(gnp.histogram(up(xn, backend), 40, weights=up(w, backend)), np.histogram(xn, 40, weights=w))
+    same(gnp.isin(g, g[:3000]), np.isin(x, x[:3000]))
