@@ -56,7 +56,7 @@ QUANTILE_CASES = [((17,), None), ((4, 6), 0), ((4, 6), 1), ((3, 4, 5), (0, 2)), 
 def test_quantile_percentile_median(backend, dtype, shape, axis):
     x = data(shape, dtype)
     g = up(x, backend)
-    for q in (0.5, 0.0, 1.0, 0.37, [0.1, 0.75], np.array([[0.2], [0.99]])):
+    for q in (0.5, 0.0, 1.0, 0.37, np.float64(0.4), [0.1, 0.75], np.array([[0.2], [0.99]])):
         same(gnp.quantile(g, q, axis=axis), np.quantile(x, q, axis=axis))
     same(gnp.percentile(g, 30, axis=axis), np.percentile(x, 30, axis=axis))
     same(gnp.percentile(g, [5, 50, 95], axis=axis, keepdims=True),

@@ -60,7 +60,7 @@ def _host_q(q: Any, op: str, scale: float) -> "tuple[np.ndarray, bool]":
     """``q`` as a float host array in [0, 1] and whether it was a Python scalar (weak, NEP 50)."""
     if isinstance(q, DeviceArray):
         q = q.get()          # the few requested quantiles decide the kernels' indices: a parameter
-    weak = isinstance(q, (int, float)) and not isinstance(q, bool)
+    weak = type(q) in (int, float)          # numpy's test: np.float64(0.5) is not weak
     qa = np.true_divide(q, scale) if scale != 1 else np.asanyarray(q)
     if qa.dtype.kind not in "biuf":
         raise TypeError(f"gnp.{op}: q must be real numbers, got {qa.dtype}")
