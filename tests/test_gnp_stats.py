@@ -98,6 +98,23 @@ def test_nan_rows_and_nan_forms(backend, dtype):
     same(gnp.nanmedian(up(even, backend), axis=1), np.nanmedian(even, axis=1))
 
 
+@pytest.mark.parametrize("method", ["linear", "midpoint", "interpolated_inverted_cdf", "hazen", "weibull",
+                                    "median_unbiased", "normal_unbiased", "lower", "higher", "nearest"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_nanquantile_methods(backend, method, dtype):
+    x = data((7, 9), dtype, nans=True)
+    if x.dtype.kind == "f":
+        x[3] = np.nan
+        x[5, 1:] = np.nan                  # one number in the row
+    g = up(x, backend)
+    q = [0.0, 0.05, 0.3, 0.5, 0.77, 1.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        same(gnp.nanquantile(g, q, axis=1, method=method), np.nanquantile(x, q, axis=1, method=method))
+        same(gnp.nanquantile(g, 0.45, axis=0, method=method), np.nanquantile(x, 0.45, axis=0, method=method))
+        same(gnp.nanpercentile(g, 12.5, method=method), np.nanpercentile(x, 12.5, method=method))
+
+
 def test_quantile_errors_and_empty(backend):
     g = up(np.arange(6.0), backend)
     with pytest.raises(ValueError, match="range"):
@@ -110,8 +127,10 @@ def test_quantile_errors_and_empty(backend):
         gnp.median(g, axis=1)
     with pytest.raises(IndexError):
         gnp.quantile(up(np.zeros(0), backend), 0.5)
-    with pytest.raises(NotImplementedError, match="method='linear'"):
-        gnp.nanquantile(g, 0.5, method="lower")
+    with pytest.raises(NotImplementedError, match="remove the NaNs"):
+        gnp.nanquantile(g, 0.5, method="inverted_cdf")
+    with pytest.raises(ValueError, match="not a valid method"):
+        gnp.nanpercentile(g, 5, method="bogus")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)      # numpy warns of all-NaN and empty slices
         same(gnp.median(up(np.zeros(0), backend)), np.median(np.zeros(0)))

@@ -214,37 +214,68 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
     return _finish(res, (), kept, keep, keepdims, out)
 
 
+# numpy's virtual sample index of each method from a row's count of numbers ``c`` (float64, on the
+# device) and q (host): alpha/beta for numpy's _compute_virtual_index, or the linear index rounded
+_ALPHA_BETA = {"interpolated_inverted_cdf": (0.0, 1.0), "hazen": (0.5, 0.5), "weibull": (0.0, 0.0),
+               "median_unbiased": (1 / 3.0, 1 / 3.0), "normal_unbiased": (3 / 8.0, 3 / 8.0)}
+_ROUNDED = {"lower": "floor", "higher": "ceil", "nearest": "rint"}      # numpy's np.around is rint's rounding
+NAN_METHODS = ("linear", "midpoint", *_ALPHA_BETA, *_ROUNDED)
+
+
+def _virtual_index(method: str, c: DeviceArray, q: float) -> DeviceArray:
+    if method in _ALPHA_BETA:
+        alpha, beta = _ALPHA_BETA[method]
+        return _ufunc("subtract", _ufunc("add", _ufunc("multiply", c, q), alpha + q * (1 - alpha - beta)), 1.0)
+    linear = _ufunc("multiply", _ufunc("subtract", c, 1.0), q)
+    if method in _ROUNDED:
+        return _ufunc(_ROUNDED[method], linear).astype(np.int64)
+    if method == "midpoint":
+        return _ufunc("multiply", 0.5, _ufunc("add", _ufunc("floor", linear), _ufunc("ceil", linear)))
+    return linear
+
+
 def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
                 method: str = "linear", keepdims: bool = False, *, weights: Any = None,
                 interpolation: Any = None, _scale: float = 1, _op: str = "nanquantile") -> DeviceArray:
-    """``np.nanquantile`` (method 'linear'): the linear quantile of each row's numbers, whose
-    count (NaNs sort last) sets the sample indices on the device; all-NaN rows give NaN."""
-    if method != "linear" or weights is not None or interpolation is not None:
-        raise NotImplementedError(f"gnp.{_op} supports method='linear' without weights; for other methods "
-                                  f"remove the NaNs and use gnp.{_op[3:]}")
+    """``np.nanquantile``: the quantile of each row's numbers, whose count (NaNs sort last) sets
+    the sample indices on the device (the methods of :data:`NAN_METHODS`); all-NaN rows give NaN."""
+    if weights is not None or interpolation is not None:
+        raise NotImplementedError(f"gnp.{_op}: weights= and interpolation= are not supported on device arrays")
+    if method not in NAN_METHODS:
+        if method not in _npq._QuantileMethods:
+            raise ValueError(f"{method!r} is not a valid method. Use one of: {_npq._QuantileMethods.keys()}")
+        raise NotImplementedError(f"gnp.{_op} supports the methods {', '.join(NAN_METHODS)}; for {method!r} remove "
+                                  f"the NaNs and use gnp.{_op[3:]}")
     qa, weak = _host_q(q, _op, _scale)
     s, c, kept, keep, n = _nan_prepare(a, axis, _op)
-    rdt = np.nanquantile(np.zeros(2, s.dtype), float(qa) if weak else qa).dtype
+    qarg: Any = float(qa) if weak else qa
+    rdt = np.nanquantile(np.zeros(2, s.dtype), qarg, method=method).dtype  # type: ignore[call-overload]
     if s.shape[0] == 0 or n == 0:
         return _finish(full(qa.shape + kept, np.nan, rdt, s.context), qa.shape, kept, keep, keepdims, out)
     last = _ufunc("maximum", _ufunc("subtract", c, np.int64(1)), np.int64(0))
-    lastf = last.astype(np.float64)
+    cf = c.astype(np.float64)
+    empty_rows = _ufunc("equal", c, np.int64(0))
     results = []
     for qv in qa.reshape(-1):
-        vi = _ufunc("multiply", lastf, np.float64(qv))          # numpy's (n - 1) * q
-        prev_f = _ufunc("floor", vi)
-        gamma = _ufunc("subtract", vi, prev_f)
-        prev = _ufunc("minimum", prev_f.astype(np.int64), last)
-        nxt = _ufunc("minimum", _ufunc("add", prev, np.int64(1)), last)
-        lo, hi = _gather_rows(s, prev), _gather_rows(s, nxt)
-        # a Python q is weak in numpy: its gamma and 1 - gamma are float64 values taking the data's type
-        rest = _ufunc("subtract", 1.0, gamma)
-        g, rest = (gamma, rest) if not weak or rdt.kind != "f" else (gamma.astype(rdt), rest.astype(rdt))
-        diff = _ufunc("subtract", hi, lo)
-        below = _ufunc("add", lo, _ufunc("multiply", diff, g))
-        above = _ufunc("subtract", hi, _ufunc("multiply", diff, rest))
-        r = ops().where(_ufunc("greater_equal", gamma, 0.5), above, below).astype(rdt, copy=False)
-        results.append(ops().where(_ufunc("equal", c, np.int64(0)), rdt.type(np.nan), r))
+        vi = _virtual_index(method, cf, float(qv))
+        if vi.dtype.kind == "i":             # a sample itself, no interpolation
+            idx = _ufunc("minimum", _ufunc("maximum", vi, np.int64(0)), last)
+            r = _gather_rows(s, idx).astype(rdt, copy=False)
+        else:
+            prev_f = _ufunc("floor", vi)
+            gamma = _ufunc("subtract", vi, prev_f)
+            prev = _ufunc("minimum", _ufunc("maximum", prev_f.astype(np.int64), np.int64(0)), last)
+            nxt = _ufunc("minimum", _ufunc("add", prev, np.int64(1)), last)
+            nxt = ops().where(_ufunc("less", vi, 0.0), prev, nxt)      # below the first sample: it alone
+            lo, hi = _gather_rows(s, prev), _gather_rows(s, nxt)
+            # a Python q is weak in numpy: its gamma and 1 - gamma are float64 values taking the data's type
+            rest = _ufunc("subtract", 1.0, gamma)
+            g, rest = (gamma, rest) if not weak or rdt.kind != "f" else (gamma.astype(rdt), rest.astype(rdt))
+            diff = _ufunc("subtract", hi, lo)
+            below = _ufunc("add", lo, _ufunc("multiply", diff, g))
+            above = _ufunc("subtract", hi, _ufunc("multiply", diff, rest))
+            r = ops().where(_ufunc("greater_equal", gamma, 0.5), above, below).astype(rdt, copy=False)
+        results.append(ops().where(empty_rows, rdt.type(np.nan), r) if rdt.kind == "f" else r)
     res = ops().stack(results) if results else zeros((0,) + kept, rdt, s.context)
     return _finish(res, qa.shape, kept, keep, keepdims, out)
 
