@@ -2,9 +2,9 @@
 (and their nan- forms), ``partition``/``argpartition``, ``unique``, ``bincount``, ``histogram``,
 ``searchsorted``, ``isin`` and ``interp``, with numpy's results, dtypes and errors.
 
-Each one composes the device sort, scans, ufuncs and ``take`` with two kernels of the provider
-(a binary search per element and numpy's ``interp``), so the data stays on the device. What
-the host computes is what depends only on shapes and parameters (the sample indices of a
+Each one composes the device sort, scans, ufuncs and ``take`` with the kernels of the provider's
+``_stats`` (a binary search per element, numpy's ``interp``, per-bin atomic counts and sums),
+so the data stays on the device. What the host computes is what depends only on shapes and parameters (the sample indices of a
 quantile, histogram edges from a range); a few results whose *size* depends on the data read
 back one scalar (``bincount``'s length, ``histogram``'s autodetected range), as numpy must know
 them too. ``partition`` returns a full sort, which satisfies numpy's contract (the kth element
@@ -380,7 +380,8 @@ def _integer_input(x: Any, op: str) -> DeviceArray:
 
 def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> DeviceArray:
     """``np.bincount``: occurrences of each value 0..max(x) of a non-negative 1-D integer array
-    (int64), or the sums of ``weights`` (float64, added in numpy's order). The length depends on
+    (int64, atomic increments), or the sums of ``weights`` (float64, added in numpy's order
+    after a stable sort by value). The length depends on
     ``max(x)``, which is read back (with ``min(x)`` to refuse negatives as numpy does)."""
     x = _integer_input(x, "bincount")
     if x.ndim != 1:
@@ -400,12 +401,7 @@ def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> DeviceArray:
         length = max(int(x.max().get()) + 1, minlength)
     xi = x.astype(np.int64, copy=False)
     if weights is None:
-        if x.size == 0:
-            return zeros((length,), np.int64, x.context)
-        s = ops().sort(xi)
-        ks = arange(length, dtype=np.int64, device=x.context)
-        return _ufunc("subtract", ops().searchsorted_sorted(s, ks, "right"),
-                      ops().searchsorted_sorted(s, ks, "left"))
+        return ops().bin_counts(xi, length)
     if x.size == 0:                 # (numpy's empty input gives integer zeros, weights or not)
         return zeros((length,), np.int64, x.context)
     return _bin_sums(xi, weights, length)
@@ -474,7 +470,8 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
               weights: Any = None) -> "tuple[DeviceArray, DeviceArray]":
     """``np.histogram``: counts (int64) or weight sums per bin and the edges (a device array).
     Bins are half-open ``[e_i, e_i+1)`` except the last, closed; values outside are dropped.
-    The data is sorted once and each edge binary-searched on the device."""
+    Each value's bin is a binary search of the edges; the counts are atomic increments, the
+    weight sums a stable sort by bin and a sum per bin, on the device."""
     a = device_operand(a, "histogram")
     if a.dtype.kind not in "biuf":
         raise TypeError(f"gnp.histogram: a must be a real array, got {a.dtype}")
@@ -488,18 +485,15 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     dt = np.result_type(flat.dtype, edges.dtype)
     x = flat.astype(dt, copy=False)
     e = edges.astype(dt, copy=False)
+    # each value's bin (the last one closed; outside and NaN get the past-the-end bin), then
+    # bincount's counts, or its per-bin sums, which add the weights in numpy's order
+    nbins = e.size - 1
+    b = _ufunc("subtract", ops().searchsorted_sorted(e, x, "right"), np.int64(1))
+    b = ops().where(_ufunc("equal", x, e[-1]), np.int64(nbins - 1), b)
+    b = ops().where(_ufunc("less", b, np.int64(0)), np.int64(nbins), b)
     if weights is None:
-        s = ops().sort(x)
-        lo = ops().searchsorted_sorted(s, e[:-1], "left")
-        hi = _concat([lo[1:], ops().searchsorted_sorted(s, e[-1:], "right")])
-        n = _ufunc("subtract", hi, lo)
+        n = ops().bin_counts(b, nbins)
     else:
-        # each value's bin (the last one closed; outside and NaN get the past-the-end bin), then
-        # bincount's per-bin sums, which add the weights in numpy's order
-        nbins = e.size - 1
-        b = _ufunc("subtract", ops().searchsorted_sorted(e, x, "right"), np.int64(1))
-        b = ops().where(_ufunc("equal", x, e[-1]), np.int64(nbins - 1), b)
-        b = ops().where(_ufunc("less", b, np.int64(0)), np.int64(nbins), b)
         wdt = weights.dtype if from_count else np.result_type(np.zeros(1, weights.dtype).cumsum().dtype,
                                                                weights.dtype)
         n = _bin_sums(b, weights.reshape(-1), nbins).astype(wdt, copy=False)

@@ -25,14 +25,14 @@ from ._numpy_functions import array_function
 from ._reduction import reduce
 from ._scan import scan
 from ._sort import argsort, sort
-from ._stats import interp_sorted, searchsorted_sorted, segment_sums
+from ._stats import bin_counts, interp_sorted, searchsorted_sorted, segment_sums
 from ._user_reduce import DeviceReduction, reduce_decorator
 
 __all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "around", "assign", "fill", "copy",
            "astype", "where", "clip", "scan", "getitem", "setitem", "take", "nonzero", "dot",
            "matmul", "sort", "argsort", "arange", "linspace", "concatenate", "stack",
            "reduce_decorator", "DeviceReduction", "array_function"]
-__all__ += ["searchsorted_sorted", "interp_sorted", "segment_sums"]
+__all__ += ["searchsorted_sorted", "interp_sorted", "segment_sums", "bin_counts"]
 
 _REDUCE_METHODS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_and": "all",
                    "logical_or": "any"}

@@ -1,5 +1,6 @@
-"""The two kernels of gnp's sort-based statistics that composition cannot express: a binary
-search per element (``searchsorted``) and numpy's piecewise-linear ``interp``. Everything else
+"""The kernels of gnp's sort-based statistics that composition cannot express: a binary search
+per element (``searchsorted``), numpy's piecewise-linear ``interp``, atomic per-bin counts and
+per-bin sums in numpy's order (``bincount``, ``histogram``). Everything else
 (quantile, unique, bincount, histogram, isin ...) composes these with the device sort, scans
 and ufuncs in ``pygpgpu_core.gnp._sorting``."""
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pygpgpu_core.gnp import DeviceArray
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch
 from ._operands import check_same_device, contiguous
 
-__all__ = ["searchsorted_sorted", "interp_sorted", "segment_sums"]
+__all__ = ["searchsorted_sorted", "interp_sorted", "segment_sums", "bin_counts"]
 
 # numpy's sort order puts NaN after every number, so "before" is NaN-aware for floats
 _BEFORE = {
@@ -125,3 +126,28 @@ def segment_sums(values: DeviceArray, lo: DeviceArray, hi: DeviceArray) -> Devic
     launch(kern, device, DEFAULT_CONFIG, (contiguous(values).reshape(-1), contiguous(lo).reshape(-1),
                                           contiguous(hi).reshape(-1), out.reshape(-1)))
     return out
+
+
+# one atomic increment per element (32-bit counters, which every device has; O(n), no sort)
+_BIN_COUNTS = '''def gnp_bin_counts(bins, counts, length):
+    for t in range(bins.shape[0]):
+        b = bins[t]
+        if b >= 0 and b < length:
+            gpu.atomic_add(counts, b, np.uint32(1))
+'''
+
+
+def bin_counts(bins: DeviceArray, length: int) -> DeviceArray:
+    """int64 counts of each value 0..length-1 in the int64 ``bins`` (others are ignored)."""
+    from ._elementwise import fill
+
+    device = check_same_device([bins], "bincount")
+    if bins.size >= 2**32:
+        raise ValueError(f"gnp.bincount counts with 32-bit atomics; {bins.size} elements could overflow them")
+    counts = DeviceArray((length,), np.uint32, bins.context)
+    if length:
+        fill(counts, 0)
+    if bins.size and length:
+        launch(kernel_from_source("gnp_bin_counts", _BIN_COUNTS), device, DEFAULT_CONFIG,
+               (contiguous(bins).reshape(-1), counts, np.int64(length)))
+    return counts.astype(np.int64)
