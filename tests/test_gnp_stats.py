@@ -296,6 +296,10 @@ def test_interp(backend):
     xs = np.linspace(-400, 400, 33)
     same(gnp.interp(up(xs, backend), up(xq, backend), up(fq, backend), period=360),
          np.interp(xs, xq, fq, period=360))
+    # where the slope form is NaN (infinite fp): numpy's form from the right end, then the shared value
+    xi2, fi2 = np.array([0.0, 1.0, 2.0, 3.0]), np.array([-np.inf, 1.0, np.inf, np.inf])
+    x2 = np.linspace(-0.5, 3.5, 17)
+    same(gnp.interp(up(x2, backend), up(xi2, backend), up(fi2, backend)), np.interp(x2, xi2, fi2))
     with pytest.raises(ValueError, match="same length"):
         gnp.interp(gx, gxp, gfp[:3])
     with pytest.raises(ValueError, match="empty"):
