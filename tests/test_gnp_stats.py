@@ -189,6 +189,17 @@ def test_unique(backend, dtype, shape):
     same(gnp.unique(g, return_counts=True, equal_nan=False), np.unique(x, return_counts=True, equal_nan=False))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.bool_])
+@pytest.mark.parametrize("shape,axis", [((9, 3), 0), ((4, 10), 1), ((5, 2, 3), 1), ((3, 4, 2), -1), ((0, 3), 0),
+                                        ((6,), 0)])
+def test_unique_along_an_axis(backend, dtype, shape, axis):
+    x = RNG.integers(0, 2, size=shape).astype(dtype)       # few values: repeated slices
+    g = up(x, backend)
+    same(gnp.unique(g, axis=axis), np.unique(x, axis=axis))
+    same(gnp.unique(g, return_index=True, return_inverse=True, return_counts=True, axis=axis),
+         np.unique(x, return_index=True, return_inverse=True, return_counts=True, axis=axis))
+
+
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.bool_])
 @pytest.mark.parametrize("size", [0, 1, 50])
 def test_bincount(backend, dtype, size):

@@ -563,31 +563,55 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
 # ---------------------------------------------------------------- unique
 
 
+def _lexsorted_rows(rows: DeviceArray) -> "tuple[DeviceArray, DeviceArray]":
+    """The permutation that sorts the rows of the 2-D ``rows`` lexicographically (stable: equal
+    rows keep their order), by one stable device sort per column from the last, and the sorted rows."""
+    n, m = rows.shape
+    perm = arange(n, dtype=np.int64, device=rows.context)
+    for c in range(m - 1, -1, -1):
+        key = ops().take(ops().copy(rows[:, c]), perm)
+        perm = ops().take(perm, ops().argsort(key))
+    return perm, ops().take(rows, perm, axis=0)
+
+
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
            axis: Any = None, *, equal_nan: bool = True, sorted: bool = True) -> Any:
-    """``np.unique`` of the flattened array (``axis=None``): the sorted distinct values (NaNs as
-    one with ``equal_nan``), and on request the first index of each, the inverse (``ar``'s
-    shape, as numpy 2) and the counts; a stable device sort and a compaction."""
+    """``np.unique``: the sorted distinct values of the flattened array (NaNs as one with
+    ``equal_nan``), or the distinct slices along ``axis`` (in lexicographic order), and on
+    request the first index of each, the inverse (``ar``'s shape for ``axis=None``, as numpy 2)
+    and the counts; stable device sorts and a compaction."""
     ar = device_operand(ar, "unique")
-    if axis is not None:
-        raise NotImplementedError("gnp.unique supports axis=None (the flattened array); for unique rows sort "
-                                  "them with gnp.lexsort-free keys on the host")
-    flat = ops().copy(ar).reshape(-1)
-    n = flat.size
-    need_perm = return_index or return_inverse
-    perm = ops().argsort(flat) if need_perm and n else None
-    s = ops().take(flat, perm) if perm is not None else ops().sort(flat)
-    if n:
-        new = _ufunc("not_equal", s[1:], s[:-1])
-        if equal_nan and s.dtype.kind == "f":
+    if axis is None:
+        flat = ops().copy(ar).reshape(-1)
+        n = flat.size
+        perm = ops().argsort(flat) if (return_index or return_inverse) and n else None
+        s = ops().take(flat, perm) if perm is not None else ops().sort(flat)
+        new = _ufunc("not_equal", s[1:], s[:-1]) if n else None
+        if new is not None and equal_nan and s.dtype.kind == "f":
             both_nan = _ufunc("logical_and", _ufunc("isnan", s[1:]), _ufunc("isnan", s[:-1]))
             new = _ufunc("logical_and", new, _ufunc("logical_not", both_nan))
+        item_shape: tuple = ()
+    else:
+        if ar.ndim == 0:
+            raise np.exceptions.AxisError(axis, 0)
+        ax = normalize_axes(axis, ar.ndim)[0]
+        order = [ax] + [k for k in range(ar.ndim) if k != ax]      # numpy's moveaxis(ar, axis, 0)
+        moved = ops().copy(ar.transpose(order))
+        n = moved.shape[0]
+        item_shape = moved.shape[1:]
+        rows = moved.reshape(n, -1) if n else moved.reshape(0, int(np.prod(item_shape)))
+        perm, s = _lexsorted_rows(rows) if n else (zeros((0,), np.int64, ar.context), rows)
+        new = _ufunc("not_equal", s[1:], s[:-1]).any(axis=1) if n else None
+    if new is not None:
         flags = _concat([full((1,), True, bool, ar.context), new])
         (starts,) = ops().nonzero(flags)
-        values = ops().take(s, starts)
+        values = ops().take(s, starts, axis=0)
     else:
         starts = zeros((0,), np.int64, ar.context)
-        values = zeros((0,), ar.dtype, ar.context)
+        values = zeros((0,) + tuple(s.shape[1:]), ar.dtype, ar.context)
+    if axis is not None:
+        values = values.reshape((values.shape[0],) + item_shape)
+        values = ops().copy(values.transpose([int(k) for k in np.argsort(order)])) if ax else values
     extra: list = []
     if return_index:
         extra.append(ops().take(perm, starts) if n else zeros((0,), np.int64, ar.context))
@@ -597,7 +621,7 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, re
             inverse = ops().take(group, ops().argsort(perm))
         else:
             inverse = zeros((0,), np.int64, ar.context)
-        extra.append(inverse.reshape(ar.shape))
+        extra.append(inverse.reshape(ar.shape) if axis is None else inverse)
     if return_counts:
         ends = _concat([starts[1:], full((1,), n, np.int64, ar.context)])
         extra.append(_ufunc("subtract", ends, starts) if n else zeros((0,), np.int64, ar.context))
