@@ -92,6 +92,11 @@ __all__ += _sorting.__all__
 newaxis = None
 
 
+from . import random  # noqa: E402  (gnp.random: numpy's Generator API over Philox; needs the names above)
+
+__all__ += ["random"]
+
+
 def asnumpy(a: Any, out: Any = None) -> np.ndarray:
     """A numpy copy of ``a`` (device arrays are read back; host data is returned as numpy)."""
     import numpy as np

@@ -22,6 +22,7 @@ from ._elementwise import assign, astype, binary, clip, copy, fill, supported_uf
 from ._indexing import getitem, nonzero, setitem, take
 from ._linalg import dot, matmul
 from ._numpy_functions import array_function
+from ._random import random_draws, random_search
 from ._reduction import reduce
 from ._scan import scan
 from ._sort import argsort, sort
@@ -32,6 +33,7 @@ __all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "
            "astype", "where", "clip", "scan", "getitem", "setitem", "take", "nonzero", "dot",
            "matmul", "sort", "argsort", "arange", "linspace", "concatenate", "stack",
            "reduce_decorator", "DeviceReduction", "array_function"]
+__all__ += ["random_draws", "random_search"]
 __all__ += ["searchsorted_sorted", "interp_sorted", "segment_sums", "bin_counts"]
 
 _REDUCE_METHODS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_and": "all",
