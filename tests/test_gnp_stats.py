@@ -189,6 +189,24 @@ def test_unique(backend, dtype, shape):
     same(gnp.unique(g, return_counts=True, equal_nan=False), np.unique(x, return_counts=True, equal_nan=False))
 
 
+@pytest.mark.parametrize("shape", [(0,), (23,), (4, 5)])
+def test_unique_array_api_forms(backend, shape):
+    x = data(shape, np.float64, nans=True)
+    g = up(x, backend)
+    for name in ("unique_all", "unique_counts", "unique_inverse"):
+        got, want = getattr(gnp, name)(g), getattr(np, name)(x)
+        assert type(got).__name__ == type(want).__name__ and got._fields == want._fields
+        if name == "unique_inverse":       # numpy's unstable sort maps its distinct NaNs in any order
+            same(got.values, want.values)
+            inv = got.inverse_indices.get()
+            assert (inv.dtype, inv.shape) == (want.inverse_indices.dtype, want.inverse_indices.shape)
+            np.testing.assert_array_equal(want.values[inv], x)
+            continue
+        same(tuple(got), tuple(want))
+        same(tuple(getattr(np, name)(g)), tuple(want))                 # dispatched
+    same(gnp.unique_values(g), np.sort(np.unique_values(x)))           # numpy leaves its order open
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.int32, np.bool_])
 @pytest.mark.parametrize("shape,axis", [((9, 3), 0), ((4, 10), 1), ((5, 2, 3), 1), ((3, 4, 2), -1), ((0, 3), 0),
                                         ((6,), 0)])

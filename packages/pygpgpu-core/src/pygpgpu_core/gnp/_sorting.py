@@ -26,7 +26,8 @@ from ._views import device_operand, normalize_axes
 _npq: Any = importlib.import_module("numpy.lib._function_base_impl")
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian", "partition",
-           "argpartition", "unique", "bincount", "histogram", "searchsorted", "isin", "interp"]
+           "argpartition", "unique", "bincount", "histogram", "searchsorted", "isin", "interp", "unique_all",
+           "unique_counts", "unique_inverse", "unique_values"]
 
 
 def _ufunc(name: str, *args: Any) -> DeviceArray:
@@ -626,6 +627,29 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, re
         ends = _concat([starts[1:], full((1,), n, np.int64, ar.context)])
         extra.append(_ufunc("subtract", ends, starts) if n else zeros((0,), np.int64, ar.context))
     return (values, *extra) if extra else values
+
+
+_setops: Any = importlib.import_module("numpy.lib._arraysetops_impl")      # numpy's result namedtuples
+
+
+def unique_all(x: Any) -> Any:
+    """``np.unique_all``: values, first indices, inverse (``x``'s shape) and counts; NaNs distinct."""
+    return _setops.UniqueAllResult(*unique(x, True, True, True, equal_nan=False))
+
+
+def unique_counts(x: Any) -> Any:
+    """``np.unique_counts``: the sorted values and their counts; NaNs distinct."""
+    return _setops.UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False))
+
+
+def unique_inverse(x: Any) -> Any:
+    """``np.unique_inverse``: the sorted values and the inverse (``x``'s shape); NaNs distinct."""
+    return _setops.UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False))
+
+
+def unique_values(x: Any) -> DeviceArray:
+    """``np.unique_values``: the distinct values (sorted: numpy leaves the order open); NaNs distinct."""
+    return unique(x, equal_nan=False)
 
 
 def _install_methods() -> None:

@@ -70,7 +70,8 @@ COMPOSED: tuple[str, ...] = (
 )
 # sort-based and counting functions (pygpgpu_core.gnp._sorting)
 COMPOSED += ("quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian", "partition",
-             "argpartition", "unique", "bincount", "histogram", "searchsorted", "isin", "interp")
+             "argpartition", "unique", "bincount", "histogram", "searchsorted", "isin", "interp", "unique_all",
+             "unique_counts", "unique_inverse", "unique_values")
 
 
 def _table() -> dict:
