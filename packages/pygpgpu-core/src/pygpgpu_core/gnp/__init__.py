@@ -16,7 +16,6 @@ import numpy as np
 from ..backend import mempool as _mempool
 from . import _comparing, _copying, _differences, _functions, _joining, _nan_reductions, _patterns, _products
 from . import _rearranging, _statistics, _views
-from . import _sorting
 from ._array import DeviceArray, DeviceArrayView
 from ._creation import (
     arange,
@@ -43,6 +42,7 @@ from ._nan_reductions import *  # noqa: F401,F403  (gnp.nansum, nanmean, nanmax 
 from ._patterns import *  # noqa: F401,F403  (gnp.eye, tri, triu, diag, logspace, meshgrid ...)
 from ._products import *  # noqa: F401,F403  (gnp.outer, inner, kron, trace)
 from ._rearranging import *  # noqa: F401,F403  (gnp.tile, repeat, roll)
+from . import _sorting
 from ._sorting import *  # noqa: F401,F403  (gnp.quantile, median, unique, histogram, searchsorted ...)
 from ._statistics import *  # noqa: F401,F403  (gnp.ptp, average, count_nonzero)
 from ._views import *  # noqa: F401,F403  (gnp.expand_dims, broadcast_to, flip, split ...: views)
