@@ -373,3 +373,52 @@ def test_long_arrays(backend):
     xn = np.nan_to_num(x)
     same(gnp.histogram(up(xn, backend), 40, weights=up(w, backend)), np.histogram(xn, 40, weights=w))
     same(gnp.isin(g, g[:3000]), np.isin(x, x[:3000]))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.uint8])
+@pytest.mark.parametrize("sizes", [(15, 9), (0, 4), (6, 0), (1, 1)])
+def test_set_operations(backend, dtype, sizes):
+    a = RNG.integers(0, 12, size=sizes[0]).astype(dtype).reshape(-1, 1) if sizes[0] % 3 else \
+        RNG.integers(0, 12, size=sizes[0]).astype(dtype)
+    b = RNG.integers(5, 20, size=sizes[1]).astype(dtype)
+    ga, gb = up(a, backend), up(b, backend)
+    for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):
+        same(getattr(gnp, name)(ga, gb), getattr(np, name)(a, b))
+        same(getattr(np, name)(ga, gb), getattr(np, name)(a, b))       # dispatched
+    same(gnp.intersect1d(ga, gb, return_indices=True), np.intersect1d(a, b, return_indices=True))
+    ua, ub = np.unique(a), np.unique(b)
+    for name in ("intersect1d", "setdiff1d", "setxor1d"):
+        same(getattr(gnp, name)(up(ua, backend), up(ub, backend), assume_unique=True),
+             getattr(np, name)(ua, ub, assume_unique=True))
+
+
+def test_set_operations_with_nan(backend):
+    a = np.array([1.0, np.nan, 2.0, np.nan, 3.0])
+    b = np.array([np.nan, 3.0, 4.0])
+    for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):
+        same(getattr(gnp, name)(up(a, backend), up(b, backend)), getattr(np, name)(a, b))
+
+
+@pytest.mark.parametrize("nkeys", [1, 2, 3])
+def test_lexsort(backend, nkeys):
+    keys = [RNG.integers(0, 3, size=40) for _ in range(nkeys)]
+    keys[0] = keys[0].astype(np.float32)
+    keys[0][::9] = np.nan
+    same(gnp.lexsort([up(k, backend) for k in keys]), np.lexsort(keys))
+    if nkeys > 1:
+        stacked = np.stack(keys[1:])
+        same(gnp.lexsort(up(stacked, backend)), np.lexsort(stacked))
+    with pytest.raises(ValueError, match="same shape"):
+        gnp.lexsort([up(keys[0], backend), up(keys[0][:5], backend)])
+
+
+@pytest.mark.parametrize("bins", [[0.0, 1.0, 2.5, 4.0], [4.0, 2.5, 2.5, 1.0, 0.0], [1.0], [2.0, 2.0]])
+@pytest.mark.parametrize("right", [False, True])
+def test_digitize(backend, bins, right):
+    x = np.concatenate([np.linspace(-1, 5, 25), [np.nan, 2.5, 1.0]])
+    b = np.array(bins)
+    same(gnp.digitize(up(x, backend), up(b, backend), right=right), np.digitize(x, b, right=right))
+    xi = np.arange(-1, 6).astype(np.int32)
+    same(gnp.digitize(up(xi, backend), up(b, backend), right), np.digitize(xi, b, right))
+    with pytest.raises(ValueError, match="monotonically"):
+        gnp.digitize(up(x, backend), up(np.array([0.0, 2.0, 1.0]), backend))

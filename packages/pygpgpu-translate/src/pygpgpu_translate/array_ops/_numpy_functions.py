@@ -72,6 +72,7 @@ COMPOSED: tuple[str, ...] = (
 COMPOSED += ("quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian", "partition",
              "argpartition", "unique", "bincount", "histogram", "searchsorted", "isin", "interp", "unique_all",
              "unique_counts", "unique_inverse", "unique_values")
+COMPOSED += ("union1d", "intersect1d", "setdiff1d", "setxor1d", "lexsort", "digitize")
 
 
 def _table() -> dict:
