@@ -425,9 +425,7 @@ def _histogram_edges(a: DeviceArray, bins: Any, range: Any) -> "tuple[Any, bool]
     if isinstance(bins, str):
         raise NotImplementedError(f"gnp.histogram: bins={bins!r} (an estimator) is not supported; pass a number "
                                   "of bins or the edges")
-    if isinstance(bins, DeviceArray) or np.ndim(bins) == 1:
-        if range is not None and not isinstance(bins, DeviceArray):
-            pass                  # numpy ignores range when the edges are given
+    if isinstance(bins, DeviceArray) or np.ndim(bins) == 1:      # the edges (numpy then ignores range)
         edges = bins if isinstance(bins, DeviceArray) else np.asarray(bins)
         if edges.ndim != 1 or edges.shape[0] < 1:
             raise ValueError("`bins` must be 1d, when an array")
