@@ -42,6 +42,10 @@ from ._nan_reductions import *  # noqa: F401,F403  (gnp.nansum, nanmean, nanmax 
 from ._patterns import *  # noqa: F401,F403  (gnp.eye, tri, triu, diag, logspace, meshgrid ...)
 from ._products import *  # noqa: F401,F403  (gnp.outer, inner, kron, trace)
 from ._rearranging import *  # noqa: F401,F403  (gnp.tile, repeat, roll)
+from . import _sorting
+from ._sorting import *  # noqa: F401,F403  (gnp.quantile, median, unique, histogram, searchsorted ...)
+from . import _set_operations
+from ._set_operations import *  # noqa: F401,F403  (gnp.union1d, intersect1d, setdiff1d, lexsort, digitize ...)
 from ._statistics import *  # noqa: F401,F403  (gnp.ptp, average, count_nonzero)
 from ._views import *  # noqa: F401,F403  (gnp.expand_dims, broadcast_to, flip, split ...: views)
 from ._interop import as_device_array, from_dlpack
@@ -85,6 +89,8 @@ __all__ += _functions.__all__
 for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _statistics, _differences, _products,
                 _rearranging, _copying):
     __all__ += _module.__all__
+__all__ += _sorting.__all__
+__all__ += _set_operations.__all__
 
 newaxis = None
 

@@ -26,6 +26,7 @@ from ._random import random_draws, random_search
 from ._reduction import reduce
 from ._scan import scan
 from ._sort import argsort, sort
+from ._stats import bin_counts, interp_sorted, searchsorted_sorted, segment_sums
 from ._user_reduce import DeviceReduction, reduce_decorator
 
 __all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "around", "assign", "fill", "copy",
@@ -33,6 +34,7 @@ __all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "
            "matmul", "sort", "argsort", "arange", "linspace", "concatenate", "stack",
            "reduce_decorator", "DeviceReduction", "array_function"]
 __all__ += ["random_draws", "random_search"]
+__all__ += ["searchsorted_sorted", "interp_sorted", "segment_sums", "bin_counts"]
 
 _REDUCE_METHODS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_and": "all",
                    "logical_or": "any"}

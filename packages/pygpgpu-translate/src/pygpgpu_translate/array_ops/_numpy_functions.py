@@ -59,7 +59,7 @@ def _result_type(*arrays_and_dtypes):
 
 # numpy functions that take arrays and that gnp has under the same name (np.eye and the like take
 # none, so numpy cannot hand them to device arrays: they are gnp.eye only)
-COMPOSED = (
+COMPOSED: tuple[str, ...] = (
     "expand_dims", "squeeze", "moveaxis", "swapaxes", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to",
     "broadcast_arrays", "flip", "fliplr", "flipud", "diagonal", "split", "array_split", "hsplit", "vsplit", "dsplit",
     "rot90",
@@ -68,6 +68,11 @@ COMPOSED = (
     "nanargmax", "nanargmin", "nancumsum", "nancumprod", "diff", "ptp", "average", "trace", "outer", "inner", "kron", "tile", "repeat", "roll",
     "copyto",
 )
+# sort-based and counting functions (pygpgpu_core.gnp._sorting)
+COMPOSED += ("quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian", "partition",
+             "argpartition", "unique", "bincount", "histogram", "searchsorted", "isin", "interp", "unique_all",
+             "unique_counts", "unique_inverse", "unique_values")
+COMPOSED += ("union1d", "intersect1d", "setdiff1d", "setxor1d", "lexsort", "digitize")
 
 
 def _table() -> dict:
