@@ -6,7 +6,10 @@ translator installed they raise ``OperationsUnavailable`` saying what to install
 """
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
 
 from ._dispatch import ops
 
@@ -37,8 +40,29 @@ __all__ = [
 __all__ += list(UFUNC_NAMES) + list(ALIASES)
 
 
+def ufunc_operands(args: tuple, out: Any = None) -> tuple:
+    """numpy's ufunc operands as device operations take them: lists and tuples uploaded, and, where
+    no operand is a device array (``gnp.true_divide(0, 0)``), one scalar uploaded as a 0-d array:
+    a numpy scalar if there is one (it is strong, so the result type stays numpy's: NEP 50), else
+    the first Python scalar (np.asarray's int64/float64/bool, the types numpy gives weak scalars alone).
+    The result is then a 0-d device array, where numpy returns a scalar, as CuPy does."""
+    from ._array import DeviceArray
+    from ._creation import asarray
+    where = out if isinstance(out, DeviceArray) else next((a for a in args if isinstance(a, DeviceArray)), None)
+    device = None if where is None else where.context
+    args = tuple(asarray(a, device=device) if isinstance(a, (list, tuple)) else a for a in args)
+    if builtins.any(isinstance(a, DeviceArray) for a in args):     # (this module's any is gnp.any)
+        return args
+    pick = next((k for k, a in enumerate(args) if isinstance(a, np.generic)),
+                next((k for k, a in enumerate(args) if isinstance(a, (bool, int, float))), None))
+    if pick is None:
+        return args
+    return args[:pick] + (asarray(args[pick], device=device),) + args[pick + 1:]
+
+
 def _ufunc(name: str) -> Callable[..., DeviceArray]:
     def fn(*args: Any, out: Any = None, dtype: Any = None, casting: Any = "same_kind") -> DeviceArray:
+        args = ufunc_operands(args, out)
         result = ops().ufunc_call(name, args, out=out, dtype=dtype, casting=casting)
         if result is NotImplemented:     # (operators pass that on to Python; a function call says it)
             kinds = ", ".join(type(a).__name__ for a in args)
@@ -82,12 +106,48 @@ def clip(a: Any, a_min: Any = _NOT_GIVEN, a_max: Any = _NOT_GIVEN, out: Any = No
     return ops().clip(a, a_min, a_max, out=out, **kwargs)
 
 
+def _operand(a: Any) -> Any:
+    """``a``, or a Python scalar, list or tuple uploaded (numpy takes those wherever it takes arrays)."""
+    from ._views import device_operand
+    return device_operand(a, "reduction") if isinstance(a, (list, tuple, bool, int, float)) else a
+
+
+# numpy's positional parameters after ``a`` of each reduction, in numpy's order (np.all(a, 0, out, True)
+# passes out and keepdims positionally); the rest are keyword-only, as numpy's are
+REDUCTION_PARAMETERS = {
+    "sum": ("axis", "dtype", "out", "keepdims", "initial", "where"),
+    "prod": ("axis", "dtype", "out", "keepdims", "initial", "where"),
+    "min": ("axis", "out", "keepdims", "initial", "where"),
+    "max": ("axis", "out", "keepdims", "initial", "where"),
+    "mean": ("axis", "dtype", "out", "keepdims"),
+    "argmin": ("axis", "out"),
+    "argmax": ("axis", "out"),
+    "any": ("axis", "out", "keepdims"),
+    "all": ("axis", "out", "keepdims"),
+}
+_KEYWORD_ONLY = {"mean": ("where",), "argmin": ("keepdims",), "argmax": ("keepdims",), "any": ("where",),
+                 "all": ("where",)}
+
+
 def _reduction(name: str, doc: str) -> Callable[..., DeviceArray]:
-    def fn(a: Any, axis: Any = None, **kwargs: Any) -> DeviceArray:
-        return ops().reduce(name, a, axis=axis, **kwargs)
+    positional = REDUCTION_PARAMETERS[name]
+    accepted = frozenset(positional + _KEYWORD_ONLY.get(name, ()))
+
+    def fn(a: Any, *args: Any, **kwargs: Any) -> DeviceArray:
+        if len(args) > len(positional):
+            raise TypeError(f"{name}() takes from 1 to {len(positional) + 1} positional arguments but "
+                            f"{len(args) + 1} were given")
+        for key, value in zip(positional, args):
+            if key in kwargs:
+                raise TypeError(f"{name}() got multiple values for argument {key!r}")
+            kwargs[key] = value
+        unknown = sorted(set(kwargs) - accepted)
+        if unknown:
+            raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
+        return ops().reduce(name, _operand(a), **kwargs)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
+    fn.__doc__ = doc + f" numpy's parameters: a, {', '.join(positional)}."
     return fn
 
 
@@ -170,7 +230,12 @@ def stack(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None, castin
 
 
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, retstep: Any = False, dtype: Any = None, axis: Any = 0, *, device: Any = None) -> Any:
-    """``np.linspace`` computed on the device (in float64, as numpy, then converted)."""
+    """``np.linspace`` computed on the device (in float64, as numpy, then converted); array (or list)
+    bounds give one sequence per element, along ``axis``, as numpy's."""
+    from ._array import DeviceArray
+    if isinstance(start, (DeviceArray, list, tuple)) or isinstance(stop, (DeviceArray, list, tuple)):
+        from ._sequences import linspace_of_arrays
+        return linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis, device)
     return ops().linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis,
                           device=device)
 
@@ -189,8 +254,15 @@ def transpose(a: Any, axes: Any = None) -> DeviceArray:
     return a.transpose(axes)
 
 
-def reshape(a: Any, shape: Any, order: Any = "C") -> DeviceArray:
-    return a.reshape(shape, order=order)
+def reshape(a: Any, shape: Any = None, order: Any = "C", *, newshape: Any = None, copy: Any = None) -> DeviceArray:
+    """``np.reshape``: numpy 2's parameters (``newshape`` is numpy's older name of ``shape``)."""
+    if shape is None:
+        if newshape is None:
+            raise TypeError("reshape() missing 1 required positional argument: 'shape'")
+        shape = newshape
+    elif newshape is not None:
+        raise TypeError("You cannot specify 'newshape' and 'shape' arguments at the same time.")
+    return _operand(a).reshape(shape, order=order, copy=copy)
 
 
 def ravel(a: Any, order: Any = "C") -> DeviceArray:
