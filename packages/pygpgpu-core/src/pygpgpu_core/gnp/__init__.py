@@ -15,7 +15,7 @@ import numpy as np
 
 from ..backend import mempool as _mempool
 from . import _comparing, _copying, _differences, _functions, _joining, _nan_reductions, _patterns, _products
-from . import _numpy_names, _rearranging, _statistics, _views
+from . import _calculus, _complex_parts, _numpy_names, _polynomials, _rearranging, _statistics, _views
 from ._array import DeviceArray, DeviceArrayView
 from ._creation import (
     arange,
@@ -40,6 +40,9 @@ from ._functions import *  # noqa: F401,F403  (gnp.sqrt, gnp.sum, gnp.sort ...)
 from ._joining import *  # noqa: F401,F403  (gnp.vstack, hstack, column_stack, dstack, append)
 from ._nan_reductions import *  # noqa: F401,F403  (gnp.nansum, nanmean, nanmax ...)
 from ._numpy_names import *  # noqa: F401,F403  (gnp.float32, nan, pi, dtype, finfo ...: numpy's own)
+from ._calculus import *  # noqa: F401,F403  (gnp.gradient, cumulative_sum, cumulative_prod)
+from ._complex_parts import *  # noqa: F401,F403  (gnp.real, imag, angle)
+from ._polynomials import *  # noqa: F401,F403  (gnp.convolve, vander, polyval)
 from ._patterns import *  # noqa: F401,F403  (gnp.eye, tri, triu, diag, logspace, meshgrid ...)
 from ._products import *  # noqa: F401,F403  (gnp.outer, inner, kron, trace)
 from ._rearranging import *  # noqa: F401,F403  (gnp.tile, repeat, roll)
@@ -84,7 +87,7 @@ __all__ = [
 ]
 __all__ += _functions.__all__
 for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _statistics, _differences, _products,
-                _rearranging, _copying, _numpy_names):
+                _rearranging, _copying, _numpy_names, _calculus, _complex_parts, _polynomials):
     __all__ += _module.__all__
 
 newaxis = None

@@ -25,11 +25,12 @@ UFUNC_NAMES = (
     "invert", "square", "reciprocal", "sign", "floor", "ceil", "trunc", "rint", "isnan", "isinf", "isfinite",
     "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
     "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "fabs",
+    "float_power", "conjugate",
 )
 ALIASES = {"abs": "absolute", "bitwise_not": "invert", "pow": "power", "bitwise_invert": "invert",
            "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift", "acos": "arccos",
            "asin": "arcsin", "atan": "arctan", "atan2": "arctan2", "acosh": "arccosh", "asinh": "arcsinh",
-           "atanh": "arctanh"}
+           "atanh": "arctanh", "conj": "conjugate"}
 
 # a literal list first, so that type checkers see these names exported; the ufuncs are added below
 __all__ = [
@@ -212,8 +213,8 @@ def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
 
 
 def around(a: Any, decimals: Any = 0, out: Any = None) -> DeviceArray:
-    """Round half to even (``np.round``)."""
-    return ops().around(a, decimals, out=out)
+    """Round half to even (``np.round``); a Python scalar or list is uploaded first, as numpy takes it."""
+    return ops().around(_operand(a), decimals, out=out)
 
 
 round = around

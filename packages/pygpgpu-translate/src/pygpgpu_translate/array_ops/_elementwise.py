@@ -138,10 +138,19 @@ def _square(dts):
 
 
 def _reciprocal(dts):
-    if dts[0].kind != "f":
-        raise TypeError("gnp.reciprocal of integers is not supported on the device (numpy's integer result "
-                        "depends on C division); convert to float first")
-    return f"({np_type(dts[0])}(1) / {{0}})"
+    """Floats: 1 / x. Integers: numpy's integer 1 / x, which is 1 for 1, -1 for -1 and 0 otherwise;
+    for 0 (C's undefined division) numpy's loops on x86-64 give the type's minimum for int32 and
+    int64 and 0 for the other types, which gnp reproduces so results match numpy's there."""
+    t = dts[0]
+    if t.kind == "f":
+        return f"({np_type(t)}(1) / {{0}})"
+    name = f"_gnp_reciprocal_{t.name}"
+    zero = int(np.iinfo(t).min) if t.kind == "i" and t.itemsize >= 4 else 0
+    minus_one = f"    if a == {np_type(t)}(-1):\n        return {np_type(t)}(-1)\n" if t.kind == "i" else ""
+    body = (f"    if a == {np_type(t)}(1):\n        return {np_type(t)}(1)\n{minus_one}"
+            f"    if a == {np_type(t)}(0):\n        return {np_type(t)}({zero})\n"
+            f"    return {np_type(t)}(0)\n")
+    return f"{name}({{0}})", f"def {name}(a):\n{body}"
 
 
 # ufunc name -> expression rule
@@ -149,6 +158,8 @@ UFUNCS: dict[str, Callable] = {
     "add": _bool_or("+", "or"), "subtract": _sym("-"), "multiply": _bool_or("*", "and"),
     "true_divide": _sym("/"), "divide": _sym("/"), "floor_divide": _sym("//"), "remainder": _sym("%"),
     "mod": _sym("%"), "power": _sym("**"), "fmod": _int_fmod,
+    # numpy's float_power loops are float64 (and complex) only, so the same ** runs in float64
+    "float_power": _sym("**"),
     "bitwise_and": _sym("&"), "bitwise_or": _sym("|"), "bitwise_xor": _sym("^"),
     "left_shift": _shift("l"), "right_shift": _shift("r"),
     "equal": _compare("=="), "not_equal": _compare("!="), "less": _compare("<"), "less_equal": _compare("<="),
@@ -161,6 +172,8 @@ UFUNCS: dict[str, Callable] = {
     "copysign": _call("np.copysign"),
     "negative": lambda d: "(-{0})", "positive": lambda d: "{0}", "absolute": _absolute, "invert": _invert,
     "square": _square, "reciprocal": _reciprocal, "sign": _call("np.sign"),
+    # the conjugate of a real number is itself (numpy's loops give bool int8); complex is refused earlier
+    "conjugate": lambda d: "{0}",
     "floor": _float_or_identity("np.floor"), "ceil": _float_or_identity("np.ceil"),
     "trunc": _float_or_identity("np.trunc"), "rint": _float_or_identity("np.rint"),
     "isnan": _predicate("np.isnan", "False"), "isinf": _predicate("np.isinf", "False"),

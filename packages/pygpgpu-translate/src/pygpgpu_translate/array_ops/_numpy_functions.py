@@ -46,7 +46,8 @@ COMPOSED = (
     "vstack", "hstack", "column_stack", "dstack", "append", "triu", "tril", "diag", "meshgrid",
     "isclose", "allclose", "array_equal", "count_nonzero", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
     "nanargmax", "nanargmin", "nancumsum", "nancumprod", "diff", "ptp", "average", "trace", "outer", "inner", "kron", "tile", "repeat", "roll",
-    "copyto",
+    "copyto", "gradient", "convolve", "vander", "polyval", "real", "imag", "angle", "cumulative_sum",
+    "cumulative_prod",
 )
 
 
@@ -73,7 +74,7 @@ def _table() -> dict:
         np.ones_like: _core_creation.ones_like, np.full_like: _core_creation.full_like,
     }
     # gnp's functions of numpy's names and parameters (composed of device operations in pygpgpu_core.gnp)
-    t.update({getattr(np, name): getattr(gnp, name) for name in COMPOSED})
+    t.update({getattr(np, name): getattr(gnp, name) for name in COMPOSED if hasattr(np, name)})  # (numpy 2.1's)
     return t
 
 
