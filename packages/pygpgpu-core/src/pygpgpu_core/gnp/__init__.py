@@ -15,7 +15,7 @@ import numpy as np
 
 from ..backend import mempool as _mempool
 from . import _comparing, _copying, _differences, _functions, _joining, _nan_reductions, _patterns, _products
-from . import _calculus, _complex_parts, _numpy_names, _polynomials, _rearranging, _statistics, _views
+from . import _calculus, _complex_parts, _numpy_names, _polynomials, _rearranging, _shorthands, _statistics, _views
 from ._array import DeviceArray, DeviceArrayView
 from ._creation import (
     arange,
@@ -43,6 +43,7 @@ from ._numpy_names import *  # noqa: F401,F403  (gnp.float32, nan, pi, dtype, fi
 from ._calculus import *  # noqa: F401,F403  (gnp.gradient, cumulative_sum, cumulative_prod)
 from ._complex_parts import *  # noqa: F401,F403  (gnp.real, imag, angle)
 from ._polynomials import *  # noqa: F401,F403  (gnp.convolve, vander, polyval)
+from ._shorthands import *  # noqa: F401,F403  (gnp.concat, permute_dims, argwhere, fix ...)
 from ._patterns import *  # noqa: F401,F403  (gnp.eye, tri, triu, diag, logspace, meshgrid ...)
 from ._products import *  # noqa: F401,F403  (gnp.outer, inner, kron, trace)
 from ._rearranging import *  # noqa: F401,F403  (gnp.tile, repeat, roll)
@@ -87,7 +88,8 @@ __all__ = [
 ]
 __all__ += _functions.__all__
 for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _statistics, _differences, _products,
-                _rearranging, _copying, _numpy_names, _calculus, _complex_parts, _polynomials):
+                _rearranging, _copying, _numpy_names, _calculus, _complex_parts, _polynomials,
+                _shorthands):
     __all__ += _module.__all__
 
 newaxis = None
@@ -120,3 +122,17 @@ def get_memory_pool(device: Any = None) -> "_mempool.MemoryPool":
 def synchronize(device: Any = None) -> None:
     """Wait for every queued operation on ``device`` (default device when None) or a Context."""
     resolve_target(device)[1].synchronize()
+
+
+def _add_not_implemented_stubs() -> None:
+    """Last, so every name gnp defines takes precedence: numpy's names that CuPy has and gnp lacks
+    raise NotImplementedError saying what to use instead (:mod:`._not_implemented`)."""
+    from ._not_implemented import stubs_for_missing
+
+    module = globals()
+    for name, stub in stubs_for_missing(module).items():
+        module[name] = stub
+        __all__.append(name)
+
+
+_add_not_implemented_stubs()

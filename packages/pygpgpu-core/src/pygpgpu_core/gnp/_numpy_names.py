@@ -43,9 +43,9 @@ NUMPY_OBJECTS = (
     "index_exp", "s_", "ndindex", "iterable", "broadcast_shapes", "get_printoptions", "set_printoptions",
     "printoptions", "binary_repr", "base_repr",
 )
-# numpy 2's names (np.bool, np.long, np.ulong, np.isdtype), where the installed numpy has them; set
+# numpy 2's names (np.bool, np.long, np.ulong, np.isdtype, np.exceptions), where the installed numpy has them; set
 # by name, as a module attribute named bool would shadow the builtin in this module's own code
-NUMPY_2_OBJECTS = tuple(name for name in ("bool", "long", "ulong", "isdtype") if hasattr(np, name))
+NUMPY_2_OBJECTS = tuple(name for name in ("bool", "long", "ulong", "isdtype", "exceptions") if hasattr(np, name))
 
 __all__ = list(NUMPY_OBJECTS) + list(NUMPY_2_OBJECTS)
 __all__ += ["result_type", "can_cast", "common_type", "min_scalar_type", "isscalar", "shape", "ndim", "size"]

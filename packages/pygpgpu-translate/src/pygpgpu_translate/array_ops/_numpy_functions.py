@@ -47,7 +47,9 @@ COMPOSED = (
     "isclose", "allclose", "array_equal", "count_nonzero", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
     "nanargmax", "nanargmin", "nancumsum", "nancumprod", "diff", "ptp", "average", "trace", "outer", "inner", "kron", "tile", "repeat", "roll",
     "copyto", "gradient", "convolve", "vander", "polyval", "real", "imag", "angle", "cumulative_sum",
-    "cumulative_prod",
+    "cumulative_prod", "concat", "permute_dims", "matrix_transpose", "row_stack", "asfortranarray", "isfortran",
+    "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isposinf", "isneginf", "flatnonzero", "argwhere", "fix",
+    "array_equiv", "diagflat",
 )
 
 

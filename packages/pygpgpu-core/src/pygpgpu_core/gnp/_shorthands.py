@@ -1,0 +1,134 @@
+"""numpy functions that are other gnp functions under numpy's newer or older names, or one line of
+them (``concat``, ``permute_dims``, ``row_stack``, ``flatnonzero``, ``isposinf``...): numpy's
+parameters and results, no kernels of their own."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._array import DeviceArray
+from ._creation import asarray, ones, zeros
+from ._dispatch import ops
+from ._joining import vstack
+from ._patterns import diag
+from ._views import device_operand, swapaxes
+
+__all__ = ["concat", "permute_dims", "matrix_transpose", "row_stack", "asanyarray", "asfortranarray", "isfortran",
+           "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isposinf", "isneginf", "flatnonzero", "argwhere",
+           "fix", "divmod", "array_equiv", "diagflat"]
+
+
+def concat(arrays: Any, /, *, axis: Any = 0) -> DeviceArray:
+    """The array API's ``concatenate`` (numpy 2's ``np.concat``)."""
+    return ops().concatenate(arrays, axis=axis)
+
+
+def permute_dims(a: Any, /, axes: Any = None) -> DeviceArray:
+    """The array API's ``transpose`` (a view)."""
+    return device_operand(a, "permute_dims").transpose(axes)
+
+
+def matrix_transpose(x: Any, /) -> DeviceArray:
+    """The last two axes swapped (a view); numpy's ValueError below two dimensions."""
+    x = device_operand(x, "matrix_transpose")
+    if x.ndim < 2:
+        raise ValueError(f"Input array must be at least 2-dimensional, but it is {x.ndim}")
+    return swapaxes(x, -1, -2)
+
+
+def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> DeviceArray:
+    """numpy's older name of ``vstack``."""
+    return vstack(tup, dtype=dtype, casting=casting)
+
+
+def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None) -> DeviceArray:
+    """``asarray`` (device arrays have no subclasses to keep)."""
+    return asarray(a, dtype=dtype, device=device, order=order)
+
+
+def asfortranarray(a: Any, dtype: Any = None, *, device: Any = None) -> DeviceArray:
+    """A Fortran-ordered device array (a copy unless ``a`` is one already)."""
+    return asarray(a, dtype=dtype, device=device, order="F")
+
+
+def isfortran(a: DeviceArray) -> bool:
+    """Whether ``a`` is Fortran-contiguous and not C-contiguous (numpy's rule)."""
+    return bool(a.flags.f_contiguous and not a.flags.c_contiguous)
+
+
+def iscomplexobj(x: Any) -> bool:
+    """Whether ``x`` has a complex dtype (only its dtype is looked at, as numpy)."""
+    dt = x.dtype if isinstance(x, DeviceArray) else np.asarray(x).dtype
+    return dt.kind == "c"
+
+
+def isrealobj(x: Any) -> bool:
+    return not iscomplexobj(x)
+
+
+def iscomplex(x: Any) -> DeviceArray:
+    """Elementwise: a nonzero imaginary part, so all False for gnp's real dtypes."""
+    x = device_operand(x, "iscomplex")
+    return zeros(x.shape, bool, x.context)
+
+
+def isreal(x: Any) -> DeviceArray:
+    """Elementwise: a zero imaginary part, so all True for gnp's real dtypes."""
+    x = device_operand(x, "isreal")
+    return ones(x.shape, bool, x.context)
+
+
+def _infinity(x: Any, sign: str, op: str, out: Any) -> DeviceArray:
+    x = device_operand(x, op)
+    return ops().ufunc_call("logical_and", (ops().ufunc_call("isinf", (x,)), ops().ufunc_call(sign, (x, 0))), out=out)
+
+
+def isposinf(x: Any, out: Any = None) -> DeviceArray:
+    """Elementwise ``x == +inf`` (False for integers and NaN)."""
+    return _infinity(x, "greater", "isposinf", out)
+
+
+def isneginf(x: Any, out: Any = None) -> DeviceArray:
+    """Elementwise ``x == -inf`` (False for integers and NaN)."""
+    return _infinity(x, "less", "isneginf", out)
+
+
+def flatnonzero(a: Any) -> DeviceArray:
+    """Indices of the nonzero elements of the flattened array."""
+    return ops().nonzero(device_operand(a, "flatnonzero").ravel())[0]
+
+
+def argwhere(a: Any) -> DeviceArray:
+    """The indices of the nonzero elements, one row each: shape (count, a.ndim), as numpy's."""
+    a = device_operand(a, "argwhere")
+    if a.ndim == 0:       # numpy's: a 0-d array is taken as 1-D, then its one index column dropped
+        return argwhere(a.reshape(1))[:, :0]
+    return ops().stack(ops().nonzero(a), axis=1)
+
+
+def fix(x: Any, out: Any = None) -> DeviceArray:
+    """Round toward zero (numpy's ``fix`` is ``trunc`` in values and types: integers stay integers)."""
+    return ops().ufunc_call("trunc", (device_operand(x, "fix"),), out=out)
+
+
+def divmod(x1: Any, x2: Any, /) -> tuple[DeviceArray, DeviceArray]:
+    """``(floor_divide(x1, x2), remainder(x1, x2))``, as numpy's two-output ufunc."""
+    from ._functions import ufunc_operands
+    x1, x2 = ufunc_operands((x1, x2))
+    return ops().ufunc_call("floor_divide", (x1, x2)), ops().ufunc_call("remainder", (x1, x2))
+
+
+def array_equiv(a1: Any, a2: Any) -> bool:
+    """Whether the arrays broadcast to one shape and are equal there (one bool read back)."""
+    a1, a2 = device_operand(a1, "array_equiv"), device_operand(a2, "array_equiv")
+    try:
+        np.broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        return False
+    return bool(ops().reduce("all", ops().ufunc_call("equal", (a1, a2))))
+
+
+def diagflat(v: Any, k: int = 0) -> DeviceArray:
+    """A square matrix with the flattened ``v`` on diagonal ``k``."""
+    return diag(device_operand(v, "diagflat").ravel(), k)
