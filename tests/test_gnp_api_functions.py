@@ -242,3 +242,32 @@ def test_meshgrid_of_lists(backend):
             want = np.meshgrid([1, 2], [3.5, 4, 5], **kwargs)
             for a, b in zip(got, want):
                 check(a, b)
+
+
+EDGES = {
+    "float64": np.array([-np.inf, -2.5, -0.0, 0.0, 1.5, np.inf, np.nan, 720.0]),
+    "float32": np.array([-np.inf, -2.5, -0.0, 0.0, 1.5, np.inf, np.nan, 720.0], np.float32),
+    "int32": np.arange(-3, 5, dtype=np.int32), "random": RNG.normal(size=8) * 100,
+}
+
+
+@pytest.mark.parametrize("name", ["deg2rad", "radians", "rad2deg", "degrees", "signbit"])
+@pytest.mark.parametrize("kind", EDGES)
+def test_unary_ufuncs_added(backend, kind, name):
+    host = EDGES[kind]
+    got = getattr(gnp, name)(gnp.asarray(host, device=backend))
+    check(got, getattr(np, name)(host))          # numpy's constant in the loop's type: the same bits
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2", "heaviside"])
+@pytest.mark.parametrize("kind", EDGES)
+def test_binary_ufuncs_added(backend, kind, name):
+    host = EDGES[kind]
+    g = gnp.asarray(host, device=backend)
+    for other in (host[::-1].copy(), np.float32(0.5), 0.0, host):
+        go = gnp.asarray(other, device=backend) if isinstance(other, np.ndarray) else other
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = getattr(np, name)(host, other)
+        check(getattr(gnp, name)(g, go), want, exact=False)
+        check(getattr(np, name)(g, go), want, exact=False)

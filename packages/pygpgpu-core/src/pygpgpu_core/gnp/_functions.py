@@ -25,7 +25,8 @@ UFUNC_NAMES = (
     "invert", "square", "reciprocal", "sign", "floor", "ceil", "trunc", "rint", "isnan", "isinf", "isfinite",
     "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
     "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "fabs",
-    "float_power", "conjugate",
+    "float_power", "conjugate", "deg2rad", "radians", "rad2deg", "degrees", "signbit", "logaddexp", "logaddexp2",
+    "heaviside",
 )
 ALIASES = {"abs": "absolute", "bitwise_not": "invert", "pow": "power", "bitwise_invert": "invert",
            "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift", "acos": "arccos",

@@ -153,6 +153,49 @@ def _reciprocal(dts):
     return f"{name}({{0}})", f"def {name}(a):\n{body}"
 
 
+def _scale(numerator: float, denominator: float) -> Callable:
+    """deg2rad/rad2deg: numpy's loops multiply by the constant in the loop's own type
+    (NPY_PIf / 180.0f for float32), so the constant is formed in that type."""
+    def rule(dts):
+        t = dts[0]
+        c = t.type(t.type(numerator) / t.type(denominator))
+        return f"({{0}} * {np_type(t)}({float(c)!r}))"
+    return rule
+
+
+def _signbit(dts):
+    # numpy's loops are float only (integers arrive as float64): the sign of copysign(1, x)
+    return f"(np.copysign({np_type(dts[0])}(1), {{0}}) < {np_type(dts[0])}(0))"
+
+
+def _logaddexp(base: str) -> Callable:
+    """numpy's npy_logaddexp / npy_logaddexp2: the larger plus log(1 + exp(-difference)) in base e or
+    2; equal inputs (both infinities included) give x + log(2); a NaN difference gives x + y."""
+    def rule(dts):
+        T = np_type(dts[0])
+        name = f"_gnp_logaddexp{base}_{dts[0].name}"
+        if base == "e":
+            log2, soft = f"{T}({np.log(2.0)!r})", "np.log1p(np.exp({}))"
+        else:
+            log2, soft = f"{T}(1)", f"(np.log1p(np.exp2({{}})) * {T}({1 / np.log(2.0)!r}))"
+        body = (f"    if x == y:\n        return x + {log2}\n"
+                "    d = x - y\n"
+                f"    if d > 0:\n        return x + {soft.format('-d')}\n"
+                f"    if d <= 0:\n        return y + {soft.format('d')}\n"
+                "    return d\n")
+        return f"{name}({{0}}, {{1}})", f"def {name}(x, y):\n{body}"
+    return rule
+
+
+def _heaviside(dts):
+    """numpy's npy_heaviside: 0 below zero, h0 at zero, 1 above, NaN for NaN."""
+    T = np_type(dts[0])
+    name = f"_gnp_heaviside_{dts[0].name}"
+    body = (f"    if x < 0:\n        return {T}(0)\n    if x > 0:\n        return {T}(1)\n"
+            "    if x == 0:\n        return h0\n    return x\n")
+    return f"{name}({{0}}, {{1}})", f"def {name}(x, h0):\n{body}"
+
+
 # ufunc name -> expression rule
 UFUNCS: dict[str, Callable] = {
     "add": _bool_or("+", "or"), "subtract": _sym("-"), "multiply": _bool_or("*", "and"),
@@ -174,6 +217,9 @@ UFUNCS: dict[str, Callable] = {
     "square": _square, "reciprocal": _reciprocal, "sign": _call("np.sign"),
     # the conjugate of a real number is itself (numpy's loops give bool int8); complex is refused earlier
     "conjugate": lambda d: "{0}",
+    "deg2rad": _scale(np.pi, 180.0), "radians": _scale(np.pi, 180.0), "rad2deg": _scale(180.0, np.pi),
+    "degrees": _scale(180.0, np.pi), "signbit": _signbit, "logaddexp": _logaddexp("e"),
+    "logaddexp2": _logaddexp("2"), "heaviside": _heaviside,
     "floor": _float_or_identity("np.floor"), "ceil": _float_or_identity("np.ceil"),
     "trunc": _float_or_identity("np.trunc"), "rint": _float_or_identity("np.rint"),
     "isnan": _predicate("np.isnan", "False"), "isinf": _predicate("np.isinf", "False"),
