@@ -271,3 +271,85 @@ def test_binary_ufuncs_added(backend, kind, name):
             want = getattr(np, name)(host, other)
         check(getattr(gnp, name)(g, go), want, exact=False)
         check(getattr(np, name)(g, go), want, exact=False)
+
+
+@pytest.mark.parametrize("args, kwargs", [((3,), {}), ((4,), dict(k=1)), ((3,), dict(k=-1, m=5)), ((0,), {}),
+                                          ((4,), dict(k=-2, m=2))])
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+def test_triangle_indices(backend, name, args, kwargs):
+    got = getattr(gnp, name)(*args, device=backend, **kwargs)
+    want = getattr(np, name)(*args, **kwargs)
+    assert len(got) == len(want) == 2
+    for a, b in zip(got, want):
+        check(a, b)
+    host = np.zeros((args[0], kwargs.get("m", args[0])))
+    g = gnp.asarray(host, device=backend)
+    for a, b in zip(getattr(gnp, name + "_from")(g, kwargs.get("k", 0)),
+                    getattr(np, name + "_from")(host, kwargs.get("k", 0))):
+        check(a, b)
+
+
+def test_diag_indices_and_indices(backend):
+    for a, b in zip(gnp.diag_indices(4, 3, device=backend), np.diag_indices(4, 3)):
+        check(a, b)
+    cube = np.zeros((3, 3, 3))
+    for a, b in zip(gnp.diag_indices_from(gnp.asarray(cube, device=backend)), np.diag_indices_from(cube)):
+        check(a, b)
+    with pytest.raises(ValueError, match="equal length"):
+        gnp.diag_indices_from(gnp.zeros((2, 3), device=backend))
+    check(gnp.indices((2, 3, 4), device=backend), np.indices((2, 3, 4)))
+    check(gnp.indices((3, 2), dtype=np.int16, device=backend), np.indices((3, 2), dtype=np.int16))
+    for a, b in zip(gnp.indices((2, 5), sparse=True, device=backend), np.indices((2, 5), sparse=True)):
+        check(a, b)
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(nan=-1.0, posinf=9.0), dict(neginf=-7.5), dict(copy=False)])
+@pytest.mark.parametrize("kind", ["float64", "float32", "int32"])
+def test_nan_to_num(backend, kind, kwargs):
+    host = EDGES[kind].copy()
+    g = gnp.asarray(host, device=backend)
+    got = gnp.nan_to_num(g, **kwargs)
+    want = np.nan_to_num(host, **kwargs)
+    check(got, want)
+    if kwargs.get("copy") is False:
+        assert got is g
+        check(g, host)              # numpy changed its input too
+
+
+@pytest.mark.parametrize("host, kwargs", [
+    (np.arange(6.0), {}), (np.arange(12).reshape(3, 4), dict(dx=0.5)), (np.arange(12.0).reshape(3, 4), dict(axis=0)),
+    (RNG.random(7).astype(np.float32), dict(x=np.cumsum(RNG.random(7)).tolist())),
+    (RNG.random((3, 5)), dict(x=[0.0, 1, 3, 6, 10], axis=1)), (RNG.random((3, 5)), dict(x=RNG.random((3, 5)), axis=0)),
+])
+def test_trapezoid(backend, host, kwargs):
+    if not hasattr(np, "trapezoid"):
+        pytest.fail(f"numpy {np.__version__} has no trapezoid to compare with (numpy >= 2.0 does)")
+    kw = dict(kwargs)
+    if isinstance(kw.get("x"), np.ndarray):
+        kw["x"] = gnp.asarray(kw["x"], device=backend)
+    check(gnp.trapezoid(gnp.asarray(host, device=backend), **kw), np.trapezoid(host, **kwargs), exact=False)
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(to_end=[9, 8]), dict(to_begin=-1), dict(to_begin=[0], to_end=(5,))])
+def test_ediff1d(backend, kwargs):
+    host = np.array([[1, 4, 9], [16, 25, 36]], dtype=np.int32)
+    check(gnp.ediff1d(gnp.asarray(host, device=backend), **kwargs), np.ediff1d(host, **kwargs))
+    with pytest.raises(TypeError, match="same_kind"):
+        gnp.ediff1d(gnp.asarray(host, device=backend), to_end=[1.5])
+
+
+@pytest.mark.parametrize("axis, start", [(0, 0), (2, 0), (0, 3), (-1, 1), (1, 2), (1, 1)])
+def test_rollaxis(backend, axis, start):
+    host = np.arange(24).reshape(2, 3, 4)
+    check(gnp.rollaxis(gnp.asarray(host, device=backend), axis, start), np.rollaxis(host, axis, start))
+
+
+def test_may_share_memory(backend):
+    host = np.arange(12.0).reshape(3, 4)
+    g = gnp.asarray(host, device=backend)
+    other = gnp.asarray(host, device=backend)
+    pairs = [(g, g), (g[0], g[1]), (g[:, 0], g[:, 1]), (g[1:], g[:2]), (g, other), (g.T, g[2]), (g[0, :2], g[0, 2:])]
+    hosts = [(host, host), (host[0], host[1]), (host[:, 0], host[:, 1]), (host[1:], host[:2]), (host, host.copy()),
+             (host.T, host[2]), (host[0, :2], host[0, 2:])]
+    for (a, b), (ha, hb) in zip(pairs, hosts):
+        assert gnp.may_share_memory(a, b) == np.may_share_memory(ha, hb)

@@ -13,6 +13,8 @@ from pygpgpu_core.gnp._calculus import *  # noqa: F401,F403
 from pygpgpu_core.gnp._complex_parts import *  # noqa: F401,F403
 from pygpgpu_core.gnp._polynomials import *  # noqa: F401,F403
 from pygpgpu_core.gnp._shorthands import *  # noqa: F401,F403
+from pygpgpu_core.gnp._indices import *  # noqa: F401,F403
+from pygpgpu_core.gnp._numeric import *  # noqa: F401,F403
 from pygpgpu_core.gnp._patterns import *  # noqa: F401,F403
 from pygpgpu_core.gnp._products import *  # noqa: F401,F403
 from pygpgpu_core.gnp._rearranging import *  # noqa: F401,F403

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..backend import mempool as _mempool
 from . import _comparing, _copying, _differences, _functions, _joining, _nan_reductions, _patterns, _products
-from . import _calculus, _complex_parts, _numpy_names, _polynomials, _rearranging, _shorthands, _statistics, _views
+from . import _calculus, _complex_parts, _indices, _numeric, _numpy_names, _polynomials, _rearranging, _shorthands
+from . import _statistics, _views
 from ._array import DeviceArray, DeviceArrayView
 from ._creation import (
     arange,
@@ -44,6 +45,8 @@ from ._calculus import *  # noqa: F401,F403  (gnp.gradient, cumulative_sum, cumu
 from ._complex_parts import *  # noqa: F401,F403  (gnp.real, imag, angle)
 from ._polynomials import *  # noqa: F401,F403  (gnp.convolve, vander, polyval)
 from ._shorthands import *  # noqa: F401,F403  (gnp.concat, permute_dims, argwhere, fix ...)
+from ._indices import *  # noqa: F401,F403  (gnp.indices, tril_indices, diag_indices ...)
+from ._numeric import *  # noqa: F401,F403  (gnp.nan_to_num, trapezoid, ediff1d)
 from ._patterns import *  # noqa: F401,F403  (gnp.eye, tri, triu, diag, logspace, meshgrid ...)
 from ._products import *  # noqa: F401,F403  (gnp.outer, inner, kron, trace)
 from ._rearranging import *  # noqa: F401,F403  (gnp.tile, repeat, roll)
@@ -89,7 +92,7 @@ __all__ = [
 __all__ += _functions.__all__
 for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _statistics, _differences, _products,
                 _rearranging, _copying, _numpy_names, _calculus, _complex_parts, _polynomials,
-                _shorthands):
+                _shorthands, _indices, _numeric):
     __all__ += _module.__all__
 
 newaxis = None

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import DeviceArray
+from ._array import DeviceArray, _normalize_axis
 from ._creation import asarray, ones, zeros
 from ._dispatch import ops
 from ._joining import vstack
@@ -16,7 +16,7 @@ from ._views import device_operand, swapaxes
 
 __all__ = ["concat", "permute_dims", "matrix_transpose", "row_stack", "asanyarray", "asfortranarray", "isfortran",
            "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isposinf", "isneginf", "flatnonzero", "argwhere",
-           "fix", "divmod", "array_equiv", "diagflat"]
+           "fix", "divmod", "array_equiv", "diagflat", "rollaxis", "may_share_memory"]
 
 
 def concat(arrays: Any, /, *, axis: Any = 0) -> DeviceArray:
@@ -132,3 +132,45 @@ def array_equiv(a1: Any, a2: Any) -> bool:
 def diagflat(v: Any, k: int = 0) -> DeviceArray:
     """A square matrix with the flattened ``v`` on diagonal ``k``."""
     return diag(device_operand(v, "diagflat").ravel(), k)
+
+
+def rollaxis(a: Any, axis: int, start: int = 0) -> DeviceArray:
+    """numpy's older ``moveaxis``: ``axis`` moved to before position ``start`` (a view)."""
+    a = device_operand(a, "rollaxis")
+    n = a.ndim
+    axis = _normalize_axis(axis, n)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a[...]
+    axes = [k for k in range(n) if k != axis]
+    axes.insert(start, axis)
+    return a.transpose(axes)
+
+
+def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    """Whether ``a`` and ``b`` are views of one allocation whose byte ranges overlap (numpy's
+    bounds check: True may still mean no element is shared)."""
+    if not isinstance(a, DeviceArray) or not isinstance(b, DeviceArray):
+        return False
+    if a.buffer is not b.buffer:
+        return False
+    (lo1, hi1), (lo2, hi2) = _span(a), _span(b)
+    return lo1 < hi2 and lo2 < hi1
+
+
+def _span(a: DeviceArray) -> tuple[int, int]:
+    """The bytes ``a`` can touch, [first, last + itemsize)."""
+    if a.size == 0:
+        return a.offset, a.offset
+    low = high = a.offset
+    for n, s in zip(a.shape, a.strides):
+        if s > 0:
+            high += (n - 1) * s
+        else:
+            low += (n - 1) * s
+    return low, high + a.dtype.itemsize

@@ -49,7 +49,8 @@ COMPOSED = (
     "copyto", "gradient", "convolve", "vander", "polyval", "real", "imag", "angle", "cumulative_sum",
     "cumulative_prod", "concat", "permute_dims", "matrix_transpose", "row_stack", "asfortranarray", "isfortran",
     "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isposinf", "isneginf", "flatnonzero", "argwhere", "fix",
-    "array_equiv", "diagflat",
+    "array_equiv", "diagflat", "rollaxis", "may_share_memory", "nan_to_num", "trapezoid", "ediff1d",
+    "tril_indices_from", "triu_indices_from", "diag_indices_from",
 )
 
 
