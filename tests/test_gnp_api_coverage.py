@@ -82,3 +82,12 @@ def test_shorthands_match_numpy(backend):
     with pygpgpu.device(backend):
         check(gnp.asanyarray([1, 2]), np.asanyarray([1, 2]))
         check(gnp.diagflat([1, 2]), np.diagflat([1, 2]))
+
+
+def test_numpys_aliases_keep_their_full_signatures(backend):
+    # numpy 2's np.concat is np.concatenate and np.permute_dims is np.transpose: one dispatch entry each
+    g = gnp.asarray(np.arange(6.0).reshape(2, 3), device=backend)
+    out = gnp.zeros((4, 3), np.float32, device=backend)
+    assert np.concat([g, g], out=out, casting="same_kind") is out
+    check(out, np.concatenate([np.arange(6.0).reshape(2, 3)] * 2).astype(np.float32))
+    check(np.permute_dims(g, (1, 0)), np.arange(6.0).reshape(2, 3).T)

@@ -124,3 +124,38 @@ def test_linspace_of_device_arrays(backend):
 def test_numpy_arrays_stay_refused(backend):
     with pytest.raises(TypeError, match="upload host data"):
         gnp.diag(np.arange(3))
+
+
+L23 = [[1, 2, 3], [4, 5, 6]]
+FUNCTIONS_OF_LISTS = [
+    ("sort", ([3, 1, 2],)), ("argsort", ([3, 1, 2],)), ("cumsum", (L23,)), ("cumprod", (L23, 1)), ("var", (L23,)),
+    ("std", (L23, 0)), ("where", ([True, False], [1, 2], [3.5, 4])), ("where", ([True, False], 1, 2.5)),
+    ("clip", (L23, 2, 4)), ("concatenate", (([1, 2], [3]),)), ("stack", (([1, 2], [3, 4]),)), ("take", (L23, [0, 2])),
+    ("dot", ([1, 2], [3, 4])), ("matmul", (L23, [[1], [2], [3]])), ("nonzero", ([0, 1, 2],)), ("copy", (L23,)),
+    ("transpose", (L23,)), ("ravel", (L23,)), ("isclose", ([1.0, 2.0], [1.0, 2.1])), ("isclose", (1.0, [1.0, 2.0])),
+    ("inner", ([1, 2], [3, 4])), ("vdot", ([1, 2], [3, 4])), ("diff", ([1, 4, 9],)), ("outer", ([1, 2], [3, 4])),
+    ("tile", ([1, 2], 2)), ("roll", ([1, 2, 3], 1)),
+]
+
+
+@pytest.mark.parametrize("name, args", FUNCTIONS_OF_LISTS, ids=[f"{n}-{k}" for k, (n, _) in enumerate(FUNCTIONS_OF_LISTS)])
+def test_functions_take_lists(backend, name, args):
+    import pygpgpu
+    with pygpgpu.device(backend):
+        got = getattr(gnp, name)(*args)
+    want = getattr(np, name)(*args)
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for a, b in zip(got, want):
+            check(a, b)
+    else:
+        check(got, want)
+
+
+def test_lists_join_device_arrays_on_their_device(backend):
+    g = gnp.asarray(np.float32([1, 2]), device=backend)
+    got = gnp.concatenate([g, [3, 4]])
+    assert got.device == g.device
+    check(got, np.concatenate([np.float32([1, 2]), [3, 4]]))
+    check(gnp.where(g > 1, [10, 20], g), np.where(np.float32([1, 2]) > 1, [10, 20], np.float32([1, 2])))
+    assert gnp.allclose(g, [1, 2]) == np.allclose(np.float32([1, 2]), [1, 2])

@@ -86,6 +86,7 @@ for _alias, _name in ALIASES.items():
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     """``np.where(condition, x, y)`` elementwise; ``where(condition)`` is ``nonzero(condition)``."""
+    condition, x, y = _sequences(condition, x, y)
     return ops().where(condition, x, y)
 
 
@@ -105,13 +106,29 @@ def clip(a: Any, a_min: Any = _NOT_GIVEN, a_max: Any = _NOT_GIVEN, out: Any = No
                         "bounds; pass None for no bound, or use the keywords min= / max=)")
     elif min is not _NOT_GIVEN or max is not _NOT_GIVEN:
         raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are provided is forbidden.")
+    a, a_min, a_max = _sequences(_operand(a), a_min, a_max)
     return ops().clip(a, a_min, a_max, out=out, **kwargs)
 
 
-def _operand(a: Any) -> Any:
+def _operand(a: Any, device: Any = None) -> Any:
     """``a``, or a Python scalar, list or tuple uploaded (numpy takes those wherever it takes arrays)."""
     from ._views import device_operand
-    return device_operand(a, "reduction") if isinstance(a, (list, tuple, bool, int, float)) else a
+    return device_operand(a, "reduction", device) if isinstance(a, (list, tuple, bool, int, float)) else a
+
+
+def _sequences(*args: Any) -> tuple:
+    """Lists and tuples among ``args`` uploaded to the device of the first device array among them
+    (scalars stay as they are: weak operands of the operation)."""
+    from ._array import DeviceArray
+    device = next((a.context for a in args if isinstance(a, DeviceArray)), None)
+    return tuple(_operand(a, device) if isinstance(a, (list, tuple)) else a for a in args)
+
+
+def _each(arrays: Any) -> Any:
+    """The elements of a sequence of arrays, the lists and tuples among them uploaded."""
+    if isinstance(arrays, (list, tuple)):
+        return type(arrays)(_sequences(*arrays))
+    return arrays
 
 
 # numpy's positional parameters after ``a`` of each reduction, in numpy's order (np.all(a, 0, out, True)
@@ -168,48 +185,51 @@ all: Callable[..., DeviceArray] = _reduction("all", "Whether every element is no
 
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False) -> DeviceArray:
     """Variance: mean of squared deviations from the mean, over n - ddof."""
-    return ops().moment("var", a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+    return ops().moment("var", _operand(a), axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False) -> DeviceArray:
     """Standard deviation: the square root of :func:`var`."""
-    return ops().moment("std", a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+    return ops().moment("std", _operand(a), axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 
 
 def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> DeviceArray:
     """Inclusive prefix sums (a block scan on the device); flattened when ``axis`` is None."""
-    return ops().scan("cumsum", a, axis=axis, dtype=dtype, out=out)
+    return ops().scan("cumsum", _operand(a), axis=axis, dtype=dtype, out=out)
 
 
 def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> DeviceArray:
     """Inclusive prefix products; flattened when ``axis`` is None."""
-    return ops().scan("cumprod", a, axis=axis, dtype=dtype, out=out)
+    return ops().scan("cumprod", _operand(a), axis=axis, dtype=dtype, out=out)
 
 
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """A sorted copy of a 1-D array (or of the flattened array with ``axis=None``); NaNs last.
     The sort is stable whatever ``kind`` says."""
-    return ops().sort(a, axis=axis, kind=kind, order=order, stable=stable)
+    return ops().sort(_operand(a), axis=axis, kind=kind, order=order, stable=stable)
 
 
 def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """The indices (int64) that sort a 1-D array; stable (equal elements keep their order)."""
-    return ops().argsort(a, axis=axis, kind=kind, order=order, stable=stable)
+    return ops().argsort(_operand(a), axis=axis, kind=kind, order=order, stable=stable)
 
 
 def dot(a: Any, b: Any, out: Any = None) -> DeviceArray:
     """``np.dot``: inner product of 1-D arrays (a 0-d array), matrix product of 2-D ones."""
+    a, b = _sequences(_operand(a), _operand(b))
     return ops().dot(a, b, out=out)
 
 
 def vdot(a: Any, b: Any) -> DeviceArray:
     """Inner product of the flattened arrays."""
+    a, b = _sequences(_operand(a), _operand(b))
     return ops().dot(ops().copy(a).reshape(-1) if a.ndim != 1 else a,
                      ops().copy(b).reshape(-1) if b.ndim != 1 else b)
 
 
 def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
     """``np.matmul`` / ``a @ b`` for 1-D and 2-D arrays (a tiled kernel in local memory)."""
+    a, b = _sequences(a, b)
     return ops().matmul(a, b, out=out)
 
 
@@ -223,12 +243,12 @@ round = around
 
 def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None, casting: Any = "same_kind") -> DeviceArray:
     """Join device arrays along an existing axis (copies on the device; numpy's result type)."""
-    return ops().concatenate(arrays, axis=axis, out=out, dtype=dtype, casting=casting)
+    return ops().concatenate(_each(arrays), axis=axis, out=out, dtype=dtype, casting=casting)
 
 
 def stack(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None, casting: Any = "same_kind") -> DeviceArray:
     """Join device arrays along a new axis."""
-    return ops().stack(arrays, axis=axis, out=out, dtype=dtype, casting=casting)
+    return ops().stack(_each(arrays), axis=axis, out=out, dtype=dtype, casting=casting)
 
 
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, retstep: Any = False, dtype: Any = None, axis: Any = 0, *, device: Any = None) -> Any:
@@ -244,16 +264,16 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, retstep
 
 def nonzero(a: Any) -> tuple[DeviceArray, ...]:
     """Indices of the nonzero elements, one int64 array per dimension (compacted on the device)."""
-    return ops().nonzero(a)
+    return ops().nonzero(_operand(a))
 
 
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> DeviceArray:
     """Elements of ``a`` at integer ``indices`` (a device or host index array), along ``axis``."""
-    return ops().take(a, indices, axis=axis, out=out)
+    return ops().take(_operand(a), indices, axis=axis, out=out)
 
 
 def transpose(a: Any, axes: Any = None) -> DeviceArray:
-    return a.transpose(axes)
+    return _operand(a).transpose(axes)
 
 
 def reshape(a: Any, shape: Any = None, order: Any = "C", *, newshape: Any = None, copy: Any = None) -> DeviceArray:
@@ -268,9 +288,9 @@ def reshape(a: Any, shape: Any = None, order: Any = "C", *, newshape: Any = None
 
 
 def ravel(a: Any, order: Any = "C") -> DeviceArray:
-    return a.ravel(order)
+    return _operand(a).ravel(order)
 
 
 def copy(a: Any) -> DeviceArray:
     """A C-contiguous device copy."""
-    return a.copy()
+    return _operand(a).copy()

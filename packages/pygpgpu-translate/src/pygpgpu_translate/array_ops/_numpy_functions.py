@@ -47,7 +47,7 @@ COMPOSED = (
     "isclose", "allclose", "array_equal", "count_nonzero", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
     "nanargmax", "nanargmin", "nancumsum", "nancumprod", "diff", "ptp", "average", "trace", "outer", "inner", "kron", "tile", "repeat", "roll",
     "copyto", "gradient", "convolve", "vander", "polyval", "real", "imag", "angle", "cumulative_sum",
-    "cumulative_prod", "concat", "permute_dims", "matrix_transpose", "row_stack", "asfortranarray", "isfortran",
+    "cumulative_prod", "matrix_transpose", "row_stack", "asfortranarray", "isfortran",
     "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isposinf", "isneginf", "flatnonzero", "argwhere", "fix",
     "array_equiv", "diagflat", "rollaxis", "may_share_memory", "nan_to_num", "trapezoid", "ediff1d",
     "tril_indices_from", "triu_indices_from", "diag_indices_from",
@@ -76,8 +76,10 @@ def _table() -> dict:
         np.empty_like: _core_creation.empty_like, np.zeros_like: _core_creation.zeros_like,
         np.ones_like: _core_creation.ones_like, np.full_like: _core_creation.full_like,
     }
-    # gnp's functions of numpy's names and parameters (composed of device operations in pygpgpu_core.gnp)
-    t.update({getattr(np, name): getattr(gnp, name) for name in COMPOSED if hasattr(np, name)})  # (numpy 2.1's)
+    # gnp's functions of numpy's names and parameters (composed of device operations in pygpgpu_core.gnp);
+    # never over an entry above (numpy 2's np.concat is np.concatenate, np.permute_dims np.transpose)
+    composed = {getattr(np, name): getattr(gnp, name) for name in COMPOSED if hasattr(np, name)}   # (numpy 2.1's)
+    t.update({f: impl for f, impl in composed.items() if f not in t})
     return t
 
 
