@@ -10,6 +10,7 @@ import numpy as np
 from ._array import DeviceArray, _normalize_axis
 from ._creation import asarray, ones, zeros
 from ._dispatch import ops
+from ._functions import concatenate
 from ._joining import vstack
 from ._patterns import diag
 from ._views import device_operand, swapaxes
@@ -19,9 +20,8 @@ __all__ = ["concat", "permute_dims", "matrix_transpose", "row_stack", "asanyarra
            "fix", "divmod", "array_equiv", "diagflat", "rollaxis", "may_share_memory"]
 
 
-def concat(arrays: Any, /, *, axis: Any = 0) -> DeviceArray:
-    """The array API's ``concatenate`` (numpy 2's ``np.concat``)."""
-    return ops().concatenate(arrays, axis=axis)
+# numpy 2's np.concat is np.concatenate itself
+concat = concatenate
 
 
 def permute_dims(a: Any, /, axes: Any = None) -> DeviceArray:
