@@ -353,3 +353,16 @@ def test_may_share_memory(backend):
              (host.T, host[2]), (host[0, :2], host[0, 2:])]
     for (a, b), (ha, hb) in zip(pairs, hosts):
         assert gnp.may_share_memory(a, b) == np.may_share_memory(ha, hb)
+
+
+@pytest.mark.parametrize("kind", REALS)
+def test_real_part_methods(backend, kind):
+    host = REALS[kind].copy()
+    g = gnp.asarray(host, device=backend)
+    assert (g.real is g) and (host.real is host)
+    assert (g.conj() is g) and (host.conj() is host) and (g.conjugate() is g)
+    check(g.imag, host.imag)
+    assert g.imag.flags.writeable is host.imag.flags.writeable is False
+    g.real = 1
+    host.real = 1
+    check(g, host)
