@@ -15,6 +15,9 @@ from pygpgpu_core.gnp._polynomials import *  # noqa: F401,F403
 from pygpgpu_core.gnp._shorthands import *  # noqa: F401,F403
 from pygpgpu_core.gnp._indices import *  # noqa: F401,F403
 from pygpgpu_core.gnp._numeric import *  # noqa: F401,F403
+from pygpgpu_core.gnp._contractions import *  # noqa: F401,F403
+from pygpgpu_core.gnp._selection import *  # noqa: F401,F403
+from pygpgpu_core.gnp._signal import *  # noqa: F401,F403
 from pygpgpu_core.gnp._patterns import *  # noqa: F401,F403
 from pygpgpu_core.gnp._products import *  # noqa: F401,F403
 from pygpgpu_core.gnp._rearranging import *  # noqa: F401,F403

@@ -16,7 +16,7 @@ import numpy as np
 from ..backend import mempool as _mempool
 from . import _comparing, _copying, _differences, _functions, _joining, _nan_reductions, _patterns, _products
 from . import _calculus, _complex_parts, _indices, _numeric, _numpy_names, _polynomials, _rearranging, _shorthands
-from . import _statistics, _views
+from . import _contractions, _selection, _signal, _statistics, _views
 from ._array import DeviceArray, DeviceArrayView
 from ._creation import (
     arange,
@@ -47,6 +47,9 @@ from ._polynomials import *  # noqa: F401,F403  (gnp.convolve, vander, polyval)
 from ._shorthands import *  # noqa: F401,F403  (gnp.concat, permute_dims, argwhere, fix ...)
 from ._indices import *  # noqa: F401,F403  (gnp.indices, tril_indices, diag_indices ...)
 from ._numeric import *  # noqa: F401,F403  (gnp.nan_to_num, trapezoid, ediff1d)
+from ._contractions import *  # noqa: F401,F403  (gnp.tensordot, cov, corrcoef)
+from ._selection import *  # noqa: F401,F403  (gnp.select, compress, extract, fill_diagonal)
+from ._signal import *  # noqa: F401,F403  (gnp.correlate, hanning, hamming, blackman, bartlett, sinc)
 from ._patterns import *  # noqa: F401,F403  (gnp.eye, tri, triu, diag, logspace, meshgrid ...)
 from ._products import *  # noqa: F401,F403  (gnp.outer, inner, kron, trace)
 from ._rearranging import *  # noqa: F401,F403  (gnp.tile, repeat, roll)
@@ -92,7 +95,7 @@ __all__ = [
 __all__ += _functions.__all__
 for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _statistics, _differences, _products,
                 _rearranging, _copying, _numpy_names, _calculus, _complex_parts, _polynomials,
-                _shorthands, _indices, _numeric):
+                _shorthands, _indices, _numeric, _contractions, _selection, _signal):
     __all__ += _module.__all__
 
 newaxis = None

@@ -12,7 +12,7 @@ from ._creation import empty, zeros_like
 from ._dispatch import ops
 from ._views import device_operand
 
-__all__ = ["convolve", "vander", "polyval"]
+__all__ = ["convolve", "vander", "polyval", "polyadd", "polysub", "polymul"]
 
 
 def convolve(a: Any, v: Any, mode: str = "full") -> DeviceArray:
@@ -53,3 +53,38 @@ def polyval(p: Any, x: Any) -> DeviceArray:
     for c in coefficients:
         y = ops().ufunc_call("add", (ops().ufunc_call("multiply", (y, x)), c))
     return y
+
+
+def _coefficients(p: Any) -> DeviceArray:
+    p = device_operand(p, "polynomial")
+    return p.reshape(1) if p.ndim == 0 else p
+
+
+def _aligned(a1: Any, a2: Any) -> tuple[DeviceArray, DeviceArray]:
+    """Both coefficient vectors, the shorter padded with leading zeros (highest power first)."""
+    from ._joining import append
+    from ._creation import zeros
+    a1, a2 = _coefficients(a1), _coefficients(a2)
+    diff = a1.shape[0] - a2.shape[0]
+    if diff > 0:
+        a2 = append(zeros(diff, a2.dtype, a2.context), a2)
+    elif diff < 0:
+        a1 = append(zeros(-diff, a1.dtype, a1.context), a1)
+    return a1, a2
+
+
+def polyadd(a1: Any, a2: Any) -> DeviceArray:
+    """The sum of two polynomials' coefficient vectors (highest power first)."""
+    a1, a2 = _aligned(a1, a2)
+    return ops().ufunc_call("add", (a1, a2))
+
+
+def polysub(a1: Any, a2: Any) -> DeviceArray:
+    """The difference of two polynomials' coefficient vectors (highest power first)."""
+    a1, a2 = _aligned(a1, a2)
+    return ops().ufunc_call("subtract", (a1, a2))
+
+
+def polymul(a1: Any, a2: Any) -> DeviceArray:
+    """The product of two polynomials: the convolution of their coefficients."""
+    return convolve(_coefficients(a1), _coefficients(a2))

@@ -50,7 +50,8 @@ COMPOSED = (
     "cumulative_prod", "matrix_transpose", "row_stack", "asfortranarray", "isfortran",
     "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isposinf", "isneginf", "flatnonzero", "argwhere", "fix",
     "array_equiv", "diagflat", "rollaxis", "may_share_memory", "nan_to_num", "trapezoid", "ediff1d",
-    "tril_indices_from", "triu_indices_from", "diag_indices_from",
+    "tril_indices_from", "triu_indices_from", "diag_indices_from", "correlate", "sinc", "select", "compress",
+    "extract", "fill_diagonal", "tensordot", "cov", "corrcoef", "polyadd", "polysub", "polymul",
 )
 
 
