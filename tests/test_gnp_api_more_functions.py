@@ -117,3 +117,46 @@ def test_polynomial_arithmetic(backend, a, b):
         ga = gnp.asarray(a) if isinstance(a, np.ndarray) else a
         for name in ("polyadd", "polysub", "polymul"):
             check(getattr(gnp, name)(ga, b), getattr(np, name)(a, b))
+
+
+@pytest.mark.parametrize("key", [np.s_[0:3], np.s_[0:3, 1:5:2], np.s_[-1:1:5j], np.s_[0:2, 0:1:3j], np.s_[2:-1:-1]],
+                         ids=["1d", "2d", "complex-step", "mixed", "down"])
+def test_mgrid_ogrid(backend, key):
+    with pygpgpu.device(backend):
+        dense, sparse = gnp.mgrid[key], gnp.ogrid[key]
+    check(dense, np.mgrid[key], exact=False)
+    want = np.ogrid[key]
+    if isinstance(want, (list, tuple)):
+        assert isinstance(sparse, tuple) and len(sparse) == len(want)
+        for a, b in zip(sparse, want):
+            check(a, b, exact=False)
+    else:
+        check(sparse, want, exact=False)
+
+
+def test_ix(backend):
+    # (gnp's indexing takes one index array so far, so g[gnp.ix_(...)] itself is not compared here)
+    with pygpgpu.device(backend):
+        for args in (([0, 1], [2, 3, 4]), ([True, False, True, False], [1]), ((3,), (0, 4))):
+            got, want = gnp.ix_(*args), np.ix_(*args)
+            for a, b in zip(got, want):
+                check(a, b)
+
+
+def test_asarray_chkfinite_and_require(backend):
+    with pygpgpu.device(backend):
+        check(gnp.asarray_chkfinite([1.0, 2.0]), np.asarray_chkfinite([1.0, 2.0]))
+        check(gnp.asarray_chkfinite([1, 2]), np.asarray_chkfinite([1, 2]))
+        for bad in ([1.0, np.inf], [np.nan]):
+            with pytest.raises(ValueError, match="infs or NaNs"):
+                gnp.asarray_chkfinite(bad)
+    host = np.arange(6.0).reshape(2, 3)
+    g = gnp.asarray(host, device=backend)
+    for source, hsource in ((g.T, host.T), (g, host), (g[:, ::2], host[:, ::2])):
+        for req in (None, "C", ["F"], ["W", "O"], ["A"], ["O", "C"], ["E"]):
+            got, want = gnp.require(source, requirements=req), np.require(hsource, requirements=req)
+            assert (got.flags.c_contiguous, got.flags.f_contiguous) == (want.flags.c_contiguous,
+                                                                        want.flags.f_contiguous), (req, hsource.shape)
+            check(got, want)
+    with pytest.raises(ValueError, match="both 'C' and 'F'"):
+        gnp.require(g, requirements=["C", "F"])

@@ -15,7 +15,7 @@ from ._patterns import tri
 from ._views import device_operand
 
 __all__ = ["indices", "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from", "diag_indices",
-           "diag_indices_from"]
+           "diag_indices_from", "ix_", "mgrid", "ogrid"]
 
 
 def indices(dimensions: Any, dtype: Any = int, sparse: bool = False, *, device: Any = None) -> Any:
@@ -73,3 +73,59 @@ def diag_indices_from(arr: Any) -> tuple[DeviceArray, ...]:
     if len(set(a.shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
     return diag_indices(a.shape[0], a.ndim, device=a.context)
+
+
+def ix_(*args: Any) -> tuple[DeviceArray, ...]:
+    """Open-mesh index arrays: the k-th sequence reshaped to length 1 on every axis but the k-th
+    (a bool sequence stands for its nonzero positions), for ``g[gnp.ix_(rows, cols)]``."""
+    out = []
+    nd = len(args)
+    for k, seq in enumerate(args):
+        a = device_operand(seq, "ix_") if not (isinstance(seq, (list, tuple)) and len(seq) == 0) else \
+            arange(0, dtype=np.intp)
+        if a.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if a.dtype == np.bool_:
+            a = ops().nonzero(a)[0]
+        out.append(a.reshape((1,) * k + (a.shape[0],) + (1,) * (nd - k - 1)))
+    return tuple(out)
+
+
+class _Grid:
+    """``mgrid`` / ``ogrid``: ``grid[start:stop:step, ...]`` as numpy's nd_grid (a complex step ``nj``
+    means n points from start to stop inclusive, as linspace)."""
+
+    def __init__(self, sparse: bool) -> None:
+        self.sparse = sparse
+
+    def __getitem__(self, key: Any) -> Any:
+        from ._functions import linspace
+        single = not isinstance(key, tuple)
+        slices = (key,) if single else key
+        vectors = []
+        for s in slices:
+            if not isinstance(s, slice):
+                raise TypeError("gnp.mgrid / gnp.ogrid take slices (start:stop:step)")
+            start = 0 if s.start is None else s.start
+            step = 1 if s.step is None else s.step
+            if isinstance(step, complex):
+                vectors.append(linspace(start, s.stop, int(abs(step))))
+            else:
+                vectors.append(arange(start, s.stop, step))
+        dtype = np.result_type(*(v.dtype for v in vectors))
+        vectors = [v.astype(dtype, copy=False) for v in vectors]
+        if single:
+            return vectors[0]
+        n = len(vectors)
+        shaped = [v.reshape((1,) * k + (v.shape[0],) + (1,) * (n - k - 1)) for k, v in enumerate(vectors)]
+        if self.sparse:
+            return tuple(shaped)
+        shape = tuple(v.shape[0] for v in vectors)
+        out = empty((n,) + shape, dtype, vectors[0].context)
+        for k, v in enumerate(shaped):
+            out[k] = v
+        return out
+
+
+mgrid = _Grid(sparse=False)
+ogrid = _Grid(sparse=True)

@@ -17,7 +17,7 @@ from ._views import device_operand, swapaxes
 
 __all__ = ["concat", "permute_dims", "matrix_transpose", "row_stack", "asanyarray", "asfortranarray", "isfortran",
            "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isposinf", "isneginf", "flatnonzero", "argwhere",
-           "fix", "divmod", "array_equiv", "diagflat", "rollaxis", "may_share_memory"]
+           "fix", "divmod", "array_equiv", "diagflat", "rollaxis", "may_share_memory", "asarray_chkfinite", "require"]
 
 
 # numpy 2's np.concat is np.concatenate itself
@@ -174,3 +174,39 @@ def _span(a: DeviceArray) -> tuple[int, int]:
         else:
             low += (n - 1) * s
     return low, high + a.dtype.itemsize
+
+
+def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None) -> DeviceArray:
+    """:func:`asarray`, with numpy's ValueError when a float array holds an infinity or NaN (one
+    bool read back)."""
+    out = asarray(a, dtype=dtype, device=device, order=order)
+    if out.dtype.kind == "f" and not bool(ops().reduce("all", ops().ufunc_call("isfinite", (out,)))):
+        raise ValueError("array must not contain infs or NaNs")
+    return out
+
+
+_REQUIREMENTS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F", "FORTRAN": "F",
+                 "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O", "OWNDATA": "O", "E": "E",
+                 "ENSUREARRAY": "E"}
+
+
+def require(a: Any, dtype: Any = None, requirements: Any = None, *, device: Any = None) -> DeviceArray:
+    """A device array of ``dtype`` that meets numpy's flag requirements: C or F contiguous,
+    writeable, owning its data (a copy where ``a`` does not already); aligned always holds."""
+    wanted = set()
+    for r in ([requirements] if isinstance(requirements, str) else requirements or []):
+        key = _REQUIREMENTS.get(str(r).upper())
+        if key is None:
+            raise KeyError(f"Unknown requirement {r!r}")
+        wanted.add(key)
+    if {"C", "F"} <= wanted:
+        raise ValueError("Cannot specify both 'C' and 'F' order")
+    out = asarray(a, dtype=dtype, device=device)
+    if "C" in wanted and not out.flags.c_contiguous:
+        out = out.copy()
+    elif "F" in wanted and not out.flags.f_contiguous:
+        out = asarray(out, order="F")
+    if ("W" in wanted and not out.flags.writeable) or ("O" in wanted and not out.flags.owndata):
+        fortran = "F" in wanted or out.flags.f_contiguous and not out.flags.c_contiguous
+        out = out.copy("F" if fortran else "C")      # (numpy's copy keeps a Fortran array's order)
+    return out
