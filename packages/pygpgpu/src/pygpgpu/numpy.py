@@ -8,6 +8,16 @@ from pygpgpu_core.gnp._differences import *  # noqa: F401,F403
 from pygpgpu_core.gnp._functions import *  # noqa: F401,F403
 from pygpgpu_core.gnp._joining import *  # noqa: F401,F403
 from pygpgpu_core.gnp._nan_reductions import *  # noqa: F401,F403
+from pygpgpu_core.gnp._numpy_names import *  # noqa: F401,F403
+from pygpgpu_core.gnp._calculus import *  # noqa: F401,F403
+from pygpgpu_core.gnp._complex_parts import *  # noqa: F401,F403
+from pygpgpu_core.gnp._polynomials import *  # noqa: F401,F403
+from pygpgpu_core.gnp._shorthands import *  # noqa: F401,F403
+from pygpgpu_core.gnp._indices import *  # noqa: F401,F403
+from pygpgpu_core.gnp._numeric import *  # noqa: F401,F403
+from pygpgpu_core.gnp._contractions import *  # noqa: F401,F403
+from pygpgpu_core.gnp._selection import *  # noqa: F401,F403
+from pygpgpu_core.gnp._signal import *  # noqa: F401,F403
 from pygpgpu_core.gnp._patterns import *  # noqa: F401,F403
 from pygpgpu_core.gnp._products import *  # noqa: F401,F403
 from pygpgpu_core.gnp._rearranging import *  # noqa: F401,F403

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..backend import mempool as _mempool
 from . import _comparing, _copying, _differences, _functions, _joining, _nan_reductions, _patterns, _products
-from . import _rearranging, _statistics, _views
+from . import _calculus, _complex_parts, _indices, _numeric, _numpy_names, _polynomials, _rearranging, _shorthands
+from . import _contractions, _selection, _signal, _statistics, _views
 from ._array import DeviceArray, DeviceArrayView
 from ._creation import (
     arange,
@@ -39,6 +40,16 @@ from ._differences import *  # noqa: F401,F403  (gnp.diff)
 from ._functions import *  # noqa: F401,F403  (gnp.sqrt, gnp.sum, gnp.sort ...)
 from ._joining import *  # noqa: F401,F403  (gnp.vstack, hstack, column_stack, dstack, append)
 from ._nan_reductions import *  # noqa: F401,F403  (gnp.nansum, nanmean, nanmax ...)
+from ._numpy_names import *  # noqa: F401,F403  (gnp.float32, nan, pi, dtype, finfo ...: numpy's own)
+from ._calculus import *  # noqa: F401,F403  (gnp.gradient, cumulative_sum, cumulative_prod)
+from ._complex_parts import *  # noqa: F401,F403  (gnp.real, imag, angle)
+from ._polynomials import *  # noqa: F401,F403  (gnp.convolve, vander, polyval)
+from ._shorthands import *  # noqa: F401,F403  (gnp.concat, permute_dims, argwhere, fix ...)
+from ._indices import *  # noqa: F401,F403  (gnp.indices, tril_indices, diag_indices ...)
+from ._numeric import *  # noqa: F401,F403  (gnp.nan_to_num, trapezoid, ediff1d)
+from ._contractions import *  # noqa: F401,F403  (gnp.tensordot, cov, corrcoef)
+from ._selection import *  # noqa: F401,F403  (gnp.select, compress, extract, fill_diagonal)
+from ._signal import *  # noqa: F401,F403  (gnp.correlate, hanning, hamming, blackman, bartlett, sinc)
 from ._patterns import *  # noqa: F401,F403  (gnp.eye, tri, triu, diag, logspace, meshgrid ...)
 from ._products import *  # noqa: F401,F403  (gnp.outer, inner, kron, trace)
 from ._rearranging import *  # noqa: F401,F403  (gnp.tile, repeat, roll)
@@ -87,7 +98,8 @@ __all__ = [
 ]
 __all__ += _functions.__all__
 for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _statistics, _differences, _products,
-                _rearranging, _copying):
+                _rearranging, _copying, _numpy_names, _calculus, _complex_parts, _polynomials,
+                _shorthands, _indices, _numeric, _contractions, _selection, _signal):
     __all__ += _module.__all__
 __all__ += _sorting.__all__
 __all__ += _set_operations.__all__
@@ -127,3 +139,17 @@ def get_memory_pool(device: Any = None) -> "_mempool.MemoryPool":
 def synchronize(device: Any = None) -> None:
     """Wait for every queued operation on ``device`` (default device when None) or a Context."""
     resolve_target(device)[1].synchronize()
+
+
+def _add_not_implemented_stubs() -> None:
+    """Last, so every name gnp defines takes precedence: numpy's names that CuPy has and gnp lacks
+    raise NotImplementedError saying what to use instead (:mod:`._not_implemented`)."""
+    from ._not_implemented import stubs_for_missing
+
+    module = globals()
+    for name, stub in stubs_for_missing(module).items():
+        module[name] = stub
+        __all__.append(name)
+
+
+_add_not_implemented_stubs()

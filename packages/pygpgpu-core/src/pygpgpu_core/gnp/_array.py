@@ -503,9 +503,20 @@ class DeviceArray(ArrayOperators):
             raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dt!r} according to the rule {casting!r}")
         return ops().astype(self, dt)
 
-    def reshape(self, *shape: Any, order: str = "C") -> "DeviceArray":
+    def reshape(self, *shape: Any, order: str = "C", copy: "bool | None" = None) -> "DeviceArray":
         """A view with a new shape sharing this array's memory (one -1 is inferred); a strided
-        view that cannot be reshaped in place is copied first, as numpy does."""
+        view that cannot be reshaped in place is copied first, as numpy does. ``copy=True``:
+        always a new array; ``copy=False``: ValueError where a copy would be needed (numpy 2's)."""
+        out = self._reshape(*shape, order=order)
+        copied = out.buffer is not self.buffer
+        if copy is False and copied:
+            raise ValueError("Unable to avoid creating a copy while reshaping (this strided view cannot be "
+                             "reshaped in place; pass copy=None or copy=True)")
+        if copy and not copied:
+            out = out.copy()
+        return out
+
+    def _reshape(self, *shape: Any, order: str = "C") -> "DeviceArray":
         if order not in ("C", "A", "F"):
             raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):

@@ -26,6 +26,8 @@ def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: boo
     """``|a - b| <= atol + rtol * |b|`` with ``b`` finite, or ``a == b`` (so equal infinities are
     close); NaNs are close to each other only with ``equal_nan``. As numpy does, ``b`` is made a
     float type first (``|b|`` of the most negative integer would overflow)."""
+    from ._functions import ufunc_operands
+    a, b = ufunc_operands((a, b))     # lists uploaded; with no device array, a becomes one (as numpy's array)
     if not isinstance(a, DeviceArray) and not isinstance(b, DeviceArray):
         raise TypeError("gnp.isclose: one of a and b must be a device array (upload host data with gnp.asarray)")
     if isinstance(b, DeviceArray):

@@ -89,8 +89,16 @@ def ascontiguousarray(a: Any, dtype: Any = None, device: Any = None) -> DeviceAr
 
 
 def array(obj: Any, dtype: Any = None, copy: bool | None = True, device: Any = None,
-          order: str | None = None) -> DeviceArray:
-    """Like :func:`asarray`, but a new array unless ``copy`` is False/None and none is needed."""
+          order: str | None = None, subok: bool = False, ndmin: int = 0) -> DeviceArray:
+    """Like :func:`asarray`, but a new array unless ``copy`` is False/None and none is needed;
+    ``ndmin``: at least that many dimensions, ones prepended to the shape (a view), as numpy's."""
+    out = _array(obj, dtype, copy, device, order)
+    if out.ndim < ndmin:
+        out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def _array(obj: Any, dtype: Any, copy: bool | None, device: Any, order: str | None) -> DeviceArray:
     if not copy:
         return asarray(obj, dtype=dtype, device=device, order=order)
     _layout(order)
@@ -104,16 +112,34 @@ def array(obj: Any, dtype: Any = None, copy: bool | None = True, device: Any = N
     return _upload_host(host, device, _layout(order, host))
 
 
-def empty(shape: Any, dtype: Any = np.float64, device: Any = None, order: str = "C") -> DeviceArray:
-    """An uninitialised array (memory from the device's pool); ``order="F"``: Fortran-ordered."""
-    if order not in ("C", "F"):
+_ORDER_NAMES = ("C", "F", "c", "f")
+
+
+def _creation_order(order: Any, device: Any) -> tuple[str, Any]:
+    """numpy's ``order`` of empty/zeros/ones/full (None is C; lower case as numpy takes it), and the
+    device. gnp's third positional parameter is ``device`` where numpy's is ``order``: an order name
+    there (``np.empty(shape, dtype, "C")`` spelled with gnp) is taken as the order (no device selector
+    is called C or F)."""
+    if isinstance(device, str) and device in _ORDER_NAMES and order in (None, "C"):
+        order, device = device, None
+    if order is None:
+        order = "C"
+    if order not in _ORDER_NAMES:
         raise ValueError("only 'C' or 'F' order is permitted")
+    return order.upper(), device
+
+
+def empty(shape: Any, dtype: Any = np.float64, device: Any = None, order: Any = "C") -> DeviceArray:
+    """An uninitialised array (memory from the device's pool); ``order="F"``: Fortran-ordered."""
+    order, device = _creation_order(order, device)
+    if dtype is None:
+        dtype = np.float64
     if order == "F":
         return DeviceArray(_normalize_shape(shape)[::-1], dtype, device).T
     return DeviceArray(shape, dtype, device)
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None, order: str = "C") -> DeviceArray:
+def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None, order: Any = "C") -> DeviceArray:
     """An array with every element ``fill_value`` (filled on the device, no host copy)."""
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
@@ -124,41 +150,55 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, device: Any = None, ord
     return out
 
 
-def zeros(shape: Any, dtype: Any = np.float64, device: Any = None, order: str = "C") -> DeviceArray:
+def zeros(shape: Any, dtype: Any = np.float64, device: Any = None, order: Any = "C") -> DeviceArray:
     # dtype=None is numpy's float64 (full would take the fill value's int64)
     return full(shape, 0, np.float64 if dtype is None else dtype, device, order)
 
 
-def ones(shape: Any, dtype: Any = np.float64, device: Any = None, order: str = "C") -> DeviceArray:
+def ones(shape: Any, dtype: Any = np.float64, device: Any = None, order: Any = "C") -> DeviceArray:
     return full(shape, 1, np.float64 if dtype is None else dtype, device, order)
 
 
-def _like(a: Any, dtype: Any, shape: Any, device: Any):
+def _like(a: Any, dtype: Any, order: Any, shape: Any, device: Any) -> tuple:
+    """(shape, dtype, device, order) of numpy's ``*_like``: ``order`` "K"/"A" keeps a Fortran-ordered
+    prototype's layout when the shape is kept, "C"/"F" say it (numpy's ValueError for other values)."""
+    if order not in ("K", "A", "C", "F", "k", "a", "c", "f", None):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    order = "K" if order is None else order.upper()
+    if order in ("K", "A"):
+        flags = getattr(a, "flags", None)
+        fortran = flags is not None and flags.f_contiguous and not flags.c_contiguous
+        order = "F" if fortran and (shape is None or _normalize_shape(shape) == a.shape) else "C"
     if dtype is None:
         dtype = a.dtype
     if shape is None:
         shape = a.shape
     if device is None:
         device = a.context if isinstance(a, DeviceArray) else None
-    return shape, dtype, device
+    return shape, dtype, device, order
 
 
-def empty_like(a: Any, dtype: Any = None, shape: Any = None, device: Any = None) -> DeviceArray:
-    """An uninitialised array shaped like ``a`` (on ``a``'s device when ``a`` is a device array)."""
-    return empty(*_like(a, dtype, shape, device))
+def empty_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None, *,
+               device: Any = None) -> DeviceArray:
+    """An uninitialised array shaped like ``a`` (on ``a``'s device when ``a`` is a device array);
+    numpy's parameters (``subok`` has nothing to keep: there are no device array subclasses)."""
+    return empty(*_like(a, dtype, order, shape, device))
 
 
-def zeros_like(a: Any, dtype: Any = None, shape: Any = None, device: Any = None) -> DeviceArray:
-    return zeros(*_like(a, dtype, shape, device))
+def zeros_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None, *,
+               device: Any = None) -> DeviceArray:
+    return zeros(*_like(a, dtype, order, shape, device))
 
 
-def ones_like(a: Any, dtype: Any = None, shape: Any = None, device: Any = None) -> DeviceArray:
-    return ones(*_like(a, dtype, shape, device))
+def ones_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None, *,
+              device: Any = None) -> DeviceArray:
+    return ones(*_like(a, dtype, order, shape, device))
 
 
-def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, device: Any = None) -> DeviceArray:
-    shape, dtype, device = _like(a, dtype, shape, device)
-    return full(shape, fill_value, dtype, device)
+def full_like(a: Any, fill_value: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None,
+              *, device: Any = None) -> DeviceArray:
+    shape, dtype, device, order = _like(a, dtype, order, shape, device)
+    return full(shape, fill_value, dtype, device, order)
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = None) -> DeviceArray:

@@ -6,7 +6,10 @@ translator installed they raise ``OperationsUnavailable`` saying what to install
 """
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
 
 from ._dispatch import ops
 
@@ -22,11 +25,13 @@ UFUNC_NAMES = (
     "invert", "square", "reciprocal", "sign", "floor", "ceil", "trunc", "rint", "isnan", "isinf", "isfinite",
     "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
     "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "fabs",
+    "float_power", "conjugate", "deg2rad", "radians", "rad2deg", "degrees", "signbit", "logaddexp", "logaddexp2",
+    "heaviside",
 )
 ALIASES = {"abs": "absolute", "bitwise_not": "invert", "pow": "power", "bitwise_invert": "invert",
            "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift", "acos": "arccos",
            "asin": "arcsin", "atan": "arctan", "atan2": "arctan2", "acosh": "arccosh", "asinh": "arcsinh",
-           "atanh": "arctanh"}
+           "atanh": "arctanh", "conj": "conjugate"}
 
 # a literal list first, so that type checkers see these names exported; the ufuncs are added below
 __all__ = [
@@ -37,8 +42,29 @@ __all__ = [
 __all__ += list(UFUNC_NAMES) + list(ALIASES)
 
 
+def ufunc_operands(args: tuple, out: Any = None) -> tuple:
+    """numpy's ufunc operands as device operations take them: lists and tuples uploaded, and, where
+    no operand is a device array (``gnp.true_divide(0, 0)``), one scalar uploaded as a 0-d array:
+    a numpy scalar if there is one (it is strong, so the result type stays numpy's: NEP 50), else
+    the first Python scalar (np.asarray's int64/float64/bool, the types numpy gives weak scalars alone).
+    The result is then a 0-d device array, where numpy returns a scalar, as CuPy does."""
+    from ._array import DeviceArray
+    from ._creation import asarray
+    where = out if isinstance(out, DeviceArray) else next((a for a in args if isinstance(a, DeviceArray)), None)
+    device = None if where is None else where.context
+    args = tuple(asarray(a, device=device) if isinstance(a, (list, tuple)) else a for a in args)
+    if builtins.any(isinstance(a, DeviceArray) for a in args):     # (this module's any is gnp.any)
+        return args
+    pick = next((k for k, a in enumerate(args) if isinstance(a, np.generic)),
+                next((k for k, a in enumerate(args) if isinstance(a, (bool, int, float))), None))
+    if pick is None:
+        return args
+    return args[:pick] + (asarray(args[pick], device=device),) + args[pick + 1:]
+
+
 def _ufunc(name: str) -> Callable[..., DeviceArray]:
     def fn(*args: Any, out: Any = None, dtype: Any = None, casting: Any = "same_kind") -> DeviceArray:
+        args = ufunc_operands(args, out)
         result = ops().ufunc_call(name, args, out=out, dtype=dtype, casting=casting)
         if result is NotImplemented:     # (operators pass that on to Python; a function call says it)
             kinds = ", ".join(type(a).__name__ for a in args)
@@ -60,6 +86,7 @@ for _alias, _name in ALIASES.items():
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     """``np.where(condition, x, y)`` elementwise; ``where(condition)`` is ``nonzero(condition)``."""
+    condition, x, y = _sequences(condition, x, y)
     return ops().where(condition, x, y)
 
 
@@ -79,15 +106,67 @@ def clip(a: Any, a_min: Any = _NOT_GIVEN, a_max: Any = _NOT_GIVEN, out: Any = No
                         "bounds; pass None for no bound, or use the keywords min= / max=)")
     elif min is not _NOT_GIVEN or max is not _NOT_GIVEN:
         raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are provided is forbidden.")
+    a, a_min, a_max = _sequences(_operand(a), a_min, a_max)
     return ops().clip(a, a_min, a_max, out=out, **kwargs)
 
 
+def _operand(a: Any, device: Any = None) -> Any:
+    """``a``, or a Python scalar, list or tuple uploaded (numpy takes those wherever it takes arrays)."""
+    from ._views import device_operand
+    return device_operand(a, "reduction", device) if isinstance(a, (list, tuple, bool, int, float)) else a
+
+
+def _sequences(*args: Any) -> tuple:
+    """Lists and tuples among ``args`` uploaded to the device of the first device array among them
+    (scalars stay as they are: weak operands of the operation)."""
+    from ._array import DeviceArray
+    device = next((a.context for a in args if isinstance(a, DeviceArray)), None)
+    return tuple(_operand(a, device) if isinstance(a, (list, tuple)) else a for a in args)
+
+
+def _each(arrays: Any) -> Any:
+    """The elements of a sequence of arrays, the lists and tuples among them uploaded."""
+    if isinstance(arrays, (list, tuple)):
+        return type(arrays)(_sequences(*arrays))
+    return arrays
+
+
+# numpy's positional parameters after ``a`` of each reduction, in numpy's order (np.all(a, 0, out, True)
+# passes out and keepdims positionally); the rest are keyword-only, as numpy's are
+REDUCTION_PARAMETERS = {
+    "sum": ("axis", "dtype", "out", "keepdims", "initial", "where"),
+    "prod": ("axis", "dtype", "out", "keepdims", "initial", "where"),
+    "min": ("axis", "out", "keepdims", "initial", "where"),
+    "max": ("axis", "out", "keepdims", "initial", "where"),
+    "mean": ("axis", "dtype", "out", "keepdims"),
+    "argmin": ("axis", "out"),
+    "argmax": ("axis", "out"),
+    "any": ("axis", "out", "keepdims"),
+    "all": ("axis", "out", "keepdims"),
+}
+_KEYWORD_ONLY = {"mean": ("where",), "argmin": ("keepdims",), "argmax": ("keepdims",), "any": ("where",),
+                 "all": ("where",)}
+
+
 def _reduction(name: str, doc: str) -> Callable[..., DeviceArray]:
-    def fn(a: Any, axis: Any = None, **kwargs: Any) -> DeviceArray:
-        return ops().reduce(name, a, axis=axis, **kwargs)
+    positional = REDUCTION_PARAMETERS[name]
+    accepted = frozenset(positional + _KEYWORD_ONLY.get(name, ()))
+
+    def fn(a: Any, *args: Any, **kwargs: Any) -> DeviceArray:
+        if len(args) > len(positional):
+            raise TypeError(f"{name}() takes from 1 to {len(positional) + 1} positional arguments but "
+                            f"{len(args) + 1} were given")
+        for key, value in zip(positional, args):
+            if key in kwargs:
+                raise TypeError(f"{name}() got multiple values for argument {key!r}")
+            kwargs[key] = value
+        unknown = sorted(set(kwargs) - accepted)
+        if unknown:
+            raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
+        return ops().reduce(name, _operand(a), **kwargs)
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
+    fn.__doc__ = doc + f" numpy's parameters: a, {', '.join(positional)}."
     return fn
 
 
@@ -106,54 +185,57 @@ all: Callable[..., DeviceArray] = _reduction("all", "Whether every element is no
 
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False) -> DeviceArray:
     """Variance: mean of squared deviations from the mean, over n - ddof."""
-    return ops().moment("var", a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+    return ops().moment("var", _operand(a), axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: Any = False) -> DeviceArray:
     """Standard deviation: the square root of :func:`var`."""
-    return ops().moment("std", a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+    return ops().moment("std", _operand(a), axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 
 
 def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> DeviceArray:
     """Inclusive prefix sums (a block scan on the device); flattened when ``axis`` is None."""
-    return ops().scan("cumsum", a, axis=axis, dtype=dtype, out=out)
+    return ops().scan("cumsum", _operand(a), axis=axis, dtype=dtype, out=out)
 
 
 def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> DeviceArray:
     """Inclusive prefix products; flattened when ``axis`` is None."""
-    return ops().scan("cumprod", a, axis=axis, dtype=dtype, out=out)
+    return ops().scan("cumprod", _operand(a), axis=axis, dtype=dtype, out=out)
 
 
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """A sorted copy of a 1-D array (or of the flattened array with ``axis=None``); NaNs last.
     The sort is stable whatever ``kind`` says."""
-    return ops().sort(a, axis=axis, kind=kind, order=order, stable=stable)
+    return ops().sort(_operand(a), axis=axis, kind=kind, order=order, stable=stable)
 
 
 def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """The indices (int64) that sort a 1-D array; stable (equal elements keep their order)."""
-    return ops().argsort(a, axis=axis, kind=kind, order=order, stable=stable)
+    return ops().argsort(_operand(a), axis=axis, kind=kind, order=order, stable=stable)
 
 
 def dot(a: Any, b: Any, out: Any = None) -> DeviceArray:
     """``np.dot``: inner product of 1-D arrays (a 0-d array), matrix product of 2-D ones."""
+    a, b = _sequences(_operand(a), _operand(b))
     return ops().dot(a, b, out=out)
 
 
 def vdot(a: Any, b: Any) -> DeviceArray:
     """Inner product of the flattened arrays."""
+    a, b = _sequences(_operand(a), _operand(b))
     return ops().dot(ops().copy(a).reshape(-1) if a.ndim != 1 else a,
                      ops().copy(b).reshape(-1) if b.ndim != 1 else b)
 
 
 def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
     """``np.matmul`` / ``a @ b`` for 1-D and 2-D arrays (a tiled kernel in local memory)."""
+    a, b = _sequences(a, b)
     return ops().matmul(a, b, out=out)
 
 
 def around(a: Any, decimals: Any = 0, out: Any = None) -> DeviceArray:
-    """Round half to even (``np.round``)."""
-    return ops().around(a, decimals, out=out)
+    """Round half to even (``np.round``); a Python scalar or list is uploaded first, as numpy takes it."""
+    return ops().around(_operand(a), decimals, out=out)
 
 
 round = around
@@ -161,42 +243,54 @@ round = around
 
 def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None, casting: Any = "same_kind") -> DeviceArray:
     """Join device arrays along an existing axis (copies on the device; numpy's result type)."""
-    return ops().concatenate(arrays, axis=axis, out=out, dtype=dtype, casting=casting)
+    return ops().concatenate(_each(arrays), axis=axis, out=out, dtype=dtype, casting=casting)
 
 
 def stack(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None, casting: Any = "same_kind") -> DeviceArray:
     """Join device arrays along a new axis."""
-    return ops().stack(arrays, axis=axis, out=out, dtype=dtype, casting=casting)
+    return ops().stack(_each(arrays), axis=axis, out=out, dtype=dtype, casting=casting)
 
 
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: Any = True, retstep: Any = False, dtype: Any = None, axis: Any = 0, *, device: Any = None) -> Any:
-    """``np.linspace`` computed on the device (in float64, as numpy, then converted)."""
+    """``np.linspace`` computed on the device (in float64, as numpy, then converted); array (or list)
+    bounds give one sequence per element, along ``axis``, as numpy's."""
+    from ._array import DeviceArray
+    if isinstance(start, (DeviceArray, list, tuple)) or isinstance(stop, (DeviceArray, list, tuple)):
+        from ._sequences import linspace_of_arrays
+        return linspace_of_arrays(start, stop, num, endpoint, retstep, dtype, axis, device)
     return ops().linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis,
                           device=device)
 
 
 def nonzero(a: Any) -> tuple[DeviceArray, ...]:
     """Indices of the nonzero elements, one int64 array per dimension (compacted on the device)."""
-    return ops().nonzero(a)
+    return ops().nonzero(_operand(a))
 
 
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> DeviceArray:
     """Elements of ``a`` at integer ``indices`` (a device or host index array), along ``axis``."""
-    return ops().take(a, indices, axis=axis, out=out)
+    return ops().take(_operand(a), indices, axis=axis, out=out)
 
 
 def transpose(a: Any, axes: Any = None) -> DeviceArray:
-    return a.transpose(axes)
+    return _operand(a).transpose(axes)
 
 
-def reshape(a: Any, shape: Any, order: Any = "C") -> DeviceArray:
-    return a.reshape(shape, order=order)
+def reshape(a: Any, shape: Any = None, order: Any = "C", *, newshape: Any = None, copy: Any = None) -> DeviceArray:
+    """``np.reshape``: numpy 2's parameters (``newshape`` is numpy's older name of ``shape``)."""
+    if shape is None:
+        if newshape is None:
+            raise TypeError("reshape() missing 1 required positional argument: 'shape'")
+        shape = newshape
+    elif newshape is not None:
+        raise TypeError("You cannot specify 'newshape' and 'shape' arguments at the same time.")
+    return _operand(a).reshape(shape, order=order, copy=copy)
 
 
 def ravel(a: Any, order: Any = "C") -> DeviceArray:
-    return a.ravel(order)
+    return _operand(a).ravel(order)
 
 
 def copy(a: Any) -> DeviceArray:
     """A C-contiguous device copy."""
-    return a.copy()
+    return _operand(a).copy()

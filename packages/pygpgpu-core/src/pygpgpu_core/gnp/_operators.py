@@ -192,6 +192,31 @@ class ArrayOperators:
     def dot(self, b: Any, out: Any = None) -> DeviceArray:
         return ops().dot(self, b, out=out)
 
+    # parts of numbers: gnp's dtypes are real (complex is not supported yet), so these are numpy's
+    # results for real arrays: real is the array itself, imag read-only zeros, and the conj method the
+    # array itself (numpy's method returns a real array as it is; the np.conj ufunc makes a new one)
+    @property
+    def real(self) -> DeviceArray:
+        from ._complex_parts import real
+        return real(cast("DeviceArray", self))
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        cast("DeviceArray", self)[...] = value
+
+    @property
+    def imag(self) -> DeviceArray:
+        from ._complex_parts import imag
+        return imag(cast("DeviceArray", self))
+
+    def conj(self) -> DeviceArray:
+        from ._complex_parts import real
+        return real(cast("DeviceArray", self))
+
+    def conjugate(self) -> DeviceArray:
+        from ._complex_parts import real
+        return real(cast("DeviceArray", self))
+
     def clip(self, min: Any = None, max: Any = None, out: Any = None, **kwargs: Any) -> DeviceArray:
         return ops().clip(self, min, max, out=out, **kwargs)
 

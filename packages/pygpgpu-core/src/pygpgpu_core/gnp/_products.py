@@ -23,6 +23,7 @@ def outer(a: DeviceArray, b: DeviceArray, out: Any = None) -> DeviceArray:
 def inner(a: Any, b: Any) -> DeviceArray:
     """Sums of products over the last axes: shape ``a.shape[:-1] + b.shape[:-1]`` (a scalar
     operand multiplies elementwise; bools combine with or, as numpy's)."""
+    a, b = (device_operand(x, "inner") if isinstance(x, (list, tuple)) else x for x in (a, b))
     if not isinstance(a, DeviceArray) or not isinstance(b, DeviceArray) or a.ndim == 0 or b.ndim == 0:
         return ops().ufunc_call("multiply", (a, b))
     if a.shape[-1] != b.shape[-1]:

@@ -17,10 +17,20 @@ __all__ = ["expand_dims", "squeeze", "moveaxis", "swapaxes", "atleast_1d",
            "split", "array_split", "hsplit", "vsplit", "dsplit", "rot90"]
 
 
-def device_operand(a: Any, op: str) -> DeviceArray:
-    """``a`` when it is a device array; host data is refused, as gnp never uploads it implicitly."""
+# Python values numpy takes in place of an array (a list of coefficients, a scalar bound): small by
+# nature, so gnp uploads them as numpy would convert them (np.asarray: int64, float64, bool)
+PYTHON_OPERANDS = (list, tuple, bool, int, float)
+
+
+def device_operand(a: Any, op: str, device: Any = None) -> DeviceArray:
+    """``a`` when it is a device array; a Python scalar, list or tuple uploaded as numpy converts it
+    (to ``device``, else the default device); numpy arrays are refused, as gnp never moves array
+    data implicitly."""
     if isinstance(a, DeviceArray):
         return a
+    if isinstance(a, PYTHON_OPERANDS):
+        from ._creation import asarray
+        return asarray(a, device=device)
     raise TypeError(f"gnp.{op} takes device arrays, got {type(a).__name__}; upload host data once with "
                     "gnp.asarray(x)")
 

@@ -40,7 +40,9 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
     # numpy's rule: the common type of the three values, Python ints as int64, floats as float64
     dt = np.dtype(dtype) if dtype is not None else np.result_type(*(np.asarray(v).dtype for v in (start, stop, step)))
     dev, ctx = resolve_target(device)
-    if ctx is not dev.context():      # a private context (kernels run in the shared one): fill on the host
+    # a private context (kernels run in the shared one), or bool (numpy allows at most 2 elements, and
+    # has no bool subtraction for the step): fill on the host with numpy's own rules and errors
+    if ctx is not dev.context() or dt.kind == "b":
         return _upload(np.arange(start, stop, step, dtype=dt), ctx)
     check_dtype(dt, "arange", "dtype", dev)
     if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):

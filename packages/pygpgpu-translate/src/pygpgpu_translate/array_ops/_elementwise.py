@@ -139,10 +139,62 @@ def _square(dts):
 
 
 def _reciprocal(dts):
-    if dts[0].kind != "f":
-        raise TypeError("gnp.reciprocal of integers is not supported on the device (numpy's integer result "
-                        "depends on C division); convert to float first")
-    return f"({np_type(dts[0])}(1) / {{0}})"
+    """Floats: 1 / x. Integers: numpy's integer 1 / x, which is 1 for 1, -1 for -1 and 0 otherwise;
+    for 0 (C's undefined division) numpy's loops on x86-64 give the type's minimum for int32 and
+    int64 and 0 for the other types, which gnp reproduces so results match numpy's there."""
+    t = dts[0]
+    if t.kind == "f":
+        return f"({np_type(t)}(1) / {{0}})"
+    name = f"_gnp_reciprocal_{t.name}"
+    zero = int(np.iinfo(t).min) if t.kind == "i" and t.itemsize >= 4 else 0
+    minus_one = f"    if a == {np_type(t)}(-1):\n        return {np_type(t)}(-1)\n" if t.kind == "i" else ""
+    body = (f"    if a == {np_type(t)}(1):\n        return {np_type(t)}(1)\n{minus_one}"
+            f"    if a == {np_type(t)}(0):\n        return {np_type(t)}({zero})\n"
+            f"    return {np_type(t)}(0)\n")
+    return f"{name}({{0}})", f"def {name}(a):\n{body}"
+
+
+def _scale(numerator: float, denominator: float) -> Callable:
+    """deg2rad/rad2deg: numpy's loops multiply by the constant in the loop's own type
+    (NPY_PIf / 180.0f for float32), so the constant is formed in that type."""
+    def rule(dts):
+        t = dts[0]
+        c = t.type(t.type(numerator) / t.type(denominator))
+        return f"({{0}} * {np_type(t)}({float(c)!r}))"
+    return rule
+
+
+def _signbit(dts):
+    # numpy's loops are float only (integers arrive as float64): the sign of copysign(1, x)
+    return f"(np.copysign({np_type(dts[0])}(1), {{0}}) < {np_type(dts[0])}(0))"
+
+
+def _logaddexp(base: str) -> Callable:
+    """numpy's npy_logaddexp / npy_logaddexp2: the larger plus log(1 + exp(-difference)) in base e or
+    2; equal inputs (both infinities included) give x + log(2); a NaN difference gives x + y."""
+    def rule(dts):
+        T = np_type(dts[0])
+        name = f"_gnp_logaddexp{base}_{dts[0].name}"
+        if base == "e":
+            log2, soft = f"{T}({np.log(2.0)!r})", "np.log1p(np.exp({}))"
+        else:
+            log2, soft = f"{T}(1)", f"(np.log1p(np.exp2({{}})) * {T}({1 / np.log(2.0)!r}))"
+        body = (f"    if x == y:\n        return x + {log2}\n"
+                "    d = x - y\n"
+                f"    if d > 0:\n        return x + {soft.format('-d')}\n"
+                f"    if d <= 0:\n        return y + {soft.format('d')}\n"
+                "    return d\n")
+        return f"{name}({{0}}, {{1}})", f"def {name}(x, y):\n{body}"
+    return rule
+
+
+def _heaviside(dts):
+    """numpy's npy_heaviside: 0 below zero, h0 at zero, 1 above, NaN for NaN."""
+    T = np_type(dts[0])
+    name = f"_gnp_heaviside_{dts[0].name}"
+    body = (f"    if x < 0:\n        return {T}(0)\n    if x > 0:\n        return {T}(1)\n"
+            "    if x == 0:\n        return h0\n    return x\n")
+    return f"{name}({{0}}, {{1}})", f"def {name}(x, h0):\n{body}"
 
 
 # ufunc name -> expression rule, for the ufuncs whose rule is not "call np.<name>"; which ufuncs exist
@@ -152,6 +204,8 @@ _RULES: dict[str, Callable] = {
     "add": _bool_or("+", "or"), "subtract": _sym("-"), "multiply": _bool_or("*", "and"),
     "true_divide": _sym("/"), "divide": _sym("/"), "floor_divide": _sym("//"), "remainder": _sym("%"),
     "mod": _sym("%"), "power": _sym("**"), "fmod": _int_fmod,
+    # numpy's float_power loops are float64 (and complex) only, so the same ** runs in float64
+    "float_power": _sym("**"),
     "bitwise_and": _sym("&"), "bitwise_or": _sym("|"), "bitwise_xor": _sym("^"),
     "left_shift": _shift("l"), "right_shift": _shift("r"),
     "equal": _compare("=="), "not_equal": _compare("!="), "less": _compare("<"), "less_equal": _compare("<="),
@@ -161,6 +215,11 @@ _RULES: dict[str, Callable] = {
     "logical_xor": lambda d: "(bool({0}) != bool({1}))", "logical_not": lambda d: "(not {0})",
     "negative": lambda d: "(-{0})", "positive": lambda d: "{0}", "absolute": _absolute, "invert": _invert,
     "square": _square, "reciprocal": _reciprocal,
+    # the conjugate of a real number is itself (numpy's loops give bool int8); complex is refused earlier
+    "conjugate": lambda d: "{0}",
+    "deg2rad": _scale(np.pi, 180.0), "radians": _scale(np.pi, 180.0), "rad2deg": _scale(180.0, np.pi),
+    "degrees": _scale(180.0, np.pi), "signbit": _signbit, "logaddexp": _logaddexp("e"),
+    "logaddexp2": _logaddexp("2"), "heaviside": _heaviside,
     "floor": _float_or_identity("np.floor"), "ceil": _float_or_identity("np.ceil"),
     "trunc": _float_or_identity("np.trunc"), "rint": _float_or_identity("np.rint"),
     "isnan": _predicate("np.isnan", "False"), "isinf": _predicate("np.isinf", "False"),

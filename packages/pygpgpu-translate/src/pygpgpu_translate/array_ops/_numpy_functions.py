@@ -31,26 +31,6 @@ def _size(a, axis=None):
     return a.size if axis is None else a.shape[axis]
 
 
-def _c_order(name: str, order: str) -> None:
-    if order not in ("K", "C", "A"):
-        raise ValueError(f"np.{name}: device arrays are C-ordered")
-
-
-def _like(make):
-    """``np.zeros_like(g)``, ``np.ones_like(g)``, ``np.empty_like(g)`` with numpy's signature:
-    gnp's, on ``g``'s device (``order`` only as C, as device arrays are C-ordered)."""
-    def call(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
-        _c_order(make.__name__, order)
-        return make(prototype, dtype=dtype, shape=shape, device=device)
-    return call
-
-
-def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    from pygpgpu_core.gnp import full_like
-    _c_order("full_like", order)
-    return full_like(a, fill_value, dtype=dtype, shape=shape, device=device)
-
-
 def _result_type(*arrays_and_dtypes):
     """numpy 2 types a device array by its dtype alone (no value-based casting), so its dtype
     stands in for it: no data moves."""
@@ -66,7 +46,12 @@ COMPOSED: tuple[str, ...] = (
     "vstack", "hstack", "column_stack", "dstack", "append", "triu", "tril", "diag", "meshgrid",
     "isclose", "allclose", "array_equal", "count_nonzero", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
     "nanargmax", "nanargmin", "nancumsum", "nancumprod", "diff", "ptp", "average", "trace", "outer", "inner", "kron", "tile", "repeat", "roll",
-    "copyto",
+    "copyto", "gradient", "convolve", "vander", "polyval", "real", "imag", "angle", "cumulative_sum",
+    "cumulative_prod", "matrix_transpose", "row_stack", "asfortranarray", "isfortran",
+    "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isposinf", "isneginf", "flatnonzero", "argwhere", "fix",
+    "array_equiv", "diagflat", "rollaxis", "may_share_memory", "nan_to_num", "trapezoid", "ediff1d",
+    "tril_indices_from", "triu_indices_from", "diag_indices_from", "correlate", "sinc", "select", "compress",
+    "extract", "fill_diagonal", "tensordot", "cov", "corrcoef", "polyadd", "polysub", "polymul",
 )
 # sort-based and counting functions (pygpgpu_core.gnp._sorting)
 COMPOSED += ("quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian", "partition",
@@ -88,17 +73,19 @@ def _table() -> dict:
         np.std: _method("std"), np.argmin: _method("argmin"), np.argmax: _method("argmax"), np.any: _method("any"),
         np.all: _method("all"), np.cumsum: _method("cumsum"), np.cumprod: _method("cumprod"),
         np.round: _method("round"), np.around: _method("round"), np.ravel: _method("ravel"),
-        np.reshape: lambda a, shape=None, order="C", **kw: a.reshape(kw.get("newshape", shape), order=order),
+        np.reshape: _core_functions.reshape,
         np.transpose: lambda a, axes=None: a.transpose(axes), np.copy: lambda a, order="K", subok=False: a.copy(order),
         np.shape: _shape, np.ndim: _ndim, np.size: _size,
         np.sort: _sort.sort, np.argsort: _sort.argsort, np.where: _elementwise.where, np.clip: _core_functions.clip,
         np.dot: _linalg.dot, np.concatenate: _creation.concatenate, np.stack: _creation.stack,
         np.nonzero: _indexing.nonzero, np.take: _indexing.take, np.result_type: _result_type,
-        np.empty_like: _like(_core_creation.empty_like), np.zeros_like: _like(_core_creation.zeros_like),
-        np.ones_like: _like(_core_creation.ones_like), np.full_like: _full_like,
+        np.empty_like: _core_creation.empty_like, np.zeros_like: _core_creation.zeros_like,
+        np.ones_like: _core_creation.ones_like, np.full_like: _core_creation.full_like,
     }
-    # gnp's functions of numpy's names and parameters (composed of device operations in pygpgpu_core.gnp)
-    t.update({getattr(np, name): getattr(gnp, name) for name in COMPOSED})
+    # gnp's functions of numpy's names and parameters (composed of device operations in pygpgpu_core.gnp);
+    # never over an entry above (numpy 2's np.concat is np.concatenate, np.permute_dims np.transpose)
+    composed = {getattr(np, name): getattr(gnp, name) for name in COMPOSED if hasattr(np, name)}   # (numpy 2.1's)
+    t.update({f: impl for f, impl in composed.items() if f not in t})
     return t
 
 

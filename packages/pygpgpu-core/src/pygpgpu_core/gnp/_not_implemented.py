@@ -1,0 +1,94 @@
+"""numpy's names that CuPy has and gnp does not (yet): ``gnp.<name>`` exists and raises
+NotImplementedError saying what to use instead, where it would otherwise be an AttributeError
+that reads like a typo. Calling it, indexing it (``gnp.mgrid[...]``) or reading an attribute
+(``gnp.fft.fft``) raises; ``hasattr(gnp, name)`` is True.
+
+How the table was made (2026-12-06): the public names of numpy 2.4's namespace, intersected with
+the names cupy/__init__.py of cupy-cuda12x 14.2.0 defines or imports (read with ``ast``, not
+imported), minus the names gnp had then and minus those being added alongside (gnp.random;
+quantile, percentile, median, nanmedian, partition, argpartition, unique and unique_*, bincount,
+histogram, searchsorted, isin, interp). A name gnp gains later simply takes precedence (the
+stubs fill only names gnp does not define): remove it from the table then.
+"""
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+__all__ = ["NOT_IMPLEMENTED", "NotInGnp", "stubs_for_missing"]
+
+_HOST = "np.{name}(g.get()) on a host copy, then gnp.asarray(result)"
+_READ = "np.{name}(...) on the host, then gnp.asarray(result) to upload it once"
+_WRITE = "np.{name}(file, g.get()) (a host copy)"
+_PRODUCTS = "gnp.matmul, gnp.dot, gnp.outer, or broadcasting and gnp.sum"
+_JOIN = "gnp.concatenate, gnp.stack, gnp.hstack or gnp.column_stack"
+
+# name -> what to use instead ({name} is the name)
+NOT_IMPLEMENTED: dict[str, str] = {
+    "apply_along_axis": _HOST, "apply_over_axes": _HOST,
+    "array2string": "np.array2string(g.get()); repr(g) and str(g) print device arrays",
+    "array_repr": "repr(g)", "array_str": "str(g)",
+    "astype": "g.astype(dtype)", "kaiser": _HOST,
+    "bitwise_count": _HOST,
+    "broadcast": "gnp.broadcast_arrays or gnp.broadcast_shapes",
+    "c_": _JOIN, "r_": _JOIN,
+    "choose": "gnp.where (two choices) or gnp.take",
+    "cross": "the components with gnp's arithmetic",
+    "delete": "boolean or integer indexing that keeps the other elements", "digitize": _HOST,
+    "einsum": _PRODUCTS,
+    "fft": "np.fft on a host copy (g.get()); gnp.fft is planned",
+    "linalg": "np.linalg on a host copy (g.get()); gnp.linalg is planned (gnp.matmul and gnp.dot exist)", "flatiter": "g.ravel() (a view)",
+    "format_float_positional": "np.format_float_positional (it formats host scalars)",
+    "format_float_scientific": "np.format_float_scientific (it formats host scalars)",
+    "frexp": _HOST, "ldexp": "g * 2.0 ** e", "modf": "gnp.trunc(g) and g - gnp.trunc(g)", "nextafter": _HOST,
+    "frombuffer": _READ, "fromfile": _READ, "fromfunction": _READ, "fromiter": _READ, "fromstring": _READ,
+    "genfromtxt": _READ, "load": _READ, "loadtxt": _READ,
+    "save": _WRITE, "savetxt": _WRITE, "savez": _WRITE, "savez_compressed": _WRITE,
+    "gcd": _HOST, "lcm": _HOST,
+    "histogram2d": _HOST, "histogramdd": _HOST, "i0": _HOST, "unwrap": _HOST,
+    "intersect1d": _HOST, "setdiff1d": _HOST, "setxor1d": _HOST, "union1d": _HOST, "lexsort": _HOST,
+    "mask_indices": _HOST, "ravel_multi_index": _HOST, "unravel_index": _HOST, "shares_memory": "a.buffer is b.buffer",
+    "packbits": _HOST, "unpackbits": _HOST, "pad": "gnp.zeros / gnp.full of the padded shape, then assign g into it",
+    "piecewise": "gnp.where", "place": "g[mask] = values",
+    "put": "g.ravel()[indices] = values", "putmask": "g[mask] = values", "put_along_axis": "indexed assignment",
+    "take_along_axis": "indexing with broadcast index arrays",
+    "poly": _HOST, "poly1d": "gnp.polyval evaluates; np.poly1d on host coefficients",
+    "polyfit": _HOST, "roots": _HOST,
+    "polynomial": "numpy.polynomial on host copies; gnp.polyval evaluates",
+    "real_if_close": "gnp arrays are real already", "sort_complex": _HOST, "resize": _HOST,
+    "show_config": "np.show_config(); pygpgpu lists its devices", "testing": "numpy.testing on g.get()", "trim_zeros": _HOST,
+    "ufunc": "gnp's ufuncs are functions (gnp.add(a, b)); np.add(g, h) and np.add.reduce(g) take device arrays",
+    "vectorize": "a @kernel function runs Python code elementwise on the device",
+}
+
+
+class NotInGnp:
+    """A name of numpy's API that gnp does not have: using it raises NotImplementedError."""
+
+    __slots__ = ("_name", "_instead")
+
+    def __init__(self, name: str, instead: str) -> None:
+        self._name = name
+        self._instead = instead.format(name=name)
+
+    def _raise(self) -> NoReturn:
+        raise NotImplementedError(f"gnp.{self._name} (numpy's {self._name}) is not implemented in pygpgpu.numpy; "
+                                  f"use {self._instead}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
+        self._raise()
+
+    def __getitem__(self, key: Any) -> NoReturn:
+        self._raise()
+
+    def __getattr__(self, attribute: str) -> NoReturn:
+        if attribute.startswith("__"):           # (copy, pickle and introspection probe for these)
+            raise AttributeError(attribute)
+        self._raise()
+
+    def __repr__(self) -> str:
+        return f"<gnp.{self._name}: not implemented in pygpgpu.numpy>"
+
+
+def stubs_for_missing(defined: "dict[str, Any]") -> dict[str, NotInGnp]:
+    """A stub for each name of the table that ``defined`` (a module's globals) lacks."""
+    return {name: NotInGnp(name, instead) for name, instead in NOT_IMPLEMENTED.items() if name not in defined}
