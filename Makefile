@@ -9,7 +9,7 @@ PY      = $(VENV)/bin/python
 PACKAGES = core translate opencl cuda hip
 EDITABLE = $(foreach p,$(PACKAGES),-e packages/pygpgpu-$(p)) -e packages/pygpgpu
 # Every install takes its versions from one file, so a command does not depend on what the index
-# serves that day (dask and distributed are a pair; see the file's header).
+# serves that day; dask and distributed are a pair, pinned here too (tests/test_install_pins.py checks both agree).
 PIP     = $(PY) -m pip install -q -c requirements/constraints.txt
 
 .PHONY: demo test setup test-setup clean wheels coverage
@@ -26,7 +26,7 @@ $(VENV)/.installed: $(wildcard packages/*/pyproject.toml) scripts/ensure_opencl.
 setup: $(VENV)/.installed
 
 $(VENV)/.test-installed: $(VENV)/.installed
-	$(PIP) pytest "nvidia-cuda-nvrtc>=13.0" "cuda-pathfinder>=1.3" cloudpickle "dask[array]" distributed pillow mypy pyright
+	$(PIP) pytest "nvidia-cuda-nvrtc>=13.0" "cuda-pathfinder>=1.3" cloudpickle "dask[array]==2026.8.0" "distributed==2026.8.0" pillow mypy pyright
 	@touch $@
 
 test-setup: $(VENV)/.test-installed
