@@ -235,9 +235,14 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
     ``contract=False``: no multiply-add contraction (a pragma in OpenCL C, marked in the header
     elsewhere, where build options say it: :func:`~._kernel.build_options`)."""
     src = function_source(func)
+    from ._dialects import dialect_for
+    # the dialect first: registering it (a plug-in's, from its entry point) adds its reserved words
+    # to those the build's names avoid
+    dialect = dialect_for(dialect_name)
     key = None
     if use_disk:
         key = cache_key("translate", _TRANSLATOR_VERSION, code_fingerprint(), src.filename, src.text, repr(sig_key), dialect_name,
+                        dialect.fingerprint(),
                         default_float.name, index_bits,
                         f"{type(self_obj).__module__}.{type(self_obj).__qualname__}" if self_obj is not None else "",
                         "bounds-checked" if bounds_check else "", "fast-math" if fastmath else "",
