@@ -171,3 +171,74 @@ def test_the_metal_like_source_computes_what_the_python_does(metalish, tmp_path,
     shift.py_func(x, expected, a, n)
     np.testing.assert_allclose(out, expected, rtol=1e-6)
     assert np.any(out != 0)
+
+
+class _Wgslish:
+    """A WGSL-like dialect registered in code: types after names, the thread id a ``@builtin``
+    parameter, arrays and scalars bindings at file scope, no ``#line``. Made in a function so
+    the classes come from the public module only."""
+
+    @staticmethod
+    def make():
+        from pygpgpu_translate.target import KernelSignature, OpenCL
+
+        types = {"float": "f32", "int": "i32", "uint": "u32", "bool": "bool"}
+
+        class Wgslish(OpenCL):
+            reserved_words = OpenCL.reserved_words | frozenset({"var", "let", "fn", "array", "ptr", "storage", "uniform",
+                                                                "workgroup", "f32", "i32", "u32", "vec3", "select"})
+            work_items = {"global_id": "pg_gid.{d}"}
+            vector_views = False                   # no pointer casts: no wide kernels, no row loads
+
+            def c_type(self, type_name):
+                return types.get(type_name, type_name)
+
+            def declaration(self, type_text, name):
+                return f"{name}: {type_text}"
+
+            def local_variable(self, type_text, name):
+                return f"var {name}: {type_text};"
+
+            def cast(self, type_text, expr):
+                return f"{type_text}({expr})"
+
+            def line_directive(self, line, filename):
+                return ""
+
+            def kernel_signature(self, name, params, work_items):
+                scope = [f"@group(0) @binding({p.index}) var<storage, {'read_write' if p.written else 'read'}> "
+                         f"{p.name}: array<{p.type_text}>;" if p.kind == "global" else
+                         f"@group(0) @binding({p.index}) var<uniform> {p.name}: {p.type_text};" for p in params]
+                builtin = ["@builtin(global_invocation_id) pg_gid: vec3<u32>"] if work_items else []
+                return KernelSignature(f"@compute @workgroup_size(64)\nfn {name}({', '.join(builtin)})", scope)
+
+        return Wgslish()
+
+
+@pytest.fixture
+def wgslish():
+    from pygpgpu_translate import _dialects
+    from pygpgpu_translate.target import Target, register_target
+    yield register_target(Target("wgslish", _Wgslish.make()))
+    _dialects.DIALECTS.pop("wgslish", None)
+    targets._reset_for_tests()
+
+
+def test_a_wgsl_like_target_binds_at_file_scope_and_spells_types_after_names(wgslish):
+    @kernel
+    def scale(x, out, a):
+        for i in range(out.shape[0]):
+            ptr = x[i] * a           # a WGSL word as a local
+            out[i] = ptr
+
+    x = np.ones(8, np.float32)
+    src = kernel(scale.py_func).inspect(x, np.zeros_like(x), np.float32(2.0), backend="wgslish").source
+    assert "#line" not in src
+    assert "@group(0) @binding(0) var<storage, read> x: array<f32>;" in src
+    assert re.search(r"@group\(0\) @binding\(\d+\) var<storage, read_write> out: array<f32>;", src)
+    assert re.search(r"@group\(0\) @binding\(\d+\) var<uniform> a: f32;", src)
+    assert "@compute @workgroup_size(64)\nfn scale(@builtin(global_invocation_id) pg_gid: vec3<u32>)\n{" in src
+    assert "var ptr_: f32;" in src and "pg_gid.x" in src
+    assert src.index("var<uniform> a") < src.index("fn scale")          # bindings before the function
+    assert "*" not in src.replace("x[i] * a", "")                       # no pointer: one element per access
+    assert "float4" not in src and "_pyg_lane" not in src

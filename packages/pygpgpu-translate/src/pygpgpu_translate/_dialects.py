@@ -145,6 +145,10 @@ class Dialect:
     # build is rendered in any dialect (_names): a local `device` is `device_` once a Metal-like
     # dialect is registered. The built-ins list what their compilers were asked for (_c_words).
     reserved_words: frozenset = frozenset()
+    # Whether an element pointer into global memory may be read as a vector pointer (wide_access,
+    # wide_element): wide kernels and row loads rely on it. A language without pointer casts (WGSL)
+    # says False, and its kernels are built with one element per access (_translate.build).
+    vector_views = True
 
     def __repr__(self) -> str:
         return f"<dialect {self.name!r}>"
