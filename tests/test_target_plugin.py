@@ -242,3 +242,12 @@ def test_a_wgsl_like_target_binds_at_file_scope_and_spells_types_after_names(wgs
     assert src.index("var<uniform> a") < src.index("fn scale")          # bindings before the function
     assert "*" not in src.replace("x[i] * a", "")                       # no pointer: one element per access
     assert "float4" not in src and "_pyg_lane" not in src
+
+
+def test_the_backend_guide_shows_only_public_names():
+    """docs/writing-a-backend.md is the extension API's manual: its code imports no private module."""
+    text = (Path(__file__).parent.parent / "docs" / "writing-a-backend.md").read_text()
+    imports = re.findall(r"^\s*(?:from|import)\s+([\w.]+)", "\n".join(re.findall(r"```python\n(.*?)```", text, re.S)), re.M)
+    assert any(m.startswith("pygpgpu_translate") for m in imports)
+    assert not [m for m in imports if any(part.startswith("_") for part in m.split("."))]
+    assert not re.search(r"pygpgpu_\w+\._", text), "the guide names a private module"
