@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GPGPUError
+from ..protocols import option
 
 __all__ = [
     "Block",
@@ -166,7 +167,7 @@ class MemoryPool:
         except GPGPUError:
             return False
         try:
-            if block.host is None or not getattr(block.buffer, "zero_copy", True):
+            if block.host is None or not option(block.buffer, "zero_copy"):
                 return False
             words = block.host.view(np.uint32)
             words[:] = 0x11111111
