@@ -18,7 +18,7 @@ import time
 import types as _pytypes
 from dataclasses import dataclass
 
-from pygpgpu_core.backend.cache import DiskCache, cache_key
+from pygpgpu_core.cache import DiskCache, cache_key
 
 from typing import TYPE_CHECKING
 
