@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pygpgpu import kernel
+from pygpgpu import gpu, kernel
 from pygpgpu_core import _cachesize, cdecl, targets
 from pygpgpu_core.kernel_files import KINDS
 from pygpgpu_translate.target import dialect_for
@@ -251,3 +251,35 @@ def test_the_backend_guide_shows_only_public_names():
     assert any(m.startswith("pygpgpu_translate") for m in imports)
     assert not [m for m in imports if any(part.startswith("_") for part in m.split("."))]
     assert not re.search(r"pygpgpu_\w+\._", text), "the guide names a private module"
+
+
+def test_the_prelude_comes_from_the_dialect_registered_now():
+    """The prelude's pieces are the registered dialect's: a dialect registered again under a name
+    (another class) writes its own atomics, not those cached for the earlier one."""
+    from pygpgpu_translate import _dialects
+    from pygpgpu_translate.target import OpenCL, Target, register_target
+
+    def marked(text):
+        class Marked(OpenCL):
+            mark = text                 # a plain attribute: part of the dialect's fingerprint
+
+            def atomic_source(self, op, type_name, local):
+                return f"// {self.mark}\n" + super().atomic_source(op, type_name, local)
+        return Marked()
+
+    @kernel
+    def count(hits, out):
+        for i in range(hits.shape[0]):
+            gpu.atomic_add(out, 0, hits[i])
+
+    hits = np.ones(8, np.int32)
+    sources = []
+    for mark in ("first atomics", "second atomics"):
+        register_target(Target("markedcl", marked(mark)))
+        try:
+            sources.append(kernel(count.py_func).inspect(hits, np.zeros(1, np.int32), backend="markedcl").source)
+        finally:
+            _dialects.DIALECTS.pop("markedcl", None)
+            targets._reset_for_tests()
+    assert "// first atomics" in sources[0] and "// second atomics" in sources[1]
+    assert "// first atomics" not in sources[1]

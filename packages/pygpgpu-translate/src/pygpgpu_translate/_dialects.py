@@ -19,10 +19,13 @@ through the ``pygpgpu.targets`` entry-point group. The public names are in
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
+import sys
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pygpgpu_core import targets
 from pygpgpu_core.errors import GPGPUError
@@ -77,6 +80,21 @@ _PRECISE = {"rsqrt": "rsqrt({0})", "native_sqrt": "sqrt({0})", "native_rsqrt": "
 
 # classification functions CUDA overloads for float and double (there is no isnanf)
 _OVERLOADED = frozenset({"isnan", "isinf", "isfinite"})
+
+
+def _stable(value) -> str:
+    """A text of ``value`` that is the same in every process: plain data spelled out, sets sorted,
+    anything else (functions, descriptors) by its type alone."""
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return repr(value)
+    if isinstance(value, (set, frozenset)):
+        return "{" + ",".join(sorted(_stable(v) for v in value)) + "}"
+    if isinstance(value, (tuple, list)):
+        return "(" + ",".join(_stable(v) for v in value) + ")"
+    if isinstance(value, dict) or type(value).__name__ == "mappingproxy":
+        return "{" + ",".join(sorted(f"{_stable(k)}:{_stable(v)}" for k, v in value.items()
+                                     if not (isinstance(k, str) and k.startswith("__")) and k != "_fingerprint")) + "}"
+    return type(value).__name__
 
 
 class UnknownDialect(GPGPUError, ValueError):
@@ -154,13 +172,24 @@ class Dialect:
         return f"<dialect {self.name!r}>"
 
     def fingerprint(self) -> str:
-        """What of this dialect changes generated names or text beyond its name, for the
-        generated-source cache key: its class and its reserved words."""
+        """What of this dialect the generated text depends on beyond its name, for the
+        generated-source cache key: its classes, the source files of those outside the translator
+        (whose own code is in the key already: a plug-in's new release writes anew), their plain
+        attributes and the instance's, and its reserved words."""
         known = self.__dict__.get("_fingerprint")
         if known is None:
-            cls = type(self)
-            text = f"{cls.__module__}.{cls.__qualname__}:" + " ".join(sorted(self.reserved_words))
-            known = self.__dict__["_fingerprint"] = hashlib.sha256(text.encode()).hexdigest()[:16]
+            h = hashlib.sha256()
+            for cls in type(self).__mro__[:-1]:                 # not object
+                h.update(f"{cls.__module__}.{cls.__qualname__}\n".encode())
+                if cls.__module__.partition(".")[0] != __name__.partition(".")[0]:
+                    path = getattr(sys.modules.get(cls.__module__), "__file__", None)
+                    if path:
+                        with contextlib.suppress(OSError):
+                            h.update(Path(path).read_bytes())
+                    h.update(_stable(vars(cls)).encode())
+            h.update(_stable(vars(self)).encode())
+            h.update(" ".join(sorted(self.reserved_words)).encode())
+            known = self.__dict__["_fingerprint"] = h.hexdigest()[:16]
         return known
 
     # ---- declarations and the kernel's signature -------------------------------------------------

@@ -106,7 +106,7 @@ def _all_names() -> frozenset[str]:
 PRELUDE_NAMES: frozenset[str] = _all_names()
 
 
-def _resolve(dialect: str, name: str, native: bool) -> tuple[list[str], str]:
+def _resolve(dialect, name: str, native: bool) -> tuple[list[str], str]:
     """(dependencies, source) of one piece."""
     family, _, type_name = name.partition(":")
     if family == "ext":
@@ -145,7 +145,7 @@ def _resolve(dialect: str, name: str, native: bool) -> tuple[list[str], str]:
 
 
 @lru_cache(maxsize=None)
-def _piece(dialect: str, name: str, native: bool = True) -> tuple[tuple[str, ...], str]:
+def _piece(dialect, name: str, native: bool = True) -> tuple[tuple[str, ...], str]:
     if name not in PRELUDE_NAMES:
         close = sorted(n for n in PRELUDE_NAMES if n.split(":")[0] == name.split(":")[0])[:6]
         hint = f" (same family: {', '.join(close)} ...)" if close else ""
@@ -161,7 +161,9 @@ def prelude_source(dialect: str, needed: Iterable[str], *, native: bool = True) 
     ``native=False`` makes OpenCL use the portable component-wise bodies that CUDA/HIP get
     instead of wrapping OpenCL builtins; tests use it to execute those bodies on an OpenCL
     device. Generated kernels keep the default."""
-    dialect = check_dialect(dialect).name      # an unknown dialect raises here; pieces are cached by name
+    # an unknown dialect raises here; pieces are cached per dialect object, so a plug-in dialect
+    # registered again under a name (another class, in tests) never gets the earlier one's pieces
+    dialect = check_dialect(dialect)
     order: list[str] = []
     seen: set[str] = set()
 
