@@ -283,3 +283,11 @@ def test_the_prelude_comes_from_the_dialect_registered_now():
             targets._reset_for_tests()
     assert "// first atomics" in sources[0] and "// second atomics" in sources[1]
     assert "// first atomics" not in sources[1]
+
+
+def test_the_cache_namespaces_name_an_unloaded_target_without_importing_it(metalish):
+    """The size bound asks for the namespaces on a cache write; a plug-in target is one by its
+    entry point's name before anything of it (or of the translator it imports) is loaded."""
+    assert "pygpgpu_metalish_target" not in sys.modules
+    assert "metalish" in _cachesize.namespaces()
+    assert "pygpgpu_metalish_target" not in sys.modules

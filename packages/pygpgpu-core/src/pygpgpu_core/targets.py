@@ -146,9 +146,11 @@ def target_names() -> "list[str]":
 
 
 def cache_namespaces() -> "set[str]":
-    """The cache namespace of every registered target."""
-    load_entry_points()
-    return {t.namespace for t in list(_targets.values())}
+    """The cache namespace of every registered target, and the name of every target entry point
+    not loaded yet (its namespace until it says otherwise). Loads nothing: the cache's size bound
+    asks on a write, and must not import a plug-in (and the translator it imports) to answer."""
+    with _lock:
+        return {t.namespace for t in _targets.values()} | (set(_scan()) - set(_targets))
 
 
 def _reset_for_tests() -> None:

@@ -110,7 +110,8 @@ def _missing_hook(dialect: "Dialect", hook: str) -> NotImplementedError:
 
 class Dialect:
     """The words of one target language. Subclass one of the built-in dialects (``OpenCL`` or
-    ``CUDA``) to describe a new target, override what differs, and :func:`register_dialect` it.
+    ``CUDA``) to describe a new target, override what differs, and register it as the ``dialect`` of a
+    target (``pygpgpu_translate.target.register_target`` or the ``pygpgpu.targets`` entry point).
 
     Type arguments named ``type_name`` are the prelude's short names (``"float"``, ``"long"``,
     ``"float4"``, ``"ulong16"``); ``t`` arguments are the translator's ``Scalar``/``Vector``."""
