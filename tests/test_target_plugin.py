@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import ctypes
+import os
 import re
 import shutil
 import subprocess
@@ -24,7 +25,7 @@ from pygpgpu_core.kernel_files import KINDS
 from pygpgpu_translate.target import dialect_for
 
 EXAMPLE = Path(__file__).parent / "target_example"
-PACKAGE = EXAMPLE / "pygpgpu_metalish_target" / "__init__.py"
+PACKAGE = EXAMPLE / "pygpgpu_metalish_target"
 
 
 @pytest.fixture
@@ -36,6 +37,7 @@ def metalish(monkeypatch):
     _dialects.DIALECTS.pop("metalish", None)
     targets._reset_for_tests()
     sys.modules.pop("pygpgpu_metalish_target", None)
+    sys.modules.pop("pygpgpu_metalish_target.dialect", None)
 
 
 @kernel
@@ -52,9 +54,11 @@ def _args(size=100):
 
 
 def test_the_example_target_imports_only_public_names():
-    tree = ast.parse(PACKAGE.read_text())
-    modules = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
-    modules += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    trees = [ast.parse(path.read_text()) for path in sorted(PACKAGE.glob("*.py"))]
+    assert len(trees) == 2
+    modules = [node.module for tree in trees for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
+    modules += [alias.name for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names]
     ours = [m for m in modules if m.startswith("pygpgpu")]
     assert ours, "the example imports the extension API"
     private = [m for m in ours if any(part.startswith("_") for part in m.split("."))]
@@ -66,7 +70,8 @@ def test_one_target_object_gives_the_dialect_the_language_and_the_namespace(meta
     t = targets.target("metalish")
     import pygpgpu_metalish_target as plugin
     assert t is plugin.target
-    assert dialect_for("metalish") is t.dialect            # the translator's dialect is the target's
+    from pygpgpu_metalish_target.dialect import Metalish
+    assert type(dialect_for("metalish")) is Metalish       # the translator's dialect is the target's reference
     assert cdecl.LANGUAGES["metalish"] is t.language       # kernel files of its language ...
     assert KINDS["metal"].dialect == "metalish" and KINDS["metal"].cache_folder == "__metalcache__"
     assert "metalish" in _cachesize.namespaces()            # ... and its cache namespace, derived
@@ -291,3 +296,14 @@ def test_the_cache_namespaces_name_an_unloaded_target_without_importing_it(metal
     assert "pygpgpu_metalish_target" not in sys.modules
     assert "metalish" in _cachesize.namespaces()
     assert "pygpgpu_metalish_target" not in sys.modules
+
+
+def test_core_reads_a_target_without_importing_the_translator():
+    """The kernel-file kinds (and so the import hooks) come from every target; loading the
+    example's for them imports core only, its dialect being a reference the translator resolves."""
+    code = ("import sys; from pygpgpu_core.kernel_files import KINDS; "
+            "print(KINDS['metal'].dialect, 'pygpgpu_translate' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(EXAMPLE), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["metalish", "False"]
