@@ -210,6 +210,9 @@ class _Wgslish:
             def line_directive(self, line, filename):
                 return ""
 
+            def ternary(self, cond, a, b):
+                return f"select({b}, {a}, {cond})"
+
             def kernel_signature(self, name, params, work_items):
                 scope = [f"@group(0) @binding({p.index}) var<storage, {'read_write' if p.written else 'read'}> "
                          f"{p.name}: array<{p.type_text}>;" if p.kind == "global" else
@@ -234,7 +237,7 @@ def test_a_wgsl_like_target_binds_at_file_scope_and_spells_types_after_names(wgs
     def scale(x, out, a):
         for i in range(out.shape[0]):
             ptr = x[i] * a           # a WGSL word as a local
-            out[i] = ptr
+            out[i] = ptr if ptr > 0 else -ptr
 
     x = np.ones(8, np.float32)
     src = kernel(scale.py_func).inspect(x, np.zeros_like(x), np.float32(2.0), backend="wgslish").source
@@ -244,6 +247,7 @@ def test_a_wgsl_like_target_binds_at_file_scope_and_spells_types_after_names(wgs
     assert re.search(r"@group\(0\) @binding\(\d+\) var<uniform> a: f32;", src)
     assert "@compute @workgroup_size(64)\nfn scale(@builtin(global_invocation_id) pg_gid: vec3<u32>)\n{" in src
     assert "var ptr_: f32;" in src and "pg_gid.x" in src
+    assert re.search(r"select\(\(?-ptr_\)?, ptr_, \(?ptr_ > ", src) and "?" not in src, src
     assert src.index("var<uniform> a") < src.index("fn scale")          # bindings before the function
     assert "*" not in src.replace("x[i] * a", "")                       # no pointer: one element per access
     assert "float4" not in src and "_pyg_lane" not in src

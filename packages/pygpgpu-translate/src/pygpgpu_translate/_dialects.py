@@ -217,6 +217,10 @@ class Dialect:
         """``expr`` converted to ``type_text`` (C's ``((float)(x))``; WGSL ``f32(x)``)."""
         return f"(({type_text})({expr}))"
 
+    def ternary(self, cond: str, a: str, b: str) -> str:
+        """``a`` where ``cond`` holds, else ``b`` (C's ``?:``; WGSL ``select(b, a, cond)``)."""
+        return f"({cond} ? {a} : {b})"
+
     def line_directive(self, line: int, filename: str) -> str:
         """The directive that makes the compiler report ``line`` of ``filename`` ("" where the
         language has none: the generated lines then carry no mapping)."""

@@ -119,7 +119,7 @@ class Emitter:
             fn = helper.name if helper is not None else e.fn
             return f"{fn}({', '.join(self.ex(a) for a in e.args)})"
         if isinstance(e, ir.Ternary):
-            return f"({self.ex(e.cond)} ? {self.ex(e.a)} : {self.ex(e.b)})"
+            return self.d.ternary(self.ex(e.cond), self.ex(e.a), self.ex(e.b))
         if isinstance(e, ir.WideLoad):
             if e.in_vectors:
                 return self.d.wide_element(e.type.name, e.array.cname, self.ex(e.index), True)
