@@ -311,3 +311,31 @@ def test_core_reads_a_target_without_importing_the_translator():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["metalish", "False"]
+
+
+def _position():
+    return gpu.get_global_id(0)
+
+
+def _twice_at(x):                 # reads the position through another helper
+    return x[_position()] * 2
+
+
+@kernel
+def doubled(x, out):
+    i = gpu.get_global_id(0)
+    if i < out.shape[0]:
+        out[i] = _twice_at(x)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs a host C++ compiler (g++)")
+def test_helpers_reading_the_thread_id_take_it_from_their_caller(metalish, tmp_path):
+    """Where the thread id is a kernel parameter, a helper that reads it (itself or through a
+    callee) takes it as a parameter and every call passes it on."""
+    x = np.linspace(-1, 1, 37).astype(np.float32)
+    out = np.zeros_like(x)
+    src = _source(doubled, (x, out))
+    assert re.search(r"pyg__position\(uint3 pg_thread_position_in_grid\)", src), src
+    assert re.search(r"pyg__twice_at\([^)]*, uint3 pg_thread_position_in_grid\)", src), src
+    _run_on_host(src, "doubled", {"x": x, "out": out}, {}, x.size, tmp_path)
+    np.testing.assert_array_equal(out, x * 2)

@@ -38,5 +38,8 @@ class Metalish(OpenCL):
         return f"{super().kernel_param(p)} [[buffer({p.index})]]"
 
     def implicit_params(self, work_items):
-        return [f"uint3 pg_{_ATTRIBUTES[what]} [[{_ATTRIBUTES[what]}]]"
-                for what in sorted({what for what, _dim in work_items})]
+        return [f"uint3 {name} [[{name[3:]}]]" for _type, name in self.implicit_values(work_items)]
+
+    def implicit_values(self, work_items):
+        # a helper reading the thread's position takes it from its caller
+        return [("uint3", f"pg_{_ATTRIBUTES[what]}") for what in sorted({what for what, _dim in work_items})]

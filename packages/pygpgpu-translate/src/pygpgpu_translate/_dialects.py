@@ -248,6 +248,13 @@ class Dialect:
         :attr:`work_items` templates name those parameters. None in C-like languages."""
         return []
 
+    def implicit_values(self, work_items: "frozenset[tuple[str, int]]") -> "list[tuple[str, str]]":
+        """``(type_text, name)`` of each value :meth:`implicit_params` declares for ``work_items``,
+        in the same order: a helper that reads work items takes them as ordinary parameters, and
+        every call passes them on (the names are in scope in the caller, a kernel or a helper
+        taking them in turn). None in C-like languages, whose work items are read anywhere."""
+        return []
+
     def kernel_signature(self, name: str, params: "list[KernelParam]",
                          work_items: "frozenset[tuple[str, int]]") -> KernelSignature:
         """The kernel's head from its launched parameters (in launch order) and the work items it

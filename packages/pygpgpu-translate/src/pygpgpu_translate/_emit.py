@@ -44,6 +44,9 @@ class Emitter:
         self.filename = ""
         self.features: set[str] = set()      # the program's (Dialect.kernel_locals reads them)
         self.work_items: set[tuple[str, int]] = set()   # (what, dim) read in the function being printed
+        # helper name -> the work items it reads, itself or through its callees (printed before
+        # their callers): where the dialect passes them as values, its calls pass them on
+        self.helper_work_items: dict[str, frozenset[tuple[str, int]]] = {}
 
     # ---- types & constants ---------------------------------------------------------------------------
     def tname(self, t) -> str:
@@ -117,7 +120,12 @@ class Emitter:
         if isinstance(e, ir.Call):
             helper = getattr(e, "helper", None)                  # helpers are named last
             fn = helper.name if helper is not None else e.fn
-            return f"{fn}({', '.join(self.ex(a) for a in e.args)})"
+            args = [self.ex(a) for a in e.args]
+            reads = self.helper_work_items.get(fn, frozenset())
+            if reads:
+                self.work_items |= reads
+                args += [name for _type, name in self.d.implicit_values(reads)]
+            return f"{fn}({', '.join(args)})"
         if isinstance(e, ir.Ternary):
             return self.d.ternary(self.ex(e.cond), self.ex(e.a), self.ex(e.b))
         if isinstance(e, ir.WideLoad):
@@ -248,8 +256,11 @@ class Emitter:
             head = sig.head
             prologue = list(sig.prologue)
         else:
+            reads = frozenset(self.work_items)
+            self.helper_work_items[fn.name] = reads
+            implicit = [self.d.declaration(t, name) for t, name in self.d.implicit_values(reads)] if reads else []
             ret = self.tname(fn.ret) if fn.ret is not None else "void"
-            head = self.d.helper_head(ret, fn.name, [self.param_decl(p, fn) for p in fn.params])
+            head = self.d.helper_head(ret, fn.name, [self.param_decl(p, fn) for p in fn.params] + implicit)
         directive = self.d.line_directive(len(self.out) + 2, f"pygpgpu-generated:{fn.name}")
         if directive:
             self.out.append(directive)
