@@ -19,7 +19,7 @@ from typing import Any, Callable, Concatenate, Generic, ParamSpec, Protocol, Tup
 import numpy as np
 
 from pygpgpu_core import registry
-from pygpgpu_core.backend.cache import atomic_write, cache_dir
+from pygpgpu_core.cache import atomic_write, cache_dir
 from pygpgpu_core.errors import ClosedError, CompileError, GPGPUError
 from pygpgpu_core.protocols import option
 from pygpgpu_core.forking import ForkedProcessError
