@@ -19,6 +19,7 @@ import numpy as np
 
 from pygpgpu_core.errors import DriverError
 from pygpgpu_core.backend import native as _native
+from pygpgpu_core.backend.args import ArgKind, normalize_kind
 from pygpgpu_core.backend.handles import OwnedHandle
 from pygpgpu_core.backend.lowlevel import split_work_bracket
 from pygpgpu_core.protocols import LocalMemory
@@ -446,15 +447,24 @@ class Kernel(OwnedHandle):
                 f"launcher(): kernel {self.name!r} takes {self.num_args} arguments, "
                 f"arg_types has {len(arg_types)}"
             )
-        setters = [self._setter(spec, kind) for spec, kind in zip(self.args, arg_types)]
-        buffers = [isinstance(k, str) and k == "buffer" for k in arg_types]
+        kinds = []
+        for spec, t in zip(self.args, arg_types):
+            try:
+                kinds.append(normalize_kind(t))
+            except TypeError:
+                raise TypeError(f"launcher(): arg_types entry {t!r} for {self._where(spec)} is not 'buffer', "
+                                "'local', a numpy dtype or a ctypes type") from None
+        setters = [self._setter(spec, kind) for spec, kind in zip(self.args, kinds)]
+        buffers = [kind.tag == "buffer" for kind in kinds]
         launch = _generated_launcher(self, setters, buffers)
         if not native:
             return launch
         cl = lib()
         return _native.wrap_repeat(launch, self, buffers, cl.cdll["clEnqueueNDRangeKernel"], cl.clReleaseEvent)
 
-    def _setter(self, spec: ArgSpec, kind: Any) -> Callable[[int, Any], None]:
+    def _setter(self, spec: ArgSpec, kind: ArgKind) -> Callable[[int, Any], None]:
+        """What sets argument ``spec`` of kind ``kind`` (read by backend/args.normalize_kind,
+        the one parser of argument kinds) with ``clSetKernelArg``."""
         i = spec.index
         where = self._where(spec)
         last = self._last
@@ -462,7 +472,7 @@ class Kernel(OwnedHandle):
         context = self.context
         fail = self._set_failed
 
-        if isinstance(kind, str) and kind == "buffer":
+        if kind.tag == "buffer":
             if spec.known and spec.address not in ("global", "constant"):
                 raise TypeError(f"launcher(): {where} is not a __global pointer, arg_types says 'buffer'")
             slot = c_void_p(0)
@@ -491,7 +501,7 @@ class Kernel(OwnedHandle):
 
             return set_buffer
 
-        if isinstance(kind, str) and kind == "local":
+        if kind.tag == "local":
             check_local = self._check_local
             if spec.known and spec.address != "local":
                 raise TypeError(f"launcher(): {where} is not a __local pointer, arg_types says 'local'")
@@ -510,16 +520,17 @@ class Kernel(OwnedHandle):
 
             return set_local
 
-        if isinstance(kind, type) and issubclass(kind, (ctypes.Structure, ctypes.Union, ctypes.Array)):
+        aggregate = kind.ctype if kind.dtype is None else None      # a ctypes Structure, Union or Array
+        if aggregate is not None:
             if spec.known and spec.pointer:
-                raise TypeError(f"launcher(): {where} is a pointer, arg_types says {kind.__name__} by value")
-            size = ctypes.sizeof(kind)
+                raise TypeError(f"launcher(): {where} is a pointer, arg_types says {aggregate.__name__} by value")
+            size = ctypes.sizeof(aggregate)
             if spec.size is not None and spec.size != size:
-                raise TypeError(f"launcher(): {where} takes {spec.size} bytes, {kind.__name__} has {size}")
+                raise TypeError(f"launcher(): {where} takes {spec.size} bytes, {aggregate.__name__} has {size}")
 
             def set_struct(kh: int, value: Any) -> None:
-                if not isinstance(value, kind):
-                    raise TypeError(f"{where} expects {kind.__name__}, got {describe(value)}")
+                if not isinstance(value, aggregate):
+                    raise TypeError(f"{where} expects {aggregate.__name__}, got {describe(value)}")
                 status = set_arg(kh, i, size, ctypes.byref(value))  # mutable: always set
                 if status:
                     fail(status, i)
@@ -527,17 +538,10 @@ class Kernel(OwnedHandle):
 
             return set_struct
 
-        dtype: np.dtype
-        if isinstance(kind, type) and issubclass(kind, ctypes._SimpleCData):
-            dtype = np.dtype(kind)
-        else:
-            try:
-                dtype = np.dtype(kind)
-            except TypeError:
-                raise TypeError(
-                    f"launcher(): arg_types entry {kind!r} for {where} is not 'buffer', 'local', "
-                    "a numpy dtype or a ctypes type"
-                ) from None
+        dtype = kind.dtype
+        if dtype is None:
+            raise TypeError(f"launcher(): arg_types entry {kind!r} for {where} is not 'buffer', 'local', "
+                            "a numpy dtype or a ctypes type")
         if spec.known and spec.pointer:
             raise TypeError(f"launcher(): {where} is a pointer, arg_types says {dtype} by value")
         if spec.is_scalar and spec.dtype is not None and dtype != spec.dtype:   # is_scalar: dtype known
