@@ -11,6 +11,7 @@ Running it does no translation, hashing or ctypes allocation of its own
 from __future__ import annotations
 
 import numpy as np
+from pygpgpu_core.backend.fastpath import compile_source
 from pygpgpu_core.protocols import option
 
 from ._domain import build_function as compile_domain
@@ -530,6 +531,4 @@ def _unrolled_packer(plan):
             lines.append(f"    {x} = E{i}(_component(values[{int(pos)}], {int(extra[2])}))")
         names.append(x)
     lines.append(f"    return [{', '.join(names)}]")
-    ns: dict = {}
-    exec(compile("\n".join(lines), f"<pygpgpu packer of {plan.t.name}>", "exec"), env, ns)
-    return ns["pack"]
+    return compile_source("\n".join(lines), f"<pygpgpu packer of {plan.t.name}>", env)["pack"]

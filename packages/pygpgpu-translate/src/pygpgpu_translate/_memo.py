@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import ast
 
-from ._domain import validate
+from pygpgpu_core.backend.fastpath import compile_source
 from pygpgpu_core.errors import ClosedError
 
+from ._domain import validate
 from ._launch import PACK_BOUND, PACK_BUFFER, PACK_SCALAR, PACK_SHAPE, CallPlan
 from ._source import function_source
 from ._state import _MISSING
@@ -175,8 +176,7 @@ def _build(plan, tokens, func):
         parts += [f"a{i}.buffer", f"a{i}.shape", f"a{i}.dtype"] if type(tok) is tuple and tok[0] == "d" else [f"a{i}"]
     lines.append(f"    return ({', '.join(parts)})")
     src = "\n".join(lines)
-    ns: dict = {}
-    exec(compile(src, f"<pygpgpu memo of {plan.t.name}>", "exec"), env, ns)
+    ns = compile_source(src, f"<pygpgpu memo of {plan.t.name}>", env)
     ns["hit"].source = src                 # the generated text, for a reader in a debugger
     return ns["hit"], ns["keep"]
 
