@@ -31,7 +31,7 @@ from ._bounds_host import CheckedLaunchPlan, bounds_check_default
 from ._dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect, dialect_for, dialect_names
 from ._launch import CallPlan
 from ._launch_checks import WideIndexNeeded, needs_wide_ids
-from ._memo import remember, replay
+from ._memo import forget, remember
 from ._signature import INDEX_LIMIT, FAST_TOKENS, arg_token, is_device_array, plain_ndarray, spec_from_token
 from ._captures import captured_arrays, captured_tokens, kernel_cells
 from ._source import function_source
@@ -189,8 +189,16 @@ class ConfiguredKernel(Generic[P]):
         if self._config.selector is None and SCOPES.get():
             # with pygpgpu.device(...): / with dev: -> the view for that device, with its own memo
             return self[scoped_device()](*args, **kwargs)
-        if self._memo is not None and not kwargs and replay(self, args):
-            return None                         # the last call's inputs again: launched (_memo)
+        memo = self._memo               # the one memo check of a call (_memo; k(...) comes here too)
+        if memo is not None and not kwargs:
+            try:
+                if memo[0](args, memo[1]):      # the last call's inputs again: launched
+                    return None
+                memo = self._memo2
+                if memo is not None and memo[0](args, memo[1]):
+                    return None
+            except ClosedError:                 # the ordinary path says what was closed, or rebuilds
+                forget(self)
         try:
             if self._device is None:
                 self._device = self._kf._resolve_device(self._config.selector)

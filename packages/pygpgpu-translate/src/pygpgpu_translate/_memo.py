@@ -29,14 +29,13 @@ from __future__ import annotations
 import ast
 
 from pygpgpu_core.backend.fastpath import compile_source
-from pygpgpu_core.errors import ClosedError
 
 from ._domain import validate
 from ._launch import PACK_BOUND, PACK_BUFFER, PACK_SCALAR, PACK_SHAPE, CallPlan
 from ._source import function_source
 from ._state import _MISSING
 
-__all__ = ["build_memo", "remember", "replay", "forget", "ENABLED"]
+__all__ = ["build_memo", "remember", "forget", "ENABLED"]
 
 ENABLED = True
 """False: no call is kept (benchmarks of the ordinary warm path; existing memos are still used)."""
@@ -53,22 +52,6 @@ def build_memo(plan, func):
     plan cannot be memoized (``func``: the kernel's Python function, whose source the work size
     is computed from)."""
     return _build(plan, plan.tokens, func) or False
-
-
-def replay(owner, args) -> bool:
-    """Launch ``args`` through the configured kernel ``owner``'s memo if they are one of its last
-    two resident calls' inputs again (the one memo check of a call, ConfiguredKernel.__call__)."""
-    memo = owner._memo
-    if memo is None:
-        return False
-    try:
-        if memo[0](args, memo[1]):
-            return True
-        memo = owner._memo2
-        return memo is not None and memo[0](args, memo[1])
-    except ClosedError:                 # the ordinary path says what was closed, or rebuilds
-        forget(owner)
-        return False
 
 
 def remember(owner, plan, args, ran) -> None:
