@@ -15,6 +15,7 @@ from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict,
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._complex import complex_type_of
+from ._infer import AssignmentLog, is_name_assignment
 from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
@@ -66,6 +67,7 @@ class StatementRules:
         non_negative: KnownSigns
         domain: Domain | None
         final: bool
+        assignment_log: AssignmentLog | None
         err: Callable[..., SyntaxError]
         type_err: Callable[..., Exception]
         cname: Callable[[str], str]
@@ -87,7 +89,10 @@ class StatementRules:
             self.line = s.lineno
             self.pre = []
             try:
-                res = self.stmt(s, top)
+                if self.assignment_log is not None and is_name_assignment(s):
+                    res = self.assignment_log.run_noted(self, s, top)     # type inference's worklist (_infer)
+                else:
+                    res = self.stmt(s, top)
             except RecursionError:
                 raise self.err(s, "this statement nests its expressions too deeply to translate (more levels of "
                                "brackets, calls or ** than Python's stack allows)",
