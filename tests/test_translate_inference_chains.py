@@ -163,3 +163,16 @@ def test_a_store_of_a_uniform_chain_runs(backend):
     kernel(uniform_chain)[backend](x, t)
     np.testing.assert_array_equal(t, want)
 
+
+
+def enumerate_into_an_attribute(x, out):
+    for x.shape, v in enumerate(x):          # noqa: B020 -- the mistake under test
+        out[0] = v
+
+
+def test_an_enumerate_index_that_is_not_a_name_is_refused():
+    x = np.zeros(4, np.float32)
+    with pytest.raises(SyntaxError) as info:     # was an AttributeError from inside the translator
+        kernel(enumerate_into_an_attribute).inspect(x, x, backend="opencl")
+    assert "must be a name or a tuple of names" in info.value.msg
+    assert info.value.lineno == enumerate_into_an_attribute.__code__.co_firstlineno + 1

@@ -7,7 +7,7 @@ import contextlib
 import math
 import operator
 import types as _pytypes
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from ._vector_convert import convert_component, vector_convert_call, vector_for_
 if TYPE_CHECKING:
     from ._builder import ProgramBuilder
     from ._signs import KnownSigns
+    from ._source import FunctionSource
 
 __all__ = ["ExpressionRules"]
 
@@ -50,6 +51,17 @@ class ExpressionRules:
         cnames: dict[str, str]
         literal_locals: set[str]
         non_negative: KnownSigns
+        is_kernel: bool
+        kernel_name: str
+        src: FunctionSource
+        line: int
+        pre: list[ir.Stmt]
+        params: dict[str, object]
+        local_types: dict[str, object]
+        self_attrs: dict[str, object]
+        lookup: Callable[..., Any]
+        object_value: Callable[..., Any]
+        temp: Callable[..., ir.Var]
 
     def value(self, node) -> ir.Expr:
         e = self.no_void(self.expr(node), node)
@@ -529,12 +541,14 @@ class ExpressionRules:
         vb = b.type if isinstance(b.type, Vector) else None
         if va and vb and va.width != vb.width:
             raise self.type_err(node, f"operands have different widths: {va} and {vb}")
-        width = (va or vb).width
+        vt = va or vb
+        assert vt is not None, "vector_binop needs a vector operand"     # binop calls it only then
+        width = vt.width
         a = self.materialize(a) if va else self.materialize(a)
         b = self.materialize(b) if vb else self.materialize(b)
-        if opname in ("<<", ">>") and (va or vb).base.is_int:
+        if opname in ("<<", ">>") and vt.base.is_int:
             # the host vector classes take the count modulo the bit width (OpenCL's rule): so do we
-            base = (va or vb).base
+            base = vt.base
             mask = ir.Const(base.bits - 1, base)
             comps = [self.shift(opname, self.comp(a, k), self.scalar_binop("&", self.convert(self.comp(b, k), base), mask, node),
                                 base, count_in_range=True) for k in range(width)]
@@ -1078,8 +1092,8 @@ class ExpressionRules:
         if isinstance(obj, _pytypes.FunctionType):
             # a helper under a functools.wraps decorator: its source is the wrapped function's
             # (inspect follows __wrapped__), so its names must be the wrapped function's too
-            while isinstance(getattr(obj, "__wrapped__", None), _pytypes.FunctionType):
-                obj = obj.__wrapped__
+            while isinstance(wrapped := getattr(obj, "__wrapped__", None), _pytypes.FunctionType):
+                obj = wrapped
             return self.call_helper(obj, node)
         what = ast.unparse(node.func)
         if _defined_in(obj, "numpy.random"):       # a bound method of numpy's generator, not user code

@@ -301,7 +301,7 @@ def record_attribute(self, base, attr, node):
     return _field_binding(self, base, _field(self, base, attr, node))
 
 
-def _sub_index(self, fa: FieldArrayRef, sl, node, kind: str) -> "tuple[str, object]":
+def _sub_index(self, fa: FieldArrayRef, sl, node, kind: str) -> "tuple[str, ir.Expr | None]":
     """The C subscript (``[k]``, flattened) of a subarray field at Python index ``sl``, and the
     bounds condition of the access: the element's, and in the debug mode each variable index
     against the field's extent (a constant one is checked here, at translation)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from ._tuples import tuple_return
 
 if TYPE_CHECKING:
     from ._bindings import Domain
-    from ._builder import ProgramBuilder
+    from ._builder import FunctionBuilder, ProgramBuilder
     from ._signs import KnownSigns
     from ._source import FunctionSource
 
@@ -81,16 +81,34 @@ class StatementRules:
         comp: Callable[..., Any]
         add: Callable[..., Any]
         subscript_target: Callable[..., Any]
+        is_kernel: bool
+        returns: list[Any]
+        pre: list[ir.Stmt]
+        line: int
+        cnames: dict[str, str]
+        tuple_locals: dict[str, TupleRef]
+        domain_vars: list[str]
+        top_level_of_domain: bool
+        index_names: frozenset[str]
+        value: Callable[..., ir.Expr]
+        condition: Callable[..., ir.Expr]
+        dead_unless: Callable[..., Any]             # a context manager (_expressions)
+        resolve_callee: Callable[..., Any]
+        builtin_of: Callable[..., Any]
+        temp: Callable[..., ir.Var]
+        swizzle_indices: Callable[..., list[int]]
+        binop: Callable[..., Any]
+        index_array: Callable[..., Any]
 
     def stmts(self, body, top=False):
-        out = []
+        out: list[ir.Stmt] = []
         outer_pre = self.pre
         for s in body:
             self.line = s.lineno
             self.pre = []
             try:
                 if self.assignment_log is not None and is_name_assignment(s):
-                    res = self.assignment_log.run_noted(self, s, top)     # type inference's worklist (_infer)
+                    res = self.assignment_log.run_noted(cast("FunctionBuilder", self), s, top)   # the worklist (_infer)
                 else:
                     res = self.stmt(s, top)
             except RecursionError:
@@ -505,7 +523,7 @@ class StatementRules:
             if vi:
                 return Vector(Scalar(vi[0]), vi[1])
             try:
-                dt = np.dtype(o)
+                dt = np.dtype(cast(Any, o))          # any object: numpy says whether it names a dtype
                 return complex_type_of(dt) if dt.kind == "c" else Scalar(dt.name)
             except TypeError:
                 pass
@@ -514,7 +532,7 @@ class StatementRules:
     # ---- for loops -----------------------------------------------------------------------------------
     def st_For(self, s, top):
         if top and self.is_kernel and self.domain is not None and self.domain.node is s:
-            return self.domain_loop(s)
+            return self.domain_loop(s, self.domain)
         it = s.iter
         callee = self.resolve_callee(it.func) if isinstance(it, ast.Call) else None
         if isinstance(it, (ast.Name, ast.Attribute, ast.Tuple, ast.Subscript)):
@@ -579,7 +597,7 @@ class StatementRules:
         saved = self.top_level_of_domain
         self.top_level_of_domain = False
         # and counts from its start: in range(1, n), y - 1 is >= 0 too
-        with self.non_negative_names([var.name] if counts_up else [],
+        with self.non_negative_names([var.name] if counts_up and var is not None else [],
                                      lower_bound(start_c, self.non_negative) if counts_up else None):
             body = self.stmts(s.body)
         self.top_level_of_domain = saved
@@ -693,16 +711,15 @@ class StatementRules:
         pynames = {c: p for p, c in self.cnames.items()}
         return {c: low for c, low in bounds.items() if c in pynames and not stores_name(body, pynames[c])}
 
-    def domain_loop(self, s):
-        d = self.domain
+    def domain_loop(self, s, d: Domain):
         idx = self.prog.index_type
         gid = [ir.Cast(ir.WorkItem("global_id", d.ndim - 1 - k, INT64), idx)
                for k in range(d.ndim)]
         bounds = [ir.Var(f"_pyg_n{k}", idx) for k in range(d.ndim)]
-        out = []
-        guarded = []
+        out: list[ir.Stmt] = []
+        guarded: list[ir.Stmt] = []
         it = s.iter
-        names = []
+        names: list[str] = []
         if d.kind == "range":
             vals = [self.value(a) for a in it.args]
             start = vals[0] if len(vals) >= 2 else ir.Const(0, idx)
@@ -721,7 +738,7 @@ class StatementRules:
             tgt = s.target
             if not isinstance(tgt, ast.Tuple) or len(tgt.elts) != d.ndim or not all(isinstance(e, ast.Name) for e in tgt.elts):
                 raise self.err(tgt, f"unpack np.ndindex into {d.ndim} names, e.g. for y, x in np.ndindex(out.shape)")
-            names = [e.id for e in tgt.elts]
+            names = [e.id for e in tgt.elts if isinstance(e, ast.Name)]     # all are (checked above)
             for k, n in enumerate(names):
                 self.bind_index(n, idx)
                 out.append(ir.Assign(ir.Var(self.cname(n), idx), gid[k], s.lineno))
@@ -732,14 +749,14 @@ class StatementRules:
             arr = self.expr(it.args[0])
             itarget, vtarget = tgt.elts
             if d.kind == "enumerate" or d.ndim == 1 and isinstance(itarget, ast.Name):
-                if isinstance(itarget, ast.Name) and d.kind == "enumerate":
+                if isinstance(itarget, ast.Name):
                     names = [itarget.id]
-                elif isinstance(itarget, ast.Tuple):
-                    names = [e.id for e in itarget.elts]
+                elif isinstance(itarget, ast.Tuple) and all(isinstance(e, ast.Name) for e in itarget.elts):
+                    names = [e.id for e in itarget.elts if isinstance(e, ast.Name)]
                 else:
-                    names = [itarget.id]
+                    raise self.err(itarget, f"the index of {d.kind}() must be a name or a tuple of names")
             elif isinstance(itarget, ast.Tuple) and all(isinstance(e, ast.Name) for e in itarget.elts):
-                names = [e.id for e in itarget.elts]
+                names = [e.id for e in itarget.elts if isinstance(e, ast.Name)]
             elif isinstance(itarget, ast.Name):
                 names = [f"{itarget.id}_{k}" for k in range(d.ndim)]
             else:
@@ -757,12 +774,12 @@ class StatementRules:
             self.pre = []
             guarded.extend(self.store(vtarget, snapshot, s))
         self.domain_vars = names
-        cond = None
-        for k in range(d.ndim):
-            c = ir.Bin("<", ir.Var(self.cname(names[k]), idx) if d.kind != "range" else gid[0], bounds[k], BOOL)
-            if d.kind == "range":
-                c = ir.Bin("<", gid[0], bounds[0], BOOL)
-            cond = c if cond is None else ir.Bin("&&", cond, c, BOOL)
+        if d.kind == "range":
+            cond: ir.Expr = ir.Bin("<", gid[0], bounds[0], BOOL)
+        else:
+            cond = ir.Bin("<", ir.Var(self.cname(names[0]), idx), bounds[0], BOOL)
+            for k in range(1, d.ndim):
+                cond = ir.Bin("&&", cond, ir.Bin("<", ir.Var(self.cname(names[k]), idx), bounds[k], BOOL), BOOL)
         saved = self.top_level_of_domain
         self.top_level_of_domain = self.prog.in_domain_body = True
         counts_up = d.kind != "range" or (is_non_negative(self.convert(start, idx), self.non_negative)

@@ -69,9 +69,9 @@ def lower_tuple_returns(fb, body):
         raise fb.err(fdef, f"helper {name}() returns a tuple on some paths and nothing on others",
                      "return a tuple on every path")
     n = lengths.pop()
-    types = []
+    types: list[Scalar | Vector] = []
     for k in range(n):
-        t = UNKNOWN
+        t: object = UNKNOWN
         for tt in tuples:
             try:
                 t = join(t, tt.items[k], fb.prog.default_float)
@@ -94,7 +94,7 @@ def lower_tuple_returns(fb, body):
 
 
 def _rewrite(fb, body, outs):
-    out = []
+    out: list[ir.Stmt] = []
     zero = ir.Const(0, fb.prog.index_type)
     for s in body:
         if isinstance(s, TupleReturn):
