@@ -176,3 +176,20 @@ def test_an_enumerate_index_that_is_not_a_name_is_refused():
         kernel(enumerate_into_an_attribute).inspect(x, x, backend="opencl")
     assert "must be a name or a tuple of names" in info.value.msg
     assert info.value.lineno == enumerate_into_an_attribute.__code__.co_firstlineno + 1
+
+
+PARTICLE = np.dtype([("m", np.float32), ("v", np.float32)])
+
+
+def rebinds_a_record_name(p, x, out):
+    for i in range(x.shape[0]):
+        r = p[i]
+        r = x                                  # the name of a record element, now an array
+        out[i] = r[i]
+
+
+def test_a_record_element_name_rebound_to_an_array_is_refused():
+    p, x = np.zeros(4, PARTICLE), np.zeros(4, np.float32)
+    with pytest.raises(SyntaxError) as info:     # was an AttributeError from inside the translator
+        kernel(rebinds_a_record_name).inspect(p, x, x, backend="opencl")
+    assert "'r' refers to two different arrays" in info.value.msg

@@ -26,7 +26,7 @@ from ._expressions import ExpressionRules
 from ._frontend import check_syntax
 from ._infer import AssignmentLog
 from ._names import c_identifier
-from ._records import is_record_binding, record_argument, record_parameter
+from ._records import RecordRef, is_record_binding, record_argument, record_parameter
 from ._signs import KnownSigns
 from ._source import FunctionSource, KernelTypeError, definition_key, function_source, parameter_names, quoted_line, syntax_error
 from ._statements import StatementRules
@@ -226,7 +226,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.cnames: dict[str, str] = {}             # Python local name -> C name
         self.temp_types: dict[str, object] = {}
         self.params: dict[str, object] = {}          # Python param name -> binding
-        self.array_locals: dict[str, ir.ArrayRef] = {}
+        self.array_locals: dict[str, ir.ArrayRef | RecordRef] = {}   # arrays and record elements by name
         self.tuple_locals: dict[str, TupleRef] = {}
         self.final = False
         self.assignment_log: AssignmentLog | None = None   # the first pass notes its assignments (_infer)

@@ -57,7 +57,7 @@ class StatementRules:
     if TYPE_CHECKING:   # for the type checker: what these rules use of FunctionBuilder (_builder) and its rules
         prog: ProgramBuilder
         params: dict[str, object]
-        array_locals: dict[str, ir.ArrayRef]
+        array_locals: dict[str, ir.ArrayRef | RecordRef]
         local_types: dict[str, object]
         literal_locals: set[str]
         item_values: dict[str, ir.Expr]
@@ -100,6 +100,12 @@ class StatementRules:
         binop: Callable[..., Any]
         index_array: Callable[..., Any]
 
+    @property
+    def fb(self) -> FunctionBuilder:
+        """This builder as the explicit, typed lowering context the rule modules take (``_records``,
+        ``_complex``, ``_tuples``...: ``fb: FunctionBuilder``); the rules mixed in here are its methods."""
+        return cast("FunctionBuilder", self)
+
     def stmts(self, body, top=False):
         out: list[ir.Stmt] = []
         outer_pre = self.pre
@@ -108,7 +114,7 @@ class StatementRules:
             self.pre = []
             try:
                 if self.assignment_log is not None and is_name_assignment(s):
-                    res = self.assignment_log.run_noted(cast("FunctionBuilder", self), s, top)   # the worklist (_infer)
+                    res = self.assignment_log.run_noted(self.fb, s, top)     # type inference's worklist (_infer)
                 else:
                     res = self.stmt(s, top)
             except RecursionError:
@@ -171,7 +177,7 @@ class StatementRules:
             return ir.Return(None, s.lineno)
         v = self.expr(s.value)
         if isinstance(v, TupleRef):                  # return a, b: out-parameters (_tuples)
-            return tuple_return(self, v, s)
+            return tuple_return(self.fb, v, s)
         if isinstance(v, ir.ArrayRef):
             raise self.err(s, "helpers cannot return arrays", "write into an array argument instead")
         if isinstance(v, RecordRef):
@@ -252,17 +258,17 @@ class StatementRules:
             if b is not None and b.name == "gpu.local_array":
                 return self.local_array(target.id, value_node)
             if isinstance(callee, ObjectRef) and any(callee.obj is c for c in PRIVATE_CONSTRUCTORS):
-                return private_array(self, target.id, value_node, callee.obj)    # t = np.zeros(8, ...)
+                return private_array(self.fb, target.id, value_node, callee.obj)    # t = np.zeros(8, ...)
         value = self.no_void(self.expr(value_node), value_node)
         if is_record_binding(value):             # v = p[i].pos: a vector, or an error saying what to read
-            if isinstance(target, ast.Name) and record_alias(self, target.id, value, value_node):
+            if isinstance(target, ast.Name) and record_alias(self.fb, target.id, value, value_node):
                 return None                      # r = p[i]: r names the element, as numpy's view does
-            value = record_value(self, value, value_node)
+            value = record_value(self.fb, value, value_node)
         if isinstance(value, ir.ArrayRef):
             if not isinstance(target, ast.Name):
                 raise self.err(s, "arrays cannot be stored into other arrays", "copy element by element in a loop")
             prev = self.array_locals.get(target.id)
-            if prev is not None and prev.root != value.root:
+            if prev is not None and (not isinstance(prev, ir.ArrayRef) or prev.root != value.root):   # or a record
                 raise self.err(s, f"{target.id!r} refers to two different arrays",
                                "use one name per array; an array name cannot be rebound conditionally")
             self.array_locals[target.id] = value
@@ -285,7 +291,7 @@ class StatementRules:
     def store(self, target, value: ir.Expr, s):
         if isinstance(target, ast.Name):
             name = target.id
-            if is_record_binding(value) and record_alias(self, name, value, target):
+            if is_record_binding(value) and record_alias(self.fb, name, value, target):
                 return []                        # for i, r in enumerate(p): r names the element p[i]
             if name in self.params or name in self.array_locals:
                 b = self.params.get(name) or self.array_locals.get(name)
@@ -339,7 +345,7 @@ class StatementRules:
         if isinstance(target, ast.Subscript):
             arr, index, ok, row = self.subscript_target(target)
             if is_record_binding(arr):
-                return record_store(self, arr, target.slice, value, s)
+                return record_store(self.fb, arr, target.slice, value, s)
             if value.type is UNKNOWN:
                 return []
             full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
@@ -362,7 +368,7 @@ class StatementRules:
         if isinstance(target, ast.Attribute):
             base = self.expr(target.value)
             if is_record_binding(base):           # p[i].mass = ... (_records)
-                return record_store(self, base, target.attr, value, s)
+                return record_store(self.fb, base, target.attr, value, s)
             if isinstance(base, ir.ArrayRef):
                 raise self.err(target, f"cannot set attribute {target.attr!r} of array {ast.unparse(target.value)!r}: "
                                "arrays have no attributes to assign in a kernel",
