@@ -112,7 +112,7 @@ def test_a_2d_launch_runs_subgroups_over_the_linear_local_id(on):
     np.testing.assert_array_equal(out, (np.arange(64) % 32) * 100 + 32 + np.zeros((16, 1), np.int32))
 
 
-def test_subgroup_ops_are_refused_behind_a_bounds_guard_and_in_helpers():
+def test_subgroup_ops_are_refused_behind_a_bounds_guard_also_through_a_helper():
     x = np.zeros(64, np.float32)
 
     @kernel
@@ -124,19 +124,85 @@ def test_subgroup_ops_are_refused_behind_a_bounds_guard_and_in_helpers():
         in_loop.inspect(x, backend="opencl")
 
     @kernel
-    def via_helper(x):
-        gpu.work_size(x)
-        i = gpu.get_global_id(0)
-        v = _helper_sum(x[i])
-        if i < x.shape[0]:
-            x[i] = v
+    def helper_in_loop(x):
+        for i in range(x.shape[0]):
+            x[i] = _lane_sum(x[i])
 
-    with pytest.raises(SyntaxError, match="must be called in the kernel itself"):
-        via_helper.inspect(x, backend="opencl")
+    with pytest.raises(SyntaxError, match=r"gpu.subgroup_add\(\) cannot be inside a magic loop"):
+        helper_in_loop.inspect(x, backend="opencl")
+
+    @kernel
+    def built_before_the_loop(x):
+        s = _lane_sum(x[0])
+        for i in range(x.shape[0]):
+            x[i] = _lane_sum(x[i]) + s
+
+    with pytest.raises(SyntaxError, match=r"_lane_sum\(\) calls a subgroup operation, which cannot be inside"):
+        built_before_the_loop.inspect(x, backend="opencl")
 
 
-def _helper_sum(v):
+def _lane_sum(v):
     return gpu.subgroup_add(v)
+
+
+def _spread(v):
+    """Subgroup ops two helpers deep, beside a call of a helper that has none."""
+    return _lane_sum(v) * 1000 + gpu.shuffle_xor(v, 1) + _twice(gpu.ballot(v > 3) & 1)
+
+
+def _twice(v):
+    return v * 2
+
+
+@kernel
+def via_helpers(x, out):
+    gpu.work_size(x)
+    i = gpu.get_global_id(0)
+    v = x[i] if i < x.shape[0] else 0
+    a = _spread(v)
+    b = _lane_sum(v + 1)        # the same helper called from the kernel too
+    if i < x.shape[0]:
+        out[i, 0] = a
+        out[i, 1] = b
+
+
+def _via_helpers_model(x: np.ndarray) -> np.ndarray:
+    padded = np.zeros(-(-len(x) // GROUP) * GROUP, x.dtype)
+    padded[:len(x)] = x
+    out = np.zeros((len(padded), 2), np.int64)
+    for base in range(0, len(padded), W):
+        run = padded[base:base + W]
+        for lane in range(W):
+            out[base + lane] = [run.sum() * 1000 + run[lane ^ 1] + (int(run[0] > 3) * 2), (run + 1).sum()]
+    return out[:len(x)]
+
+
+def test_subgroup_ops_work_in_helpers(on):
+    x = np.random.default_rng(8).integers(0, 8, 1000).astype(np.int32)
+    out = np.zeros((1000, 2), np.int64)
+    via_helpers[on](x, out)
+    np.testing.assert_array_equal(out, _via_helpers_model(x))
+
+
+def test_opencl_helpers_take_the_kernels_scratch_only_where_they_reach_a_subgroup_op():
+    x, out = np.zeros(64, np.int32), np.zeros((64, 2), np.int64)
+    source = via_helpers.inspect(x, out, backend="opencl").source
+    assert source.count("__local ulong* pg_sg_scratch)") == 2          # _spread and _lane_sum, not _twice
+    assert "pyg__twice(" in source and "pg_sg_scratch);" in source
+    for dialect in ("cuda", "hip"):
+        assert "pg_sg_scratch" not in via_helpers.inspect(x, out, backend=dialect).source
+
+
+def test_cuda_subgroup_helpers_compile(nvrtc_compile):
+    x, out = np.zeros(64, np.int32), np.zeros((64, 2), np.int64)
+    source = via_helpers.inspect(x, out, backend="cuda").source
+    assert_cubin(nvrtc_compile(source, "sm_90", build_options(None, "cuda", False)), source)
+
+
+def test_hip_subgroup_helpers_compile(hiprtc_compile):
+    x, out = np.zeros(64, np.int32), np.zeros((64, 2), np.int64)
+    source = via_helpers.inspect(x, out, backend="hip").source
+    assert_code_object(hiprtc_compile(source, "gfx90a", list(build_options(None, "hip", False))), source)
 
 
 def test_a_vector_is_refused_with_the_types_that_move():

@@ -84,6 +84,9 @@ class Dialect:
     # The most work items per group a kernel using subgroup operations can run with (None: the
     # device's own limit); OpenCL's emulation keeps one local scratch slot per work item.
     subgroup_group_limit: int | None = None
+    # The kernel-scope array its subgroup emulation works in ("" none): helpers reaching a
+    # subgroup operation take it as a hidden parameter (_subgroup_scratch).
+    subgroup_scratch = ""
     # Build options of @kernel(contract=False): no fused multiply-add contraction, so each
     # multiply and add rounds on its own as numpy's do. OpenCL C says it in the source instead
     # (headers(): #pragma OPENCL FP_CONTRACT OFF), since it has no standard build option for it.
@@ -292,6 +295,7 @@ class OpenCL(Dialect):
     builtin_vectors = True
     fast_math_options = ("-cl-fast-relaxed-math",)
     subgroup_group_limit = SCRATCH_ITEMS
+    subgroup_scratch = "pg_sg_scratch"
     long_suffix = "L"
     ulong_suffix = "UL"
     printf_int64 = "l"         # OpenCL C's long is 64-bit
