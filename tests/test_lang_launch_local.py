@@ -97,18 +97,61 @@ def test_the_size_must_be_a_positive_int():
         float_size.inspect(np.zeros(4, np.float32), 2.0, backend="opencl")
 
 
-def test_one_launch_sized_array_per_kernel():
-    @kernel
-    def two(x, n, m):
-        gpu.work_size(x)
-        a = gpu.local_array(n, np.float32)
-        b = gpu.local_array(m, np.float32)
-        a[0] = 1.0
-        b[0] = 2.0
-        x[0] = a[0] + b[0]
+@kernel
+def three_tiles(x, out, n, m, k):
+    """Three launch-sized arrays of 1-, 8- and 4-byte elements (declared narrowest first, so a
+    plain back-to-back layout would misalign the int64 one): each group writes its own values into
+    all three, then every work item reads its mirror image from each."""
+    gpu.work_size(x)
+    flags = gpu.local_array(k, np.int8)
+    wide = gpu.local_array(n, np.int64)
+    mid = gpu.local_array(shape=m, dtype=np.float32)
+    i = gpu.get_global_id(0)
+    lid = gpu.get_local_id(0)
+    v = x[i] if i < x.shape[0] else 0
+    wide[lid] = np.int64(v) * 3000000000
+    mid[lid] = v * 0.5
+    flags[lid] = v % 7
+    gpu.barrier()
+    if i < x.shape[0]:
+        out[i, 0] = wide[n - 1 - lid] // 1000
+        out[i, 1] = mid[m - 1 - lid] * 4
+        out[i, 2] = flags[k - 1 - lid]
 
-    with pytest.raises(SyntaxError, match="at most one gpu.local_array sized at launch"):
-        two.inspect(np.zeros(4, np.float32), 4, 4, backend="opencl")
+
+def _three_tiles_model(x, group):
+    mirror = x.reshape(-1, group)[:, ::-1].ravel().astype(np.int64)
+    return np.stack([mirror * 3000000000 // 1000, mirror * 2, mirror % 7], axis=1)
+
+
+@pytest.mark.parametrize("group", [8, 64])
+def test_several_launch_sized_arrays_of_different_widths(on, group):
+    x = np.random.default_rng(group).integers(0, 1000, 512).astype(np.int32)
+    out = np.zeros((512, 3), np.int64)
+    three_tiles[on][(512, group)](x, out, group, group, group)
+    np.testing.assert_array_equal(out, _three_tiles_model(x, group))
+
+
+def test_cuda_carves_several_arrays_out_of_the_dynamic_shared_memory_widest_first():
+    x = np.zeros(64, np.int32)
+    source = three_tiles.inspect(x, np.zeros((64, 3), np.int64), 8, 8, 8, backend="cuda").source
+    body = source.split("three_tiles(", 1)[1]
+    wide, mid, flags = (body.index(f"* {name} = ") for name in ("wide", "mid", "flags"))
+    assert wide < mid < flags
+    assert "(pg_launch_local + 0)" in body.splitlines()[body[:wide].count("\n")]
+
+
+@pytest.mark.parametrize("compiler", ["nvrtc", "hiprtc"])
+def test_several_launch_sized_arrays_compile_for_cuda_and_hip(request, compiler):
+    x = np.zeros(64, np.int32)
+    if compiler == "nvrtc":
+        compile_ = request.getfixturevalue("nvrtc_compile")
+        source = three_tiles.inspect(x, np.zeros((64, 3), np.int64), 8, 8, 8, backend="cuda").source
+        assert_cubin(compile_(source, "sm_90", build_options(None, "cuda", False)), source)
+    else:
+        compile_ = request.getfixturevalue("hiprtc_compile")
+        source = three_tiles.inspect(x, np.zeros((64, 3), np.int64), 8, 8, 8, backend="hip").source
+        assert_code_object(compile_(source, "gfx90a", list(build_options(None, "hip", False))), source)
 
 
 def test_cuda_source_uses_dynamic_shared_memory(nvrtc_compile):

@@ -268,9 +268,9 @@ class Dialect:
         "" where it is no parameter (:meth:`launch_sized_local_body` declares it)."""
         return f"{self.local_ptr}{type_name}* {name}"
 
-    def launch_sized_local_body(self, type_name: str, name: str) -> list[str]:
+    def launch_sized_local_body(self, type_name: str, name: str, offset: str) -> list[str]:
         """Declarations at the top of the kernel body for that array (CUDA/HIP: a pointer into the
-        launch's dynamic shared memory)."""
+        launch's dynamic shared memory, ``offset`` bytes in: ``_entry.launch_sized_locals``)."""
         return []
 
     def kernel_locals(self, features: set[str]) -> list[str]:
@@ -447,10 +447,10 @@ class CUDA(Dialect):
     def launch_sized_local_param(self, type_name, name):
         return ""
 
-    def launch_sized_local_body(self, type_name, name):
+    def launch_sized_local_body(self, type_name, name, offset):
         # the launch's dynamic shared memory (the launcher adds the LocalMemory byte counts up)
         return ["extern __shared__ __attribute__((aligned(16))) unsigned char pg_launch_local[];",
-                f"{type_name}* {name} = ({type_name}*)pg_launch_local;"]
+                f"{type_name}* {name} = ({type_name}*)(pg_launch_local + {offset});"]
 
     def subgroup_source(self, op, type_name):
         from .prelude._subgroups import cuda_subgroup_source

@@ -245,7 +245,8 @@ class Emitter:
                 if isinstance(p.type, ArrayType) and p.type.space == "local":
                     elem = p.type.elem
                     tn = self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
-                    self.out.extend(f"    {line}" for line in self.d.launch_sized_local_body(tn, p.name))
+                    offset = self.ex(p.local_offset) if p.local_offset is not None else "0"
+                    self.out.extend(f"    {line}" for line in self.d.launch_sized_local_body(tn, p.name, offset))
         if fn.is_kernel and self.d.assume_aligned:
             for p in fn.params:
                 if isinstance(p.type, ArrayType) and p.type.align:

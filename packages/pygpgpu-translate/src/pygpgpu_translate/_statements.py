@@ -470,11 +470,6 @@ class StatementRules:
         if not (isinstance(size.type, Scalar) and size.type.kind in "iu"):
             raise self.err(call, f"gpu.local_array({size_name}, ...): the size parameter {size_name!r} is a "
                            f"{size.type}, not an int", f"pass the number of elements as an int: {size_name}=256")
-        others = [c for c in self.prog.dynamic_locals if c != self.cname(name)]
-        if others:
-            raise self.err(call, "a kernel has at most one gpu.local_array sized at launch",
-                           "carve several arrays out of one: t = gpu.local_array(n_a + n_b, dtype), then index "
-                           "t[k] and t[n_a + k]")
         dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
         elem = self.dtype_from_object(self.expr(dt_node), dt_node) if dt_node is not None else self.prog.default_float
         if not isinstance(elem, Scalar):
