@@ -172,3 +172,83 @@ def test_opencl_source_takes_a_local_pointer():
     x = np.zeros(64)
     source = reverse_groups.inspect(x, x.copy(), 16, backend="opencl").source
     assert "__local double* tile" in source
+
+
+@kernel
+def group_rotate(x, out):
+    """Local memory sized by the bracket's local size: each group rotates its values by one."""
+    gpu.work_size(x)
+    tile = gpu.local_array(gpu.get_local_size(0), np.float32)
+    ids = gpu.local_array(shape=gpu.get_local_size(0), dtype=np.int16)
+    i = gpu.get_global_id(0)
+    lid = gpu.get_local_id(0)
+    size = gpu.get_local_size(0)
+    tile[lid] = x[i] if i < x.shape[0] else 0.0
+    ids[lid] = lid
+    gpu.barrier()
+    if i < x.shape[0]:
+        out[i] = tile[(lid + 1) % size] + ids[size - 1 - lid] * 100     # fits int16 for groups <= 327
+
+
+def _rotated(x, group):
+    rows = x.reshape(-1, group)
+    return (np.roll(rows, -1, axis=1) + np.arange(group)[::-1] * 100).ravel().astype(np.float32)
+
+
+@pytest.mark.parametrize("group", [4, 32, 256])
+def test_a_local_array_sized_by_the_brackets_local_size(on, group):
+    x = np.random.default_rng(group).random(1024).astype(np.float32)
+    out = np.zeros_like(x)
+    group_rotate[on][(1024, group)](x, out)
+    np.testing.assert_array_equal(out, _rotated(x, group))
+
+
+def test_a_2d_group_sizes_local_memory_along_each_dimension(on):
+    @kernel
+    def transpose_tiles(x, out):
+        gpu.work_size(out)
+        rows = gpu.local_array(gpu.get_local_size(1), np.int64)
+        cols = gpu.local_array(gpu.get_local_size(0), np.int64)
+        j, k = gpu.global_ids(2)
+        lj, lk = gpu.get_local_id(1), gpu.get_local_id(0)
+        if lk == 0:
+            rows[lj] = x[j, k]
+        if lj == 0:
+            cols[lk] = x[j, k]
+        gpu.barrier()
+        if j < out.shape[0] and k < out.shape[1]:
+            out[j, k] = rows[lj] * 10 + cols[lk]
+
+    x = np.random.default_rng(1).integers(0, 1000, (16, 32))
+    out = np.zeros_like(x)
+    transpose_tiles[on][((32, 16), (8, 4))](x, out)
+    first_col = np.repeat(x[:, ::8], 8, axis=1)          # x[j, k - k % 8]: lane 0 of the group's row
+    first_row = np.repeat(x[::4, :], 4, axis=0)          # x[j - j % 4, k]
+    np.testing.assert_array_equal(out, first_col * 10 + first_row)
+
+
+def test_a_local_size_sized_array_needs_a_local_size_at_the_call():
+    @kernel
+    def no_barrier(x):
+        gpu.work_size(x)
+        t = gpu.local_array(gpu.get_local_size(0), np.float32)
+        i = gpu.get_global_id(0)
+        t[gpu.get_local_id(0)] = 1.0
+        if i < x.shape[0]:
+            x[i] = t[gpu.get_local_id(0)]
+
+    with pytest.raises(ValueError, match=r"needs the local size at the call: no_barrier\[\(total, local\)\]"):
+        no_barrier(np.zeros(64, np.float32))
+
+
+@pytest.mark.parametrize("dialect", ["cuda", "hip"])
+def test_cuda_and_hip_size_it_by_the_block(dialect, request):
+    x = np.zeros(64, np.float32)
+    source = group_rotate.inspect(x, x.copy(), backend=dialect).source
+    assert "(pg_launch_local + " in source and "blockDim.x" in source.split("* ids = ", 1)[1].split(";", 1)[0]
+    if dialect == "cuda":
+        assert_cubin(request.getfixturevalue("nvrtc_compile")(source, "sm_90", build_options(None, "cuda", False)),
+                     source)
+    else:
+        assert_code_object(request.getfixturevalue("hiprtc_compile")(source, "gfx90a",
+                                                                      list(build_options(None, "hip", False))), source)

@@ -28,6 +28,10 @@ SCRIPT = textwrap.dedent('''
     tiles = np.zeros((128, 3), np.int64)
     launch_local.three_tiles["opencl"][(128, {group})](xt, tiles, {group}, {group}, {size})
     print("TILES", bool((tiles == launch_local._three_tiles_model(xt, {group})).all()), flush=True)
+    xf = np.arange(128, dtype=np.float32)
+    rot = np.zeros_like(xf)
+    launch_local.group_rotate["opencl"][(128, {group})](xf, rot)
+    print("ROTATED", bool((rot == launch_local._rotated(xf, {group})).all()), flush=True)
     xi = np.arange(100, dtype=np.int32)
     res = np.zeros((100, 12))
     subgroups.every_op["opencl"][(128, 64)](xi, res)
@@ -50,7 +54,7 @@ needs_oclgrind = pytest.mark.usefixtures("oclgrind_icd")
 def test_launch_sized_local_memory_and_subgroups_are_clean_under_oclgrind(tmp_path):
     out, text, bad = _run(tmp_path, 16, 16)
     assert "REVERSED True" in out and "TILES True" in out and "SUBGROUPS True" in out
-    assert "HELPERS True" in out, out
+    assert "HELPERS True" in out and "ROTATED True" in out, out
     assert not bad, text[:4000]
 
 

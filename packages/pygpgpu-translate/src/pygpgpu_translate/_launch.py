@@ -11,7 +11,8 @@ from pygpgpu_core.protocols import option
 
 from ._domain import build_function as compile_domain
 from ._aliases import numpy_aliases
-from ._launch_checks import (NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit, check_int_ranges,
+from ._launch_checks import (LOCAL_SIZE_ITEM, NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit,
+                             check_int_ranges, with_local_size,
                              extent_checker, group_limit, guard_checker, launched_items, missing_dimension,
                              partial_launch, reached)
 from ._signature import base_view, is_device_array
@@ -53,7 +54,10 @@ class LaunchPlan:
         # one wait before the launch and one after cover all of its arguments
         self.sync_once = SyncOnce
         self.kernel_handle = kernel_handle
-        self.layout = [(item[0], self.position.get(item[1]) if item[0] != "bound" else item[1], item) for item in layout]
+        sized_by_group = {LOCAL_SIZE_ITEM.format(d): d - 3 for d in range(3)}       # values' last 3 (with_local_size)
+        self.local_sized = any(item[0] == "local" and item[1] in sized_by_group for item in layout)
+        self.layout = [(item[0], self.position.get(item[1], sized_by_group.get(item[1]))
+                        if item[0] != "bound" else item[1], item) for item in layout]
         self.arrays = []                                  # (position, name, reads, writes, covered)
         self.streamed = frozenset(translation.streamed)   # arrays each work item touches once
         self.lanes = translation.lanes                    # elements per work item (_wide)
@@ -174,6 +178,8 @@ class LaunchPlan:
             local_size = tuple(local_size) + (1,) * (len(global_size) - len(local_size))
         if self.group_limit is not None and local_size is not None:
             check_group_limit(self.group_limit, local_size, self.t.name)
+        if self.local_sized:            # gpu.local_array(gpu.get_local_size(d), ...)
+            values = with_local_size(values, local_size, self.t.name)
         # ``whole``: the domain when this launch reaches all of it (only then may an array the kernel
         # writes at every domain index skip its upload); a smaller bracket work size reaches part
         whole = reach = domain

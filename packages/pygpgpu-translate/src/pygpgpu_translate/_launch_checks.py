@@ -277,3 +277,17 @@ def automatic_local_size(t, max_group: int | None):
                 f"items, but it can run at most {max_group} per group on this device; {ask} with a local size that "
                 "fits, and size the local array to match")
     return local
+
+
+# The layout's size name of gpu.local_array(gpu.get_local_size(d), dtype): not a parameter, the
+# launch's local size along d (LaunchPlan appends the three to the call's values: with_local_size)
+LOCAL_SIZE_ITEM = "gpu.get_local_size({})"
+
+
+def with_local_size(values, local_size, name: str) -> tuple:
+    """``values`` followed by the launch's local size in 3 dimensions, which the layout's
+    ``("local", LOCAL_SIZE_ITEM, dtype)`` items read at positions -3, -2, -1."""
+    if local_size is None:
+        raise ValueError(f"kernel {name!r} sizes a gpu.local_array by gpu.get_local_size(), so it needs the local "
+                         f"size at the call: {name}[(total, local)](...)")
+    return (*values, *local_size, *(1,) * (3 - len(local_size)))
