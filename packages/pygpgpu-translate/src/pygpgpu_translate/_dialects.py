@@ -358,7 +358,8 @@ class OpenCL(Dialect):
         return opencl_subgroup_source(self, op, type_name)
 
     def kernel_locals(self, features):
-        return [f"__local ulong pg_sg_scratch[{SCRATCH_ITEMS}];"] if "subgroups" in features else []
+        # PG_SG_SCRATCH_ITEMS: 1 where the device's own sub-groups serve (prelude/_subgroups)
+        return ["__local ulong pg_sg_scratch[PG_SG_SCRATCH_ITEMS];"] if "subgroups" in features else []
 
     def atomic_cas_global_int(self, p, cmp, v):
         return f"atomic_cmpxchg((volatile __global int*){p}, {cmp}, {v})"

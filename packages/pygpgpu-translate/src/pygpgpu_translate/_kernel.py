@@ -745,7 +745,14 @@ def build_options(device, dialect: str, fastmath: bool, contract: bool = True) -
     Python semantics need. ``fastmath``: the device's ``fast_math_options`` if it declares
     them (a plug-in backend's compiler), else its dialect's (``-cl-fast-relaxed-math``,
     ``--use_fast_math``, ``-ffast-math``). ``contract=False`` adds the dialect's
-    ``no_contract_options`` (``--fmad=false``, ``-ffp-contract=off``)."""
+    ``no_contract_options`` (``--fmad=false``, ``-ffp-contract=off``). An OpenCL device that reports
+    sub-groups with a shuffle gets the define that lets subgroup kernels use them
+    (``prelude/_subgroups.device_subgroup_options``)."""
+    from .prelude._subgroups import device_subgroup_options
+    return _math_options(device, dialect, fastmath, contract) + device_subgroup_options(device, dialect)
+
+
+def _math_options(device, dialect: str, fastmath: bool, contract: bool) -> tuple:
     if not contract:
         return tuple(option(device, "exact_math_options")) + dialect_for(dialect).no_contract_options
     if fastmath:
