@@ -261,3 +261,27 @@ def test_a_subgroup_kernel_keeps_every_work_item(dialect):
     x, out = np.zeros(100, np.int32), np.zeros((100, 12))
     source = every_op.inspect(x, out, backend=dialect).source
     assert "return;" not in source.split("every_op(", 1)[1]
+
+
+def _wavefront_size(code: bytes) -> int:
+    """The wavefront size an AMDGPU code object's kernel metadata (msgpack) declares."""
+    key = b".wavefront_size"
+    at = code.find(key)
+    assert at >= 0, "no .wavefront_size in the code object's metadata"
+    return code[at + len(key)]         # a msgpack positive fixint: 32 or 64
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64])
+@pytest.mark.parametrize("arch, options, lanes", [("gfx90a", [], 64), ("gfx1030", [], 32),
+                                                  ("gfx1030", ["-mwavefrontsize64"], 64)])
+def test_hip_subgroups_follow_the_wavefront(hiprtc_compile, dtype, arch, options, lanes):
+    """CDNA (gfx90a) runs wavefronts of 64: the reductions' butterfly starts at warpSize / 2, the
+    shuffles take warpSize as their width, and gpu.ballot keeps all 64 bits of __ballot."""
+    x, out = np.zeros(64, dtype), np.zeros((64, 12))
+    source = every_op.inspect(x, out, backend="hip").source
+    assert "return warpSize;" in source and "for (int s = warpSize / 2;" in source
+    assert "unsigned long long pg_sg_ballot_int(int p) { return (unsigned long long)__ballot(p); }" in source
+    assert "(int)__lane_id()" in source and "& 31" not in source.split("every_op(", 1)[0]
+    code = hiprtc_compile(source, arch, list(build_options(None, "hip", False)) + options)
+    assert_code_object(code, source)
+    assert _wavefront_size(code) == lanes
