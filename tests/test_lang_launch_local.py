@@ -252,3 +252,18 @@ def test_cuda_and_hip_size_it_by_the_block(dialect, request):
     else:
         assert_code_object(request.getfixturevalue("hiprtc_compile")(source, "gfx90a",
                                                                       list(build_options(None, "hip", False))), source)
+
+
+def test_debug_mode_checks_each_of_several_launch_sized_arrays(on):
+    checked = kernel(debug=True)(three_tiles.__wrapped__)
+    x = np.random.default_rng(2).integers(0, 1000, 512).astype(np.int32)
+    out = np.zeros((512, 3), np.int64)
+    checked[on][(512, 64)](x, out, 64, 64, 64)
+    np.testing.assert_array_equal(out, _three_tiles_model(x, 64))
+    with pytest.raises(IndexError, match="array 'flags' of shape \\(32,\\)"):
+        checked[on][(512, 64)](x, out, 64, 64, 32)
+    rotate = kernel(debug=True)(group_rotate.__wrapped__)
+    xf = np.random.default_rng(1).random(1024).astype(np.float32)
+    got = np.zeros_like(xf)
+    rotate[on][(1024, 32)](xf, got)
+    np.testing.assert_array_equal(got, _rotated(xf, 32))

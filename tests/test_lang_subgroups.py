@@ -285,3 +285,12 @@ def test_hip_subgroups_follow_the_wavefront(hiprtc_compile, dtype, arch, options
     code = hiprtc_compile(source, arch, list(build_options(None, "hip", False)) + options)
     assert_code_object(code, source)
     assert _wavefront_size(code) == lanes
+
+
+def test_subgroup_helpers_in_the_debug_mode(on):
+    """The debug mode's error buffer and OpenCL's scratch are both hidden helper parameters."""
+    checked = kernel(debug=True)(via_helpers.__wrapped__)
+    x = np.random.default_rng(8).integers(0, 8, 1000).astype(np.int32)
+    out = np.zeros((1000, 2), np.int64)
+    checked[on](x, out)
+    np.testing.assert_array_equal(out, _via_helpers_model(x))
