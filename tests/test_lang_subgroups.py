@@ -294,3 +294,24 @@ def test_subgroup_helpers_in_the_debug_mode(on):
     out = np.zeros((1000, 2), np.int64)
     checked[on](x, out)
     np.testing.assert_array_equal(out, _via_helpers_model(x))
+
+
+@kernel
+def xor_masks(x, out):
+    gpu.work_size(x)
+    i = gpu.get_global_id(0)
+    v = x[i] if i < x.shape[0] else -1
+    a = gpu.shuffle_xor(v, 16)
+    b = gpu.shuffle_xor(v, 33)          # lane ^ 33 is past the subgroup: the caller's own (CUDA, HIP)
+    if i < x.shape[0]:
+        out[i, 0] = a
+        out[i, 1] = b
+
+
+def test_a_xor_mask_past_the_subgroup_gives_the_callers_own_value(on):
+    x = np.arange(200, dtype=np.int64) * 7
+    out = np.zeros((200, 2), np.int64)
+    xor_masks[on](x, out)
+    lanes = np.arange(200)
+    partner = np.where(lanes ^ 16 < 200, (lanes ^ 16) * 7, -1)
+    np.testing.assert_array_equal(out, np.stack([partner, x], axis=1))

@@ -276,7 +276,8 @@ def shuffle(value: Any, lane: Any) -> Any:
 
 
 def shuffle_xor(value: Any, mask: Any) -> Any:
-    """``value`` as lane ``subgroup_local_id() ^ mask`` holds it (Numba's ``shfl_xor_sync``)."""
+    """``value`` as lane ``subgroup_local_id() ^ mask`` holds it (Numba's ``shfl_xor_sync``); the
+    caller's own where that lane is outside the subgroup."""
     return value
 
 

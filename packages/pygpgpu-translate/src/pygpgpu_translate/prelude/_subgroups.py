@@ -12,7 +12,8 @@ barriers), which the translator enforces by refusing them behind a magic loop's 
 ``pg_sg_<op>_<T>(...)`` per op, T in int uint long ulong float double:
 
 - ``shuffle(v, lane)``: ``v`` of lane ``lane % size``;
-- ``shuffle_xor(v, mask)``: ``v`` of lane ``lane ^ mask`` (mask taken modulo the size);
+- ``shuffle_xor(v, mask)``: ``v`` of lane ``lane ^ mask``, or the caller's own ``v`` where that
+  lane is outside the subgroup (a mask of 32 or more on a warp: CUDA's and HIP's rule);
 - ``shuffle_down(v, d)`` / ``shuffle_up(v, d)``: ``v`` of lane ``lane + d`` / ``lane - d``, or
   the caller's own ``v`` where that lane is outside the subgroup (CUDA's rule);
 - ``add/min/max(v)``: the reduction over the subgroup, the same in every lane (floats: ``fmin``/
@@ -160,7 +161,7 @@ _OPENCL_SELECT = f"""#if {_native_condition()}
 
 # native: the lane each shuffle reads, and when it is inside the subgroup (else the caller's own v)
 _NATIVE_SOURCE_LANE = {"shuffle": ("(uint)k & (get_max_sub_group_size() - 1u)", "src < n"),
-                       "shuffle_xor": ("(me ^ (uint)k) & (get_max_sub_group_size() - 1u)", "src < n"),
+                       "shuffle_xor": ("me ^ (uint)k", "src < n"),
                        "shuffle_down": ("me + (uint)k", "k >= 0 && src < n"),
                        "shuffle_up": ("me - (uint)k", "k >= 0 && me >= (uint)k")}
 
@@ -200,7 +201,7 @@ _BITS = {"int": ("(ulong)(uint)({0})", "(int)(uint)({0})"), "uint": ("(ulong)({0
          "long": ("(ulong)({0})", "(long)({0})"), "ulong": ("({0})", "({0})"),
          "float": ("(ulong)as_uint({0})", "as_float((uint)({0}))"), "double": ("as_ulong({0})", "as_double({0})")}
 _SOURCE_LANE = {"shuffle": ("base | ((uint)k & 31u)", "1"),
-                "shuffle_xor": ("base | ((me ^ (uint)k) & 31u)", "1"),
+                "shuffle_xor": ("me ^ (uint)k", "((me & 31u) ^ (uint)k) < 32u"),
                 "shuffle_down": ("me + (uint)k", "k >= 0 && (me & 31u) + (uint)k < 32u"),
                 "shuffle_up": ("me - (uint)k", "k >= 0 && (me & 31u) >= (uint)k")}
 _PREDICATE = {"any": ("int", "0", "r |= s[j] != 0UL;"), "all": ("int", "1", "r &= s[j] != 0UL;"),
