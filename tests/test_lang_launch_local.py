@@ -267,3 +267,10 @@ def test_debug_mode_checks_each_of_several_launch_sized_arrays(on):
     got = np.zeros_like(xf)
     rotate[on][(1024, 32)](xf, got)
     np.testing.assert_array_equal(got, _rotated(xf, 32))
+
+
+def test_a_launch_without_a_local_size_is_refused_with_the_bracket_to_write():
+    x = np.zeros(64, np.float32)
+    with pytest.raises(ValueError, match=r"declares no gpu.local_array of a fixed shape, .* "
+                                         r"give one: group_rotate\[\(total, local\)\]"):
+        group_rotate(x, x.copy())

@@ -260,8 +260,9 @@ def automatic_local_size(t, max_group: int | None):
         return {1: (256,), 2: (32, 8), 3: (8, 8, 4)}.get(t.domain_ndim, (256,))
     if not shapes:
         if t.uses_barrier:
-            return (f"kernel {name!r} synchronizes with gpu.barrier() but declares no gpu.local_array, so the group "
-                    f"size it assumes is unknown and it needs an explicit local size; {ask}")
+            fixed = " of a fixed shape" if any(item[0] == "local" for item in (t.layout or ())) else ""
+            return (f"kernel {name!r} synchronizes with gpu.barrier() but declares no gpu.local_array{fixed}, so the "
+                    f"group size it assumes is unknown and it needs an explicit local size; {ask}")
         return None
     if len(shapes) > 1:
         listed = ", ".join(_shape_text(s) for s in sorted(shapes))
