@@ -45,16 +45,32 @@ def _preprocessor() -> str:
 
 
 class FakeDevice:
-    def __init__(self, extensions):
+    def __init__(self, extensions, opencl_c_version="OpenCL C 1.2 fake"):
         self.extensions = frozenset(extensions)
+        self.opencl_c_version = opencl_c_version
+
+
+SUBGROUPS = ("subgroups",)          # the translation's features of a kernel using them
 
 
 @pytest.mark.parametrize("macros, native", CASES)
 def test_build_options_define_native_subgroups_from_the_devices_extension_list(macros, native):
     device = FakeDevice(macros)
-    assert ("-DPG_SG_DEVICE_SUBGROUPS" in build_options(device, "opencl", False)) is native
-    assert ("-DPG_SG_DEVICE_SUBGROUPS" in build_options(device, "opencl", True)) is native
-    assert "-DPG_SG_DEVICE_SUBGROUPS" not in build_options(device, "cuda", False)
+    assert ("-DPG_SG_DEVICE_SUBGROUPS" in build_options(device, "opencl", False, True, SUBGROUPS)) is native
+    assert ("-DPG_SG_DEVICE_SUBGROUPS" in build_options(device, "opencl", True, True, SUBGROUPS)) is native
+    assert ("-DPG_SG_DEVICE_SUBGROUPS" in build_options(device, "opencl", False, False, SUBGROUPS)) is native
+    assert "-DPG_SG_DEVICE_SUBGROUPS" not in build_options(device, "opencl", False, True, ("fp64",))
+    assert "-DPG_SG_DEVICE_SUBGROUPS" not in build_options(device, "cuda", False, True, SUBGROUPS)
+
+
+@pytest.mark.parametrize("version, std", [("OpenCL C 1.2 pocl", None), ("OpenCL C 2.0 ", "-cl-std=CL2.0"),
+                                          ("OpenCL C 3.0 (Intel)", "-cl-std=CL3.0"), ("", None)])
+def test_a_native_subgroup_kernel_builds_with_the_devices_newest_opencl_c(version, std):
+    """cl_khr_subgroups declares its builtins from OpenCL C 2.0 on; kernels otherwise build as 1.2."""
+    options = build_options(FakeDevice(KHR, version), "opencl", False, True, SUBGROUPS)
+    assert [o for o in options if o.startswith("-cl-std=")] == ([std] if std else [])
+    assert not any(o.startswith("-cl-std=") for o in build_options(FakeDevice([], version), "opencl", False, True,
+                                                                    SUBGROUPS))
 
 
 def _preprocess(tmp_path, defines) -> str:
@@ -70,8 +86,8 @@ def _preprocess(tmp_path, defines) -> str:
 def test_the_generated_source_chooses_by_the_extension_macros(tmp_path, macros, native):
     """The #if of the subgroup_base piece, through a C preprocessor: the compiler's macros and the
     define of build_options for a device listing the same extensions."""
-    out = _preprocess(tmp_path, macros + [o[2:] for o in build_options(FakeDevice(macros), "opencl", False)
-                                          if o.startswith("-D")])
+    out = _preprocess(tmp_path, macros + [o[2:] for o in build_options(FakeDevice(macros), "opencl", False, True,
+                                                                       SUBGROUPS) if o.startswith("-D")])
     assert f"pg_probe_native = {int(native)};" in out
     assert f"pg_probe_items = {1 if native else 1024};" in out        # no scratch where native
     assert ("sub_group_shuffle(" in out or "intel_sub_group_shuffle(" in out) is native
@@ -92,10 +108,10 @@ def _clang() -> str:
     return clang
 
 
-def _compile(tmp_path, source: str, extensions: str) -> subprocess.CompletedProcess:
+def _compile(tmp_path, source: str, extensions: str, std: str = "CL2.0") -> subprocess.CompletedProcess:
     path = tmp_path / "k.cl"
     path.write_text(source)
-    return subprocess.run([_clang(), "-cl-std=CL2.0", "-target", "spir64", "-Xclang", "-finclude-default-header",
+    return subprocess.run([_clang(), f"-cl-std={std}", "-target", "spir64", "-Xclang", "-finclude-default-header",
                            "-Xclang", f"-cl-ext={extensions}", "-fsyntax-only", "-x", "cl", str(path)]
                           + (["-DPG_SG_DEVICE_SUBGROUPS"] if "+cl_khr_subgroups" in extensions
                              or "+cl_intel_subgroups" in extensions else []),
@@ -108,16 +124,22 @@ def _sources():
     yield via_helpers.inspect(np.zeros(64, np.int32), np.zeros((64, 2), np.int64), backend="opencl").source
 
 
-@pytest.mark.parametrize("extensions, native", [
-    ("-all,+cl_khr_fp64,+cl_khr_subgroups,+cl_khr_subgroup_shuffle,+cl_khr_subgroup_ballot", True),
-    ("-all,+cl_khr_fp64,+cl_khr_subgroups,+cl_khr_subgroup_shuffle,-cl_khr_subgroup_ballot", True),
-    ("-all,+cl_khr_fp64,+cl_intel_subgroups", True),
-    ("-all,+cl_khr_fp64", False)])
-def test_both_paths_compile_for_spir(tmp_path, extensions, native):
+FP64_30 = "+cl_khr_fp64,+__opencl_c_fp64"
+
+
+@pytest.mark.parametrize("std, extensions, native", [
+    ("CL2.0", "-all,+cl_khr_fp64,+cl_khr_subgroups,+cl_khr_subgroup_shuffle,+cl_khr_subgroup_ballot", True),
+    ("CL2.0", "-all,+cl_khr_fp64,+cl_khr_subgroups,+cl_khr_subgroup_shuffle,-cl_khr_subgroup_ballot", True),
+    ("CL2.0", "-all,+cl_khr_fp64,+cl_intel_subgroups", True),
+    ("CL2.0", "-all,+cl_khr_fp64", False),
+    ("CL3.0", f"-all,{FP64_30},+cl_khr_subgroups,+__opencl_c_subgroups,+cl_khr_subgroup_shuffle", True),
+    ("CL3.0", f"-all,{FP64_30}", False),
+    ("CL1.2", "-all,+cl_khr_fp64,+cl_khr_subgroups,+cl_khr_subgroup_shuffle", False)])   # 1.2: no builtins
+def test_both_paths_compile_for_spir(tmp_path, std, extensions, native):
     """Every op at every type, in the kernel and in helpers (which then ignore their scratch parameter)."""
     for source in _sources():
         done = _compile(tmp_path, source + "\n#if PG_SG_NATIVE != " + str(int(native)) + "\n#error wrong path\n#endif\n",
-                        extensions)
+                        extensions, std)
         assert done.returncode == 0, done.stderr[-3000:]
 
 

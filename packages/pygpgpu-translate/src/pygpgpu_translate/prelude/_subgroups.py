@@ -36,7 +36,7 @@ from ._types import dialect_of
 
 __all__ = ["SUBGROUP_OPS", "SCRATCH_ITEMS", "OPENCL_WIDTH", "NATIVE_REQUIREMENTS", "subgroup_types", "function_name",
            "subgroup_source", "subgroup_deps", "base_source", "cuda_subgroup_source", "opencl_subgroup_source",
-           "native_opencl_subgroups", "device_subgroup_options", "DEVICE_DEFINE"]
+           "native_opencl_subgroups", "device_subgroup_options", "opencl_c_std", "DEVICE_DEFINE"]
 
 VALUE_OPS = ("shuffle", "shuffle_xor", "shuffle_down", "shuffle_up", "add", "min", "max")
 PREDICATE_OPS = ("any", "all", "ballot")
@@ -111,9 +111,10 @@ def cuda_subgroup_source(d, op: str, type_name: str, hip: bool = False) -> str:
 # cl_intel_subgroups). Two must agree: the device's extension list (the host passes DEVICE_DEFINE,
 # device_subgroup_options) and its compiler's macros (the #if of subgroup_base:int). Either alone
 # misleads: clang-based compilers define every SPIR extension macro whatever the device (oclgrind
-# then fails to link get_sub_group_local_id), and a device listing cl_khr_subgroups declares the
-# builtins only from OpenCL C 2.0 on (we build 1.2). A kernel is all native or all emulated:
-# mixing would number lanes two ways. (macros, any of which serves) per requirement:
+# then fails to link get_sub_group_local_id), and cl_khr_subgroups declares the builtins only from
+# OpenCL C 2.0 on (kernels build as 1.2: such a device builds subgroup kernels with its newest
+# OpenCL C instead). A kernel is all native or all emulated: mixing would number lanes two ways.
+# (macros, any of which serves) per requirement:
 NATIVE_REQUIREMENTS = (("cl_khr_subgroups", "__opencl_c_subgroups", "cl_intel_subgroups"),
                        ("cl_khr_subgroup_shuffle", "cl_intel_subgroups"))
 DEVICE_DEFINE = "PG_SG_DEVICE_SUBGROUPS"
@@ -125,11 +126,24 @@ def native_opencl_subgroups(extensions) -> bool:
     return all(any(m in extensions for m in alternatives) for alternatives in NATIVE_REQUIREMENTS)
 
 
-def device_subgroup_options(device, dialect: str) -> tuple[str, ...]:
-    """The build option that tells the generated source the device itself has native sub-groups."""
-    if dialect != "opencl" or not native_opencl_subgroups(getattr(device, "extensions", None) or ()):
+def device_subgroup_options(device, dialect: str, features=()) -> tuple[str, ...]:
+    """For a kernel using subgroups on an OpenCL device with native sub-groups: the define that tells
+    the generated source so, and the device's newest OpenCL C from 2.0 on (which declares the
+    cl_khr_subgroups builtins; 1.2, the default, does not)."""
+    if ("subgroups" not in features or dialect != "opencl"
+            or not native_opencl_subgroups(getattr(device, "extensions", None) or ())):
         return ()
-    return (f"-D{DEVICE_DEFINE}",)
+    std = opencl_c_std(getattr(device, "opencl_c_version", "") or "")
+    return (f"-D{DEVICE_DEFINE}",) + ((f"-cl-std=CL{std}",) if std else ())
+
+
+def opencl_c_std(version: str) -> str:
+    """``"3.0"`` / ``"2.0"`` from a device's OpenCL C version ("OpenCL C 3.0 ..."), "" below 2.0."""
+    parts = version.split()
+    if len(parts) < 3 or parts[:2] != ["OpenCL", "C"]:
+        return ""
+    major = parts[2].split(".")[0]
+    return f"{major}.0" if major.isdigit() and int(major) >= 2 else ""
 
 
 def _native_condition() -> str:
