@@ -526,7 +526,7 @@ class CUDA(Dialect):
     # flush/approximation flags for some kernels (same image as the exact build; measured on the H100,
     # benchmarks/RESULTS.md) unless a ptxas option is given: -O3 is ptxas's default level, so naming
     # it changes nothing else.
-    fast_math_options = ("--use_fast_math", "--ptxas-options=-O3")
+    fast_math_options: tuple[str, ...] = ("--use_fast_math", "--ptxas-options=-O3")
     no_contract_options = ("--fmad=false",)
     # ids and sizes of the whole grid are widened before the product: kernels may index past 2**32 items
     work_items = {"global_id": "((long long)blockIdx.{d} * blockDim.{d} + threadIdx.{d})",
