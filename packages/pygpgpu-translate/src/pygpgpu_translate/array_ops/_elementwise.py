@@ -21,11 +21,13 @@ from __future__ import annotations
 from typing import Any, Callable, Literal, cast
 
 import numpy as np
+from pygpgpu_core import funcs
 from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
 from pygpgpu_core.gnp._array import check_out_writeable
 from pygpgpu_core.gnp._functions import UFUNC_NAMES
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._complex_ufuncs import complex_rule
 from ._operands import (
     Scalar,
     broadcast_shapes,
@@ -215,7 +217,7 @@ _RULES: dict[str, Callable] = {
     "logical_xor": lambda d: "(bool({0}) != bool({1}))", "logical_not": lambda d: "(not {0})",
     "negative": lambda d: "(-{0})", "positive": lambda d: "{0}", "absolute": _absolute, "invert": _invert,
     "square": _square, "reciprocal": _reciprocal,
-    # the conjugate of a real number is itself (numpy's loops give bool int8); complex is refused earlier
+    # the conjugate of a real number is itself (numpy's loops give bool int8); complex: _complex_ufuncs
     "conjugate": lambda d: "{0}",
     "deg2rad": _scale(np.pi, 180.0), "radians": _scale(np.pi, 180.0), "rad2deg": _scale(180.0, np.pi),
     "degrees": _scale(180.0, np.pi), "signbit": _signbit, "logaddexp": _logaddexp("e"),
@@ -297,9 +299,16 @@ def _comparison_key(s: Scalar, arrays_dt: np.dtype) -> Any:
 
 
 # ---- kernel sources ------------------------------------------------------------------------------------------
-def _expression(name: str, dts: tuple) -> "tuple[str, str | None]":
+def _expression(name: str, dts: tuple, out_dt: np.dtype) -> "tuple[str, str | None]":
+    complex_in = any(dt.kind == "c" for dt in dts)
     if name == _COPY:
+        if complex_in and out_dt.kind == "b":
+            return "({0} != 0)", None          # numpy: a complex number is true when either part is
+        if complex_in and out_dt.kind != "c":
+            return "({0}).real", None          # numpy drops the imaginary part (its ComplexWarning)
         return "{0}", None
+    if complex_in and name not in ("__where__",):
+        return complex_rule(name, dts)
     r = UFUNCS[name](dts)
     return r if isinstance(r, tuple) else (r, None)
 
@@ -360,10 +369,13 @@ def _kernel(name: str, kinds: str, in_dts: tuple, out_dt: np.dtype, nd: int):
     key = (name, kinds, in_dts, out_dt, nd)
     k = _kernels.get(key)
     if k is None:
-        expr, helpers = _expression(name, in_dts)
+        expr, helpers = _expression(name, in_dts, out_dt)
         label = "copy" if name == _COPY else name
         kname = f"gnp_{label}_{'flat' if nd == 0 else f'nd{nd}'}_{kinds}"
-        k = _kernels[key] = kernel_from_source(kname, _source(kname, expr, helpers, kinds, in_dts, out_dt, nd))
+        # complex arithmetic rounds each product as numpy's loops do (no fused multiply-add)
+        exact = not any(dt.kind == "c" for dt in in_dts + (out_dt,))
+        k = _kernels[key] = kernel_from_source(kname, _source(kname, expr, helpers, kinds, in_dts, out_dt, nd),
+                                               None if exact else {"funcs": funcs}, contract=exact)
     return k
 
 
