@@ -32,6 +32,7 @@ from pygpgpu_core.protocols import option
 from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._complex_ufuncs import complex_rule
+from ._half import narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axes
 
 __all__ = ["reduce", "Reduction", "REDUCTIONS", "reduce_with", "GROUP"]
@@ -603,6 +604,15 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
     if where is not None and where is not True:
         raise TypeError(f"gnp.{op}: where= is not supported on device arrays")
     device = check_same_device([a], op)
+    if a.dtype == np.float16 and dtype is None and stores_half_only(device):
+        # numpy's float16 reductions accumulate in float32 and round the result to half once
+        res = reduce(op, widen(a), axis=axis, keepdims=keepdims, initial=initial)
+        if _numpy_result_dtype(op, a.dtype, None) == np.float16:
+            res = narrow(res)
+        if out is not None:
+            out[...] = res
+            return out
+        return res
     check_dtype(a.dtype, op, 0, device)
     if dtype is not None:
         check_dtype(np.dtype(dtype), op, "dtype", device)

@@ -20,6 +20,7 @@ from pygpgpu_core.gnp import DeviceArray
 from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._complex_ufuncs import less_source
+from ._half import narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axis
 
 __all__ = ["sort", "argsort"]
@@ -211,6 +212,8 @@ def _radix_input(a: DeviceArray, axis: Any, op: str) -> "DeviceArray | None":
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """A sorted copy (numpy order: NaN last; stable whatever ``kind`` says)."""
     _check_args(a, axis, kind, order, stable, "sort")
+    if a.dtype == np.float16 and stores_half_only(a.device):      # float32 holds every half exactly
+        return narrow(sort(widen(a), axis))
     flat = _radix_input(a, axis, "sort")
     if flat is not None:
         from ._radix import radix_sort
@@ -227,6 +230,8 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: An
 def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """The int64 indices that sort ``a`` along ``axis`` (stable: numpy's ``kind="stable"`` order)."""
     _check_args(a, axis, kind, order, stable, "argsort")
+    if a.dtype == np.float16 and stores_half_only(a.device):
+        return argsort(widen(a), axis)
     flat = _radix_input(a, axis, "argsort")
     if flat is not None:
         from ._radix import radix_argsort
