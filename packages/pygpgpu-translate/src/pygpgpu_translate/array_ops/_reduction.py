@@ -31,6 +31,8 @@ from pygpgpu_core.protocols import option
 
 from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._complex_ufuncs import complex_rule
+from ._half import narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axes
 
 __all__ = ["reduce", "Reduction", "REDUCTIONS", "reduce_with", "GROUP"]
@@ -78,7 +80,14 @@ def _arg_helper(kind: str, t: np.dtype) -> "tuple[str, str]":
     (larger) value, NaN first (numpy returns the first NaN), the lower index among equals."""
     name = f"_gnp_arg{kind}_better"
     cmp = "<" if kind == "min" else ">"
-    if t.kind == "f":
+    if t.kind == "c":      # numpy's order: real parts, then imaginary ones; a NaN in either part first
+        body = ("    if a.real != a.real or a.imag != a.imag:\n"
+                "        return (b.real != b.real or b.imag != b.imag) and ib < ia\n"
+                "    if b.real != b.real or b.imag != b.imag:\n"
+                "        return True\n"
+                f"    return b.real {cmp} a.real or (b.real == a.real and (b.imag {cmp} a.imag or "
+                "(b.imag == a.imag and ib < ia)))\n")
+    elif t.kind == "f":
         body = ("    if a != a:\n"
                 "        return b != b and ib < ia\n"
                 "    if b != b:\n"
@@ -358,6 +367,8 @@ def _new_reduction(op: str, dt: np.dtype, dtype: Any) -> Reduction:
         out = _numpy_result_dtype("mean", dt, dtype)
         acc = np.dtype(np.float32) if out == np.float16 else out
         return Reduction("mean", "({a} + {b})", acc, out, 0, final=f"{{v}} / {np_type(acc)}(cnt)")
+    if op in ("min", "max", "argmin", "argmax") and dt.kind == "c":
+        return _complex_extreme(op, dt)
     if op in ("min", "max", "argmin", "argmax"):
         kind = op[-3:]
         acc = np.dtype(np.uint8) if dt.kind == "b" else dt
@@ -372,8 +383,21 @@ def _new_reduction(op: str, dt: np.dtype, dtype: Any) -> Reduction:
         return Reduction(op, comb, acc, dt, ident)
     if op in ("any", "all"):
         comb = "({a} | {b})" if op == "any" else "({a} & {b})"
-        return Reduction(op, comb, np.uint8, np.bool_, 0 if op == "any" else 1, prepare="np.uint8(np.bool_({v}))")
+        truth = "np.bool_({v})" if dt.kind != "c" else "({v} != 0)"       # a complex number: either part
+        return Reduction(op, comb, np.uint8, np.bool_, 0 if op == "any" else 1, prepare=f"np.uint8({truth})")
     raise ValueError(f"unknown reduction {op!r}")
+
+
+def _complex_extreme(op: str, dt: np.dtype) -> Reduction:
+    """min/max/argmin/argmax of complex numbers in numpy's lexicographic order (real part, then
+    imaginary), a NaN in either part winning as numpy's maximum/minimum and argmax/argmin make it.
+    The identity is (inf, inf) for min, (-inf, -inf) for max: every number is at least as small."""
+    kind = op[-3:]
+    ident = complex(np.inf, np.inf) if kind == "min" else complex(-np.inf, -np.inf)
+    if op.startswith("arg"):
+        return Reduction(op, "", dt, np.dtype(np.int64), ident, arg=kind)
+    call, source = complex_rule("minimum" if kind == "min" else "maximum", (dt, dt))
+    return Reduction(op, call.replace("{0}", "{a}").replace("{1}", "{b}"), dt, dt, ident, helper_source=source or "")
 
 
 REDUCTIONS = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all")
@@ -580,6 +604,15 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
     if where is not None and where is not True:
         raise TypeError(f"gnp.{op}: where= is not supported on device arrays")
     device = check_same_device([a], op)
+    if a.dtype == np.float16 and dtype is None and stores_half_only(device):
+        # numpy's float16 reductions accumulate in float32 and round the result to half once
+        res = reduce(op, widen(a), axis=axis, keepdims=keepdims, initial=initial)
+        if _numpy_result_dtype(op, a.dtype, None) == np.float16:
+            res = narrow(res)
+        if out is not None:
+            out[...] = res
+            return out
+        return res
     check_dtype(a.dtype, op, 0, device)
     if dtype is not None:
         check_dtype(np.dtype(dtype), op, "dtype", device)
