@@ -525,7 +525,7 @@ class _WarmRows:
         return DeviceArray._wrap(self.final_shape, res._dtype, res.device, res.buffer, res._owner, res._host)
 
 
-_warm: dict = {}          # (op, dtype, shape, axis, keepdims, device) -> _WarmRows
+_warm: dict = {}          # (op, dtype, shape, axis, keepdims, device, layout and tuning) -> _WarmRows
 
 
 def _run_cols(red: Reduction, x: DeviceArray, outer: int, r: int, inner: int, device, count: int) -> DeviceArray:
@@ -616,7 +616,8 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
     warm_key = None
     if (type(a) is DeviceArray and dtype is None and out is None and initial is None and where is None
             and (axis is None or type(axis) is int) and type(keepdims) is bool):
-        warm_key = (op, a._dtype, a._shape, axis, keepdims, a.device)
+        # (the layout choice and the tuning knobs too: tests and sweep_reduction.py swap them)
+        warm_key = (op, a._dtype, a._shape, axis, keepdims, a.device, cpu_layout, _GPU_GROUPS_PER_CU, _GPU_VECTOR_LOADS)
         w = _warm.get(warm_key)
         if w is not None and a.buffer.context is w.ctx and not w.ctx.closed:
             return w.run(a)
