@@ -505,7 +505,7 @@ def _fast_call(name: str, inputs: tuple, out: Any) -> Any:
                 return None                   # numpy's OverflowError (or an exact comparison)
         args.append(dt.type(x))
     if out is None:
-        out = DeviceArray(first.shape, out_dt, first.buffer.context)
+        out = DeviceArray._empty(first._shape, out_dt, ctx.device, ctx, first.size * out_dt.itemsize)
     if out.size:
         args[0] = out if len(out.shape) == 1 else flat(out)
         launch(kern, first.device, DEFAULT_CONFIG, tuple(args))
