@@ -892,7 +892,7 @@ def main() -> None:
     xs = np.ones(1024, np.float32)
     if pg:
         def run_pg():
-            from pygpgpu_core.backend import cache
+            from pygpgpu_core import cache
 
             old = os.environ.get("PYGPGPU_CACHE_DIR")
             os.environ["PYGPGPU_CACHE_DIR"] = tempfile.mkdtemp(prefix="pygpgpu-cold-")

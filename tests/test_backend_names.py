@@ -16,7 +16,7 @@ import pytest
 from pygpgpu import cli
 from pygpgpu_core import registry
 from pygpgpu_core._cachesize import NAMESPACES, namespaces
-from pygpgpu_core.backend.cache import DiskCache, clear_cache
+from pygpgpu_core.cache import DiskCache, clear_cache
 from pygpgpu_core import kernel_files
 from pygpgpu_core.cdecl import LANGUAGES, register_language
 from pygpgpu_core.cdecl import _languages

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import gnp
-from pygpgpu_core.backend.cache import DiskCache
+from pygpgpu_core.cache import DiskCache
 from pygpgpu_translate import kernel, stats
 
 # ---- the generated-source cache ------------------------------------------------------------------
@@ -337,7 +337,7 @@ def test_translation_memory_key(field):
 
 CACHE_KEY_PARTS = {
     "nothing": lambda mp: (b"ab", b"c", 1, None),
-    "package_version": lambda mp: (mp.setattr("pygpgpu_core.backend.cache.PACKAGE_VERSION", "0.0.0.other"),
+    "package_version": lambda mp: (mp.setattr("pygpgpu_core.cache.PACKAGE_VERSION", "0.0.0.other"),
                                    (b"ab", b"c", 1, None))[1],
     "part_boundary": lambda mp: (b"a", b"bc", 1, None),       # the same bytes, cut elsewhere
     "int_or_text": lambda mp: (b"ab", b"c", "1", None),
@@ -349,7 +349,7 @@ CACHE_KEY_PARTS = {
 
 @pytest.mark.parametrize("field", list(CACHE_KEY_PARTS))
 def test_cache_key_digest(field, monkeypatch):
-    from pygpgpu_core.backend.cache import cache_key
+    from pygpgpu_core.cache import cache_key
     base = cache_key(b"ab", b"c", 1, None)
     other = cache_key(*CACHE_KEY_PARTS[field](monkeypatch))
     assert (other == base) == (field == "nothing"), field

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core.binary_check import EM_AMDGPU, EM_CUDA, elf_problem, fatbin_problem, offload_bundle_problem
-from pygpgpu_core.backend.cache import DiskCache
+from pygpgpu_core.cache import DiskCache
 
 DATA = Path(__file__).parent / "kernel_files"
 

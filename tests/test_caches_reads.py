@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pygpgpu_core.backend import cache
-from pygpgpu_core.backend.cache import CacheWarning, DiskCache, clear_cache
+from pygpgpu_core import cache
+from pygpgpu_core.cache import CacheWarning, DiskCache, clear_cache
 
 KEY = "ab" * 32
 PAYLOAD = b"entry payload " * 10
@@ -28,7 +28,7 @@ PAYLOAD = b"entry payload " * 10
 READER = textwrap.dedent('''
     import resource, sys
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-    from pygpgpu_core.backend.cache import DiskCache
+    from pygpgpu_core.cache import DiskCache
     blob = DiskCache("reads", root={root!r}).get({key!r}, ".json")
     print("miss" if blob is None else "hit")
 ''')

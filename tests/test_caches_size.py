@@ -13,7 +13,7 @@ import pytest
 
 import pygpgpu
 from pygpgpu_core import _cachedir
-from pygpgpu_core.backend.cache import CacheWarning, DiskCache, cache_info, cache_key, clear_cache
+from pygpgpu_core.cache import CacheWarning, DiskCache, cache_info, cache_key, clear_cache
 from pygpgpu_translate import kernel, stats
 
 KB = 1024

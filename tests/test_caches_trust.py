@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pygpgpu_core.backend.cache import CacheWarning, DiskCache
+from pygpgpu_core.cache import CacheWarning, DiskCache
 from pygpgpu_translate import kernel, stats
 
 

@@ -1,7 +1,7 @@
 import os
 import stat
 
-from pygpgpu_core.backend.cache import DiskCache, atomic_write, cache_dir, cache_key
+from pygpgpu_core.cache import DiskCache, atomic_write, cache_dir, cache_key
 
 
 def test_cache_dir_is_private_and_overridable(tmp_path, monkeypatch):
@@ -55,7 +55,7 @@ def test_a_relative_cache_dir_is_resolved_once(tmp_path, monkeypatch):
     """PYGPGPU_CACHE_DIR=relcache names a folder of the working folder the process had when it
     first read the variable: it stays there after os.chdir (it moved with the working folder, so
     one process used two caches) and is reported absolute."""
-    from pygpgpu_core.backend.cache import cache_info
+    from pygpgpu_core.cache import cache_info
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

@@ -141,7 +141,7 @@ template __global__ void fill<int>(int*, int);
 
 
 def test_disk_cache_hits_and_recompiles_on_change(nvrtc_compile, tmp_path, monkeypatch):
-    from pygpgpu_core.backend.cache import cache_dir
+    from pygpgpu_core.cache import cache_dir
     from pygpgpu_cuda._program import build_binary
 
     monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(tmp_path))

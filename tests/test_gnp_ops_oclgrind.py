@@ -17,7 +17,7 @@ import pytest
 
 SCRIPT = textwrap.dedent('''
     import numpy as np
-    from pygpgpu_core.backend import mempool
+    from pygpgpu_core import mempool
     mempool.size_class = lambda n: max(int(n), 4)
     import pygpgpu.numpy as gnp
     from pygpgpu_translate.array_ops import _reduction, _sort

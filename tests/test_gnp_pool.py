@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pygpgpu_core.gnp as gnp
-from pygpgpu_core.backend import mempool
+from pygpgpu_core import mempool
 from pygpgpu_core.errors import ClosedError
 from conftest import skip_no_device
 

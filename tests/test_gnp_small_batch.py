@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import gnp, gpu, registry
-from pygpgpu_core.backend import mempool
+from pygpgpu_core import mempool
 from pygpgpu_core.gnp import _staging
 from pygpgpu_translate import kernel
 from conftest import first_device, host_unified_opencl_device

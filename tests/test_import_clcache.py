@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import kernel_files as kf
-from pygpgpu_core.backend.cache import DiskCache
+from pygpgpu_core.cache import DiskCache
 
 SOURCE = """#include "affine.h"
 // {token}

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from pygpgpu_core import kernel_files as kf
-from pygpgpu_core.backend.cache import cache_dir
+from pygpgpu_core.cache import cache_dir
 from pygpgpu_core.kernel_files import CStruct, FileKernel, parse_work_size
 
 DATA = Path(__file__).parent / "kernel_files"

@@ -16,7 +16,7 @@ SCRIPT = textwrap.dedent('''
     import sys
     sys.path.insert(0, {here!r})
     import numpy as np
-    from pygpgpu_core.backend import mempool
+    from pygpgpu_core import mempool
     mempool.size_class = lambda n: max(int(n), 4)      # exact-size buffers
     import test_lang_launch_local as launch_local
     import test_lang_subgroups as subgroups

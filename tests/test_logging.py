@@ -199,7 +199,7 @@ def test_pygpgpu_warning_points_at_the_user_line(monkeypatch):
 
 def test_cache_warning_is_a_pygpgpu_warning():
     import pygpgpu
-    from pygpgpu_core.backend.cache import CacheWarning
+    from pygpgpu_core.cache import CacheWarning
 
     assert issubclass(CacheWarning, pygpgpu.PyGPGPUWarning) and issubclass(pygpgpu.PyGPGPUWarning, UserWarning)
 

@@ -11,7 +11,7 @@ import uuid
 import numpy as np
 import pytest
 
-from pygpgpu_core.backend.cache import DiskCache
+from pygpgpu_core.cache import DiskCache
 from pygpgpu_core.errors import CompileError
 from pygpgpu_opencl import Context
 from conftest import first_device

@@ -65,7 +65,7 @@ def test_every_runtime_version_is_the_shared_one():
     import pygpgpu_hip
     import pygpgpu_opencl
     import pygpgpu_translate
-    from pygpgpu_core.backend import cache
+    from pygpgpu_core import cache
 
     versions = {m.__name__: m.__version__ for m in (pygpgpu, pygpgpu_core, pygpgpu_translate, pygpgpu_opencl,
                                                      pygpgpu_cuda, pygpgpu_hip)}

@@ -170,7 +170,7 @@ def test_changed_translator_code_is_a_cache_miss(tmp_path, monkeypatch, backend)
 def test_malformed_disk_entry_is_a_miss_not_a_crash(tmp_path, monkeypatch, backend):
     """Entries with a valid checksum but an older or foreign layout (the 'too many values to
     unpack' crash) are retranslated."""
-    from pygpgpu_core.backend.cache import DiskCache
+    from pygpgpu_core.cache import DiskCache
     monkeypatch.setenv("PYGPGPU_CACHE_DIR", str(tmp_path))
     x = np.arange(8, dtype=np.float32)
     out = np.zeros_like(x)

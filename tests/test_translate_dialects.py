@@ -1,5 +1,5 @@
 """Dialects are objects in a registry: a third-party backend can bring its own (registered in
-code or through the ``pygpgpu.dialects`` entry-point group), and a name nobody registered is an
+code or as a target of the ``pygpgpu.targets`` entry-point group), and a name nobody registered is an
 error, never OpenCL."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from conftest import skip_no_device
 from pygpgpu import kernel
-from pygpgpu_core import registry
+from pygpgpu_core import registry, targets
 from pygpgpu_translate import Dialect, register_dialect
 from pygpgpu_translate._dialects import CUDA, DIALECTS, OpenCL, UnknownDialect, dialect_for
 
@@ -69,16 +69,19 @@ def test_a_taken_name_or_a_non_dialect_is_refused(tagged):
 
 def test_a_dialect_from_an_entry_point_loads_on_first_use(tmp_path, monkeypatch):
     (tmp_path / "epdialect_mod.py").write_text(textwrap.dedent('''
-        from pygpgpu_translate._dialects import CUDA
+        from pygpgpu_translate.target import CUDA, Target
 
         class EpCuda(CUDA):
             kernel_prefix = 'extern "C" __global__ __launch_bounds__(256) void'
+
+        target = Target("epcuda", "epdialect_mod:EpCuda")      # the dialect by reference, imported on first use
     '''))
     info = tmp_path / "epdialect-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: epdialect\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[pygpgpu.dialects]\nepcuda = epdialect_mod:EpCuda\n")
+    (info / "entry_points.txt").write_text("[pygpgpu.targets]\nepcuda = epdialect_mod:target\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    targets._reset_for_tests()
     try:
         assert "epcuda" not in DIALECTS
         src = scale.inspect(*_args(), backend="epcuda").source
@@ -87,6 +90,7 @@ def test_a_dialect_from_an_entry_point_loads_on_first_use(tmp_path, monkeypatch)
     finally:
         DIALECTS.pop("epcuda", None)
         sys.modules.pop("epdialect_mod", None)
+        targets._reset_for_tests()
 
 
 @pytest.fixture

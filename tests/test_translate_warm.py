@@ -85,7 +85,7 @@ def bump3(a, b, c):
 
 
 def test_numpy_arguments_wait_once_before_and_once_after_the_launch(backend, monkeypatch):
-    from pygpgpu_core.backend import mempool
+    from pygpgpu_core import mempool
     dev = registry.get_device(backend)
     ctx = dev.context()
     if not mempool.get_pool(ctx).host_access:

@@ -500,7 +500,7 @@ OCLGRIND_SCRIPT = '''
 import sys
 sys.path.insert(0, {here!r})
 import numpy as np
-from pygpgpu_core.backend import mempool
+from pygpgpu_core import mempool
 mempool.size_class = lambda n: max(int(n), 4)     # exact-size buffers: one element past the end is caught
 import test_wide_loads as w
 

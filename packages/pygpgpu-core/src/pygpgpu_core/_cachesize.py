@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ._cachedir import warn_once
 from .registry import known_backend_names
+from .targets import cache_namespaces
 
 __all__ = ["DEFAULT_MAX", "namespaces", "cache_limit", "touch", "after_write", "usage", "trim", "clear"]
 
@@ -102,7 +103,7 @@ def namespaces() -> "set[str]":
     """Every cache namespace folder: the library's own, those of this process's DiskCaches, and
     one per backend, each named as the backend (a backend caches its binaries under its registry
     name: ``DiskCache("opencl")``), the built-ins whether installed or not, then registered plug-ins."""
-    return NAMESPACES | set(known_backend_names())
+    return NAMESPACES | set(known_backend_names()) | cache_namespaces()
 
 
 def _ours(root: Path, path: str, names: "set[str]") -> bool:

@@ -141,13 +141,11 @@ def _after_fork_in_child() -> None:
 
 
 def _forget_core_state() -> None:
-    """Pools of inherited contexts and the exit-time drain list: the parent's, not ours."""
+    """Pools of inherited contexts: the parent's, not ours (the driver kit forgets its own state
+    through :func:`on_fork_child`: core names nothing of the kit)."""
     import sys
 
-    handles = sys.modules.get("pygpgpu_core.backend.handles")
-    if handles is not None:
-        handles._drain_at_exit.clear()          # exiting must not wait on the parent's queues
-    mempool: Any = sys.modules.get("pygpgpu_core.backend.mempool")
+    mempool: Any = sys.modules.get("pygpgpu_core.mempool")
     if mempool is not None:
         mempool._pools.clear()                  # blocks of the parent's contexts: never freed here
         mempool._pools_lock = threading.Lock()  # it may have been held by another thread at fork

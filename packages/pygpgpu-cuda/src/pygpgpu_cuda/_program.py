@@ -6,7 +6,7 @@ from typing import Sequence
 
 from pygpgpu_core.backend.driver import DriverKernel, DriverProgram
 from pygpgpu_core.backend.driver.module import KernelInfo
-from pygpgpu_core.backend.cache import DiskCache, cache_key
+from pygpgpu_core.cache import DiskCache, cache_key
 from pygpgpu_core.logs import get_logger, log_build
 
 from . import __version__

@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Sequence
 
-from pygpgpu_core.backend.cache import DiskCache, cache_key
+from pygpgpu_core.cache import DiskCache, cache_key
 from pygpgpu_core.errors import BackendUnavailable
 from pygpgpu_core.logs import get_logger, log_build
 

@@ -133,7 +133,7 @@ class Context(OwnedHandle):
         """Free the device-array pool's cached blocks, then every buffer, program and kernel, then
         the context. Calling it again does nothing."""
         if self._handle is not None:
-            from pygpgpu_core.backend.mempool import release_context
+            from pygpgpu_core.mempool import release_context
 
             release_context(self)  # its blocks are buffers of this context: freed while it is alive
         super().close()

@@ -14,7 +14,7 @@ import time
 from ctypes import c_char_p, c_int32, c_size_t, c_void_p
 from typing import TYPE_CHECKING, Sequence
 
-from pygpgpu_core.backend.cache import DiskCache, atomic_write, cache_key
+from pygpgpu_core.cache import DiskCache, atomic_write, cache_key
 from pygpgpu_core.errors import CompileError, DriverError, GPGPUError
 from pygpgpu_core.backend.handles import OwnedHandle
 from pygpgpu_core.logs import get_logger, log_build

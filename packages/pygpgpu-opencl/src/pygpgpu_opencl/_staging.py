@@ -5,7 +5,7 @@ objects (a launch with three small arrays is dominated by per-object Python work
 On host-unified devices an array aligned to its element type is used in place
 (``CL_MEM_USE_HOST_PTR``); small arrays that are read back are copied instead, because a
 copy costs less than the map/unmap pair that makes an aliased array current. One array passed
-for several parameters is one buffer (``pygpgpu_core.backend.host_aliases``).
+for several parameters is one buffer (``pygpgpu_core.host_aliases``).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ctypes import c_int32
 from typing import TYPE_CHECKING
 
 import numpy as np
-from pygpgpu_core.backend.host_aliases import earlier_same
+from pygpgpu_core.host_aliases import earlier_same
 
 from . import _constants as C
 from ._buffer import host_address

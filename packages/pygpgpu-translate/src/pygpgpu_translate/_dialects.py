@@ -7,26 +7,65 @@ math. The emitter and the prelude ask it (docs/architecture.md#dialects-and-buil
 else compares against a dialect's name. A difference that needs more than a word (float
 atomics, Python floor division, vector rows) is lowered in the IR or calls a prelude piece.
 
+A dialect also says how the kernel is declared (:meth:`Dialect.kernel_signature`: per-parameter
+attributes, parameters the language fills in such as a thread id, bindings at file scope), how a
+declaration is spelled and which words its language reserves.
+
 Dialects are found by name in a registry: ``"opencl"``, ``"cuda"`` and ``"hip"`` are built in; a
-third-party backend names its own in its ``dialect`` attribute and registers it, either with
-:func:`register_dialect` or lazily through the ``pygpgpu.dialects`` entry-point group (the entry
-names a ``Dialect`` instance or subclass). An unknown name is an error, never OpenCL.
+third-party backend names its own in its ``dialect`` attribute and registers a target
+(``pygpgpu_core.targets.Target``, whose ``dialect`` is the ``Dialect``), either in code or lazily
+through the ``pygpgpu.targets`` entry-point group. The public names are in
+``pygpgpu_translate.target``. An unknown name is an error, never OpenCL.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib
 import threading
+from dataclasses import dataclass, field
 
+from pygpgpu_core import targets
 from pygpgpu_core.errors import GPGPUError
 
+from . import _c_words
+from ._names import RESERVED
 from .prelude._subgroups import SCRATCH_ITEMS
 from .prelude._types import split_type
 from ._types import Scalar, Vector
 
 __all__ = ["Dialect", "OpenCL", "CUDA", "HIP", "UnknownDialect", "dialect_for", "register_dialect", "dialect_names",
-           "DEFAULT_DIALECT"]
+           "DEFAULT_DIALECT", "KernelParam", "KernelSignature"]
 
 _DIMS = "xyz"
-ENTRY_POINT_GROUP = "pygpgpu.dialects"
+ENTRY_POINT_GROUP = targets.ENTRY_POINT_GROUP
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    """One parameter of a kernel as the launch passes it, for :meth:`Dialect.kernel_signature`."""
+    name: str
+    """The parameter's name in the generated source (valid in every registered dialect)."""
+    index: int
+    """Its position among the launch's arguments: the slot the backend's launcher fills (Metal's
+    ``[[buffer(i)]]``, a WGSL ``@binding(i)``)."""
+    kind: str
+    """``"global"``: a pointer into device memory (an array); ``"local"``: local memory sized at
+    launch (``gpu.local_array(n, ...)``); ``"value"``: a scalar, vector or record passed by value."""
+    type_text: str
+    """The element type (``"global"``, ``"local"``) or the value's type, in the dialect's words."""
+    written: bool = False
+    """``"global"``: the kernel stores through it (else it is only read)."""
+
+
+@dataclass(frozen=True)
+class KernelSignature:
+    """What :meth:`Dialect.kernel_signature` answers: the kernel's head, and lines that go with it."""
+    head: str
+    """The text before the body's ``{`` (``__kernel void f(__global float* x, float a)``)."""
+    module_scope: "list[str]" = field(default_factory=list)
+    """Declarations at file scope before the kernel (a WGSL ``@group(0) @binding(0) var<storage> x: ...;``)."""
+    prologue: "list[str]" = field(default_factory=list)
+    """Statements at the top of the kernel body (binding a parameter under another name)."""
 
 # gpu.rsqrt and gpu.native_* at float64: the precise function (the fast hardware ones are float32-only)
 _PRECISE = {"rsqrt": "rsqrt({0})", "native_sqrt": "sqrt({0})", "native_rsqrt": "rsqrt({0})",
@@ -101,9 +140,88 @@ class Dialect:
     # work items: what -> template with {d} the dimension's letter (x, y, z) and {n} its number
     work_items: dict = {}
     native32: dict = {}        # gpu.rsqrt / gpu.native_* at float32: call templates ("native_exp({0})")
+    # Identifiers the language reserves that no generated name may take (keywords, types, builtins,
+    # macros). Registering the dialect adds them to the words every translation avoids, since one
+    # build is rendered in any dialect (_names): a local `device` is `device_` once a Metal-like
+    # dialect is registered. The built-ins list what their compilers were asked for (_c_words).
+    reserved_words: frozenset = frozenset()
+    # Whether an element pointer into global memory may be read as a vector pointer (wide_access,
+    # wide_element): wide kernels and row loads rely on it. A language without pointer casts (WGSL)
+    # says False, and its kernels are built with one element per access (_translate.build).
+    vector_views = True
 
     def __repr__(self) -> str:
         return f"<dialect {self.name!r}>"
+
+    def fingerprint(self) -> str:
+        """What of this dialect changes generated names or text beyond its name, for the
+        generated-source cache key: its class and its reserved words."""
+        known = self.__dict__.get("_fingerprint")
+        if known is None:
+            cls = type(self)
+            text = f"{cls.__module__}.{cls.__qualname__}:" + " ".join(sorted(self.reserved_words))
+            known = self.__dict__["_fingerprint"] = hashlib.sha256(text.encode()).hexdigest()[:16]
+        return known
+
+    # ---- declarations and the kernel's signature -------------------------------------------------
+    def declaration(self, type_text: str, name: str) -> str:
+        """``name`` declared with the type spelled ``type_text``: C's ``float x``; a language that
+        spells types after names answers ``x: f32``. Parameters of helpers and locals use it."""
+        return f"{type_text} {name}"
+
+    def local_variable(self, type_text: str, name: str) -> str:
+        """The statement declaring a local variable (``float x;``, WGSL ``var x: f32;``)."""
+        return f"{self.declaration(type_text, name)};"
+
+    def array_variable(self, elem_text: str, name: str, size: int, local: bool) -> str:
+        """The statement declaring an array of ``size`` elements in private (``local`` False) or
+        local/shared memory (``float t[8];``, ``__local float tile[256];``)."""
+        return f"{self.local_decl if local else ''}{elem_text} {name}[{size}];"
+
+    def pointer_type(self, space: str, elem_text: str, const: bool) -> str:
+        """A pointer to ``elem_text`` in ``space`` (``"global"``, ``"local"``, ``"private"``)."""
+        qual = {"global": self.global_ptr, "local": self.local_ptr}.get(space, "")
+        return f"{qual}{'const ' if const else ''}{elem_text}*"
+
+    def cast(self, type_text: str, expr: str) -> str:
+        """``expr`` converted to ``type_text`` (C's ``((float)(x))``; WGSL ``f32(x)``)."""
+        return f"(({type_text})({expr}))"
+
+    def line_directive(self, line: int, filename: str) -> str:
+        """The directive that makes the compiler report ``line`` of ``filename`` ("" where the
+        language has none: the generated lines then carry no mapping)."""
+        return f'#line {line} "{filename}"'
+
+    def helper_head(self, ret_text: str, name: str, params: "list[str]") -> str:
+        """The head of a helper function the translator generates (``params`` from :meth:`declaration`)."""
+        return f"{self.device_fn_prefix}{ret_text} {name}({', '.join(params) or 'void'})"
+
+    def kernel_param(self, p: KernelParam) -> str:
+        """The declaration of one kernel parameter, attributes included (Metal: ``device const
+        float* x [[buffer(0)]]``, ``constant float& a [[buffer(2)]]``); "" where the dialect passes
+        it otherwise (CUDA's launch-sized local memory is the dynamic shared memory)."""
+        if p.kind == "global":
+            return self.declaration(self.pointer_type("global", p.type_text, not p.written), p.name)
+        if p.kind == "local":
+            return self.launch_sized_local_param(p.type_text, p.name)
+        return self.declaration(p.type_text, p.name)
+
+    def implicit_params(self, work_items: "frozenset[tuple[str, int]]") -> "list[str]":
+        """Kernel parameters the launch does not pass and the language fills in: the work-item
+        values the kernel reads (``work_items``: ``(what, dim)`` pairs, ``("global_id", 0)``) where
+        the language gives them as attributed parameters (Metal's ``uint3 gid
+        [[thread_position_in_grid]]``, WGSL's ``@builtin(global_invocation_id)``), and the
+        :attr:`work_items` templates name those parameters. None in C-like languages."""
+        return []
+
+    def kernel_signature(self, name: str, params: "list[KernelParam]",
+                         work_items: "frozenset[tuple[str, int]]") -> KernelSignature:
+        """The kernel's head from its launched parameters (in launch order) and the work items it
+        reads. The default joins :meth:`kernel_param` of each and :meth:`implicit_params` after
+        :attr:`kernel_prefix`; a language whose arguments are bindings at file scope answers
+        those in ``module_scope`` instead."""
+        decls = [d for d in (self.kernel_param(p) for p in params) if d] + self.implicit_params(work_items)
+        return KernelSignature(f"{self.kernel_prefix} {name}({', '.join(decls) or 'void'})")
 
     # ---- types: prelude short names ----------------------------------------------------------------
     def c_type(self, type_name: str) -> str:
@@ -282,6 +400,7 @@ class Dialect:
 
 class OpenCL(Dialect):
     name = "opencl"
+    reserved_words = _c_words.KEYWORDS | _c_words.OPENCL_C
     source_suffix = ".cl"
     kernel_prefix = "__kernel void"
     global_ptr = "__global "
@@ -386,6 +505,7 @@ _HIP_NATIVE = {"rsqrt": "rsqrtf({0})", "native_sqrt": "sqrtf({0})", "native_rsqr
 
 class CUDA(Dialect):
     name = "cuda"
+    reserved_words = _c_words.KEYWORDS | _c_words.CUDA
     source_suffix = ".cu"
     kernel_prefix = 'extern "C" __global__ void'
     device_fn_prefix = "static __device__ __forceinline__ "
@@ -397,7 +517,11 @@ class CUDA(Dialect):
     # NVRTC's EDG front end: 13.0 rejects __builtin_offsetof ("type name is not allowed"), newer
     # ones take both; __INTADDR__ is EDG's own constant-folding of an address, accepted by all.
     offsetof = "__INTADDR__(&((({type}*)0)->{member}))"
-    fast_math_options = ("--use_fast_math",)       # NVRTC: ftz, approximate div/sqrt, fast intrinsics
+    # NVRTC: ftz, approximate div/sqrt, fast intrinsics. NVRTC 13.0 building a CUBIN dropped the
+    # flush/approximation flags for some kernels (same image as the exact build; measured on the H100,
+    # benchmarks/RESULTS.md) unless a ptxas option is given: -O3 is ptxas's default level, so naming
+    # it changes nothing else.
+    fast_math_options = ("--use_fast_math", "--ptxas-options=-O3")
     no_contract_options = ("--fmad=false",)
     # ids and sizes of the whole grid are widened before the product: kernels may index past 2**32 items
     work_items = {"global_id": "((long long)blockIdx.{d} * blockDim.{d} + threadIdx.{d})",
@@ -464,6 +588,7 @@ class CUDA(Dialect):
 
 class HIP(CUDA):
     name = "hip"
+    reserved_words = _c_words.KEYWORDS | _c_words.HIP
     source_suffix = ".hip"
     fast_math_options = ("-ffast-math",)           # hiprtc and clang refuse NVRTC's --use_fast_math
     no_contract_options = ("-ffp-contract=off",)
@@ -513,6 +638,7 @@ def register_dialect(name: str, dialect) -> Dialect:
         if known is not None and known is not dialect:
             raise ValueError(f"dialect {name!r} is already registered ({known!r}); pick another name")
         dialect.name = name
+        RESERVED.add_words(dialect.reserved_words)
         DIALECTS[name] = dialect
     return dialect
 
@@ -534,24 +660,35 @@ def dialect_for(name) -> Dialect:
         return d
     why = f" ({_entry_points_failed[name]})" if name in _entry_points_failed else ""
     raise UnknownDialect(f"unknown dialect {name!r}{why}; registered dialects: {', '.join(dialect_names())}. A backend "
-                         "with its own dialect registers it: pygpgpu_translate.register_dialect(name, MyDialect()) or "
-                         f"an entry point in the {ENTRY_POINT_GROUP!r} group (docs/writing-a-backend.md)")
+                         "with its own language registers a target: pygpgpu_translate.target.register_target(Target(name, "
+                         f"MyDialect())) or an entry point in the {ENTRY_POINT_GROUP!r} group (docs/writing-a-backend.md)")
+
+
+def _resolve(ref):
+    """A target's ``dialect``: the object itself, or the one a ``"module:attribute"`` names."""
+    if not isinstance(ref, str):
+        return ref
+    module, _, attr = ref.partition(":")
+    obj = importlib.import_module(module)
+    for part in attr.split(".") if attr else ():
+        obj = getattr(obj, part)
+    return obj
 
 
 def _from_entry_point(name) -> Dialect | None:
+    """The dialect of the target registered as ``name`` (``pygpgpu_core.targets``: in code or
+    through the ``pygpgpu.targets`` entry points), registered here on first use."""
     if not isinstance(name, str) or name in _entry_points_failed:
         return None
-    from importlib.metadata import entry_points
-    try:
-        found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
-    except Exception as exc:      # broken metadata must not take translation down
-        _entry_points_failed[name] = f"reading the {ENTRY_POINT_GROUP!r} entry points raised {exc!r}"
-        return None
-    if not found:
+    t = targets.target(name)
+    if t is None:
+        why = targets.why_missing(name)
+        if why:
+            _entry_points_failed[name] = why
         return None
     try:
-        return register_dialect(name, found[0].load())
+        return register_dialect(name, _resolve(t.dialect))
     except Exception as exc:
-        _entry_points_failed[name] = f"loading entry point {found[0].value!r} raised {type(exc).__name__}: {exc}"
+        _entry_points_failed[name] = f"the dialect {t.dialect!r} of target {name!r} raised {type(exc).__name__}: {exc}"
         return None
 

@@ -9,6 +9,7 @@ import math
 
 from . import _ir as ir
 from ._complex import ComplexType
+from ._dialects import KernelParam
 from ._records import RecordType
 from ._types import ArrayType, Scalar, Vector, concrete
 
@@ -42,6 +43,7 @@ class Emitter:
         self.last_line = None
         self.filename = ""
         self.features: set[str] = set()      # the program's (Dialect.kernel_locals reads them)
+        self.work_items: set[tuple[str, int]] = set()   # (what, dim) read in the function being printed
 
     # ---- types & constants ---------------------------------------------------------------------------
     def tname(self, t) -> str:
@@ -100,10 +102,11 @@ class Emitter:
         if isinstance(e, ir.Un):
             return f"({e.op}{self.ex(e.a)})"
         if isinstance(e, ir.Cast):
-            return f"(({self.tname(e.type)})({self.ex(e.a)}))"
+            return self.d.cast(self.tname(e.type), self.ex(e.a))
         if isinstance(e, ir.MathCall):
             return self.d.math_call(e.name, e.at, [self.ex(a) for a in e.args], e.fast)
         if isinstance(e, ir.WorkItem):
+            self.work_items.add((e.what, e.dim))
             return self.d.work_item(e.what, e.dim)
         if isinstance(e, ir.Barrier):
             return self.d.barrier(e.fence)
@@ -144,7 +147,9 @@ class Emitter:
     # ---- statements ----------------------------------------------------------------------------------
     def line(self, n, indent):
         if n and n != self.last_line:
-            self.out.append(f'#line {n} "{self.filename}"')
+            directive = self.d.line_directive(n, self.filename)
+            if directive:
+                self.out.append(directive)
             self.last_line = n
 
     def w(self, text, indent):
@@ -200,58 +205,74 @@ class Emitter:
         elif isinstance(s, ir.LocalArrayDecl):
             elem = s.array.type.elem
             tn = self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
-            self.w(f"{self.d.local_decl}{tn} {s.array.cname}[{s.size}];", indent)
+            self.w(self.d.array_variable(tn, s.array.cname, s.size, local=True), indent)
         else:
             raise TypeError(type(s).__name__)
 
     # ---- functions -----------------------------------------------------------------------------------
-    def param_decl(self, p: ir.Param, fn: ir.Function) -> str:
-        """The parameter's C declaration; "" where the dialect passes it otherwise (CUDA's dynamic
-        shared memory is no parameter)."""
+    def elem_name(self, elem) -> str:
+        """An array element's type: bool arrays hold bytes (the numpy layout)."""
+        return self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
+
+    def kernel_param(self, p: ir.Param, index: int, fn: ir.Function):
+        """What the dialect's kernel signature is told of a launched parameter."""
         t = p.type
         if isinstance(t, ArrayType):
-            elem = t.elem
+            kind = "local" if t.space == "local" else "global"
+            return KernelParam(p.name, index, kind, self.elem_name(t.elem), "w" in fn.access.get(p.name, set()))
+        return KernelParam(p.name, index, "value", self.d.param_scalar_name(t) if isinstance(t, Scalar) else self.tname(t))
+
+    def param_decl(self, p: ir.Param, fn: ir.Function) -> str:
+        """A helper parameter's declaration."""
+        t = p.type
+        if isinstance(t, ArrayType):
             if t.space == "private":      # into the caller's own memory: an out-parameter, a private array
-                return f"{self.tname(elem)}* {p.name}"
-            tn = self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
-            if t.space == "local" and fn.is_kernel:       # gpu.local_array(n, ...) sized at launch
-                return self.d.launch_sized_local_param(tn, p.name)
-            space = self.d.local_ptr if t.space == "local" else self.d.global_ptr
-            const = "const " if "w" not in fn.access.get(p.name, set()) else ""
-            return f"{space}{const}{tn}* {p.name}"
-        if fn.is_kernel and isinstance(t, Scalar):
-            return f"{self.d.param_scalar_name(t)} {p.name}"
-        return f"{self.tname(t)} {p.name}"
+                return self.d.declaration(self.d.pointer_type("private", self.tname(t.elem), False), p.name)
+            const = "w" not in fn.access.get(p.name, set())
+            return self.d.declaration(self.d.pointer_type(t.space, self.elem_name(t.elem), const), p.name)
+        return self.d.declaration(self.tname(t), p.name)
 
     def function(self, fn: ir.Function):
         self.filename = fn.filename.replace("\\", "\\\\").replace('"', '\\"')
-        params = ", ".join(d for d in (self.param_decl(p, fn) for p in fn.params) if d) or "void"
-        if fn.is_kernel:
-            head = f"{self.d.kernel_prefix} {fn.name}({params})"
-        else:
-            head = f"{self.d.device_fn_prefix}{self.tname(fn.ret) if fn.ret is not None else 'void'} {fn.name}({params})"
+        # the body first: a kernel's signature depends on the work items it reads (implicit parameters)
+        outer, self.out = self.out, []
+        self.work_items = set()
         self.last_line = None
-        self.out.append(f'#line {len(self.out) + 2} "pygpgpu-generated:{fn.name}"')
+        self.stmts(fn.body, 1)
+        body, self.out = self.out, outer
+        prologue: list[str] = []
+        if fn.is_kernel:
+            sig = self.d.kernel_signature(fn.name, [self.kernel_param(p, k, fn) for k, p in enumerate(fn.params)],
+                                          frozenset(self.work_items))
+            self.out.extend(sig.module_scope)
+            head = sig.head
+            prologue = list(sig.prologue)
+        else:
+            ret = self.tname(fn.ret) if fn.ret is not None else "void"
+            head = self.d.helper_head(ret, fn.name, [self.param_decl(p, fn) for p in fn.params])
+        directive = self.d.line_directive(len(self.out) + 2, f"pygpgpu-generated:{fn.name}")
+        if directive:
+            self.out.append(directive)
         self.out.append(head)
         self.out.append("{")
         for name, t in fn.locals.items():
             if isinstance(t, (Scalar, Vector, ComplexType)):
-                self.out.append(f"    {self.tname(t)} {name};")
+                self.out.append(f"    {self.d.local_variable(self.tname(t), name)}")
             elif isinstance(t, ArrayType) and t.space == "private":      # t = np.zeros(8) (_private_arrays)
-                self.out.append(f"    {self.tname(t.elem)} {name}[{math.prod(t.static_shape)}];")
+                self.out.append(f"    {self.d.array_variable(self.tname(t.elem), name, math.prod(t.static_shape), False)}")
+        self.out.extend(f"    {line}" for line in prologue)
         if fn.is_kernel:
             self.out.extend(f"    {line}" for line in self.d.kernel_locals(self.features))
             for p in fn.params:
                 if isinstance(p.type, ArrayType) and p.type.space == "local":
-                    elem = p.type.elem
-                    tn = self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
-                    self.out.extend(f"    {line}" for line in self.d.launch_sized_local_body(tn, p.name))
+                    self.out.extend(f"    {line}"
+                                    for line in self.d.launch_sized_local_body(self.elem_name(p.type.elem), p.name))
         if fn.is_kernel and self.d.assume_aligned:
             for p in fn.params:
                 if isinstance(p.type, ArrayType) and p.type.align:
-                    ptr = self.param_decl(p, fn)[: -len(p.name)].strip()
+                    ptr = self.d.pointer_type(p.type.space, self.elem_name(p.type.elem), "w" not in fn.access.get(p.name, set()))
                     self.out.append(f"    {p.name} = ({ptr}){self.d.assume_aligned}({p.name}, {p.type.align});")
-        self.stmts(fn.body, 1)
+        self.out.extend(body)
         self.out.append("}")
         self.out.append("")
 

@@ -127,6 +127,8 @@ class Call(Expr):
     fn: str            # C function name: a prelude piece or a helper (``.helper``: named when emitted)
     args: list
     type: Any
+    helper: Any = field(default=None, compare=False, repr=False)      # the helper's Function, if one
+    atomic_root: str | None = field(default=None, compare=False, repr=False)   # the array an atomic updates
 
 
 @dataclass

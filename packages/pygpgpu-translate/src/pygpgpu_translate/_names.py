@@ -14,10 +14,27 @@ import re
 
 from . import _c_words
 
-__all__ = ["RESERVED", "RESERVED_FAMILIES", "is_reserved", "c_identifier"]
+__all__ = ["RESERVED", "ReservedWords", "RESERVED_FAMILIES", "is_reserved", "c_identifier"]
 
-RESERVED = _c_words.KEYWORDS | _c_words.OPENCL_C | _c_words.CUDA | _c_words.HIP | _c_words.PYGPGPU
-"""Every identifier some dialect's compiler or pygpgpu's generated code reserves (see _c_words)."""
+
+
+class ReservedWords:
+    """A set of words that only grows: registering a dialect adds the words its language reserves
+    (``Dialect.reserved_words``), so names chosen afterwards avoid them on every dialect."""
+
+    def __init__(self, words: "frozenset[str]"):
+        self._words = set(words)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._words
+
+    def add_words(self, words: "frozenset[str] | set[str]") -> None:
+        self._words |= set(words)
+
+
+RESERVED = ReservedWords(_c_words.KEYWORDS | _c_words.OPENCL_C | _c_words.CUDA | _c_words.HIP | _c_words.PYGPGPU)
+"""Every identifier some registered dialect's compiler or pygpgpu's generated code reserves: the
+built-in dialects' (see _c_words), then those of each dialect registered since."""
 
 # Whole families: C reserves "_X" and "__x"; pygpgpu's temporaries (_t1), hidden arguments
 # (_pyg_n0), helpers (pyg_*) and prelude (pg_*) live there; and the toolkits' namespaces grow with

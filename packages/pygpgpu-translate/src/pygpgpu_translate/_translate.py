@@ -18,7 +18,7 @@ import time
 import types as _pytypes
 from dataclasses import dataclass
 
-from pygpgpu_core.backend.cache import DiskCache, cache_key
+from pygpgpu_core.cache import DiskCache, cache_key
 
 from typing import TYPE_CHECKING
 
@@ -235,14 +235,19 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
     ``contract=False``: no multiply-add contraction (a pragma in OpenCL C, marked in the header
     elsewhere, where build options say it: :func:`~._kernel.build_options`)."""
     src = function_source(func)
+    from ._dialects import dialect_for
+    # the dialect first: registering it (a plug-in's, from its entry point) adds its reserved words
+    # to those the build's names avoid
+    dialect = dialect_for(dialect_name)
     key = None
     if use_disk:
         key = cache_key("translate", _TRANSLATOR_VERSION, code_fingerprint(), src.filename, src.text, repr(sig_key), dialect_name,
+                        dialect.fingerprint(),
                         default_float.name, index_bits,
                         f"{type(self_obj).__module__}.{type(self_obj).__qualname__}" if self_obj is not None else "",
                         "bounds-checked" if bounds_check else "", "fast-math" if fastmath else "",
                         "" if contract else "no-contract",
-                        "" if _wide_enabled() else "no-wide",
+                        "" if _wide_enabled() and dialect.vector_views else "no-wide",
                         closure_fingerprint(func, _fingerprint_text))
         blob = _disk.get(key, ".json")
         if blob is not None:
@@ -263,7 +268,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                 pass
     log.debug("translating %s for %s (generated-source cache key %s)", src.name, dialect_name, key or "none")
     t0 = time.perf_counter()
-    built = build(func, specs, default_float, index_bits, self_obj, bounds_check)
+    built = build(func, specs, default_float, index_bits, self_obj, bounds_check, dialect.vector_views)
     t = Translation(built.name, render(built, dialect_name, fastmath, contract), dialect_name, **built.info)
     t.refs = built.refs
     stats["translations"] += 1
@@ -291,8 +296,11 @@ class Built:
     refs: list             # (globals dict, name, value) the translation read
 
 
-def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bounds_check=False) -> Built:
-    """Lower ``func`` at ``specs`` to the typed IR and run the analyses: everything but the text."""
+def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bounds_check=False,
+          vector_views=True) -> Built:
+    """Lower ``func`` at ``specs`` to the typed IR and run the analyses: everything but the text.
+    ``vector_views=False``: no wide kernels and no row loads, for a dialect whose language cannot
+    view element pointers as vector pointers (``Dialect.vector_views``)."""
     # the translator proper loads here, on a cache miss: a process whose kernels all come from the
     # disk cache never imports the builder, the analyses or the emitter
     from ._access import access_word, analyze_function, own_index_accesses, streamed_arrays
@@ -331,10 +339,11 @@ def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bo
     dom = kir.domain
     # last: the analyses above read the kernel's IR as written, one element per work item
     wide = plan_wide(kir.function, helpers, kir.domain_index, dom.kind if dom else "", stream, extents=own,
-                     uses_barrier=kir.uses_barrier, local_arrays=prog.local_arrays, debug=prog.bounds is not None)
+                     uses_barrier=kir.uses_barrier, local_arrays=prog.local_arrays,
+                     debug=prog.bounds is not None) if vector_views else None
     if wide is not None:
         widen(kir.function, wide)
-    row_loads(kir.function, prog.note_type, enabled=WIDE_LOADS, debug=prog.bounds is not None)   # 2-D arrays: never widened
+    row_loads(kir.function, prog.note_type, enabled=WIDE_LOADS and vector_views, debug=prog.bounds is not None)   # 2-D arrays: never widened
     info = dict(layout=kir.layout, access=access, covers=sorted([k, v] for k, v in dom.covers.items()) if dom else [],
                 streamed=streamed, domain_plan=kir.domain_plan, domain_kind=dom.kind if dom else "",
                 domain_ndim=dom.ndim if dom else 0, uses_barrier=kir.uses_barrier, features=sorted(prog.features),

@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from pygpgpu_core.array_types import Array as Array
     from pygpgpu_core.array_types import ArrayLike as ArrayLike
     from pygpgpu_core import gpu as gpu
-    from pygpgpu_core.backend.cache import CacheWarning as CacheWarning
-    from pygpgpu_core.backend.cache import cache_info as cache_info
-    from pygpgpu_core.backend.cache import clear_cache as clear_cache
+    from pygpgpu_core.cache import CacheWarning as CacheWarning
+    from pygpgpu_core.cache import cache_info as cache_info
+    from pygpgpu_core.cache import clear_cache as clear_cache
     from pygpgpu_core.errors import BackendUnavailable as BackendUnavailable
     from pygpgpu_core.errors import ClosedError as ClosedError
     from pygpgpu_core.errors import CompileError as CompileError
@@ -117,9 +117,9 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "PyGPGPUWarning": ("pygpgpu_core.errors", "PyGPGPUWarning"),
     "ForkedProcessError": ("pygpgpu_core.forking", "ForkedProcessError"),
     # the disk cache: where it is, what it holds, emptying it (what a "clear the cache" command calls)
-    "clear_cache": ("pygpgpu_core.backend.cache", "clear_cache"),
-    "cache_info": ("pygpgpu_core.backend.cache", "cache_info"),
-    "CacheWarning": ("pygpgpu_core.backend.cache", "CacheWarning"),
+    "clear_cache": ("pygpgpu_core.cache", "clear_cache"),
+    "cache_info": ("pygpgpu_core.cache", "cache_info"),
+    "CacheWarning": ("pygpgpu_core.cache", "CacheWarning"),
 }
 
 # import hooks for handwritten kernel files: touching ``pygpgpu.<suffix>import`` installs the finder

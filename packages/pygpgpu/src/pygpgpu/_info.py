@@ -125,7 +125,7 @@ def diagnostics() -> dict[str, Any]:
 def cache_report() -> "dict[str, Any]":
     """``pygpgpu.cache_info()``, with ``problem`` saying why when the disk cache is not in use."""
     from pygpgpu_core._cachedir import default_location, unsafe_reason
-    from pygpgpu_core.backend.cache import cache_info
+    from pygpgpu_core.cache import cache_info
     from pygpgpu_core.libinfo import unavailable
 
     try:
@@ -139,7 +139,7 @@ def cache_report() -> "dict[str, Any]":
 
 
 def cache_summary(cache: dict) -> str:
-    """One line for ``pygpgpu_core.backend.cache.cache_info()``: where, how much, the bound."""
+    """One line for ``pygpgpu_core.cache.cache_info()``: where, how much, the bound."""
     if cache.get("path") is None:
         return f"not in use ({cache.get('problem') or 'its folder is unsafe or unusable'})"
     limit = cache.get("limit")

@@ -159,7 +159,7 @@ def _cmd_devices(args: argparse.Namespace) -> int:
 
 def _cmd_cache(args: argparse.Namespace) -> int:
     # pygpgpu.cache_info() / clear_cache(): only the library's own entries are counted and deleted
-    from pygpgpu_core.backend.cache import cache_dir, cache_info, clear_cache
+    from pygpgpu_core.cache import cache_dir, cache_info, clear_cache
 
     from ._info import cache_report, cache_summary, human_size
 

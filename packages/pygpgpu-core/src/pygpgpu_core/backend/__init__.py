@@ -10,5 +10,10 @@
   written once over a per-backend call table (see ``docs/writing-a-backend.md``).
 
 Importing this package imports none of them, and nothing here loads a vendor library.
+
+The arrows run one way: the kit builds on core (errors, protocols, forking, the disk cache
+:mod:`pygpgpu_core.cache`, the memory pool :mod:`pygpgpu_core.mempool`), and nothing in core
+outside this package imports or names it (``tests/test_import_direction.py``): what core's own
+parts share with backends lives in core.
 """
 from __future__ import annotations

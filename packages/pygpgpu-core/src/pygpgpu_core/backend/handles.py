@@ -13,12 +13,19 @@ import weakref
 from typing import Any
 
 from pygpgpu_core.errors import ClosedError
-from pygpgpu_core.forking import FORKED, ForkedProcessError
+from pygpgpu_core.forking import FORKED, ForkedProcessError, on_fork_child
 
 __all__ = ["Closeable", "OwnedHandle", "finalizing", "drain_at_exit", "is_shared_context"]
 
 _exiting = False
 _drain_at_exit: "weakref.WeakSet[Any]" = weakref.WeakSet()
+
+
+def _forget_parent_drains() -> None:
+    _drain_at_exit.clear()          # a forked child exiting must not wait on the parent's queues
+
+
+on_fork_child(_forget_parent_drains)
 
 
 def drain_at_exit(obj: Any) -> None:

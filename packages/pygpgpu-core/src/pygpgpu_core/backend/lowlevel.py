@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from .host_aliases import earlier_same
+from ..host_aliases import earlier_same
 
 __all__ = ["split_work_bracket", "bracket_call", "read_back", "launch_with_host_arrays", "resolve_kernel_name",
            "kernel_symbol", "kernel_attribute"]

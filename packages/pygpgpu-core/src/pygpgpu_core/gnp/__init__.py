@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import mempool as _mempool
+from .. import mempool as _mempool
 from . import _comparing, _copying, _differences, _functions, _joining, _nan_reductions, _patterns, _products
 from . import _calculus, _complex_parts, _indices, _numeric, _numpy_names, _polynomials, _rearranging, _shorthands
 from . import _contractions, _selection, _signal, _statistics, _views

@@ -2,7 +2,7 @@
 
 Data stays on the device until the host asks for it (``get()``, ``np.asarray``, printing);
 kernels receive ``arr.buffer`` directly, so consecutive kernel calls copy nothing. Memory comes
-from the context's :class:`~pygpgpu_core.backend.mempool.MemoryPool` and goes back to it when the last
+from the context's :class:`~pygpgpu_core.mempool.MemoryPool` and goes back to it when the last
 array (or view) using it dies.
 
 A ``DeviceArray`` is C-contiguous and starts at byte 0 of its buffer. Basic indexing and
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Literal
 
 import numpy as np
 
-from ..backend import mempool
+from .. import mempool
 from ..protocols import option
 from . import _dlpack
 from ._device import resolve_target

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import mempool
+from .. import mempool
 from ..errors import ClosedError, GPGPUError
 from ..protocols import AsyncCopies, BufferViews, HostMappedMemory, PinnedHostMemory, option, supports
 from ._device import resolve_target

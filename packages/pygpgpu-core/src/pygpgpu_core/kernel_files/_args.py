@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend.host_aliases import earlier_same
+from ..host_aliases import earlier_same
 from ..cdecl import Param, Pointer, Scalar, Struct, Vector, c_name
 from ..protocols import LocalMemory
 from ._structs import CStruct, CUnion, struct_ctype, vector_ctype

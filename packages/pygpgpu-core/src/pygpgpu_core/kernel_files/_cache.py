@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 from .._cachedir import make_private_dirs, unsafe_reason, warn_once
-from ..backend.cache import PACKAGE_VERSION, DiskCache, atomic_write, cache_root, read_entry
+from ..cache import PACKAGE_VERSION, DiskCache, atomic_write, cache_root, read_entry
 from ..cdecl import ParsedFile
 
 __all__ = ["SourceCache", "file_stamp", "stamp_matches"]

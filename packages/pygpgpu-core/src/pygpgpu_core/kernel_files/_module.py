@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
 from .. import registry
+from ..targets import load_entry_points
 from ..cdecl import LANGUAGES, CDeclError, Language, ParsedFile, language, parse_file
 from ..errors import PyGPGPUWarning
 from ._cache import SourceCache, file_stamp
@@ -52,6 +53,7 @@ class _Kinds(Mapping[str, Kind]):
     each look-up, so a language registered later is a kind too."""
 
     def _table(self) -> "dict[str, Kind]":
+        load_entry_points()           # a plug-in target's language is a kind too
         return {lang.suffix: Kind.of(lang) for lang in LANGUAGES.values()}
 
     def __getitem__(self, suffix: str) -> Kind:
@@ -61,7 +63,7 @@ class _Kinds(Mapping[str, Kind]):
         return iter(self._table())
 
     def __len__(self) -> int:
-        return len(LANGUAGES)
+        return len(self._table())
 
 
 KINDS: "Mapping[str, Kind]" = _Kinds()

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..backend.cache import cache_key
+from ..cache import cache_key
 from ..cdecl import compile_source
 from ..cdecl._source import name_log_places
 from ..errors import CompileError, GPGPUError

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..backend.cache import atomic_write
+from ..cache import atomic_write
 from ..cdecl import ParsedFile, Pointer, Scalar, Struct, Vector
 from ._names import python_names
 

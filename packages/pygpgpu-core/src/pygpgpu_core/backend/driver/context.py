@@ -285,7 +285,7 @@ class DriverContext(Closeable):
         if self._interrupted is not None and busy(self):
             self._abandon()       # an interrupted kernel still runs: freeing would wait for it
             return
-        from ..mempool import release_context
+        from ...mempool import release_context
 
         release_context(self)  # the device-array pool's cached blocks first, while the context lives
         try:

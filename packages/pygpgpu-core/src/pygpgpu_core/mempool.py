@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import GPGPUError
+from .errors import GPGPUError
+from .protocols import option
 
 __all__ = [
     "Block",
@@ -115,7 +116,7 @@ class MemoryPool:
         cls = size_class(nbytes)
         with self._lock:
             if self.closed:
-                from ..errors import ClosedError
+                from .errors import ClosedError
 
                 raise ClosedError("memory pool (its context was closed)")
             free = self._bins.get(cls)
@@ -166,7 +167,7 @@ class MemoryPool:
         except GPGPUError:
             return False
         try:
-            if block.host is None or not getattr(block.buffer, "zero_copy", True):
+            if block.host is None or not option(block.buffer, "zero_copy"):
                 return False
             words = block.host.view(np.uint32)
             words[:] = 0x11111111
@@ -290,7 +291,7 @@ def get_pool(context: Any) -> MemoryPool:
             pool = None
         if pool is None or pool.closed:
             if getattr(context, "closed", False):
-                from ..forking import closed_error   # ForkedProcessError for a context inherited across fork
+                from .forking import closed_error   # ForkedProcessError for a context inherited across fork
 
                 selector = getattr(context.device, "selector", "the device")
                 raise closed_error(context, f"context of {selector}", selector.split(":")[0])

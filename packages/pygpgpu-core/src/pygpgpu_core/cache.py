@@ -19,9 +19,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .._cachedir import CacheWarning, checked_folder, default_location, make_private_dirs, unsafe_reason, warn_once
-from .._cachesize import NAMESPACES, after_write, cache_limit, clear, namespaces, touch, usage
-from .._version import __version__ as PACKAGE_VERSION
+from ._cachedir import CacheWarning, checked_folder, default_location, make_private_dirs, unsafe_reason, warn_once
+from ._cachesize import NAMESPACES, after_write, cache_limit, clear, namespaces, touch, usage
+from ._version import __version__ as PACKAGE_VERSION
 
 __all__ = ["cache_dir", "cache_root", "cache_key", "DiskCache", "atomic_write", "read_entry", "MAX_ENTRY_BYTES", "PACKAGE_VERSION", "CacheWarning",
            "CacheUnavailable", "clear_cache", "cache_info"]
