@@ -1,7 +1,11 @@
 # Two commands do all the set-up on a fresh machine with only python3:
 #   make demo   - create .venv, install every package, run saxpy on the best device
 #   make test   - the same set-up plus test tools, then run the whole suite
-#   make wheels - wheels and sdists of the six packages in dist/ (README, Install: how to install them)
+#   make wheels - wheels and sdists of the seven packages in dist/ (README, Install: how to install them)
+#   make webgpu-setup - also the WebGPU plug-in (pygpgpu-webgpu, wgpu-py) in the venv; its tests need a
+#                 Vulkan driver: lavapipe on the CPU is apt-get install mesa-vulkan-drivers libvulkan1
+#                 (.ci/run installs it). Not part of test-setup: @kernel functions do not translate to
+#                 WGSL yet, and the shared suite runs every installed backend that has a device.
 #   make coverage - the suite under coverage, then line coverage per package (PYTEST_ARGS narrows it)
 PYTHON ?= python3
 VENV   ?= .venv
@@ -12,7 +16,7 @@ EDITABLE = $(foreach p,$(PACKAGES),-e packages/pygpgpu-$(p)) -e packages/pygpgpu
 # serves that day; dask and distributed are a pair, pinned here too (tests/test_install_pins.py checks both agree).
 PIP     = $(PY) -m pip install -q -c requirements/constraints.txt
 
-.PHONY: demo test setup test-setup clean wheels coverage
+.PHONY: demo test setup test-setup webgpu-setup clean wheels coverage
 
 $(VENV)/.installed: $(wildcard packages/*/pyproject.toml) scripts/ensure_opencl.sh requirements/constraints.txt
 	@bash scripts/ensure_opencl.sh
@@ -31,6 +35,12 @@ $(VENV)/.test-installed: $(VENV)/.installed
 
 test-setup: $(VENV)/.test-installed
 
+$(VENV)/.webgpu-installed: $(VENV)/.test-installed packages/pygpgpu-webgpu/pyproject.toml
+	$(PIP) --no-build-isolation -e packages/pygpgpu-webgpu
+	@touch $@
+
+webgpu-setup: $(VENV)/.webgpu-installed
+
 demo: setup
 	$(PY) examples/demo.py
 
@@ -43,7 +53,7 @@ $(VENV)/.build-tools:
 # hatchling from the venv (no build isolation, so no index is needed once it is installed).
 wheels: $(VENV)/.build-tools
 	rm -rf dist
-	for p in $(PACKAGES:%=pygpgpu-%) pygpgpu; do \
+	for p in $(PACKAGES:%=pygpgpu-%) pygpgpu-webgpu pygpgpu; do \
 	  (cd packages/$$p && $(abspath $(PY)) -m hatchling build -d $(CURDIR)/dist) || exit 1; \
 	done
 

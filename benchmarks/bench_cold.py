@@ -79,8 +79,8 @@ WRAPS = [
     ("pygpgpu_hip._program", "compile_program", "compiler: hiprtc"),
     ("pygpgpu_opencl._program", "Program._build", "compiler: clBuildProgram"),
     ("pygpgpu_core.backend.driver.module", "DriverProgram._load", "module load"),
-    ("pygpgpu_translate._launch", "LaunchPlan.__init__", "launch plan (gnp import, launcher)"),
-    ("pygpgpu_translate._launch", "LaunchPlan._run", "launch (copies, launch, read back)"),
+    ("pygpgpu_translate._launch", "CallPlan.__init__", "call plan (gnp import, launcher, memo)"),
+    ("pygpgpu_translate._launch", "CallPlan._run", "launch (copies, launch, read back)"),
 ]
 
 

@@ -17,6 +17,9 @@ from pygpgpu_translate._kernel import build_options
 from pygpgpu_translate._translate import translate
 
 FAST_FLAGS = {"opencl": "-cl-fast-relaxed-math", "cuda": "--use_fast_math", "hip": "-ffast-math"}
+# NVRTC 13.0 honours the approximation flags in a CUBIN build only beside a ptxas option
+FAST_OPTIONS = {"opencl": (FAST_FLAGS["opencl"],), "cuda": (FAST_FLAGS["cuda"], "--ptxas-options=-O3"),
+                "hip": (FAST_FLAGS["hip"],)}
 
 
 def mix(x, y, out):
@@ -66,8 +69,8 @@ def test_build_options_per_dialect(dialect):
     class OwnCompiler:
         fast_math_options = ["--my-fast"]
 
-    assert build_options(None, dialect, True) == (FAST_FLAGS[dialect],)
-    assert build_options(ExactDevice(), dialect, True) == (FAST_FLAGS[dialect],)   # exact options dropped
+    assert build_options(None, dialect, True) == FAST_OPTIONS[dialect]
+    assert build_options(ExactDevice(), dialect, True) == FAST_OPTIONS[dialect]    # exact options dropped
     assert build_options(ExactDevice(), dialect, False) == ExactDevice.exact_math_options
     assert build_options(None, dialect, False) == ()
     assert build_options(OwnCompiler(), dialect, True) == ("--my-fast",)            # a plug-in's own compiler
@@ -158,6 +161,37 @@ def test_cuda_fast_math_source_compiles_to_approximate_instructions(nvrtc_compil
     assert "sqrt.rn.f32" in exact_ptx and "rsqrt.approx" not in exact_ptx
     assert "rsqrt.approx.ftz.f32" in fast_ptx and "sqrt.rn" not in fast_ptx and "div.rn" not in fast_ptx
     assert_cubin(nvrtc_compile(source, "sm_90", build_options(None, "cuda", True)), source)
+
+
+def softened_gravity(pos, acc):
+    for i in range(acc.shape[0]):
+        ax = 0.0
+        ay = 0.0
+        az = 0.0
+        for j in range(pos.shape[0]):
+            dx = pos[j, 0] - pos[i, 0]
+            dy = pos[j, 1] - pos[i, 1]
+            dz = pos[j, 2] - pos[i, 2]
+            inv = 1.0 / math.sqrt(dx * dx + dy * dy + dz * dz + 1e-3)
+            s = pos[j, 3] * inv * inv * inv
+            ax += dx * s
+            ay += dy * s
+            az += dz * s
+        acc[i, 0] = ax
+        acc[i, 1] = ay
+        acc[i, 2] = az
+
+
+def test_cuda_fast_math_changes_the_cubin_of_an_n_body_loop(nvrtc_compile):
+    # NVRTC 13.0 gave this kernel's CUBIN byte for byte the exact build's under --use_fast_math alone
+    # (H100, 2026-12-06): the ptxas option in the CUDA dialect's fast-math options makes it honour them
+    pos = np.zeros((16, 4), np.float32)
+    builds = {}
+    for fast in (False, True):
+        source = kernel(fastmath=fast)(softened_gravity).inspect(pos, pos.copy(), backend="cuda").source
+        builds[fast] = nvrtc_compile(source, "sm_90", build_options(None, "cuda", fast))
+        assert_cubin(builds[fast], source)
+    assert builds[True] != builds[False]
 
 
 def test_hip_fast_math_source_compiles(hiprtc_compile):

@@ -1,4 +1,4 @@
-"""The six distributions: one version, LICENSE and PEP 639 metadata in every wheel and sdist,
+"""The seven distributions: one version, LICENSE and PEP 639 metadata in every wheel and sdist,
 a real README on each index page, NVRTC only where NVIDIA ships it, and the hint a base install
 without a backend gives. Builds run hatchling from this venv (no index needed)."""
 from __future__ import annotations
@@ -47,9 +47,9 @@ def dist(tmp_path_factory) -> Path:
     return out
 
 
-def test_six_packages_found():
+def test_seven_packages_found():
     assert [p.name for p in PACKAGES] == ["pygpgpu", "pygpgpu-core", "pygpgpu-cuda", "pygpgpu-hip",
-                                          "pygpgpu-opencl", "pygpgpu-translate"]
+                                          "pygpgpu-opencl", "pygpgpu-translate", "pygpgpu-webgpu"]
 
 
 @pytest.mark.parametrize("pkg", PACKAGES, ids=lambda p: p.name)
@@ -99,7 +99,7 @@ def test_wheels_and_sdists_carry_license_and_pep639_metadata(dist):
     license_text = (ROOT / "LICENSE").read_bytes()
     wheels = sorted(dist.glob("*.whl"))
     sdists = sorted(dist.glob("*.tar.gz"))
-    assert len(wheels) == 6 and len(sdists) == 6
+    assert len(wheels) == 7 and len(sdists) == 7
     for wheel in wheels:
         with zipfile.ZipFile(wheel) as z:
             info = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA")).rsplit("/", 1)[0]

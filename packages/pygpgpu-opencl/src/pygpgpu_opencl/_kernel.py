@@ -19,6 +19,8 @@ import numpy as np
 
 from pygpgpu_core.errors import DriverError
 from pygpgpu_core.backend import native as _native
+from pygpgpu_core.backend.args import ArgKind, normalize_kind
+from pygpgpu_core.backend.fastpath import LaunchRecipe, generate
 from pygpgpu_core.backend.handles import OwnedHandle
 from pygpgpu_core.backend.lowlevel import split_work_bracket
 from pygpgpu_core.protocols import LocalMemory
@@ -446,15 +448,24 @@ class Kernel(OwnedHandle):
                 f"launcher(): kernel {self.name!r} takes {self.num_args} arguments, "
                 f"arg_types has {len(arg_types)}"
             )
-        setters = [self._setter(spec, kind) for spec, kind in zip(self.args, arg_types)]
-        buffers = [isinstance(k, str) and k == "buffer" for k in arg_types]
-        launch = _generated_launcher(self, setters, buffers)
+        kinds = []
+        for spec, t in zip(self.args, arg_types):
+            try:
+                kinds.append(normalize_kind(t))
+            except TypeError:
+                raise TypeError(f"launcher(): arg_types entry {t!r} for {self._where(spec)} is not 'buffer', "
+                                "'local', a numpy dtype or a ctypes type") from None
+        setters = [self._setter(spec, kind) for spec, kind in zip(self.args, kinds)]
+        buffers = [kind.tag == "buffer" for kind in kinds]
+        launch = _generated_launcher(self, setters, kinds)
         if not native:
             return launch
         cl = lib()
         return _native.wrap_repeat(launch, self, buffers, cl.cdll["clEnqueueNDRangeKernel"], cl.clReleaseEvent)
 
-    def _setter(self, spec: ArgSpec, kind: Any) -> Callable[[int, Any], None]:
+    def _setter(self, spec: ArgSpec, kind: ArgKind) -> Callable[[int, Any], None]:
+        """What sets argument ``spec`` of kind ``kind`` (read by backend/args.normalize_kind,
+        the one parser of argument kinds) with ``clSetKernelArg``."""
         i = spec.index
         where = self._where(spec)
         last = self._last
@@ -462,7 +473,7 @@ class Kernel(OwnedHandle):
         context = self.context
         fail = self._set_failed
 
-        if isinstance(kind, str) and kind == "buffer":
+        if kind.tag == "buffer":
             if spec.known and spec.address not in ("global", "constant"):
                 raise TypeError(f"launcher(): {where} is not a __global pointer, arg_types says 'buffer'")
             slot = c_void_p(0)
@@ -491,7 +502,7 @@ class Kernel(OwnedHandle):
 
             return set_buffer
 
-        if isinstance(kind, str) and kind == "local":
+        if kind.tag == "local":
             check_local = self._check_local
             if spec.known and spec.address != "local":
                 raise TypeError(f"launcher(): {where} is not a __local pointer, arg_types says 'local'")
@@ -510,16 +521,17 @@ class Kernel(OwnedHandle):
 
             return set_local
 
-        if isinstance(kind, type) and issubclass(kind, (ctypes.Structure, ctypes.Union, ctypes.Array)):
+        aggregate = kind.ctype if kind.dtype is None else None      # a ctypes Structure, Union or Array
+        if aggregate is not None:
             if spec.known and spec.pointer:
-                raise TypeError(f"launcher(): {where} is a pointer, arg_types says {kind.__name__} by value")
-            size = ctypes.sizeof(kind)
+                raise TypeError(f"launcher(): {where} is a pointer, arg_types says {aggregate.__name__} by value")
+            size = ctypes.sizeof(aggregate)
             if spec.size is not None and spec.size != size:
-                raise TypeError(f"launcher(): {where} takes {spec.size} bytes, {kind.__name__} has {size}")
+                raise TypeError(f"launcher(): {where} takes {spec.size} bytes, {aggregate.__name__} has {size}")
 
             def set_struct(kh: int, value: Any) -> None:
-                if not isinstance(value, kind):
-                    raise TypeError(f"{where} expects {kind.__name__}, got {describe(value)}")
+                if not isinstance(value, aggregate):
+                    raise TypeError(f"{where} expects {aggregate.__name__}, got {describe(value)}")
                 status = set_arg(kh, i, size, ctypes.byref(value))  # mutable: always set
                 if status:
                     fail(status, i)
@@ -527,17 +539,10 @@ class Kernel(OwnedHandle):
 
             return set_struct
 
-        dtype: np.dtype
-        if isinstance(kind, type) and issubclass(kind, ctypes._SimpleCData):
-            dtype = np.dtype(kind)
-        else:
-            try:
-                dtype = np.dtype(kind)
-            except TypeError:
-                raise TypeError(
-                    f"launcher(): arg_types entry {kind!r} for {where} is not 'buffer', 'local', "
-                    "a numpy dtype or a ctypes type"
-                ) from None
+        dtype = kind.dtype
+        if dtype is None:
+            raise TypeError(f"launcher(): arg_types entry {kind!r} for {where} is not 'buffer', 'local', "
+                            "a numpy dtype or a ctypes type")
         if spec.known and spec.pointer:
             raise TypeError(f"launcher(): {where} is a pointer, arg_types says {dtype} by value")
         if spec.is_scalar and spec.dtype is not None and dtype != spec.dtype:   # is_scalar: dtype known
@@ -624,82 +629,73 @@ def _mutable(value: Any) -> bool:
     return not isinstance(value, _IMMUTABLE) or isinstance(value, np.void)
 
 
-def _generated_launcher(kernel: Kernel, setters: list, buffers: list) -> Callable[[Any, Any, Sequence[Any]], None]:
-    """``launch(global_size, local_size, args)`` generated for one list of argument kinds: the
-    arguments unpacked by name, a setter called only for an argument that is not the object
-    set last in its slot (or a Buffer closed since), the work-size arrays rebuilt only when the
-    sizes are not the objects of the last launch (then only if they differ), and the enqueue
-    through a function object without argtypes, its handles ready-made ``c_void_p`` objects
-    (ctypes then converts no argument: half of the enqueue's Python cost). The launch becomes
-    the queue's last command (``_wait.track``, inlined; without launch events it marks the
-    queue untracked instead, see ``_wait.launch_events``) and ``context._last_launch``."""
-    n = kernel.num_args
+def _generated_launcher(kernel: Kernel, setters: list, kinds: "list[ArgKind]") -> Callable[[Any, Any, Sequence[Any]], None]:
+    """``launch(global_size, local_size, args)`` for one list of argument kinds, generated by
+    the backends' one generator (``pygpgpu_core.backend.fastpath``) from OpenCL's recipe: each
+    argument packed by calling its setter only when it is not the object set last in its slot
+    (or a Buffer closed since), the work-size arrays rebuilt only when the sizes are not the
+    objects of the last launch (then only if they differ), and the enqueue through a function
+    object without argtypes, its handles ready-made ``c_void_p`` objects (ctypes then converts
+    no argument: half of the enqueue's Python cost). The launch becomes the queue's last command
+    (``_wait.track``, inlined; without launch events it marks the queue untracked instead, see
+    ``_wait.launch_events``) and ``context._last_launch``."""
     context = kernel.context
     raw = lib().cdll["clEnqueueNDRangeKernel"]     # lib()[name]: a function object of its own
     raw.restype = c_int32
     event = c_void_p()
-    env = {
-        "K": kernel, "context": context, "last": kernel._last, "work": kernel._work, "lock": kernel._launch_lock,
-        "queue_lock": context._enqueue_lock, "enqueue": raw, "release": lib().clReleaseEvent,
-        "event": event, "event_ref": ctypes.byref(event), "KH": [None, c_void_p()], "Q": [None, c_void_p()],
-        "NAME": kernel.name,
-    }
-    tracked = [     # _wait.track inlined: the launch's event becomes the queue's last command
-        "                status = enqueue(Q[1], KH[1], work.dims, None, work.gws, work.lws, 0, None, event_ref)",
-        "                if not status:",
-        "                    previous = context._last_event",
-        "                    context._last_event = event.value",
-        "                    if previous:",
-        "                        release(previous)",
-    ]
-    untracked = [   # no event (context.launch_events is off): a wait for the queue enqueues a marker
-        "                status = enqueue(Q[1], KH[1], work.dims, None, work.gws, work.lws, 0, None, None)",
-        "                if not status:",
-        "                    context._untracked = True",
-    ]
-    names = [f"a{i}" for i in range(n)]
-    lines = ["def launch(global_size, local_size, args):",
-             "    kh = K._handle",
-             "    if kh is None:",
-             "        K._require()",
-             "    queue = context._queue_handle",
-             "    if queue is None:",
-             "        queue = context.queue_handle()"]
-    if n:
-        lines += ["    try:", f"        {', '.join(names)}{',' if n == 1 else ''} = args",
-                  "    except (TypeError, ValueError):", "        raise K._count_error(len(args)) from None"]
-    else:
-        lines += ["    if len(args):", "        raise K._count_error(len(args))"]
-    lines.append("    with lock:")
-    for i, (setter, buffer) in enumerate(zip(setters, buffers)):
-        env[f"set{i}"] = setter
-        closed = f" or (a{i} is not None and a{i}._handle is None)" if buffer else ""   # set_buffer raises then
-        lines += [f"        if a{i} is not last[{i}]{closed}:", f"            set{i}(kh, a{i})"]
-    lines += [
-        "        if global_size is not work.key_g or local_size is not work.key_l:",
-        "            if work.changed(global_size, local_size):",
-        "                work.update(global_size, local_size)",
-        "        if work.total:",
-        "            if kh is not KH[0]:",
-        "                KH[1].value = KH[0] = kh",
-        "            with queue_lock:",
-        "                if queue is not Q[0]:",
-        "                    Q[1].value = Q[0] = queue",
-    ] + (tracked if context.launch_events else untracked) + [
-        "            if status:",
-        "                failed(status)",
-        "            context._last_launch = (NAME, args)   # named if Ctrl-C interrupts a wait for it",
-    ]
     work = kernel._work
 
     def failed(status: int) -> None:
         """Raise the error of a refused enqueue (also the native launcher's, wrap_repeat)."""
         check(status, f"clEnqueueNDRangeKernel({kernel.name!r}, global={work.key_g}, local={work.key_l})")
 
-    env["failed"] = failed
-    src = "\n".join(lines)
-    exec(compile(src, f"<pygpgpu-opencl launcher {kernel.name}>", "exec"), env)
-    launch = env["launch"]
-    launch.source = src
-    launch.failed = failed
+    env: "dict[str, Any]" = {
+        "K": kernel, "context": context, "last": kernel._last, "work": work, "lock": kernel._launch_lock,
+        "queue_lock": context._enqueue_lock, "enqueue": raw, "release": lib().clReleaseEvent,
+        "event": event, "event_ref": ctypes.byref(event), "KH": [None, c_void_p()], "Q": [None, c_void_p()],
+        "NAME": kernel.name, "failed": failed,
+    }
+
+    def pack_arg(i: int, kind: Any) -> str:
+        """Every kind: its setter, called when the slot does not hold this object already."""
+        env[f"set{i}"] = setters[i]
+        closed = f" or (a{i} is not None and a{i}._handle is None)" if kind.tag == "buffer" else ""   # set_buffer raises then
+        return f"if a{i} is not last[{i}]{closed}: set{i}(kh, a{i})"
+
+    if context.launch_events:     # _wait.track inlined: the launch's event becomes the queue's last command
+        enqueue = ["status = enqueue(Q[1], KH[1], work.dims, None, work.gws, work.lws, 0, None, event_ref)",
+                   "if not status:",
+                   "    previous = context._last_event",
+                   "    context._last_event = event.value",
+                   "    if previous:",
+                   "        release(previous)"]
+    else:                         # no event: a wait for the queue enqueues a marker
+        enqueue = ["status = enqueue(Q[1], KH[1], work.dims, None, work.gws, work.lws, 0, None, None)",
+                   "if not status:",
+                   "    context._untracked = True"]
+    recipe = LaunchRecipe(
+        label=f"<pygpgpu-opencl launcher {kernel.name}>",
+        env=env,
+        kinds=kinds,
+        pack_arg=pack_arg,
+        pack=list,
+        enter=["kh = K._handle", "if kh is None:", "    K._require()",
+               "queue = context._queue_handle", "if queue is None:", "    queue = context.queue_handle()"],
+        unpack_failed="raise K._count_error(len(args)) from None",
+        launch=["if global_size is not work.key_g or local_size is not work.key_l:",
+                "    if work.changed(global_size, local_size):",
+                "        work.update(global_size, local_size)",
+                "if work.total:",
+                "    if kh is not KH[0]:",
+                "        KH[1].value = KH[0] = kh",
+                "    with queue_lock:",
+                "        if queue is not Q[0]:",
+                "            Q[1].value = Q[0] = queue"]
+               + ["        " + line for line in enqueue]
+               + ["    if status:",
+                  "        failed(status)",
+                  "    context._last_launch = (NAME, args)   # named if Ctrl-C interrupts a wait for it"],
+    )
+    launch = generate(recipe)
+    launch.failed = failed  # type: ignore[attr-defined]
     return launch

@@ -32,8 +32,7 @@ class CheckedLaunchPlan(LaunchPlan):
     or batched, gnp arrays resident); launches of one plan from several threads take turns, so
     an error is reported to the call that caused it."""
 
-    def __init__(self, translation, kernel_handle, device, param_names, func):
-        super().__init__(translation, kernel_handle, device, param_names, func)
+    def _extra_state(self) -> None:
         self.error_buffer = self.context.buffer(ERROR_SLOTS * 4)
         self._clear = np.zeros(ERROR_SLOTS, np.int32)
         self._errors = np.zeros(ERROR_SLOTS, np.int32)

@@ -24,8 +24,9 @@ from ._captures import captured_value, constant_value
 from ._tuples import lower_tuple_returns
 from ._expressions import ExpressionRules
 from ._frontend import check_syntax
+from ._infer import AssignmentLog
 from ._names import c_identifier
-from ._records import is_record_binding, record_argument, record_parameter
+from ._records import RecordRef, is_record_binding, record_argument, record_parameter
 from ._signs import KnownSigns
 from ._source import FunctionSource, KernelTypeError, definition_key, function_source, parameter_names, quoted_line, syntax_error
 from ._statements import StatementRules
@@ -175,12 +176,13 @@ class ProgramBuilder:
                 self.stack.pop()
                 own, self.rec = self.rec, outer
             own.helpers[key] = fn
-            if own.uses_barrier:
+            if own.uses_barrier or "subgroups" in own.features:    # every work item must reach it
                 own.barrier_helpers.add(key)
             built = self.built[key] = (fn, own)
         fn, own = built
         if key in own.barrier_helpers and self.in_domain_body:
-            raise syntax_error(caller.src, call_node, BARRIER_IN_DOMAIN.format(f"{func.__name__}() calls gpu.barrier(), which"),
+            what = "gpu.barrier()" if own.uses_barrier else "a subgroup operation"
+            raise syntax_error(caller.src, call_node, BARRIER_IN_DOMAIN.format(f"{func.__name__}() calls {what}, which"),
                                BARRIER_HINT, caller.kernel_name)
         self.rec.merge(own)
         return fn
@@ -225,9 +227,10 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         self.cnames: dict[str, str] = {}             # Python local name -> C name
         self.temp_types: dict[str, object] = {}
         self.params: dict[str, object] = {}          # Python param name -> binding
-        self.array_locals: dict[str, ir.ArrayRef] = {}
+        self.array_locals: dict[str, ir.ArrayRef | RecordRef] = {}   # arrays and record elements by name
         self.tuple_locals: dict[str, TupleRef] = {}
         self.final = False
+        self.assignment_log: AssignmentLog | None = None   # the first pass notes its assignments (_infer)
         self.changed: set[str] = set()               # locals whose type this pass widened
         self.pre: list = []
         self.evaluated: dict[int, ir.Expr] = {}     # id(AST node) -> its value, computed once (st_AugAssign)
@@ -361,19 +364,27 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         """Re-run the body until no local's type changes (a fixed point), then build the IR.
 
         Each pass that changes something moves at least one local one step up the type lattice
-        (joins only widen), so ``TYPE_LATTICE_HEIGHT`` passes per local always suffice; a chain of
-        loop-carried assignments needs one pass per link. Past that bound, or when the last pass
-        still changes a type, the types are not trustworthy and no code is emitted."""
+        (joins only widen), so ``TYPE_LATTICE_HEIGHT`` passes per local always suffice. After the
+        first pass a worklist re-runs just the assignments that read a widened local (``_infer``),
+        so a chain of locals settling last to first costs one statement per link rather than one
+        pass; the passes after it confirm the fixed point (and find what the worklist does not
+        see). Past the bound, or when the last pass still changes a type, the types are not
+        trustworthy and no code is emitted."""
         self.store_counts = self._scan_assigned(body)
         self.assigned = set(self.store_counts)
         limit = TYPE_LATTICE_HEIGHT * max(1, len(self.assigned)) + 1
-        for _ in range(limit):
+        for n in range(limit):
             self.changed = set()
             self.reset_pass()
+            self.assignment_log = AssignmentLog() if n == 0 else None
             kept = self.prog.scratch()       # a provisional pass leaves nothing behind but types
             try:
                 self.stmts(body, top=True)
+                if self.changed and self.assignment_log is not None:
+                    # the assignments reading what this pass widened, again until none widens (_infer)
+                    self.assignment_log.settle(self, self.changed)
             finally:
+                self.assignment_log = None
                 self.prog.restore(kept)
             if not self.changed:
                 break

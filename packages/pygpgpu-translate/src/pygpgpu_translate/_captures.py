@@ -19,6 +19,7 @@ its components (:func:`live_refs`): changing one in place is a new specializatio
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from ._attr_refs import CLOSURE_ROOT
 from ._bindings import TupleRef, vector_class_info
 from ._source import syntax_error
 from ._types import Scalar, Vector
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 __all__ = ["CellRef", "GlobalCell", "closure_cells", "global_array_cells", "kernel_cells", "captured_arrays", "captured_tokens", "captured_value", "constant_value",
            "live_refs", "closure_refs", "closure_fingerprint", "check_captured_writes", "is_array_value"]
@@ -142,7 +146,7 @@ def captured_tokens(cells, values, arg_token) -> "tuple[list, bool] | None":
     return tokens, big
 
 
-def captured_value(fb, name: str, node):
+def captured_value(fb: FunctionBuilder, name: str, node):
     """What the captured ``name`` of ``fb``'s function is in the kernel: a constant (recorded so a
     rebinding re-translates), a compile-time object, or a clear error."""
     code = fb.func.__code__
@@ -163,7 +167,7 @@ def captured_value(fb, name: str, node):
     return fb.object_value(value, node, name, (CLOSURE_ROOT, name) if fb.is_kernel else None)
 
 
-def constant_value(fb, value, node, what):
+def constant_value(fb: FunctionBuilder, value, node, what):
     """A vector or a tuple of constants as IR (a vector of constants, a TupleRef), else None."""
     info = vector_class_info(type(value))
     if info is not None:

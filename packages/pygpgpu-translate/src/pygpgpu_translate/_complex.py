@@ -16,12 +16,17 @@ truth tests, ``abs``/``np.abs``, ``.real``, ``.imag``, ``conjugate()``/``np.conj
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import _ir as ir
 from ._types import BOOL, FLOAT32, FLOAT64, INT32, UNKNOWN, ArrayType, Scalar, Vector, binary_result, concrete
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 __all__ = ["ComplexType", "is_complex", "complex_type_of", "complex_const", "complex_convert", "complex_binop",
            "complex_unary", "complex_compare", "complex_truth", "complex_attribute", "complex_conjugate",
@@ -79,22 +84,22 @@ def complex_type_of(dtype) -> ComplexType:
     return C64 if np.dtype(dtype) == np.complex64 else C128
 
 
-def _fn(self, ct: ComplexType, op: str) -> str:
+def _fn(self: FunctionBuilder, ct: ComplexType, op: str) -> str:
     """The prelude function ``pg_c<op>_<T>``, its piece noted as needed."""
     self.prog.prelude_needed.add(f"complex:{ct.part}")
     self.prog.note_type(ct.base)                  # float64 parts need OpenCL's fp64 pragma
     return f"pg_c{op}_{ct.part}"
 
 
-def _call(self, ct, op, args, t=None):
+def _call(self: FunctionBuilder, ct, op, args, t=None):
     return ir.Call(_fn(self, ct, op), args, ct if t is None else t)
 
 
-def _make(self, ct, re, im):
+def _make(self: FunctionBuilder, ct, re, im):
     return _call(self, ct, "make", [self.convert(re, ct.base), self.convert(im, ct.base)])
 
 
-def complex_const(self, value: complex, ct: "ComplexType | None" = None):
+def complex_const(self: FunctionBuilder, value: complex, ct: "ComplexType | None" = None):
     """A complex constant; without ``ct`` a literal, which adopts the other operand's precision."""
     literal = ct is None
     ct = ct or ComplexType(self.prog.default_float)
@@ -104,14 +109,14 @@ def complex_const(self, value: complex, ct: "ComplexType | None" = None):
     return e
 
 
-def _part(self, e, which):
+def _part(self: FunctionBuilder, e, which):
     if isinstance(e, ir.Call) and hasattr(e, "complex_value"):
         v = e.complex_value
         return ir.Const(v.real if which == "real" else v.imag, e.type.base)
     return _call(self, e.type, which, [e], e.type.base)
 
 
-def complex_convert(self, e, t):
+def complex_convert(self: FunctionBuilder, e, t):
     """``e`` as a value of type ``t`` where either is complex (``_expressions.convert``)."""
     src = e.type
     if not is_complex(t):
@@ -137,7 +142,7 @@ def _part_type(e):
     raise TypeError(t)
 
 
-def _result(self, a, b, node) -> ComplexType:
+def _result(self: FunctionBuilder, a, b, node) -> ComplexType:
     if isinstance(a.type, (Vector, ArrayType)) or isinstance(b.type, (Vector, ArrayType)):
         raise self.type_err(node, f"complex numbers do not mix with {a.type if not isinstance(a.type, Scalar) else b.type}")
     df = self.prog.default_float
@@ -150,7 +155,7 @@ def _result(self, a, b, node) -> ComplexType:
 _OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
 
 
-def complex_binop(self, opname, a, b, node):
+def complex_binop(self: FunctionBuilder, opname, a, b, node):
     """``a <op> b`` where one side is complex (``_expressions.binop``)."""
     if opname in _OPS:
         ct = _result(self, a, b, node)
@@ -175,7 +180,7 @@ def complex_binop(self, opname, a, b, node):
     raise self.err(node, f"operator {opname} is not defined for complex numbers", f"kernels support {_SUPPORTED}")
 
 
-def complex_unary(self, op, v, node):
+def complex_unary(self: FunctionBuilder, op, v, node):
     import ast
     if isinstance(op, ast.USub):
         return _call(self, v.type, "neg", [v])
@@ -186,17 +191,17 @@ def complex_unary(self, op, v, node):
     raise self.type_err(node, f"operator ~ needs an integer, got {v.type}")
 
 
-def _equal(self, a, b, node):
+def _equal(self: FunctionBuilder, a, b, node):
     ct = _result(self, a, b, node)
     return _call(self, ct, "eq", [complex_convert(self, a, ct), complex_convert(self, b, ct)], INT32)
 
 
-def complex_truth(self, e):
+def complex_truth(self: FunctionBuilder, e):
     """``bool(z)``: either part non-zero."""
     return ir.Bin("==", _equal(self, e, ir.Const(0.0, Scalar("float32", weak=True)), None), ir.Const(0, INT32), BOOL)
 
 
-def complex_compare(self, node, left, rights):
+def complex_compare(self: FunctionBuilder, node, left, rights):
     """``a == b`` / ``a != b`` with a complex side; complex numbers have no order."""
     import ast
     if len(rights) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
@@ -205,7 +210,7 @@ def complex_compare(self, node, left, rights):
     return ir.Bin("!=" if isinstance(node.ops[0], ast.Eq) else "==", eq, ir.Const(0, INT32), BOOL)
 
 
-def complex_attribute(self, base, attr, node):
+def complex_attribute(self: FunctionBuilder, base, attr, node):
     """``z.real``, ``z.imag`` (also of real numbers: x.real is x, x.imag 0)."""
     if attr in ("real", "imag"):
         if is_complex(base.type):
@@ -216,7 +221,7 @@ def complex_attribute(self, base, attr, node):
     raise self.err(node, f"complex numbers have no attribute {attr!r} in kernels", "use .real, .imag or .conjugate()")
 
 
-def complex_conjugate(self, base, node):
+def complex_conjugate(self: FunctionBuilder, base, node):
     """``z.conjugate()`` / ``np.conj(z)``: a real number is its own conjugate."""
     if is_complex(base.type):
         return _call(self, base.type, "conj", [base])
@@ -225,7 +230,7 @@ def complex_conjugate(self, base, node):
     raise self.err(node, f"conjugate() of a {base.type} is not supported", "conjugate complex numbers")
 
 
-def complex_builtin(self, b, node, args):
+def complex_builtin(self: FunctionBuilder, b, node, args):
     """A builtin on numbers given a complex argument (``_calls._on_numbers``)."""
     if b.lowering == "lower_abs":
         z = args[0]
@@ -236,7 +241,7 @@ def complex_builtin(self, b, node, args):
 
 
 # ---- the rows of _builtins that only complex numbers have --------------------------------------------------------
-def _numbers(self, b, node):
+def _numbers(self: FunctionBuilder, b, node):
     args = [self.value(a) for a in node.args]
     if any(a.type is UNKNOWN for a in args):
         return None
@@ -246,7 +251,7 @@ def _numbers(self, b, node):
     return args
 
 
-def _complex_of(self, e):
+def _complex_of(self: FunctionBuilder, e):
     """The complex type a number becomes: a float's own precision, an int the default float's."""
     if is_complex(e.type):
         return e.type
@@ -256,7 +261,7 @@ def _complex_of(self, e):
     return ComplexType(self.prog.default_float)
 
 
-def lower_cmath(self, b, node):
+def lower_cmath(self: FunctionBuilder, b, node):
     """cmath.exp / cmath.sqrt: of a real number too (cmath.sqrt(-1.0) is 1j)."""
     args = _numbers(self, b, node)
     if args is None:
@@ -265,7 +270,7 @@ def lower_cmath(self, b, node):
     return _call(self, ct, b.key, [complex_convert(self, args[0], ct)])
 
 
-def lower_part(self, b, node):
+def lower_part(self: FunctionBuilder, b, node):
     """np.real / np.imag."""
     args = _numbers(self, b, node)
     if args is None:
@@ -273,7 +278,7 @@ def lower_part(self, b, node):
     return complex_attribute(self, args[0], b.key, node)
 
 
-def lower_conj(self, b, node):
+def lower_conj(self: FunctionBuilder, b, node):
     """np.conj / np.conjugate."""
     args = _numbers(self, b, node)
     if args is None:
@@ -281,7 +286,7 @@ def lower_conj(self, b, node):
     return complex_conjugate(self, args[0], node)
 
 
-def lower_complex(self, b, node):
+def lower_complex(self: FunctionBuilder, b, node):
     """complex(re, im), np.complex64(...), np.complex128(...): ``key`` the part type, "" for
     complex() (the kernel's default float, float64 when a part is float64)."""
     args = _numbers(self, b, node)
@@ -320,7 +325,7 @@ def complex_definitions(prog, functions) -> None:
                 prog.note_type(t.base)
 
 
-def complex_from_parts(self, parts, ct):
+def complex_from_parts(self: FunctionBuilder, parts, ct):
     """A complex kernel argument rebuilt from its two hidden real parameters (``_entry``)."""
     return _call(self, ct, "make", list(parts))
 

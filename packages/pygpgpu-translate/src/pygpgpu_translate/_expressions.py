@@ -7,7 +7,7 @@ import contextlib
 import math
 import operator
 import types as _pytypes
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
@@ -31,8 +31,9 @@ from ._tuples import tuple_result
 from ._vector_convert import convert_component, vector_convert_call, vector_for_scalar, vector_method
 
 if TYPE_CHECKING:
-    from ._builder import ProgramBuilder
+    from ._builder import FunctionBuilder, ProgramBuilder
     from ._signs import KnownSigns
+    from ._source import FunctionSource
 
 __all__ = ["ExpressionRules"]
 
@@ -50,11 +51,28 @@ class ExpressionRules:
         cnames: dict[str, str]
         literal_locals: set[str]
         non_negative: KnownSigns
+        is_kernel: bool
+        kernel_name: str
+        src: FunctionSource
+        line: int
+        pre: list[ir.Stmt]
+        params: dict[str, object]
+        local_types: dict[str, object]
+        self_attrs: dict[str, object]
+        lookup: Callable[..., Any]
+        object_value: Callable[..., Any]
+        temp: Callable[..., ir.Var]
+
+    @property
+    def fb(self) -> FunctionBuilder:
+        """This builder as the explicit, typed lowering context the rule modules take (``_records``,
+        ``_complex``, ``_tuples``...: ``fb: FunctionBuilder``); the rules mixed in here are its methods."""
+        return cast("FunctionBuilder", self)
 
     def value(self, node) -> ir.Expr:
         e = self.no_void(self.expr(node), node)
         if is_record_binding(e):              # p[i].pos as a vector, or an error saying what to read
-            e = record_value(self, e, node)
+            e = record_value(self.fb, e, node)
         if isinstance(e, ir.Expr) and not isinstance(e, ir.ArrayRef):
             return self.shallow(e)
         if isinstance(e, ir.ArrayRef):
@@ -99,7 +117,7 @@ class ExpressionRules:
         if isinstance(v, float):
             return ir.Const(v, Scalar("float32", weak=True))
         if isinstance(v, complex):               # 2j: a complex literal (_complex)
-            return complex_const(self, v)
+            return complex_const(self.fb, v)
         raise self.err(node, f"constant {v!r} is not supported in kernels")
 
     def ex_Name(self, node):
@@ -137,9 +155,9 @@ class ExpressionRules:
         base = self.expr(node.value)
         attr = node.attr
         if is_record_binding(base):           # p[i].mass (_records)
-            return record_attribute(self, base, attr, node)
+            return record_attribute(self.fb, base, attr, node)
         if isinstance(base, ir.Expr) and (is_complex(base.type) or (attr in ("real", "imag") and isinstance(base.type, Scalar))):
-            return complex_attribute(self, base, attr, node)      # z.real, z.imag (_complex)
+            return complex_attribute(self.fb, base, attr, node)      # z.real, z.imag (_complex)
         if isinstance(base, ir.ArrayRef):
             if attr == "shape":
                 return ShapeRef(base)
@@ -247,7 +265,7 @@ class ExpressionRules:
     def ex_Subscript(self, node):
         base = self.expr(node.value)
         if is_record_binding(base):           # p[i]["mass"], p[i].pos[k] (_records)
-            return record_subscript(self, base, node)
+            return record_subscript(self.fb, base, node)
         if isinstance(node.slice, ast.Slice):
             return self.sliced_tuple(base, node)
         if isinstance(base, ShapeRef):
@@ -382,7 +400,7 @@ class ExpressionRules:
     def index_array(self, arr, idx, node):
         t = arr.type
         if isinstance(t.elem, RecordType):    # p[i] of a structured array: an element, not a value
-            return record_element(self, arr, idx, node)
+            return record_element(self.fb, arr, idx, node)
         if len(idx) == t.ndim:
             flat, ok = self.checked_index(arr, idx, node)
             if flat.type is UNKNOWN:
@@ -434,7 +452,7 @@ class ExpressionRules:
         if e.type is UNKNOWN or t is UNKNOWN:
             return e
         if is_complex(t) or is_complex(e.type):
-            return complex_convert(self, e, t)
+            return complex_convert(self.fb, e, t)
         t = concrete(t, self.prog.default_float)
         src = concrete(e.type, self.prog.default_float)
         if isinstance(t, Vector):
@@ -485,7 +503,7 @@ class ExpressionRules:
         if e.type is UNKNOWN:
             return e
         if is_complex(e.type):
-            return complex_truth(self, e)
+            return complex_truth(self.fb, e)
         if isinstance(e.type, Vector):
             raise self.err(node, "a vector has no single truth value", "compare components, e.g. v.x > 0 and v.y > 0")
         if e.type.kind == "b":
@@ -519,7 +537,7 @@ class ExpressionRules:
         if a.type is UNKNOWN or b.type is UNKNOWN:
             return ir.Raw("?", UNKNOWN)
         if is_complex(a.type) or is_complex(b.type):
-            return complex_binop(self, opname, a, b, node)
+            return complex_binop(self.fb, opname, a, b, node)
         if isinstance(a.type, Vector) or isinstance(b.type, Vector):
             return self.vector_binop(opname, a, b, node)
         return self.scalar_binop(opname, a, b, node)
@@ -529,12 +547,14 @@ class ExpressionRules:
         vb = b.type if isinstance(b.type, Vector) else None
         if va and vb and va.width != vb.width:
             raise self.type_err(node, f"operands have different widths: {va} and {vb}")
-        width = (va or vb).width
+        vt = va or vb
+        assert vt is not None, "vector_binop needs a vector operand"     # binop calls it only then
+        width = vt.width
         a = self.materialize(a) if va else self.materialize(a)
         b = self.materialize(b) if vb else self.materialize(b)
-        if opname in ("<<", ">>") and (va or vb).base.is_int:
+        if opname in ("<<", ">>") and vt.base.is_int:
             # the host vector classes take the count modulo the bit width (OpenCL's rule): so do we
-            base = (va or vb).base
+            base = vt.base
             mask = ir.Const(base.bits - 1, base)
             comps = [self.shift(opname, self.comp(a, k), self.scalar_binop("&", self.convert(self.comp(b, k), base), mask, node),
                                 base, count_in_range=True) for k in range(width)]
@@ -787,7 +807,7 @@ class ExpressionRules:
         if v.type is UNKNOWN:
             return v
         if is_complex(v.type):
-            return complex_unary(self, node.op, v, node)
+            return complex_unary(self.fb, node.op, v, node)
         if isinstance(v.type, Vector):
             if isinstance(node.op, ast.UAdd):
                 return v
@@ -912,7 +932,7 @@ class ExpressionRules:
         if any(v.type is UNKNOWN for v in [left] + rights):
             return ir.Raw("?", UNKNOWN)
         if any(is_complex(v.type) for v in [left] + rights):
-            return complex_compare(self, node, left, rights)
+            return complex_compare(self.fb, node, left, rights)
         for i, (op, right) in enumerate(zip(node.ops, rights)):
             if i + 1 < len(rights):
                 right = self.materialize(right)      # evaluated once, as in Python
@@ -1041,7 +1061,7 @@ class ExpressionRules:
                 and not node.keywords):       # z.conjugate() (_complex); a module's conjugate resolves below
             base = self.expr(node.func.value)
             if isinstance(base, ir.Expr):
-                return complex_conjugate(self, self.shallow(base), node)
+                return complex_conjugate(self.fb, self.shallow(base), node)
         callee = self.expr(node.func) if not isinstance(node.func, (ast.Name, ast.Attribute)) else None
         if callee is None:
             callee = self.resolve_callee(node.func)
@@ -1061,7 +1081,7 @@ class ExpressionRules:
             raise self.err(node, f"{getattr(obj, '__name__', obj)}() is only valid as the iterable of a for loop")
         if obj is print:                       # device printf, formatted like Python (_print)
             from ._print import build_print
-            return build_print(self, node)
+            return build_print(self.fb, node)
         from ._kernel import KernelFunction   # a kernel called from a kernel runs as a helper
         if isinstance(obj, KernelFunction):
             obj = obj.py_func
@@ -1069,17 +1089,17 @@ class ExpressionRules:
             obj = obj.__func__
         vm = vector_method(obj)
         if vm is not None and vm[1] == "convert":        # float3.convert(v), as on the host
-            return vector_convert_call(self, vm[0], node)
+            return vector_convert_call(self.fb, vm[0], node)
         if isinstance(obj, _pytypes.MethodType) and isinstance(obj.__func__, _pytypes.FunctionType):
             raise self.err(node, "calling methods from a kernel is not supported",
                            "make it a module-level function or a @staticmethod and pass the attributes it needs")
         if any(obj is c for c in PRIVATE_CONSTRUCTORS):    # np.zeros(...) not bound to a name
-            raise misused_constructor(self, obj, node)
+            raise misused_constructor(self.fb, obj, node)
         if isinstance(obj, _pytypes.FunctionType):
             # a helper under a functools.wraps decorator: its source is the wrapped function's
             # (inspect follows __wrapped__), so its names must be the wrapped function's too
-            while isinstance(getattr(obj, "__wrapped__", None), _pytypes.FunctionType):
-                obj = obj.__wrapped__
+            while isinstance(wrapped := getattr(obj, "__wrapped__", None), _pytypes.FunctionType):
+                obj = wrapped
             return self.call_helper(obj, node)
         what = ast.unparse(node.func)
         if _defined_in(obj, "numpy.random"):       # a bound method of numpy's generator, not user code
@@ -1143,7 +1163,7 @@ class ExpressionRules:
         call = ir.Call(fn.name, conv, fn.ret)
         call.helper = fn
         if fn.tuple_returns:
-            return tuple_result(self, call, fn)
+            return tuple_result(self.fb, call, fn)
         if fn.ret is VOID:
             return call
         return call
@@ -1162,7 +1182,7 @@ class ExpressionRules:
             else:
                 comps.append(v)
         if len(comps) == 1:
-            s = self.materialize(convert_component(self, comps[0], vt.base))
+            s = self.materialize(convert_component(self.fb, comps[0], vt.base))
             comps = [s] * vt.width
         if len(comps) == 0:
             comps = [ir.Const(0, vt.base)] * vt.width
@@ -1170,7 +1190,7 @@ class ExpressionRules:
             raise self.err(node, f"{vt} needs {vt.width} components, got {len(comps)}",
                            f"pass {vt.width} numbers, one number to broadcast, or smaller vectors plus numbers")
         self.prog.note_type(vt)
-        return ir.VecCtor([convert_component(self, c, vt.base) for c in comps], vt)   # the host's rule
+        return ir.VecCtor([convert_component(self.fb, c, vt.base) for c in comps], vt)   # the host's rule
 
     # the call rules, written in _calls
     call_builtin = _calls.call_builtin

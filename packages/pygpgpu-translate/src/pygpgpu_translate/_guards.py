@@ -16,8 +16,12 @@ else is simply not checked.
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from ._domain import DomainDim, plan_of, render
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 __all__ = ["find_guards"]
 
@@ -44,7 +48,7 @@ def _plain_extent(node) -> bool:
     return False
 
 
-def _work_item(fb, node, name):
+def _work_item(fb: FunctionBuilder, node, name):
     """d for a call ``gpu.<name>(d)`` with a constant d, else None."""
     if not isinstance(node, ast.Call):
         return None
@@ -57,7 +61,7 @@ def _work_item(fb, node, name):
     return d.value if isinstance(d, ast.Constant) and d.value in (0, 1, 2) else None
 
 
-def _global_id_dim(fb, node):
+def _global_id_dim(fb: FunctionBuilder, node):
     """d for ``gpu.get_global_id(d)``, or for CUDA's spelling of it that Numba and CuPy users port,
     ``gpu.get_group_id(d) * gpu.get_local_size(d) + gpu.get_local_id(d)`` (either order); else None."""
     d = _work_item(fb, node, "get_global_id")
@@ -84,7 +88,7 @@ def _exits(body) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is None
 
 
-def find_guards(fb, body, src, argnames) -> list:
+def find_guards(fb: FunctionBuilder, body, src, argnames) -> list:
     """``[[d, plan], ...]``: the extent each guard ``if id < E`` / ``if id >= E: return`` of the
     global id of dimension d names, as a one-dimension domain plan of ``src``."""
     from ._entry import domain_setup_or_none

@@ -127,6 +127,8 @@ class Call(Expr):
     fn: str            # C function name: a prelude piece or a helper (``.helper``: named when emitted)
     args: list
     type: Any
+    helper: Any = field(default=None, compare=False, repr=False)      # the helper's Function, if one
+    atomic_root: str | None = field(default=None, compare=False, repr=False)   # the array an atomic updates
 
 
 @dataclass
@@ -304,6 +306,9 @@ class Param:
     root: str = ""     # for arrays: the kernel parameter it aliases
     hidden: bool = False
     readonly: bool = False
+    # a local array sized at launch: its byte offset (an Expr) in the launch's one block of local
+    # memory, where the dialect carves every such array out of one block (CUDA/HIP dynamic shared)
+    local_offset: Any = None
 
 
 @dataclass

@@ -23,14 +23,13 @@ from pygpgpu_core.cache import atomic_write, cache_dir
 from pygpgpu_core.errors import ClosedError, CompileError, GPGPUError
 from pygpgpu_core.protocols import option
 from pygpgpu_core.forking import ForkedProcessError
-from pygpgpu_core.logs import logged_launcher
 from pygpgpu_core.protocols import Device
 from pygpgpu_core.scoped_device import SCOPES, scoped_device
 
 from ._aliases import device_view_aliases
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
 from ._dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect, dialect_for, dialect_names
-from ._launch import LaunchPlan
+from ._launch import CallPlan
 from ._launch_checks import WideIndexNeeded, needs_wide_ids
 from ._memo import forget, remember
 from ._signature import INDEX_LIMIT, FAST_TOKENS, arg_token, is_device_array, plain_ndarray, spec_from_token
@@ -190,10 +189,10 @@ class ConfiguredKernel(Generic[P]):
         if self._config.selector is None and SCOPES.get():
             # with pygpgpu.device(...): / with dev: -> the view for that device, with its own memo
             return self[scoped_device()](*args, **kwargs)
-        memo = self._memo
+        memo = self._memo               # the one memo check of a call (_memo; k(...) comes here too)
         if memo is not None and not kwargs:
             try:
-                if memo[0](args, memo[1]):      # the last call's inputs again: launched (_memo)
+                if memo[0](args, memo[1]):      # the last call's inputs again: launched
                     return None
                 memo = self._memo2
                 if memo is not None and memo[0](args, memo[1]):
@@ -305,23 +304,7 @@ class KernelFunction(Generic[P]):
         return self._root[item]
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> None:
-        root = self._root                   # ConfiguredKernel.__call__'s first lines, one call fewer
-        if root._config.selector is None and SCOPES.get():
-            root = root[scoped_device()]    # with pygpgpu.device(...): / with dev:
-        memo = root._memo
-        if memo is not None and not kwargs:
-            try:
-                if memo[0](args, memo[1]):
-                    return None
-                memo = root._memo2
-                if memo is not None and memo[0](args, memo[1]):
-                    return None
-            except ClosedError:
-                forget(root)
-        try:
-            return root(*args, **kwargs)
-        except USER_ERRORS as exc:              # the user's line, not the translator's frames (_user_errors)
-            raise for_user(exc) from exc.__cause__
+        return self._root(*args, **kwargs)      # the default configuration: its memo, its device
 
     def __repr__(self) -> str:
         return f"<pygpgpu kernel {self.__qualname__}>"
@@ -565,7 +548,7 @@ class KernelFunction(Generic[P]):
                     try:
                         ran = plan.run(args, config.global_size, config.local_size)
                         if ran is not None and owner is not None:    # resident arrays: keep the call
-                            remember(owner, plan, tokens, args, ran, self.py_func)
+                            remember(owner, plan, args, ran)
                         return
                     except WideIndexNeeded:      # nothing ran: the full path takes the 64-bit plan
                         pass
@@ -641,7 +624,7 @@ class KernelFunction(Generic[P]):
                             f"{'' if dialect_for(dialect).float16 else f' ({dialect} kernels take float32)'}; use float32")
         t0 = time.perf_counter()
         try:
-            options = build_options(device, dialect, self._fastmath, self._contract)
+            options = build_options(device, dialect, self._fastmath, self._contract, t.features)
             program = device.context().program(t.source, options, name=t.name)
         except CompileError as exc:
             raise _with_source_path(exc, t, dialect) from None
@@ -650,20 +633,11 @@ class KernelFunction(Generic[P]):
         debug = log.isEnabledFor(logging.DEBUG)   # decided here, on the cold path, for this plan's life
         if debug:
             log.debug("program %s ready on %s in %.1f ms", t.name, device.selector, (time.perf_counter() - t0) * 1e3)
-        plan = (CheckedLaunchPlan if t.bounds_sites is not None else LaunchPlan)(
-            t, handle, device, self._all_names(), self.py_func)
-        plan._n_call_params = len(self._param_names)
-        # numpy rows are staged on the alignment the IR promises (ArrayType.align) on every dialect: row
-        # loads (_row_loads) rely on it, beside CUDA/HIP's assume_aligned
-        plan.set_alignment(self._flat_tokens(tokens))
-        plan.vector_arrays = [i for i, tok in enumerate(self._flat_tokens(tokens)) if isinstance(tok, tuple) and tok[0] == "av"]
-        plan.set_tokens(self._flat_tokens(tokens), t.int_meets or ())
-        plan.narrow = bits == 32
-        plan.program = program
-        plan.build_options = options
-        if debug:
-            plan.launcher = logged_launcher(plan.launcher, t.name, device.selector)
-        return plan
+        # the one place a plan is made, complete: nothing is set on it afterwards
+        return (CheckedLaunchPlan if t.bounds_sites is not None else CallPlan)(
+            t, program, handle, device, names=self._all_names(), func=self.py_func,
+            tokens=self._flat_tokens(tokens), bits=bits, n_call_params=len(self._param_names),
+            build_options=options, log_launches=debug)
 
 
 def _adopt_foreign(args, device):
@@ -739,13 +713,20 @@ def _with_source_path(exc: CompileError, t, dialect) -> CompileError:
                         exc.log, t.source, path)
 
 
-def build_options(device, dialect: str, fastmath: bool, contract: bool = True) -> tuple:
+def build_options(device, dialect: str, fastmath: bool, contract: bool = True, features=()) -> tuple:
     """The compiler options of a translated kernel. Exact (the default): the device's
     ``exact_math_options``, e.g. OpenCL's correctly rounded float32 division and sqrt, which
     Python semantics need. ``fastmath``: the device's ``fast_math_options`` if it declares
     them (a plug-in backend's compiler), else its dialect's (``-cl-fast-relaxed-math``,
     ``--use_fast_math``, ``-ffast-math``). ``contract=False`` adds the dialect's
-    ``no_contract_options`` (``--fmad=false``, ``-ffp-contract=off``)."""
+    ``no_contract_options`` (``--fmad=false``, ``-ffp-contract=off``). A kernel using subgroups
+    (``features``) on an OpenCL device that reports sub-groups with a shuffle gets what lets it use
+    them (``prelude/_subgroups.device_subgroup_options``)."""
+    from .prelude._subgroups import device_subgroup_options
+    return _math_options(device, dialect, fastmath, contract) + device_subgroup_options(device, dialect, features)
+
+
+def _math_options(device, dialect: str, fastmath: bool, contract: bool) -> tuple:
     if not contract:
         return tuple(option(device, "exact_math_options")) + dialect_for(dialect).no_contract_options
     if fastmath:

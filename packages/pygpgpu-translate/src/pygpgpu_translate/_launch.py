@@ -1,43 +1,70 @@
-"""Launch plans: everything a warm call needs, decided once per (kernel, device, signature).
+"""Call plans: everything a warm call needs, decided once per (kernel, device, signature).
 
-A plan holds the compiled kernel's launcher, which arrays to upload and read back, how to
-pack scalars and how to compute the work size; running it does no translation, hashing or
-ctypes allocation of its own.
+A :class:`CallPlan` is built complete by its constructor from the translation, the compiled
+program and the call's signature tokens, and is not changed afterwards (setting one of its
+facts raises): it owns the steps of a warm call in order, tokens (its key) -> host checks ->
+staging of numpy arrays -> packing (generated from the translation's argument layout,
+:func:`layout_codes`) -> the backend launcher -> the memo (``_memo``, also generated once per plan).
+Running it does no translation, hashing or ctypes allocation of its own
+(docs/architecture.md#the-launch-path).
 """
 from __future__ import annotations
 
 import numpy as np
+from pygpgpu_core.backend.fastpath import compile_source
 from pygpgpu_core.protocols import option
 
 from ._domain import build_function as compile_domain
 from ._aliases import numpy_aliases
-from ._launch_checks import (NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit, check_int_ranges,
-                             extent_checker, group_limit, guard_checker, launched_items, missing_dimension,
-                             partial_launch, reached)
+from ._launch_checks import (LOCAL_SIZE_ITEM, NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit,
+                             check_int_ranges, extent_checker, group_limit, guard_checker, int_range_checks,
+                             launched_items, missing_dimension, partial_launch, reached, with_local_size)
 from ._signature import base_view, is_device_array
 
-__all__ = ["LaunchPlan"]
+__all__ = ["CallPlan", "LaunchPlan"]
+
+# what may be set on a plan after its constructor: caches filled on first use, and the two
+# entry points a test or benchmark replaces (monkeypatch.setattr(plan, "run", ...))
+_SETTABLE = frozenset({"guard_check", "small_cache", "run", "launcher"})
 
 
-class LaunchPlan:
-    def __init__(self, translation, kernel_handle, device, param_names, func):
+class CallPlan:
+    """One (kernel, device, signature, index width): see the module docstring. ``tokens``: the
+    signature tokens aligned with the call values (a method's ``self`` is None); ``bits``: the
+    index width; ``n_call_params``: how many values are the kernel's own parameters (self
+    attributes and captured arrays follow them); ``log_launches``: wrap the launcher in the
+    debug log (decided on the cold path, for the plan's life)."""
+
+    def __init__(self, translation, program, kernel_handle, device, *, names, func, tokens, bits,
+                 n_call_params, build_options=(), log_launches=False):
         self.t = translation
+        self.program = program
+        self.build_options = build_options
         self.device = device
         self.context = device.context()
         self.zero_copy = bool(getattr(device, "host_unified_memory", False))
-        self.param_names = param_names                    # Python names in call order (incl. "self.x")
-        self.position = {n: i for i, n in enumerate(param_names)}
+        self.param_names = names                          # Python names in call order (incl. "self.x")
+        self.position = {n: i for i, n in enumerate(names)}
+        self._n_call_params = n_call_params
+        self.tokens = tuple(tokens)
         self.domain_fn = compile_domain(translation.domain_plan, func)   # from the kernel's own source
         # a launch needs every dimension the kernel's own gpu.get_*(d) calls read; a bracket launch
         # smaller than what a gid-style kernel guards against (if i < a.size) warns (_guards)
         self.work_dims = translation.work_dims
         self.func = func
         self.guard_check = None
+        self.narrow = bits == 32                          # 32-bit ids: a larger domain needs the 64-bit plan
         layout = translation.layout
-        arg_types = []
-        for item in layout:
-            arg_types.append("buffer" if item[0] in ("buffer", "errbuf") else "local" if item[0] == "local" else item[-1])
-        self.launcher = kernel_handle.launcher(arg_types)
+        # the argument layout, read once: the backend's argument kinds and the plan's packing codes
+        # gpu.local_array(gpu.get_local_size(d), ...): the size is the values' last 3 (with_local_size)
+        sized_by_group = {LOCAL_SIZE_ITEM.format(d): d - 3 for d in range(3)}
+        self.local_sized = any(item[0] == "local" and item[1] in sized_by_group for item in layout)
+        arg_types, self.pack = layout_codes(layout, {**sized_by_group, **self.position})
+        launcher = kernel_handle.launcher(arg_types)
+        if log_launches:
+            from pygpgpu_core.logs import logged_launcher
+            launcher = logged_launcher(launcher, translation.name, device.selector)
+        self.launcher = launcher
         from pygpgpu_core.gnp import DeviceArray, stage_numpy     # device arrays load with the first plan
         from ._signature import register_device_array_type
         register_device_array_type(DeviceArray)
@@ -53,7 +80,6 @@ class LaunchPlan:
         # one wait before the launch and one after cover all of its arguments
         self.sync_once = SyncOnce
         self.kernel_handle = kernel_handle
-        self.layout = [(item[0], self.position.get(item[1]) if item[0] != "bound" else item[1], item) for item in layout]
         self.arrays = []                                  # (position, name, reads, writes, covered)
         self.streamed = frozenset(translation.streamed)   # arrays each work item touches once
         self.lanes = translation.lanes                    # elements per work item (_wide)
@@ -69,39 +95,22 @@ class LaunchPlan:
         self.global_from_domain = translation.domain_ndim > 0
         # a magic loop's dimensions: a bracket work size with more runs the body once per extra work item
         self.loop_ndim = translation.domain_ndim if translation.domain_kind not in ("", "work_size") else 0
-        self.vector_arrays = []
-        # How each C argument is packed, decided once. Python ints and floats go to the launcher
-        # as they are (it converts and range-checks, and skips re-setting an unchanged object);
-        # numpy scalars and vector components are converted here.
-        self.pack = []
-        for kind, pos, item in self.layout:
-            if kind == "buffer":
-                self.pack.append((0, pos, None))
-            elif kind == "shape":
-                self.pack.append((1, pos, item[2]))
-            elif kind == "scalar":
-                self.pack.append((2, pos, item[2].type))
-            elif kind == "vcomp":
-                self.pack.append((3, pos, item))
-            elif kind == "errbuf":
-                self.pack.append((5, None, None))
-            elif kind == "local":          # gpu.local_array(n, dtype): n elements of the launch's local memory
-                self.pack.append((6, pos, item[2].itemsize))
-            else:
-                self.pack.append((4, item[1], None))
-        # _packed(values, None, domain) unrolled for this layout: the warm path with resident arrays
-        self._resident_packer = _unrolled_packer(self)
-        self.align = {}                                   # numpy position -> alignment the kernel assumes
+        # numpy row arrays the kernel reads as aligned vectors are staged on that boundary (row loads,
+        # _row_loads, rely on it on every dialect, beside CUDA/HIP's assume_aligned)
+        self.align = {pos: tok[4] for pos, tok in enumerate(self.tokens)
+                      if isinstance(tok, tuple) and tok[0] == "a" and len(tok) > 4 and tok[4]}
+        self.vector_arrays = [pos for pos, tok in enumerate(self.tokens) if isinstance(tok, tuple) and tok[0] == "av"]
+        # arrays in non-native byte order go through _run_swapped
+        self.swapped = tuple(pos for pos, tok in enumerate(self.tokens)
+                             if isinstance(tok, tuple) and tok[0] in ("a", "av") and not tok[1].isnative)
         # host checks before a launch (_launch_checks): array extents the domain indexes, Python ints
-        # that must fit the types they meet (set_tokens), 32-bit ids (the kernel sets narrow), and
-        # the group size the kernel's local arrays imply when the call gives none
+        # that must fit the types they meet, 32-bit ids (narrow), and the group size the kernel's
+        # local arrays imply when the call gives none
         self.extent_check = (extent_checker(translation.extents, self.position, translation.name,
                                             getattr(getattr(func, "__code__", None), "co_filename", ""),
                                             translation.domain_ndim)
                              if translation.extents else None)
-        self.int_checks = ()
-        self.swapped = ()
-        self.narrow = False
+        self.int_checks = int_range_checks(translation.int_meets or (), self.position, self.tokens)
         self.group_limit = group_limit(translation)
         self.auto_local = automatic_local_size(translation, option(kernel_handle, "work_group_size")
                                                or option(kernel_handle, "max_threads"))
@@ -111,12 +120,25 @@ class LaunchPlan:
         pick = option(self.device, "guarded_local_size")
         self.guarded_local = (pick(translation.domain_ndim, option(kernel_handle, "work_group_size") or 1)
                               if pick is not None and self.auto_local is None and translation.domain_ndim else None)
+        self._extra_state()
+        # _packed(values, None, domain) unrolled for this layout: the warm path with resident arrays
+        self._resident_packer = _unrolled_packer(self)
+        # no byte-swapped arrays: calls go straight to _run (unless a subclass has its own run)
+        if not self.swapped and type(self).run is CallPlan.run:
+            self.run = self._run          # an instance attribute, per plan
+        # the memo's generated hit/keep pair, or False where the plan cannot be memoized (_memo)
+        from ._memo import build_memo
+        self._memo_hit = build_memo(self, func)
+        self._sealed = True
 
-    def set_alignment(self, tokens) -> None:
-        """Numpy row arrays the kernel reads as aligned vectors must be staged on that boundary."""
-        for pos, tok in enumerate(tokens):
-            if isinstance(tok, tuple) and tok[0] == "a" and len(tok) > 4 and tok[4]:
-                self.align[pos] = tok[4]
+    def _extra_state(self) -> None:
+        """What a subclass adds before the plan is sealed (CheckedLaunchPlan: its error buffer)."""
+
+    def __setattr__(self, name, value):
+        if name not in _SETTABLE and self.__dict__.get("_sealed"):
+            raise AttributeError(f"a CallPlan is built complete by its constructor; {name!r} cannot be set "
+                                 "afterwards (build another plan)")
+        object.__setattr__(self, name, value)
 
     def run(self, values, global_size, local_size):
         if self.swapped:
@@ -174,6 +196,8 @@ class LaunchPlan:
             local_size = tuple(local_size) + (1,) * (len(global_size) - len(local_size))
         if self.group_limit is not None and local_size is not None:
             check_group_limit(self.group_limit, local_size, self.t.name)
+        if self.local_sized:            # gpu.local_array(gpu.get_local_size(d), ...)
+            values = with_local_size(values, local_size, self.t.name)
         # ``whole``: the domain when this launch reaches all of it (only then may an array the kernel
         # writes at every domain index skip its upload); a smaller bracket work size reaches part
         whole = reach = domain
@@ -358,18 +382,6 @@ class LaunchPlan:
         for a, native in back:
             a[...] = native
 
-    def set_tokens(self, tokens, meets) -> None:
-        """Per-signature facts: arrays in non-native byte order, Python ints to range-check."""
-        from ._launch_checks import int_range_checks
-        self.swapped = tuple(pos for pos, tok in enumerate(tokens)
-                             if isinstance(tok, tuple) and tok[0] in ("a", "av") and not tok[1].isnative)
-        self.int_checks = int_range_checks(meets, self.position, tokens)
-        # no byte-swapped arrays: calls go straight to _run (unless a subclass has its own run)
-        if not self.swapped and type(self).run is LaunchPlan.run:
-            self.run = self._run          # type: ignore[method-assign]  # an instance attribute, per plan
-        else:
-            self.__dict__.pop("run", None)
-
     @staticmethod
     def _covers(a, covered, domain):
         """Whether the kernel provably writes every element of ``a`` (then nothing is uploaded)."""
@@ -393,17 +405,13 @@ class LaunchPlan:
             return a.buffer
         raise TypeError(f"argument {name!r} of kernel {self.t.name!r} must be an array")
 
-    def _packed_resident(self, values, domain):
-        """The launch arguments when every array argument is a gnp array on this device, else None."""
-        return self._resident_packer(values, domain)
-
     def _packed(self, values, buffers, domain):
         """The launch arguments: array arguments from ``buffers`` (position -> buffer), or with
         ``buffers`` None from the gnp arrays themselves (None if one is not resident here)."""
         da, dev = self.device_array_type, self.device
         packed = []
         for code, pos, extra in self.pack:
-            if code == 0:
+            if code == PACK_BUFFER:
                 if buffers is not None:
                     packed.append(buffers[pos])
                     continue
@@ -413,26 +421,28 @@ class LaunchPlan:
                 if a._readonly and pos in self.written:
                     self.read_only(pos)
                 packed.append(a.buffer)
-            elif code == 1:
+            elif code == PACK_SHAPE:
                 packed.append(values[pos].shape[extra])
-            elif code == 2:
+            elif code == PACK_SCALAR:
                 v = values[pos]
                 t = type(v)
                 # Python numbers go as they are (the launcher converts them), numpy scalars of the
                 # parameter's own type too; others are converted here (np.float64 to a float32 parameter)
                 packed.append(v if t is float or t is int or t is bool or t is extra else extra(v))
-            elif code == 4:
-                packed.append(domain[pos])
-            elif code == 5:
+            elif code == PACK_ERRBUF:
                 packed.append(self.error_buffer)     # the debug mode's error buffer (_bounds_host)
-            elif code == 6:
+            elif code == PACK_LOCAL:
                 packed.append(_launch_local(values[pos], extra, self.t.name))
-            else:
+            elif code == PACK_VCOMP:
                 packed.append(extra[3].type(_component(values[pos], extra[2])))
+            else:                                    # PACK_BOUND: a domain bound
+                packed.append(domain[pos])
         return packed
 
-    _n_call_params = None
     error_buffer = None
+
+
+LaunchPlan = CallPlan       # the name it had before issue 33
 
 
 def _launch_local(count, itemsize: int, name: str):
@@ -451,6 +461,47 @@ def _component(v, k):
         return a.real if k == 0 else a.imag
     return a[k]
 
+
+# How each item of the translation's argument layout (_entry: ("buffer", name), ("shape", name, k,
+# dtype), ("scalar", name, dtype), ("vcomp", name, k, dtype), ("bound", k, dtype), ("local", name,
+# dtype), ("errbuf", ...)) is packed: read once, by layout_codes, into the backend's argument kinds
+# and these codes, from which the plan's packers and the memo are generated.
+PACK_BUFFER, PACK_SHAPE, PACK_SCALAR, PACK_VCOMP, PACK_BOUND, PACK_ERRBUF, PACK_LOCAL = range(7)
+
+
+def layout_codes(layout, position):
+    """``(arg_types, pack)`` of a translation's argument layout: per C argument the kind the
+    backend's launcher packs (``"buffer"``, ``"local"`` or a numpy dtype, backend/args.py) and
+    ``(code, position, extra)``: where its value comes from (the call value at ``position``; a
+    bound's domain dimension) and what the code needs (a shape's axis, a scalar's numpy type, a
+    vector component's item, a local array's item size)."""
+    arg_types, pack = [], []
+    for item in layout:
+        kind = item[0]
+        pos = position.get(item[1]) if kind != "bound" else item[1]
+        if kind in ("buffer", "errbuf"):
+            arg_types.append("buffer")
+        elif kind == "local":
+            arg_types.append("local")
+        else:
+            arg_types.append(item[-1])
+        if kind == "buffer":
+            pack.append((PACK_BUFFER, pos, None))
+        elif kind == "shape":
+            pack.append((PACK_SHAPE, pos, item[2]))
+        elif kind == "scalar":
+            pack.append((PACK_SCALAR, pos, item[2].type))
+        elif kind == "vcomp":
+            pack.append((PACK_VCOMP, pos, item))
+        elif kind == "errbuf":
+            pack.append((PACK_ERRBUF, None, None))
+        elif kind == "local":          # gpu.local_array(n, dtype): n elements of the launch's local memory
+            pack.append((PACK_LOCAL, pos, item[2].itemsize))
+        else:
+            pack.append((PACK_BOUND, item[1], None))
+    return arg_types, pack
+
+
 def _unrolled_packer(plan):
     """The resident packer of ``plan`` (see LaunchPlan._resident_packer) as generated Python."""
     env = {"DA": plan.device_array_type, "DEV": plan.device, "P": plan, "_component": _component}
@@ -458,33 +509,31 @@ def _unrolled_packer(plan):
     names = []
     for i, (code, pos, extra) in enumerate(plan.pack):
         x = f"x{i}"
-        if code == 0:
+        if code == PACK_BUFFER:
             lines += [f"    {x} = values[{int(pos)}]",
                       f"    if type({x}) is not DA or {x}.device is not DEV:",
                       "        return None"]
             if pos in plan.written:      # refused before the launch (LaunchPlan.read_only)
                 lines += [f"    if {x}._readonly:", f"        P.read_only({int(pos)})"]
             lines.append(f"    {x} = {x}.buffer")
-        elif code == 1:
+        elif code == PACK_SHAPE:
             lines.append(f"    {x} = values[{int(pos)}].shape[{int(extra)}]")
-        elif code == 2:
+        elif code == PACK_SCALAR:
             env[f"T{i}"] = extra
             lines += [f"    {x} = values[{int(pos)}]",
                       f"    t = type({x})",
                       f"    if not (t is float or t is int or t is bool or t is T{i}):",
                       f"        {x} = T{i}({x})"]
-        elif code == 4:
+        elif code == PACK_BOUND:
             lines.append(f"    {x} = domain[{int(pos)}]")
-        elif code == 5:
+        elif code == PACK_ERRBUF:
             lines.append(f"    {x} = P.error_buffer")
-        elif code == 6:
+        elif code == PACK_LOCAL:
             env["_launch_local"] = _launch_local
             lines.append(f"    {x} = _launch_local(values[{int(pos)}], {int(extra)}, P.t.name)")
-        else:
+        else:                            # PACK_VCOMP
             env[f"E{i}"] = extra[3].type
             lines.append(f"    {x} = E{i}(_component(values[{int(pos)}], {int(extra[2])}))")
         names.append(x)
     lines.append(f"    return [{', '.join(names)}]")
-    ns: dict = {}
-    exec(compile("\n".join(lines), f"<pygpgpu packer of {plan.t.name}>", "exec"), env, ns)
-    return ns["pack"]
+    return compile_source("\n".join(lines), f"<pygpgpu packer of {plan.t.name}>", env)["pack"]

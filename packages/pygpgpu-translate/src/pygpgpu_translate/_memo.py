@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import ast
 
+from pygpgpu_core.backend.fastpath import compile_source
+
 from ._domain import validate
-from ._launch import LaunchPlan
+from ._launch import PACK_BOUND, PACK_BUFFER, PACK_SCALAR, PACK_SHAPE, CallPlan
 from ._source import function_source
 from ._state import _MISSING
 
-__all__ = ["remember", "forget", "ENABLED"]
+__all__ = ["build_memo", "remember", "forget", "ENABLED"]
 
 ENABLED = True
 """False: no call is kept (benchmarks of the ordinary warm path; existing memos are still used)."""
@@ -45,16 +47,20 @@ _ARRAY_ATTRS = frozenset({"shape", "ndim", "size"})
 _INT32 = (-2**31, 2**31 - 1)
 
 
-def remember(owner, plan, tokens, args, ran, func) -> None:
+def build_memo(plan, func):
+    """The plan's memo, generated once by its constructor: ``(hit, keep)``, or False where the
+    plan cannot be memoized (``func``: the kernel's Python function, whose source the work size
+    is computed from)."""
+    return _build(plan, plan.tokens, func) or False
+
+
+def remember(owner, plan, args, ran) -> None:
     """Keep the call ``plan`` just launched (``ran``: its ``(global, local, packed)``) as the
-    memo of the configured kernel ``owner``, if the plan can be memoized (``func``: the
-    kernel's Python function, whose source the work size is computed from). The memo before
-    it moves to ``owner._memo2``: two calls that take turns (double buffers) both hit."""
+    memo of the configured kernel ``owner``, if the plan can be memoized. The memo before it
+    moves to ``owner._memo2``: two calls that take turns (double buffers) both hit."""
     if not ENABLED:
         return
-    made = plan.__dict__.get("_memo_hit")
-    if made is None:
-        made = plan._memo_hit = _build(plan, tokens, func) or False
+    made = plan._memo_hit
     if made is False:
         return
     hit, keep = made
@@ -73,17 +79,19 @@ def _build(plan, tokens, func):
     ``keep(args, ran)``: the state of a call (None when a device array does not own its
     memory); ``hit(args, state) -> bool``: launches, and answers True, when ``args`` match a
     state."""
-    if type(plan) is not LaunchPlan or plan.swapped or plan._n_call_params != len(tokens):
+    if type(plan) is not CallPlan or plan.swapped or plan._n_call_params != len(tokens):
         return None
-    if any(code not in (0, 1, 2, 4) for code, _pos, _extra in plan.pack):
+    if any(code not in (PACK_BUFFER, PACK_SHAPE, PACK_SCALAR, PACK_BOUND) for code, _pos, _extra in plan.pack):
         return None
+    if not all(type(tok) is tuple and tok[0] == "d" or _scalar_type(tok) is not None for tok in tokens):
+        return None             # numpy arrays (staged each call), vectors, complex scalars
     names = plan.param_names[:len(tokens)]
     domain = _domain_reads(plan, names, tokens, func)
     if domain is None:
         return None
     packs: dict = {}            # argument position -> [(packed index, numpy type to convert to or None)]
     for index, (code, pos, extra) in enumerate(plan.pack):
-        if code == 2:
+        if code == PACK_SCALAR:
             packs.setdefault(pos, []).append((index, extra))
     checked = {pos: (lo, hi) for pos, _name, lo, hi, _types in plan.int_checks}
     env = {"DA": plan.device_array_type, "DEV": plan.device, "P": plan, "MISSING": _MISSING}
@@ -134,7 +142,7 @@ def _build(plan, tokens, func):
             for index, conv in packs[i]:
                 if tok in ("f", "i", "b") or kind is conv:
                     lines.append(f"        packed[{index}] = {a}")
-                else:           # a numpy scalar of another type than the parameter's (as LaunchPlan._packed)
+                else:           # a numpy scalar of another type than the parameter's (as CallPlan._packed)
                     env[f"C{index}"] = conv
                     lines.append(f"        packed[{index}] = C{index}({a})")
     # the kept packed arguments (never mutated: a changed scalar goes into a copy) may skip the
@@ -151,8 +159,7 @@ def _build(plan, tokens, func):
         parts += [f"a{i}.buffer", f"a{i}.shape", f"a{i}.dtype"] if type(tok) is tuple and tok[0] == "d" else [f"a{i}"]
     lines.append(f"    return ({', '.join(parts)})")
     src = "\n".join(lines)
-    ns: dict = {}
-    exec(compile(src, f"<pygpgpu memo of {plan.t.name}>", "exec"), env, ns)
+    ns = compile_source(src, f"<pygpgpu memo of {plan.t.name}>", env)
     ns["hit"].source = src                 # the generated text, for a reader in a debugger
     return ns["hit"], ns["keep"]
 

@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TYPE_CHECKING
 
 from . import _ir as ir
 from ._types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UNKNOWN, VOID, ArrayType, Scalar, Vector, concrete
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 __all__ = ["build_print", "MAX_BOOLS"]
 
@@ -29,7 +33,7 @@ _SPEC = re.compile(r"^(?P<align>[<>]?)(?P<sign>[+\- ]?)(?P<alt>#?)(?P<zero>0?)(?
                    r"(?:\.(?P<prec>\d+))?(?P<type>[dxXoeEfFgG]?)$")
 
 
-def build_print(self, node):
+def build_print(self: FunctionBuilder, node):
     """Lower ``print(...)`` at ``node`` to printf statements appended to the builder's ``pre``."""
     sep, end = " ", "\n"
     for kw in node.keywords:
@@ -72,7 +76,7 @@ def build_print(self, node):
     return None
 
 
-def _value(self, a, spec, parts) -> bool:
+def _value(self: FunctionBuilder, a, spec, parts) -> bool:
     """Append the parts printing the value of ``a`` (with format spec ``spec``); False while its
     type is not known yet (an early inference pass)."""
     e = self.expr(a)
@@ -100,7 +104,7 @@ def _value(self, a, spec, parts) -> bool:
     return True
 
 
-def _conversion(self, v, spec, node):
+def _conversion(self: FunctionBuilder, v, spec, node):
     """``(ir.PrintfConversion, C argument)`` of scalar ``v`` under Python format spec ``spec``."""
     m = _SPEC.match(spec)
     if m is None:
@@ -128,7 +132,7 @@ def _conversion(self, v, spec, node):
     return (ir.PrintfConversion(head, conv, wide), self.convert(v, ct))     # the dialect spells the 64-bit length
 
 
-def _fstring(self, node, parts) -> bool:
+def _fstring(self: FunctionBuilder, node, parts) -> bool:
     for piece in node.values:
         if isinstance(piece, ast.Constant):
             parts.append(piece.value)
@@ -145,7 +149,7 @@ def _fstring(self, node, parts) -> bool:
     return True
 
 
-def _branches(self, parts, chosen: dict, line: int):
+def _branches(self: FunctionBuilder, parts, chosen: dict, line: int):
     """One printf, or an if/else on the next bool choosing between two literal formats."""
     for p in parts:
         if isinstance(p, tuple) and p[0] == "bool" and id(p) not in chosen:

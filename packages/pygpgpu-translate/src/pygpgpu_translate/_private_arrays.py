@@ -12,11 +12,16 @@ array arguments.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import _ir as ir
 from ._bindings import TupleRef
 from ._types import INT64, UNKNOWN, VECTOR_WIDTHS, ArrayType, Scalar, Vector, concrete
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 __all__ = ["CONSTRUCTORS", "private_array", "misused_constructor"]
 
@@ -25,7 +30,7 @@ CONSTRUCTORS = {np.zeros: ("np.zeros", 1), np.ones: ("np.ones", 1), np.empty: ("
 MAX_BYTES = 64 << 10      # per work item: past this, registers and the stack spill or overflow
 
 
-def misused_constructor(fb, obj, node):
+def misused_constructor(fb: FunctionBuilder, obj, node):
     """The error for ``np.zeros(...)`` anywhere but on the right of ``name = ...``."""
     name = CONSTRUCTORS[obj][0]
     example = f"{name}(8, 0.0, np.float32)" if obj is np.full else f"{name}(8, np.float32)"
@@ -33,7 +38,7 @@ def misused_constructor(fb, obj, node):
                   f"write t = {example} on its own line, then use t")
 
 
-def private_array(fb, name: str, call, obj) -> list:
+def private_array(fb: FunctionBuilder, name: str, call, obj) -> list:
     """The statements of ``name = np.zeros(...)`` (and np.ones/np.empty/np.full): bind ``name``
     to a private array of the function and fill it."""
     what, dtype_pos = CONSTRUCTORS[obj]
@@ -76,7 +81,7 @@ def private_array(fb, name: str, call, obj) -> list:
     t = ArrayType(elem, len(shape), space="private", row_width=row, static_shape=tuple(shape))
     cname = fb.cname(name)
     prev = fb.array_locals.get(name)
-    if prev is not None and (prev.cname != cname or prev.type != t):
+    if prev is not None and (not isinstance(prev, ir.ArrayRef) or prev.cname != cname or prev.type != t):
         raise fb.err(call, f"{name!r} refers to two different arrays",
                      "use one name per array; a private array keeps its shape and dtype")
     ref = ir.ArrayRef(name, cname, [ir.Const(n, fb.prog.index_type) for n in shape], t)
@@ -92,7 +97,7 @@ def private_array(fb, name: str, call, obj) -> list:
     return [ir.For(k, ir.Const(0, k.type), ir.Const(size, k.type), ir.Const(1, k.type), [store], line, 1)]
 
 
-def _static_shape(fb, node, what) -> list:
+def _static_shape(fb: FunctionBuilder, node, what) -> list:
     v = fb.expr(node)
     dims = v.items if isinstance(v, TupleRef) else [v]
     shape = []
@@ -107,7 +112,7 @@ def _static_shape(fb, node, what) -> list:
     return shape
 
 
-def _type_of_fill(fb, fill, node):
+def _type_of_fill(fb: FunctionBuilder, fill, node):
     t = fill.type
     if isinstance(t, Vector):
         raise fb.err(node, "np.full() fills with a number, not a vector",

@@ -92,30 +92,63 @@ class _Varying:
         return False
 
     def settle(self, body):
-        while True:
-            before = len(self.names)
-            self._walk(body, varying_ctx=False, in_loop=False)
-            if len(self.names) == before:
-                return
+        """Find every varying local at once. Each fact about a local (``_facts``: a value it is
+        assigned, the conditions and loop bounds around it) either varies by itself (a work-item
+        id, an atomic, a private load, a loop that may exit early) or once a local it reads does, so
+        the varying locals are those reachable from the first kind along "is read by" edges: one
+        visit per fact, where walking the whole body again until nothing changed took one walk per
+        link of a chain of locals (benchmarks/translate_time.py)."""
+        facts: list[tuple[str, list, bool]] = []
+        self._facts(body, [], False, False, facts)
+        readers: dict[str, list[str]] = {}
+        todo: list[str] = []
+        for target, exprs, always in facts:
+            if always or any(self.expr(e) for e in exprs):     # self.names is empty: what varies by itself
+                todo.append(target)
+                continue
+            for name in _var_names(exprs):
+                readers.setdefault(name, []).append(target)
+        while todo:
+            name = todo.pop()
+            if name not in self.names:
+                self.names.add(name)
+                todo.extend(readers.get(name, ()))
 
-    def _walk(self, stmts, varying_ctx, in_loop):
+    def _facts(self, stmts, ctx: list, ctx_always: bool, in_loop: bool, out: list) -> None:
+        """(local, expressions, always) per assignment and loop variable of ``stmts``: the local
+        varies when ``always`` or any of the expressions does. ``ctx``/``ctx_always``: the
+        conditions and loop bounds around ``stmts``, which make a local assigned under them vary
+        when it is also assigned elsewhere or in a loop."""
         for s in stmts:
             if isinstance(s, ir.Assign):
                 name = s.target.name
-                if self.expr(s.value) or (varying_ctx and (in_loop or self.counts.get(name, 0) > 1)):
-                    self.names.add(name)
+                if in_loop or self.counts.get(name, 0) > 1:
+                    out.append((name, [s.value] + ctx, ctx_always))
+                else:
+                    out.append((name, [s.value], False))
             elif isinstance(s, ir.If):
-                inner = varying_ctx or (self.expr(s.cond) and not _is_domain_guard(s.cond))
-                self._walk(s.body, inner, in_loop)
-                self._walk(s.orelse, inner, in_loop)
+                inner = ctx if _is_domain_guard(s.cond) else ctx + [s.cond]
+                self._facts(s.body, inner, ctx_always, in_loop, out)
+                self._facts(s.orelse, inner, ctx_always, in_loop, out)
             elif isinstance(s, ir.For):
-                inner = (varying_ctx or self.expr(s.start) or self.expr(s.stop) or self.expr(s.step)
-                         or _exits(s.body))
-                if inner:
-                    self.names.add(s.var.name)
-                self._walk(s.body, inner, True)
+                inner = ctx + [s.start, s.stop, s.step]
+                inner_always = ctx_always or _exits(s.body)
+                out.append((s.var.name, inner, inner_always))
+                self._facts(s.body, inner, inner_always, True, out)
             elif isinstance(s, ir.While):
-                self._walk(s.body, varying_ctx or self.expr(s.cond) or _exits(s.body), True)
+                self._facts(s.body, ctx + [s.cond], ctx_always or _exits(s.body), True, out)
+
+
+def _var_names(exprs) -> set[str]:
+    """The locals ``exprs`` read (what ``_Varying.expr`` looks up in its names)."""
+    names = set()
+    stack = list(exprs)
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ir.Var):
+            names.add(e.name)
+        stack.extend(ir.operands(e))
+    return names
 
 
 def _children(s):

@@ -8,8 +8,13 @@ both widths draw the same number as the host.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import _ir as ir
 from ._types import FLOAT32, FLOAT64, INT32, INT64, UNKNOWN, Scalar, concrete
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 __all__ = ["call_random"]
 
@@ -17,7 +22,7 @@ UINT64 = Scalar("uint64")
 _PARAMS = {"uniform": ("seed", "counter"), "normal": ("seed", "counter"), "randint": ("seed", "counter", "low", "high")}
 
 
-def call_random(self, b, node):
+def call_random(self: FunctionBuilder, b, node):
     kind = b.key
     names = _PARAMS[kind]
     float_type = self.prog.default_float

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+from typing import TYPE_CHECKING, cast
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -35,6 +36,9 @@ from . import _ir as ir
 from ._bounds import BoundsChecks
 from ._elements import element_value
 from ._types import BOOL, UNKNOWN, VECTOR_WIDTHS, ArrayType, Scalar, Vector
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 __all__ = ["RecordType", "RecordField", "RecordRef", "FieldArrayRef", "record_type", "record_types", "record_definitions",
            "record_element", "record_attribute", "record_subscript", "record_value", "record_store",
@@ -242,7 +246,7 @@ def is_record_binding(x) -> bool:
     return isinstance(x, (RecordRef, FieldArrayRef))
 
 
-def record_alias(self, name, value, node) -> bool:
+def record_alias(self: FunctionBuilder, name, value, node) -> bool:
     """Bind ``name`` to record element ``value`` (``r = p[i]``, ``for i, r in enumerate(p)``): like
     numpy's element view, ``r.mass = ...`` writes ``p[i]``. False for a field array (``v = p[i].pos``
     reads a vector instead)."""
@@ -258,7 +262,7 @@ def record_alias(self, name, value, node) -> bool:
     return True
 
 
-def record_element(self, arr, idx, node):
+def record_element(self: FunctionBuilder, arr, idx, node):
     """``p[i]`` of a record array (``_expressions.index_array``)."""
     t = arr.type
     if len(idx) != t.ndim:
@@ -271,7 +275,7 @@ def record_element(self, arr, idx, node):
     return RecordRef(arr, flat, self.materialize(ok) if ok is not None else None, "", t.elem)
 
 
-def _field(self, rec: RecordRef, name: str, node) -> RecordField:
+def _field(self: FunctionBuilder, rec: RecordRef, name: str, node) -> RecordField:
     f = rec.type.field(name)
     if f is None:
         names = ", ".join(x.name for x in rec.type.fields)
@@ -279,12 +283,12 @@ def _field(self, rec: RecordRef, name: str, node) -> RecordField:
     return f
 
 
-def _load(self, rec: RecordRef, member: str, elem):
+def _load(self: FunctionBuilder, rec: RecordRef, member: str, elem):
     """The field at ``member`` of element ``rec`` as a value (bools stored as a byte: != 0)."""
     return BoundsChecks.load(rec.ok, element_value(rec.array, rec.flat, elem, member))
 
 
-def _field_binding(self, rec: RecordRef, f: RecordField):
+def _field_binding(self: FunctionBuilder, rec: RecordRef, f: RecordField):
     if f.shape:
         return FieldArrayRef(rec, f)
     member = f"{rec.member}.{f.cname}"
@@ -293,7 +297,7 @@ def _field_binding(self, rec: RecordRef, f: RecordField):
     return _load(self, rec, member, f.elem)
 
 
-def record_attribute(self, base, attr, node):
+def record_attribute(self: FunctionBuilder, base, attr, node):
     """``p[i].mass`` (``_expressions.ex_Attribute``)."""
     if isinstance(base, FieldArrayRef):
         raise self.err(node, f"field {base.field.name!r} is an array of shape {base.field.shape}; it has no "
@@ -301,7 +305,7 @@ def record_attribute(self, base, attr, node):
     return _field_binding(self, base, _field(self, base, attr, node))
 
 
-def _sub_index(self, fa: FieldArrayRef, sl, node, kind: str) -> "tuple[str, object]":
+def _sub_index(self: FunctionBuilder, fa: FieldArrayRef, sl, node, kind: str) -> "tuple[str, ir.Expr | None]":
     """The C subscript (``[k]``, flattened) of a subarray field at Python index ``sl``, and the
     bounds condition of the access: the element's, and in the debug mode each variable index
     against the field's extent (a constant one is checked here, at translation)."""
@@ -339,10 +343,11 @@ def _sub_index(self, fa: FieldArrayRef, sl, node, kind: str) -> "tuple[str, obje
         flat = i if flat is None else ir.Bin("+", ir.Bin("*", flat, ir.Const(n, it), it), i, it)
     if isinstance(flat, ir.Const):
         return f"[{flat.value}]", ok
-    return f"[{self.materialize(flat).name}]", ok
+    assert flat is not None                      # a subarray field has at least one dimension
+    return f"[{cast(ir.Var, self.materialize(flat)).name}]", ok      # an int index: a variable
 
 
-def record_subscript(self, base, node):
+def record_subscript(self: FunctionBuilder, base, node):
     """``p[i]["mass"]`` and ``p[i].pos[k]`` (``_expressions.ex_Subscript``)."""
     if isinstance(base, RecordRef):
         key = node.slice
@@ -363,7 +368,7 @@ def _vector_of(f: RecordField):
     return None
 
 
-def record_value(self, e, node):
+def record_value(self: FunctionBuilder, e, node):
     """A record binding where a value is needed (``_expressions.value``): a vector-shaped field
     reads as a vector, component by component; anything else is an error saying what to read."""
     if isinstance(e, RecordRef):
@@ -378,13 +383,13 @@ def record_value(self, e, node):
     return ir.VecCtor([_load(self, e.rec, f"{m}[{k}]", vt.base) for k in range(vt.width)], vt)
 
 
-def _stores(self, rec: RecordRef, member: str, elem, value, line):
+def _stores(self: FunctionBuilder, rec: RecordRef, member: str, elem, value, line):
     t = UINT8 if elem.name == "bool" else elem
     v = self.truth(value, None) if elem.name == "bool" else value
     return ir.Store(rec.array, rec.flat, self.convert(v, t), line, False, member=member)
 
 
-def record_store(self, base, key, value, s):
+def record_store(self: FunctionBuilder, base, key, value, s):
     """Statements storing ``value`` into field ``key`` of ``base`` (a RecordRef and a field name)
     or into element ``key`` (an ast slice) of a subarray field (``_statements.store``)."""
     if value.type is UNKNOWN:
@@ -457,7 +462,7 @@ def record_argument(b, index_type) -> tuple:
     return arg, args
 
 
-def record_parameter(self, array: ir.ArrayRef, arg: RecordArg):
+def record_parameter(self: FunctionBuilder, array: ir.ArrayRef, arg: RecordArg):
     """The binding of a helper parameter specialized for ``arg``, whose record array parameter
     ``array`` the builder made: the parameters after it (flat index, bounds condition, member
     subscripts, in :func:`record_argument`'s order) and the ``RecordRef`` / ``FieldArrayRef``

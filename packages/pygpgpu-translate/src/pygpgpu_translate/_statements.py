@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import numpy as np
 
@@ -14,7 +14,9 @@ from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict,
                      join, literal_default, literal_join)
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
+from ._launch_checks import LOCAL_SIZE_ITEM
 from ._complex import complex_type_of
+from ._infer import AssignmentLog, is_name_assignment
 from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
@@ -22,7 +24,7 @@ from ._tuples import tuple_return
 
 if TYPE_CHECKING:
     from ._bindings import Domain
-    from ._builder import ProgramBuilder
+    from ._builder import FunctionBuilder, ProgramBuilder
     from ._signs import KnownSigns
     from ._source import FunctionSource
 
@@ -56,7 +58,7 @@ class StatementRules:
     if TYPE_CHECKING:   # for the type checker: what these rules use of FunctionBuilder (_builder) and its rules
         prog: ProgramBuilder
         params: dict[str, object]
-        array_locals: dict[str, ir.ArrayRef]
+        array_locals: dict[str, ir.ArrayRef | RecordRef]
         local_types: dict[str, object]
         literal_locals: set[str]
         item_values: dict[str, ir.Expr]
@@ -66,6 +68,7 @@ class StatementRules:
         non_negative: KnownSigns
         domain: Domain | None
         final: bool
+        assignment_log: AssignmentLog | None
         err: Callable[..., SyntaxError]
         type_err: Callable[..., Exception]
         cname: Callable[[str], str]
@@ -79,15 +82,42 @@ class StatementRules:
         comp: Callable[..., Any]
         add: Callable[..., Any]
         subscript_target: Callable[..., Any]
+        is_kernel: bool
+        returns: list[Any]
+        pre: list[ir.Stmt]
+        line: int
+        cnames: dict[str, str]
+        tuple_locals: dict[str, TupleRef]
+        domain_vars: list[str]
+        top_level_of_domain: bool
+        index_names: frozenset[str]
+        value: Callable[..., ir.Expr]
+        condition: Callable[..., ir.Expr]
+        dead_unless: Callable[..., Any]             # a context manager (_expressions)
+        resolve_callee: Callable[..., Any]
+        builtin_of: Callable[..., Any]
+        temp: Callable[..., ir.Var]
+        swizzle_indices: Callable[..., list[int]]
+        binop: Callable[..., Any]
+        index_array: Callable[..., Any]
+
+    @property
+    def fb(self) -> FunctionBuilder:
+        """This builder as the explicit, typed lowering context the rule modules take (``_records``,
+        ``_complex``, ``_tuples``...: ``fb: FunctionBuilder``); the rules mixed in here are its methods."""
+        return cast("FunctionBuilder", self)
 
     def stmts(self, body, top=False):
-        out = []
+        out: list[ir.Stmt] = []
         outer_pre = self.pre
         for s in body:
             self.line = s.lineno
             self.pre = []
             try:
-                res = self.stmt(s, top)
+                if self.assignment_log is not None and is_name_assignment(s):
+                    res = self.assignment_log.run_noted(self.fb, s, top)     # type inference's worklist (_infer)
+                else:
+                    res = self.stmt(s, top)
             except RecursionError:
                 raise self.err(s, "this statement nests its expressions too deeply to translate (more levels of "
                                "brackets, calls or ** than Python's stack allows)",
@@ -148,7 +178,7 @@ class StatementRules:
             return ir.Return(None, s.lineno)
         v = self.expr(s.value)
         if isinstance(v, TupleRef):                  # return a, b: out-parameters (_tuples)
-            return tuple_return(self, v, s)
+            return tuple_return(self.fb, v, s)
         if isinstance(v, ir.ArrayRef):
             raise self.err(s, "helpers cannot return arrays", "write into an array argument instead")
         if isinstance(v, RecordRef):
@@ -229,17 +259,17 @@ class StatementRules:
             if b is not None and b.name == "gpu.local_array":
                 return self.local_array(target.id, value_node)
             if isinstance(callee, ObjectRef) and any(callee.obj is c for c in PRIVATE_CONSTRUCTORS):
-                return private_array(self, target.id, value_node, callee.obj)    # t = np.zeros(8, ...)
+                return private_array(self.fb, target.id, value_node, callee.obj)    # t = np.zeros(8, ...)
         value = self.no_void(self.expr(value_node), value_node)
         if is_record_binding(value):             # v = p[i].pos: a vector, or an error saying what to read
-            if isinstance(target, ast.Name) and record_alias(self, target.id, value, value_node):
+            if isinstance(target, ast.Name) and record_alias(self.fb, target.id, value, value_node):
                 return None                      # r = p[i]: r names the element, as numpy's view does
-            value = record_value(self, value, value_node)
+            value = record_value(self.fb, value, value_node)
         if isinstance(value, ir.ArrayRef):
             if not isinstance(target, ast.Name):
                 raise self.err(s, "arrays cannot be stored into other arrays", "copy element by element in a loop")
             prev = self.array_locals.get(target.id)
-            if prev is not None and prev.root != value.root:
+            if prev is not None and (not isinstance(prev, ir.ArrayRef) or prev.root != value.root):   # or a record
                 raise self.err(s, f"{target.id!r} refers to two different arrays",
                                "use one name per array; an array name cannot be rebound conditionally")
             self.array_locals[target.id] = value
@@ -262,7 +292,7 @@ class StatementRules:
     def store(self, target, value: ir.Expr, s):
         if isinstance(target, ast.Name):
             name = target.id
-            if is_record_binding(value) and record_alias(self, name, value, target):
+            if is_record_binding(value) and record_alias(self.fb, name, value, target):
                 return []                        # for i, r in enumerate(p): r names the element p[i]
             if name in self.params or name in self.array_locals:
                 b = self.params.get(name) or self.array_locals.get(name)
@@ -316,7 +346,7 @@ class StatementRules:
         if isinstance(target, ast.Subscript):
             arr, index, ok, row = self.subscript_target(target)
             if is_record_binding(arr):
-                return record_store(self, arr, target.slice, value, s)
+                return record_store(self.fb, arr, target.slice, value, s)
             if value.type is UNKNOWN:
                 return []
             full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
@@ -339,7 +369,7 @@ class StatementRules:
         if isinstance(target, ast.Attribute):
             base = self.expr(target.value)
             if is_record_binding(base):           # p[i].mass = ... (_records)
-                return record_store(self, base, target.attr, value, s)
+                return record_store(self.fb, base, target.attr, value, s)
             if isinstance(base, ir.ArrayRef):
                 raise self.err(target, f"cannot set attribute {target.attr!r} of array {ast.unparse(target.value)!r}: "
                                "arrays have no attributes to assign in a kernel",
@@ -441,6 +471,9 @@ class StatementRules:
         shape_v = self.expr(shape_node)
         if isinstance(shape_node, ast.Name) and shape_node.id in self.params and isinstance(shape_v, ir.Var):
             return self.dynamic_local_array(name, call, shape_node.id, shape_v, kw)
+        item = shape_v.a if isinstance(shape_v, ir.Cast) else shape_v      # lower_work_item's widening
+        if isinstance(item, ir.WorkItem) and item.what == "local_size":    # the launch's group shape
+            return self.dynamic_local_array(name, call, LOCAL_SIZE_ITEM.format(item.dim), shape_v, kw)
         dims = shape_v.items if isinstance(shape_v, TupleRef) else [shape_v]
         shape = []
         for d in dims:
@@ -448,7 +481,8 @@ class StatementRules:
                 raise self.err(shape_node, "gpu.local_array needs a compile-time shape",
                                "use int literals, int constants of the module or of the enclosing function, "
                                "or a tuple of them (TILE = (16, 16)); or, for a 1-D array sized at each launch, "
-                               "an int parameter of the kernel itself (gpu.local_array(n, dtype))")
+                               "an int parameter of the kernel itself (gpu.local_array(n, dtype)) or the group's "
+                               "size along one dimension (gpu.local_array(gpu.get_local_size(0), dtype))")
             shape.append(d.value)
         dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
         elem = self.prog.default_float
@@ -470,11 +504,6 @@ class StatementRules:
         if not (isinstance(size.type, Scalar) and size.type.kind in "iu"):
             raise self.err(call, f"gpu.local_array({size_name}, ...): the size parameter {size_name!r} is a "
                            f"{size.type}, not an int", f"pass the number of elements as an int: {size_name}=256")
-        others = [c for c in self.prog.dynamic_locals if c != self.cname(name)]
-        if others:
-            raise self.err(call, "a kernel has at most one gpu.local_array sized at launch",
-                           "carve several arrays out of one: t = gpu.local_array(n_a + n_b, dtype), then index "
-                           "t[k] and t[n_a + k]")
         dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
         elem = self.dtype_from_object(self.expr(dt_node), dt_node) if dt_node is not None else self.prog.default_float
         if not isinstance(elem, Scalar):
@@ -500,7 +529,7 @@ class StatementRules:
             if vi:
                 return Vector(Scalar(vi[0]), vi[1])
             try:
-                dt = np.dtype(o)
+                dt = np.dtype(cast(Any, o))          # any object: numpy says whether it names a dtype
                 return complex_type_of(dt) if dt.kind == "c" else Scalar(dt.name)
             except TypeError:
                 pass
@@ -509,7 +538,7 @@ class StatementRules:
     # ---- for loops -----------------------------------------------------------------------------------
     def st_For(self, s, top):
         if top and self.is_kernel and self.domain is not None and self.domain.node is s:
-            return self.domain_loop(s)
+            return self.domain_loop(s, self.domain)
         it = s.iter
         callee = self.resolve_callee(it.func) if isinstance(it, ast.Call) else None
         if isinstance(it, (ast.Name, ast.Attribute, ast.Tuple, ast.Subscript)):
@@ -574,7 +603,7 @@ class StatementRules:
         saved = self.top_level_of_domain
         self.top_level_of_domain = False
         # and counts from its start: in range(1, n), y - 1 is >= 0 too
-        with self.non_negative_names([var.name] if counts_up else [],
+        with self.non_negative_names([var.name] if counts_up and var is not None else [],
                                      lower_bound(start_c, self.non_negative) if counts_up else None):
             body = self.stmts(s.body)
         self.top_level_of_domain = saved
@@ -688,16 +717,15 @@ class StatementRules:
         pynames = {c: p for p, c in self.cnames.items()}
         return {c: low for c, low in bounds.items() if c in pynames and not stores_name(body, pynames[c])}
 
-    def domain_loop(self, s):
-        d = self.domain
+    def domain_loop(self, s, d: Domain):
         idx = self.prog.index_type
         gid = [ir.Cast(ir.WorkItem("global_id", d.ndim - 1 - k, INT64), idx)
                for k in range(d.ndim)]
         bounds = [ir.Var(f"_pyg_n{k}", idx) for k in range(d.ndim)]
-        out = []
-        guarded = []
+        out: list[ir.Stmt] = []
+        guarded: list[ir.Stmt] = []
         it = s.iter
-        names = []
+        names: list[str] = []
         if d.kind == "range":
             vals = [self.value(a) for a in it.args]
             start = vals[0] if len(vals) >= 2 else ir.Const(0, idx)
@@ -716,7 +744,7 @@ class StatementRules:
             tgt = s.target
             if not isinstance(tgt, ast.Tuple) or len(tgt.elts) != d.ndim or not all(isinstance(e, ast.Name) for e in tgt.elts):
                 raise self.err(tgt, f"unpack np.ndindex into {d.ndim} names, e.g. for y, x in np.ndindex(out.shape)")
-            names = [e.id for e in tgt.elts]
+            names = [e.id for e in tgt.elts if isinstance(e, ast.Name)]     # all are (checked above)
             for k, n in enumerate(names):
                 self.bind_index(n, idx)
                 out.append(ir.Assign(ir.Var(self.cname(n), idx), gid[k], s.lineno))
@@ -727,14 +755,14 @@ class StatementRules:
             arr = self.expr(it.args[0])
             itarget, vtarget = tgt.elts
             if d.kind == "enumerate" or d.ndim == 1 and isinstance(itarget, ast.Name):
-                if isinstance(itarget, ast.Name) and d.kind == "enumerate":
+                if isinstance(itarget, ast.Name):
                     names = [itarget.id]
-                elif isinstance(itarget, ast.Tuple):
-                    names = [e.id for e in itarget.elts]
+                elif isinstance(itarget, ast.Tuple) and all(isinstance(e, ast.Name) for e in itarget.elts):
+                    names = [e.id for e in itarget.elts if isinstance(e, ast.Name)]
                 else:
-                    names = [itarget.id]
+                    raise self.err(itarget, f"the index of {d.kind}() must be a name or a tuple of names")
             elif isinstance(itarget, ast.Tuple) and all(isinstance(e, ast.Name) for e in itarget.elts):
-                names = [e.id for e in itarget.elts]
+                names = [e.id for e in itarget.elts if isinstance(e, ast.Name)]
             elif isinstance(itarget, ast.Name):
                 names = [f"{itarget.id}_{k}" for k in range(d.ndim)]
             else:
@@ -752,12 +780,12 @@ class StatementRules:
             self.pre = []
             guarded.extend(self.store(vtarget, snapshot, s))
         self.domain_vars = names
-        cond = None
-        for k in range(d.ndim):
-            c = ir.Bin("<", ir.Var(self.cname(names[k]), idx) if d.kind != "range" else gid[0], bounds[k], BOOL)
-            if d.kind == "range":
-                c = ir.Bin("<", gid[0], bounds[0], BOOL)
-            cond = c if cond is None else ir.Bin("&&", cond, c, BOOL)
+        if d.kind == "range":
+            cond: ir.Expr = ir.Bin("<", gid[0], bounds[0], BOOL)
+        else:
+            cond = ir.Bin("<", ir.Var(self.cname(names[0]), idx), bounds[0], BOOL)
+            for k in range(1, d.ndim):
+                cond = ir.Bin("&&", cond, ir.Bin("<", ir.Var(self.cname(names[k]), idx), bounds[k], BOOL), BOOL)
         saved = self.top_level_of_domain
         self.top_level_of_domain = self.prog.in_domain_body = True
         counts_up = d.kind != "range" or (is_non_negative(self.convert(start, idx), self.non_negative)

@@ -9,11 +9,16 @@ the returns put there, as for a helper's single return value.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 from . import _ir as ir
 from ._bindings import TupleRef
 from ._types import UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, concrete, join
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 __all__ = ["TupleTypes", "TupleReturn", "tuple_return", "lower_tuple_returns", "tuple_result", "OUT_PREFIX"]
 
@@ -34,7 +39,7 @@ class TupleReturn(ir.Stmt):
     line: int = 0
 
 
-def tuple_return(fb, value: TupleRef, s) -> TupleReturn:
+def tuple_return(fb: FunctionBuilder, value: TupleRef, s) -> TupleReturn:
     items = []
     for k, item in enumerate(value.items):
         if isinstance(item, ir.ArrayRef):
@@ -50,7 +55,7 @@ def tuple_return(fb, value: TupleRef, s) -> TupleReturn:
     return TupleReturn(items, s.lineno)
 
 
-def lower_tuple_returns(fb, body):
+def lower_tuple_returns(fb: FunctionBuilder, body):
     """The helper's body with its tuple returns lowered to out-parameter stores (the parameters
     are appended to ``fb.fn_params``), and the item types; None when it returns no tuple."""
     tuples = [t for t in fb.returns if isinstance(t, TupleTypes)]
@@ -69,9 +74,9 @@ def lower_tuple_returns(fb, body):
         raise fb.err(fdef, f"helper {name}() returns a tuple on some paths and nothing on others",
                      "return a tuple on every path")
     n = lengths.pop()
-    types = []
+    types: list[Scalar | Vector] = []
     for k in range(n):
-        t = UNKNOWN
+        t: object = UNKNOWN
         for tt in tuples:
             try:
                 t = join(t, tt.items[k], fb.prog.default_float)
@@ -93,8 +98,8 @@ def lower_tuple_returns(fb, body):
     return _rewrite(fb, body, outs), tuple(types)
 
 
-def _rewrite(fb, body, outs):
-    out = []
+def _rewrite(fb: FunctionBuilder, body, outs):
+    out: list[ir.Stmt] = []
     zero = ir.Const(0, fb.prog.index_type)
     for s in body:
         if isinstance(s, TupleReturn):
@@ -123,7 +128,7 @@ def _always_returns(body) -> bool:
     return False
 
 
-def tuple_result(fb, call: ir.Call, fn) -> TupleRef:
+def tuple_result(fb: FunctionBuilder, call: ir.Call, fn) -> TupleRef:
     """The call of a tuple-returning helper as a statement; its value: the temporaries it fills."""
     temps = [fb.temp(t) for t in fn.tuple_returns]
     call.args = list(call.args) + [ir.Un("&", t, t.type) for t in temps]

@@ -8,16 +8,21 @@ is undefined past the type's range, and compilers disagree there (x86 wraps, GPU
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pygpgpu_core.vec_types import NUMPY_SCALAR_CLASHES
 
 from . import _ir as ir
 from ._bindings import vector_class_info
 from ._types import INT64, UNKNOWN, Scalar, Vector, concrete
 
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
+
 __all__ = ["convert_component", "vector_convert_call", "vector_method", "vector_for_scalar"]
 
 
-def convert_component(fb, c: ir.Expr, base: Scalar) -> ir.Expr:
+def convert_component(fb: FunctionBuilder, c: ir.Expr, base: Scalar) -> ir.Expr:
     """Scalar ``c`` as vector component type ``base``, as the host vector classes convert it."""
     src = concrete(c.type, fb.prog.default_float)
     if (isinstance(src, Scalar) and src.is_float and base.is_int and base != INT64
@@ -52,7 +57,7 @@ def vector_method(obj):
     return Vector(Scalar(info[0]), info[1]), getattr(obj, "__name__", "")
 
 
-def vector_convert_call(fb, vt: Vector, node):
+def vector_convert_call(fb: FunctionBuilder, vt: Vector, node):
     """``T.convert(v)``: ``v`` a vector (or a row of an array) of ``T``'s width, any base type."""
     if len(node.args) != 1 or node.keywords:
         raise fb.err(node, f"{vt}.convert() takes one vector")

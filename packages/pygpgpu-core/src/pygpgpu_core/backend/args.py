@@ -37,14 +37,22 @@ _NUMPY_FMT = {
 class ArgKind:
     """How one kernel argument is packed: ``buffer`` (8-byte device pointer), ``local``
     (dynamic shared memory, not a parameter), ``scalar`` (struct format) or ``bytes``.
-    ``align``: its C alignment in the argument storage."""
+    ``align``: its C alignment in the argument storage.
 
-    __slots__ = ("tag", "size", "fmt", "convert", "label", "align")
+    The one reading of an argument kind, shared by every backend (:func:`normalize_kind`):
+    ``size``, ``fmt``, ``convert`` and ``align`` are the pointer-array ABI's packing (CUDA,
+    HIP: a vector in its packed layout, float3 = 12 bytes); ``dtype`` is the by-value numpy
+    type as declared (OpenCL's layout for a vector, float3 = 16 bytes; None for buffers, local
+    memory and ctypes aggregates) and ``ctype`` the ctypes class the kind was given as, if any,
+    for a backend that sets arguments one by one (OpenCL's ``clSetKernelArg``)."""
+
+    __slots__ = ("tag", "size", "fmt", "convert", "label", "align", "dtype", "ctype")
 
     def __init__(self, tag: str, size: int = 0, fmt: str = "", convert: "Callable[[Any], Any] | None" = None,
-                 label: str = "", align: int = 0):
+                 label: str = "", align: int = 0, dtype: "np.dtype | None" = None, ctype: "type[Any] | None" = None):
         self.tag, self.size, self.fmt, self.convert, self.label = tag, size, fmt, convert, label or tag
         self.align = align or max(1, min(size, 8))
+        self.dtype, self.ctype = dtype, ctype
 
     def __repr__(self) -> str:
         return self.label
@@ -136,14 +144,16 @@ def normalize_kind(t: Any) -> ArgKind:
             fmt = _INT_FMT[size] if code.islower() else _INT_FMT[size].upper()
         else:
             raise TypeError(f"ctypes type {t.__name__} cannot be a kernel argument")
-        return ArgKind("scalar", size, fmt, _ctypes_value, t.__name__, ctypes.alignment(t))
+        return ArgKind("scalar", size, fmt, _ctypes_value, t.__name__, ctypes.alignment(t), np.dtype(t), t)
     if isinstance(t, type) and issubclass(t, (ctypes.Structure, ctypes.Union, ctypes.Array)):
         size = ctypes.sizeof(t)
         return ArgKind("bytes", size, f"{size}s", _as_bytes_factory(size, None, t.__name__), t.__name__,
-                       ctypes.alignment(t))
+                       ctypes.alignment(t), None, t)
     packed = getattr(t, "dtype_packed", None)
     dtype_attr = getattr(t, "dtype", None)
+    declared: "np.dtype | None" = None
     if isinstance(t, type) and isinstance(packed, np.dtype):
+        declared = dtype_attr if isinstance(dtype_attr, np.dtype) else None     # OpenCL's layout
         t = packed  # a pygpgpu vector class: the packed layout (float3 = 12 bytes)
     elif not isinstance(t, (np.dtype, str)) and isinstance(dtype_attr, np.dtype) and not (
         isinstance(t, type) and issubclass(t, np.generic)
@@ -156,11 +166,13 @@ def normalize_kind(t: Any) -> ArgKind:
             f"{t!r} is not a kernel argument kind: use 'buffer', 'local', a numpy dtype or a ctypes type"
         ) from None
     if dtype.fields is None and dtype.subdtype is None and dtype.kind in _NUMPY_FMT:
-        return ArgKind("scalar", dtype.itemsize, _NUMPY_FMT[dtype.kind][dtype.itemsize], None, dtype.name)
+        return ArgKind("scalar", dtype.itemsize, _NUMPY_FMT[dtype.kind][dtype.itemsize], None, dtype.name,
+                       dtype=dtype)
+    declared = dtype if declared is None else declared
     dtype, vector = _packed_layout(dtype)
     size = dtype.itemsize
     return ArgKind("bytes", size, f"{size}s", _as_bytes_factory(size, dtype, str(dtype), vector), str(dtype),
-                   _dtype_alignment(dtype))
+                   _dtype_alignment(dtype), declared)
 
 
 def kind_of_value(value: Any, param_size: "int | None") -> Any:

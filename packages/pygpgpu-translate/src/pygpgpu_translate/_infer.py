@@ -1,0 +1,133 @@
+"""Type inference of a function's locals: a worklist over its assignments (issue 34).
+
+A local has one type, the join of every value assigned to it (``_types.join``), so typing is
+flow-insensitive: an assignment's value type depends only on the types of the locals it reads
+(and on where it stands: inside which loop, which constant item). The first provisional pass
+of the builder (``_builder.FunctionBuilder.run_passes``) runs every statement once and, for
+each assignment to plain names, notes the statement and the builder state it ran in
+(``note``). When that pass widened some locals, the worklist re-runs, with the state it ran
+in, only the noted assignments that read a widened local, joining their values again, until
+no assignment widens anything. A chain of locals whose types settle last to first
+(``v0 = v1 + 1`` ... ``vN = x[i]``) then costs one re-run per link instead of one pass over the
+whole body per link: translation time grows linearly with the kernel
+(benchmarks/translate_time.py).
+
+The worklist applies the builder's own rules (an assignment is re-run through ``stmt``), so it
+widens each local at most to the type the passes would reach, never past it. What it does not
+see (a loop variable bound by ``for``, an assignment that binds an array or a record element) the
+builder's next whole pass still finds: ``run_passes`` keeps passing until a pass changes nothing,
+so the worklist only saves passes and never decides a type the passes would not.
+"""
+from __future__ import annotations
+
+import ast
+import heapq
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
+
+__all__ = ["AssignmentLog", "is_name_assignment"]
+
+# The builder state a statement's typing can depend on besides the locals' types: restored when
+# the statement is re-run (the dicts copied, as later statements of the pass change them).
+_STATE = ("item_values", "index_names", "index_depth", "loop_depth", "dead_depth", "top_level_of_domain",
+          "domain_identity", "seen_exit", "array_locals", "tuple_locals", "domain_vars")
+_COPIED = frozenset({"item_values", "array_locals", "tuple_locals"})
+
+
+def _name_targets(target: ast.expr) -> bool:
+    if isinstance(target, ast.Name):
+        return True
+    if isinstance(target, ast.Attribute):              # v.x = ...: a new value of vector v
+        return isinstance(target.value, ast.Name)
+    if isinstance(target, ast.Tuple):
+        return all(_name_targets(t) for t in target.elts)
+    return False
+
+
+def is_name_assignment(s: ast.stmt) -> bool:
+    """Whether ``s`` assigns values to plain names only (``a = ...``, ``a, b = ...``, ``a += ...``,
+    ``v.x = ...``): the statements whose re-runs can change a local's type and nothing else."""
+    if isinstance(s, ast.Assign):
+        return len(s.targets) == 1 and _name_targets(s.targets[0])
+    if isinstance(s, (ast.AugAssign, ast.AnnAssign)):
+        return s.value is not None and _name_targets(s.target)
+    return False
+
+
+@dataclass
+class _Noted:
+    stmt: ast.stmt
+    line: int
+    state: dict[str, Any]
+    in_domain_body: bool
+
+
+def _bindings(fb: FunctionBuilder) -> tuple[int, int, int, int]:
+    """Sizes of what binds names rather than typing them (array and tuple aliases, local arrays)."""
+    return len(fb.array_locals), len(fb.tuple_locals), len(fb.prog.local_arrays), len(fb.prog.dynamic_locals)
+
+
+class AssignmentLog:
+    """The name assignments of one provisional pass, with their state, indexed by the locals they read."""
+
+    def __init__(self) -> None:
+        self.noted: list[_Noted] = []
+        self.readers: dict[str, list[int]] = {}        # local name -> indices into noted
+
+    def run_noted(self, fb: FunctionBuilder, s: ast.stmt, top: bool) -> Any:
+        """Run statement ``s`` through the builder (``fb.stmt``) and note it when it only typed names."""
+        state = {name: getattr(fb, name) for name in _STATE}
+        before = _bindings(fb)
+        in_domain_body = fb.prog.in_domain_body
+        res = fb.stmt(s, top)
+        if _bindings(fb) != before:                      # bound an array or a tuple: the passes handle it
+            return res
+        for name in _COPIED:
+            state[name] = dict(state[name])
+        index = len(self.noted)
+        self.noted.append(_Noted(s, s.lineno, state, in_domain_body))
+        for node in ast.walk(s):
+            if isinstance(node, ast.Name):               # reads, and the target a += or v.x = reads too
+                self.readers.setdefault(node.id, []).append(index)
+        return res
+
+    def settle(self, fb: FunctionBuilder, widened: set[str]) -> None:
+        """Re-run the noted assignments that read a local in ``widened`` until none widens a type.
+
+        Runs inside the caller's scratch recording; the IR it builds is dropped. An error stops it
+        quietly: the builder's next whole pass meets the same statement in its own order and raises
+        it there if it still holds."""
+        queued = sorted({i for name in widened for i in self.readers.get(name, ())})   # a heap: source order
+        pending = set(queued)
+        saved = {name: getattr(fb, name) for name in _STATE}
+        saved_pre, saved_line, saved_domain = fb.pre, getattr(fb, "line", None), fb.prog.in_domain_body
+        try:
+            while queued:
+                index = heapq.heappop(queued)
+                pending.discard(index)
+                noted = self.noted[index]
+                for name, value in noted.state.items():
+                    setattr(fb, name, dict(value) if name in _COPIED else value)
+                fb.prog.in_domain_body = noted.in_domain_body
+                fb.line = noted.line
+                fb.pre = []
+                fb.changed = set()
+                try:
+                    fb.stmt(noted.stmt, False)
+                except Exception:      # noqa: BLE001 -- the whole passes after this raise it, in order
+                    return
+                for name in fb.changed:
+                    for reader in self.readers.get(name, ()):
+                        if reader not in pending:
+                            pending.add(reader)
+                            heapq.heappush(queued, reader)
+        finally:
+            for name, value in saved.items():
+                setattr(fb, name, value)
+            fb.pre, fb.prog.in_domain_body = saved_pre, saved_domain
+            if saved_line is not None:
+                fb.line = saved_line
+            fb.changed = set(widened)

@@ -1,0 +1,195 @@
+"""Type inference over chains of locals whose types settle last to first (issue 34): a worklist
+re-runs only the assignments that read a widened local (``_infer``), so the builder passes over a
+function's body stay at three (a first pass, one that confirms the fixed point, the final one)
+whatever the chain's length, and the types, the source and the results are those of the passes.
+The shared-store check (``_races``) finds varying locals along such chains the same way."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pygpgpu_core.vec_types import float4
+from pygpgpu_translate import _builder, kernel
+
+
+def backward_chain(x, out):
+    for i in range(x.shape[0]):
+        v0 = 0
+        v1 = 0
+        v2 = 0
+        v3 = 0
+        v4 = 0
+        v5 = 0
+        v6 = 0
+        v7 = 0
+        v0 = v1 + 1          # int until v1 is known to be a float, which v2 ... v7 decide in turn
+        v1 = v2 * 2
+        v2 = v3 - 1
+        v3 = v4 + 0.5
+        v4 = v5 // 2
+        v5 = v6 % 7
+        v6 = v7 + 3
+        v7 = x[i]
+        out[i] = v0
+
+
+def chain_half(v):
+    a = 0
+    b = 0
+    c = 0
+    a = b + 1
+    b = c * 3
+    c = v
+    return a
+
+
+def helper_chain(x, out):
+    for i in range(x.shape[0]):
+        out[i] = chain_half(x[i])
+
+
+def mixed_chain(x, n, out):
+    for i in range(x.shape[0]):
+        a = 0
+        b = 0
+        c = 0
+        d = 0
+        acc = 0
+        for k in range(3):
+            acc += a                 # augmented: reads acc and a
+            a, b = b, c              # tuple unpacking
+            c = d + k
+            d = x[i] * n
+        out[i] = acc + a
+
+
+def vector_chain(x, out):
+    for i in range(x.shape[0]):
+        s = 0
+        t = 0
+        for k in range(2):
+            s = t + 1            # a float once t is, which reads a vector's component
+            t = x[i].x * 2
+        out[i] = s
+
+
+def _passes(monkeypatch):
+    count = [0]
+    reset = _builder.FunctionBuilder.reset_pass
+
+    def counting(self):
+        count[0] += 1
+        return reset(self)
+
+    monkeypatch.setattr(_builder.FunctionBuilder, "reset_pass", counting)
+    return count
+
+
+def test_a_chain_settling_last_to_first_takes_three_passes(monkeypatch):
+    count = _passes(monkeypatch)
+    x, out = np.arange(16, dtype=np.float32), np.zeros(16, np.float32)
+    src = kernel(backward_chain).inspect(x, out, backend="opencl").source
+    assert count[0] == 3, count[0]                  # one pass per link (10) before the worklist
+    assert "float v0" in src and "float v6" in src, src
+
+
+def test_a_helper_chain_takes_three_passes_too(monkeypatch):
+    count = _passes(monkeypatch)
+    x, out = np.arange(16, dtype=np.float32), np.zeros(16, np.float32)
+    src = kernel(helper_chain).inspect(x, out, backend="opencl").source
+    # the helper's three (five before the worklist), the kernel's two (no local of it widens)
+    assert count[0] == 3 + 2, count[0]
+    assert "float pyg_chain_half(float v)" in src, src
+
+
+@pytest.mark.parametrize("fn, args", [
+    (backward_chain, (np.linspace(-4, 4, 37).astype(np.float32), np.zeros(37, np.float32))),
+    (helper_chain, (np.linspace(-4, 4, 37).astype(np.float32), np.zeros(37, np.float32))),
+    (mixed_chain, (np.linspace(-4, 4, 37).astype(np.float32), 1.5, np.zeros(37, np.float32))),
+])
+def test_chains_compute_what_python_computes(backend, fn, args):
+    want = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+    fn(*want)
+    kernel(fn)[backend](*args)
+    np.testing.assert_allclose(args[-1], want[-1], rtol=1e-6)
+
+
+def test_a_vector_component_chain_computes_what_python_computes(backend):
+    x = np.zeros(8, dtype=float4.dtype)
+    x["x"] = np.arange(8, dtype=np.float32) + 0.25
+    out = np.zeros(8, np.float32)
+    kernel(vector_chain)[backend](x, out)
+    np.testing.assert_allclose(out, x["x"] * 2 + 1)
+
+
+def shared_after_a_chain(x, t):
+    for i in range(x.shape[0]):
+        a = 0.0
+        b = 0.0
+        c = 0.0
+        for k in range(2):
+            a = b                    # varies once b does, which varies once c does: last to first
+            b = c
+            c = x[i]
+        t[0] = a
+
+
+def uniform_chain(x, t):
+    for i in range(x.shape[0]):
+        a = 0.0
+        b = 0.0
+        c = 0.0
+        for k in range(3):
+            a = b
+            b = c
+            c = 1.0
+        if i == 0:
+            t[1] = x[i]
+        t[0] = a                     # every work item stores the same value: allowed
+
+
+def test_a_store_of_a_value_varying_along_a_chain_is_refused(backend):
+    x, t = np.ones(64, np.float32), np.zeros(2, np.float32)
+    with pytest.raises(SyntaxError) as info:
+        kernel(shared_after_a_chain)[backend](x, t)
+    assert "t[0] = a" in info.value.msg and "every work item" in info.value.msg
+
+
+def test_a_store_of_a_uniform_chain_runs(backend):
+    x, t = np.arange(64, dtype=np.float32) + 2, np.zeros(2, np.float32)
+    want = np.zeros_like(t)
+    uniform_chain(x, want)
+    assert want[0] == 1.0                        # the 1.0 reaches a on the third turn
+    kernel(uniform_chain)[backend](x, t)
+    np.testing.assert_array_equal(t, want)
+
+
+
+def enumerate_into_an_attribute(x, out):
+    for x.shape, v in enumerate(x):          # noqa: B020 -- the mistake under test
+        out[0] = v
+
+
+def test_an_enumerate_index_that_is_not_a_name_is_refused():
+    x = np.zeros(4, np.float32)
+    with pytest.raises(SyntaxError) as info:     # was an AttributeError from inside the translator
+        kernel(enumerate_into_an_attribute).inspect(x, x, backend="opencl")
+    assert "must be a name or a tuple of names" in info.value.msg
+    assert info.value.lineno == enumerate_into_an_attribute.__code__.co_firstlineno + 1
+
+
+PARTICLE = np.dtype([("m", np.float32), ("v", np.float32)])
+
+
+def rebinds_a_record_name(p, x, out):
+    for i in range(x.shape[0]):
+        r = p[i]
+        r = x                                  # the name of a record element, now an array
+        out[i] = r[i]
+
+
+def test_a_record_element_name_rebound_to_an_array_is_refused():
+    p, x = np.zeros(4, PARTICLE), np.zeros(4, np.float32)
+    with pytest.raises(SyntaxError) as info:     # was an AttributeError from inside the translator
+        kernel(rebinds_a_record_name).inspect(p, x, x, backend="opencl")
+    assert "'r' refers to two different arrays" in info.value.msg
