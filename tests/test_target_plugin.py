@@ -339,3 +339,24 @@ def test_helpers_reading_the_thread_id_take_it_from_their_caller(metalish, tmp_p
     assert re.search(r"pyg__twice_at\([^)]*, uint3 pg_thread_position_in_grid\)", src), src
     _run_on_host(src, "doubled", {"x": x, "out": out}, {}, x.size, tmp_path)
     np.testing.assert_array_equal(out, x * 2)
+
+
+def test_a_target_entry_point_that_raises_says_why_in_the_error(tmp_path, monkeypatch):
+    """A plug-in that cannot translate yet (pygpgpu-webgpu's ``wgsl``) raises from its entry point;
+    the UnknownDialect error carries its message, so the user reads what runs instead."""
+    from pygpgpu_translate.target import UnknownDialect
+    (tmp_path / "notyet_mod.py").write_text(
+        "def __getattr__(name):\n    raise NotImplementedError('not yet: run it on opencl instead')\n")
+    info = tmp_path / "notyet-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: notyet\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pygpgpu.targets]\nnotyet = notyet_mod:WGSL\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    targets._reset_for_tests()
+    try:
+        with pytest.raises(UnknownDialect, match="not yet: run it on opencl instead"):
+            dialect_for("notyet")           # what a backend whose dialect attribute is "notyet" asks
+        assert "notyet" not in targets.target_names()
+    finally:
+        targets._reset_for_tests()
+        sys.modules.pop("notyet_mod", None)

@@ -753,7 +753,7 @@ def _dialect_of(backend) -> str:
         found = registry.get_backend(name)
     except GPGPUError as exc:
         try:
-            return dialect_for(name).name         # a dialect from the pygpgpu.dialects entry points
+            return dialect_for(name).name         # a dialect of a target from the pygpgpu.targets entry points
         except UnknownDialect:
             raise UnknownDialect(f"cannot tell which dialect to write for {backend!r}: {exc}; name a backend or a "
                                  f"dialect ({', '.join(dialect_names())})") from None

@@ -1,4 +1,4 @@
-"""The ``pygpgpu.dialects`` entry point ``wgsl``: what the translator finds when a ``@kernel``
+"""The ``pygpgpu.targets`` entry point ``wgsl``: what the translator finds when a ``@kernel``
 function is asked to run on a webgpu device.
 
 ``@kernel`` functions do not translate to WGSL yet: WGSL declares variables, functions, casts and
