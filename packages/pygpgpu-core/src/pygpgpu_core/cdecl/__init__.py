@@ -24,7 +24,7 @@ from ._options import file_options, normalise_options, option_defines
 from ._parser import CDeclError, KernelDecl, Param, parse_declarations
 from ._preprocess import expand_macros, preprocess
 from ._source import expand_includes, line_marker, strip_comments
-from ._types import DIALECTS, CType, Field, Pointer, Scalar, Struct, Vector, builtin_type, c_name, scalar_type, \
+from ._types import CType, Field, Pointer, Scalar, Struct, Vector, builtin_type, c_name, scalar_type, \
     vector_type
 
 __all__ = [
@@ -38,7 +38,6 @@ __all__ = [
     "Field",
     "Pointer",
     "CType",
-    "DIALECTS",
     "LANGUAGES",
     "Language",
     "register_language",

@@ -18,10 +18,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Union
 
-from ._languages import LANGUAGES, Language, language
+from ._languages import Language, language
 
 __all__ = [
-    "DIALECTS",
     "Scalar",
     "Vector",
     "Struct",
@@ -33,9 +32,6 @@ __all__ = [
     "builtin_type",
     "c_name",
 ]
-
-DIALECTS = tuple(LANGUAGES)
-"""The kernel languages' names (``_languages.LANGUAGES`` holds their descriptions)."""
 
 
 @dataclass(frozen=True)
