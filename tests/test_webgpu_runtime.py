@@ -188,19 +188,6 @@ def test_device_arrays_live_on_the_webgpu_device(dev):
     np.testing.assert_array_equal(np.asarray(g.copy()), x)
 
 
-def test_a_kernel_function_on_webgpu_says_it_does_not_translate_yet(dev):
-    from pygpgpu import kernel
-
-    @kernel
-    def double(x, out):
-        for i in range(out.shape[0]):
-            out[i] = x[i] * 2
-
-    x = np.ones(4, np.float32)
-    with pytest.raises(Exception, match="do not translate to WGSL yet.*pygpgpu_webgpu.wgslimport"):
-        double["webgpu"](x, np.empty_like(x))
-
-
 def test_no_adapter_is_backend_unavailable_naming_the_vulkan_packages(monkeypatch):
     pytest.importorskip("pygpgpu_webgpu")
     import pygpgpu_webgpu

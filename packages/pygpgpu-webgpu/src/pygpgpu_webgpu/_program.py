@@ -16,6 +16,7 @@ from pygpgpu_core.kernel_files import parse_work_size
 
 from ._errors import driver_error
 from ._wgpu import wgpu
+from ._values import VALUES_BINDING_NAME, ValuesLayout
 from ._wgsl import Binding, EntryPoint, WGSLDeclError, scan
 
 __all__ = ["WebGPUProgram", "WebGPUKernel"]
@@ -69,6 +70,16 @@ def _layout_entry(b: Binding) -> dict:
     return {"binding": b.binding, "visibility": wgpu().ShaderStage.COMPUTE, "buffer": {"type": kind}}
 
 
+class _UniformBox:
+    """A launcher's own uniform buffer, passed where a binding takes a buffer of the context."""
+
+    closed = False
+
+    def __init__(self, gpu_buffer: Any) -> None:
+        self.gpu = gpu_buffer
+        self.last = b""
+
+
 class WebGPUKernel:
     """One ``@compute`` entry point. ``@workgroup_size`` is fixed in WGSL: a launch's local size
     must be None (the declared one) or equal to it; the global size is work items per dimension,
@@ -117,9 +128,17 @@ class WebGPUKernel:
         device.limits.check_groups(groups, self.name, device.selector)
         return groups
 
+    @property
+    def values_binding(self) -> "Binding | None":
+        """The uniform struct of a translated kernel's values (``_values``), if it has one."""
+        last = self.params[-1] if self.params else None
+        return last if last is not None and last.name == VALUES_BINDING_NAME and last.space == "uniform" else None
+
     def launcher(self, arg_types: Sequence[Any]) -> Callable[..., None]:
         """``fn(global_size, local_size, args)``: ``args`` in parameter order. Uniform values are
         written into storage made once here; bind groups are kept by the buffers they bind."""
+        if self.values_binding is not None and list(arg_types) != ["buffer"] * len(self.params):
+            return self._values_launcher(arg_types)
         if len(arg_types) != len(self.params):
             raise TypeError(f"{self.name!r} takes {len(self.params)} bindings "
                             f"({', '.join(b.name for b in self.params)}), launcher given {len(arg_types)} kinds")
@@ -182,6 +201,9 @@ class WebGPUKernel:
                         last_values[i] = data
                     resources.append(u[0])
                     continue
+                if type(a) is _UniformBox:
+                    resources.append(a.gpu)
+                    continue
                 if getattr(a, "context", None) is not ctx or not hasattr(a, "gpu"):
                     raise TypeError(f"argument {params[i].name!r} of {name!r} must be a buffer of "
                                     f"{ctx.device.selector}, got {type(a).__name__}")
@@ -200,6 +222,31 @@ class WebGPUKernel:
                 gpu.queue.submit([encoder.finish()])
             except Exception as exc:
                 raise driver_error("dispatchWorkgroups", exc, f"kernel {name!r}") from exc
+        return launch
+
+    def _values_launcher(self, arg_types: Sequence[Any]) -> Callable[..., None]:
+        """A translated kernel's launcher: array arguments are the storage bindings in order, the
+        value arguments go packed into the one ``pg_values`` uniform struct (the WGSL target's
+        convention, ``_values``)."""
+        arrays = [i for i, kind in enumerate(arg_types) if kind == "buffer"]
+        if len(arrays) != len(self.params) - 1:
+            raise TypeError(f"{self.name!r} binds {len(self.params) - 1} arrays; the launch passes {len(arrays)}")
+        layout = ValuesLayout([(i, np.dtype(kind)) for i, kind in enumerate(arg_types) if kind != "buffer"])
+        usage = wgpu().BufferUsage
+        ctx = self.program.context
+        values = ctx.gpu.create_buffer(size=layout.nbytes, usage=usage.UNIFORM | usage.COPY_DST)
+        values_box = _UniformBox(values)
+        inner = self.launcher(["buffer"] * len(self.params))
+        name = self.name
+
+        def launch(global_size: Sequence[int], local_size: "Sequence[int] | None", args: Sequence[Any]) -> None:
+            if len(args) != len(arg_types):
+                raise TypeError(f"{name!r} takes {len(arg_types)} arguments, got {len(args)}")
+            data = layout.pack(args)
+            if data != values_box.last:
+                ctx.gpu.queue.write_buffer(values, 0, data)
+                values_box.last = data
+            inner(global_size, local_size, [args[i] for i in arrays] + [values_box])
         return launch
 
     def _kinds(self, args: Sequence[Any]) -> list:

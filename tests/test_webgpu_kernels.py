@@ -1,0 +1,202 @@
+"""@kernel functions on the webgpu backend: translated to WGSL by the plug-in's target
+(pygpgpu_webgpu._target, registered through the pygpgpu.targets entry point and written with the
+public pygpgpu_translate.target API only) and run on lavapipe; each compared with the same Python
+function run on the host. What WGSL cannot express is refused while the kernel is written, naming
+the construct and the backends that have it."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pygpgpu import gpu, kernel
+
+from webgpu_support import webgpu_device
+
+
+@pytest.fixture(scope="module")
+def dev():
+    return webgpu_device()
+
+
+def _run_both(k, *args, config=None):
+    """The kernel on the webgpu device and its Python function on copies; returns both arg lists."""
+    host = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    k.py_func(*host)
+    (k["webgpu"] if config is None else k["webgpu"][config])(*args)
+    return list(args), host
+
+
+def _assert_same(got, want):
+    for g, w in zip(got, want):
+        if isinstance(g, np.ndarray):
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+
+
+@kernel
+def saxpy(x, y, out, alpha):
+    for i in range(out.shape[0]):
+        out[i] = alpha * x[i] + y[i]
+
+
+def test_saxpy_matches_the_host(dev):
+    rng = np.random.default_rng(0)
+    n = 1001
+    got, want = _run_both(saxpy, rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32),
+                          np.zeros(n, np.float32), 2.5)
+    _assert_same(got, want)
+
+
+def test_the_source_binds_arrays_and_packs_values_into_one_uniform(dev):
+    x = np.ones(8, np.float32)
+    src = saxpy.inspect(x, x, x, np.float32(1), backend="webgpu").source
+    assert "@group(0) @binding(0) var<storage, read> x: array<f32>;" in src
+    assert "var<storage, read_write> out: array<f32>;" in src
+    assert "var<uniform> pg_values: pg_Values;" in src and "let alpha = pg_values.alpha;" in src
+    assert "@compute @workgroup_size(64, 1, 1)" in src and "#line" not in src
+
+
+def _scale(a, b):
+    return a * b + 1.0
+
+
+@kernel
+def two_d(m, out, s):
+    for i, j in np.ndindex(out.shape):
+        out[i, j] = _scale(m[i, j], s) + i - j
+
+
+def test_a_two_dimensional_domain_and_a_helper(dev):
+    m = np.arange(5 * 7, dtype=np.float32).reshape(5, 7)
+    got, want = _run_both(two_d, m, np.zeros((5, 7), np.float32), np.float32(0.5))
+    _assert_same(got, want)
+
+
+@kernel
+def bits(a, out, flag):
+    for i in range(out.shape[0]):
+        v = a[i] * np.uint32(3)
+        if flag:
+            v = v ^ np.uint32(0xFF)
+        out[i] = v >> np.uint32(1)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_uint32_arithmetic_and_a_bool_value(dev, flag):
+    a = np.arange(100, dtype=np.uint32) * 977
+    got, want = _run_both(bits, a, np.zeros_like(a), flag)
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@kernel
+def loops(x, out):
+    for i in range(out.shape[0]):
+        s = 0.0
+        for k in range(4):
+            s += x[i] * k
+        n = 0
+        while s > 10.0 and n < 5:
+            s = s - 10.0
+            n += 1
+        out[i] = s + n + math.sqrt(x[i])
+
+
+def test_inner_loops_while_and_math(dev):
+    got, want = _run_both(loops, np.linspace(0, 9, 50).astype(np.float32), np.zeros(50, np.float32))
+    _assert_same(got, want)
+
+
+@kernel
+def group_sum(x, out):
+    gpu.work_size(x)
+    i = gpu.get_global_id(0)
+    lid = gpu.get_local_id(0)
+    tile = gpu.local_array(64, np.float32)
+    tile[lid] = 0.0
+    if i < x.shape[0]:
+        tile[lid] = x[i]
+    gpu.barrier()
+    if lid == 0:
+        s = 0.0
+        for k in range(64):
+            s += tile[k]
+        out[gpu.get_group_id(0)] = s + gpu.get_local_size(0) * 0
+
+
+def test_workgroup_memory_and_a_barrier(dev):
+    x = np.arange(200, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    group_sum["webgpu"](x, out)
+    np.testing.assert_allclose(out, [x[k * 64:(k + 1) * 64].sum() for k in range(4)])
+
+
+def test_device_arrays_run_without_copies(dev):
+    import pygpgpu.numpy as gnp
+    x = gnp.asarray(np.arange(300, dtype=np.float32), device="webgpu")
+    out = gnp.empty_like(x)
+    before = gnp.transfer_stats()
+    saxpy["webgpu"](x, x, out, 3.0)
+    assert gnp.transfer_stats() == before                  # no host-device copy at all
+    np.testing.assert_allclose(np.asarray(out), np.arange(300, dtype=np.float32) * 4)
+
+
+def test_a_bracket_local_size_other_than_the_kernels_is_a_clear_error(dev):
+    x = np.ones(128, np.float32)
+    with pytest.raises(ValueError, match=r"@workgroup_size\(64, 1, 1\)"):
+        saxpy["webgpu"][(128, 32)](x, x, x.copy(), 1.0)
+
+
+# ---- refused while the kernel is written --------------------------------------------------------
+
+@kernel
+def doubled(x, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] * 2
+
+
+@kernel
+def printing(x):
+    for i in range(x.shape[0]):
+        print(x[i])
+
+
+def _first(a, i):
+    return a[i]
+
+
+@kernel
+def array_helper(x, out):
+    for i in range(out.shape[0]):
+        out[i] = _first(x, i)
+
+
+@kernel
+def masked(m, out):
+    for i in range(out.shape[0]):
+        if m[i]:
+            out[i] = 1.0
+
+
+@kernel
+def counting(a, total):
+    for i in range(a.shape[0]):
+        gpu.atomic_add(total, 0, a[i])
+
+
+@pytest.mark.parametrize("k, args, construct", [
+    (doubled, (np.ones(4), np.zeros(4)), "float64 type"),
+    (doubled, (np.ones(4, np.int64), np.zeros(4, np.int64)), "int64 type"),
+    (doubled, (np.ones(4, np.uint8), np.zeros(4, np.uint8)), "uint8"),
+    (printing, (np.ones(4, np.float32),), "print()"),
+    (array_helper, (np.ones(4, np.float32), np.zeros(4, np.float32)), "helpers cannot take arrays"),
+    (masked, (np.ones(4, bool), np.zeros(4, np.float32)), "bool arrays"),
+    (counting, (np.ones(4, np.int32), np.zeros(1, np.int32)), "atomics"),
+], ids=["float64", "int64", "uint8", "print", "array-helper", "bool-array", "atomics"])
+def test_what_wgsl_lacks_is_refused_naming_it_and_the_backends_that_have_it(k, args, construct):
+    pytest.importorskip("pygpgpu_webgpu")
+    from pygpgpu_webgpu._target import WGSLUnsupported
+    with pytest.raises(WGSLUnsupported) as err:
+        k.inspect(*args, backend="wgsl")
+    message = str(err.value)
+    assert construct in message and "cuda, hip and opencl have it" in message
