@@ -200,3 +200,54 @@ def test_what_wgsl_lacks_is_refused_naming_it_and_the_backends_that_have_it(k, a
         k.inspect(*args, backend="wgsl")
     message = str(err.value)
     assert construct in message and "cuda, hip and opencl have it" in message
+
+
+@kernel
+def choose(x, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] if x[i] > 0 else -2.0 * x[i]
+
+
+@kernel
+def stencil(x, out):
+    for i in range(1, out.shape[0] - 1):
+        out[i] = 0.25 * x[i - 1] + 0.5 * x[i] + 0.25 * x[i + 1]
+
+
+@kernel
+def stepped(x, out, step):
+    for i in range(out.shape[0]):
+        s = 0.0
+        for k in range(0, 10, step):
+            s += x[i] + k
+        out[i] = s
+
+
+def test_conditional_expressions_unproven_index_signs_and_runtime_steps(dev):
+    x = np.linspace(-3, 3, 61).astype(np.float32)
+    _assert_same(*_run_both(choose, x, np.zeros_like(x)))
+    _assert_same(*_run_both(stencil, x, np.zeros_like(x)))
+    for step in (3, -2):
+        _assert_same(*_run_both(stepped, x, np.zeros_like(x), step))
+
+
+@kernel
+def floor_div(a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i] // 3
+
+
+def test_a_c_only_prelude_helper_is_named_in_the_compile_error(dev):
+    from pygpgpu_core.errors import CompileError
+    a = np.arange(-5, 5, dtype=np.int32)
+    with pytest.raises(CompileError, match=r"needs the translator's helper pg_pyfloordiv_int, which has no WGSL"):
+        floor_div["webgpu"](a, np.zeros_like(a))
+
+
+def test_the_conditional_rewrite_keeps_nesting_and_loop_conditions():
+    pytest.importorskip("pygpgpu_webgpu")
+    from pygpgpu_webgpu._conditional import rewrite_conditionals
+    assert rewrite_conditionals("v = (c ? (d ? 1 : 2) : (e ? 3 : 4));") == \
+        "v = (select((select(4, 3, e)), (select(2, 1, d)), c));"
+    assert rewrite_conditionals("for (k = a; (s > 0) ? (k < e) : (k > e); k += s) {") == \
+        "for (k = a; select((k > e), (k < e), (s > 0)); k += s) {"
