@@ -55,6 +55,20 @@ def test_saxpy_through_the_low_level_api(ctx):
     np.testing.assert_allclose(out, np.float32(2.5) * x + y, rtol=1e-6)
 
 
+def test_synchronize_waits_for_every_launch(ctx):
+    n = 1 << 16
+    x = np.ones(n, np.float32)
+    bx, bo = ctx.buffer_from_host(x), ctx.buffer(4 * n)
+    launch = ctx.program(SAXPY).kernel("saxpy").launcher(["buffer", "buffer", "buffer", np.float32])
+    for _ in range(20):
+        launch((n,), None, [bx, bx, bo, 1.0])
+    ctx.synchronize()
+    ctx.queue.synchronize()
+    out = np.empty(n, np.float32)
+    bo.read(out)
+    np.testing.assert_array_equal(out, np.full(n, 2, np.float32))
+
+
 def test_warm_launcher_rewrites_the_uniform_and_keeps_bind_groups_by_buffer(ctx):
     n = 130
     x = np.arange(n, dtype=np.float32)
