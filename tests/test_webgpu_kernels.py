@@ -246,8 +246,23 @@ def test_a_c_only_prelude_helper_is_named_in_the_compile_error(dev):
 
 def test_the_conditional_rewrite_keeps_nesting_and_loop_conditions():
     pytest.importorskip("pygpgpu_webgpu")
-    from pygpgpu_webgpu._conditional import rewrite_conditionals
+    from pygpgpu_webgpu._stopgaps import rewrite_conditionals, rewrite_literal_casts
     assert rewrite_conditionals("v = (c ? (d ? 1 : 2) : (e ? 3 : 4));") == \
         "v = (select((select(4, 3, e)), (select(2, 1, d)), c));"
     assert rewrite_conditionals("for (k = a; (s > 0) ? (k < e) : (k > e); k += s) {") == \
         "for (k = a; select((k > e), (k < e), (s > 0)); k += s) {"
+    assert rewrite_literal_casts("y = ((f16)1.5f) + ((u32)7u) + g((i32)(x));") == "y = (f16(1.5f)) + (u32(7u)) + g((i32)(x));"
+
+
+@kernel
+def half_values(x, out, a, n, s):
+    for i in range(out.shape[0]):
+        out[i] = x[i] * a + np.float16(1.5) + np.float16(n) + np.float16(s)
+
+
+def test_float16_where_the_adapter_has_shader_f16_and_mixed_width_values(dev):
+    if not dev.fp16:
+        pytest.skip(f"{dev.selector} ({dev.name}) has no shader-f16")
+    x = np.arange(16, dtype=np.float16)
+    got, want = _run_both(half_values, x, np.zeros_like(x), np.float16(2), np.int32(3), np.float32(0.25))
+    np.testing.assert_array_equal(got[1], want[1])

@@ -14,7 +14,7 @@ import numpy as np
 from pygpgpu_core.errors import ClosedError, CompileError
 from pygpgpu_core.kernel_files import parse_work_size
 
-from ._conditional import rewrite_conditionals
+from ._stopgaps import respell
 from ._errors import driver_error
 from ._wgpu import wgpu
 from ._values import VALUES_BINDING_NAME, ValuesLayout
@@ -32,7 +32,7 @@ class WebGPUProgram:
         self.context = context
         translated = source.startswith("//") and TARGET_MARK in source.partition("\n")[0]
         if translated:
-            source = rewrite_conditionals(source)
+            source = respell(source)
         self.source = source
         self.name = name
         self.closed = False

@@ -65,6 +65,7 @@ class WGSL(OpenCL):
         "struct switch true u32 uniform var vec2 vec3 vec4 while workgroup read read_write write "
         "mat2x2 mat3x3 mat4x4 sampler texture_2d arrayLength workgroupBarrier storageBarrier".split())
     vector_views = False                      # no pointer casts: no wide kernels, no row loads
+    own_scalars = {"bool": "bool", "float16": "f16"}   # f16 where the adapter has shader-f16 (device.fp16)
     builtin_vectors = True
     float_suffix = False
     nan32 = "bitcast<f32>(0x7fc00000u)"

@@ -23,11 +23,10 @@ def wgsl_value_type(type_text: str) -> "tuple[str, str]":
 
 
 def _align(dtype: np.dtype) -> int:
-    n = dtype.itemsize
+    """WGSL's AlignOf: a scalar its size (f16: 2), vec2 twice that, vec3 and vec4 four times."""
     if dtype.shape:
-        width = dtype.shape[0]
-        return 8 * (dtype.base.itemsize // 4) if width == 2 else 16 * (dtype.base.itemsize // 4)
-    return max(4, n)
+        return dtype.base.itemsize * (2 if dtype.shape[0] == 2 else 4)
+    return dtype.itemsize
 
 
 class ValuesLayout:

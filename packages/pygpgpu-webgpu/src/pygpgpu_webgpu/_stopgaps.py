@@ -1,14 +1,22 @@
-"""C's conditional expression in WGSL: ``(c ? a : b)`` becomes ``select(b, a, c)``.
+"""Two C forms the translator writes itself, respelled in WGSL before a wgsl-target source compiles.
 
-A stopgap: the translator writes ``?:`` itself (a Python ``x if c else y``, the wrap of an index
-whose sign it cannot prove, a ``range`` with a step known only at run time), and its public target
-surface has no hook to spell it otherwise yet (docs/webgpu.md). The WGSL target's sources are
-rewritten here before they are compiled. ``select`` evaluates both sides: the translator's
-conditionals have no side effects on either (WGSL kernels have no pointers, atomics or print),
-and an out-of-range read on the side not taken is bounded by WGSL's robust buffer access."""
+Stopgaps: the translator's public target surface has no hook for either yet (docs/webgpu.md lists
+what the WGSL target still needs), so the WGSL target's sources are rewritten here:
+
+- the conditional expression ``(c ? a : b)`` (a Python ``x if c else y``, the wrap of an index whose
+  sign the translator cannot prove, a ``range`` whose step is known only at run time) becomes
+  ``select(b, a, c)``. ``select`` evaluates both sides: the translator's conditionals have no side
+  effects on either (WGSL kernels have no pointers, atomics or print), and an out-of-range read
+  on the side not taken is bounded by WGSL's robust buffer access;
+- a literal of a narrow type written as a C cast, ``((f16)1.5f)``, becomes ``(f16(1.5f))``.
+"""
 from __future__ import annotations
 
-__all__ = ["rewrite_conditionals"]
+import re
+
+__all__ = ["respell", "rewrite_conditionals", "rewrite_literal_casts"]
+
+_LITERAL_CAST = re.compile(r"\(\((f16|f32|i32|u32|bool)\)(-?[0-9][0-9a-fA-FxX.eEpP+\-]*[fhu]?)\)")
 
 _STOPS = ";{},"
 
@@ -67,3 +75,12 @@ def rewrite_conditionals(src: str) -> str:
         cond, a, b = src[start:q].strip(), src[q + 1:colon].strip(), src[colon + 1:end].strip()
         lead = src[start:q][:len(src[start:q]) - len(src[start:q].lstrip())]
         src = f"{src[:start]}{lead}select({b}, {a}, {cond}){src[end:]}"
+
+
+def rewrite_literal_casts(src: str) -> str:
+    """``((f16)1.5f)`` -> ``(f16(1.5f))``: WGSL converts with a call, never a C cast."""
+    return _LITERAL_CAST.sub(r"(\1(\2))", src)
+
+
+def respell(src: str) -> str:
+    return rewrite_conditionals(rewrite_literal_casts(src))
