@@ -266,3 +266,25 @@ def test_float16_where_the_adapter_has_shader_f16_and_mixed_width_values(dev):
     x = np.arange(16, dtype=np.float16)
     got, want = _run_both(half_values, x, np.zeros_like(x), np.float16(2), np.int32(3), np.float32(0.25))
     np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_pygpgpu_backend_webgpu_makes_it_the_default(dev, monkeypatch):
+    from pygpgpu_core import registry
+    from pygpgpu_webgpu import _program
+    monkeypatch.setenv("PYGPGPU_BACKEND", "webgpu")
+    launched = []
+    real = _program.WebGPUKernel.launcher
+    monkeypatch.setattr(_program.WebGPUKernel, "launcher",
+                        lambda self, kinds: launched.append(self.name) or real(self, kinds))
+    assert registry.select_device(None) is dev
+    x = np.arange(70, dtype=np.float32)
+    out = np.zeros_like(x)
+
+    @kernel
+    def triple(x, out):
+        for i in range(out.shape[0]):
+            out[i] = 3 * x[i]
+
+    triple(x, out)                                         # no bracket: the variable's device
+    np.testing.assert_array_equal(out, 3 * x)
+    assert launched == ["triple"]

@@ -83,4 +83,8 @@ def rewrite_literal_casts(src: str) -> str:
 
 
 def respell(src: str) -> str:
-    return rewrite_conditionals(rewrite_literal_casts(src))
+    """Both rewrites, line by line (the emitter writes one statement a line), leaving the
+    translator's C-only prelude lines as they are: they fail to compile anyway, and the error
+    names them (``_program``)."""
+    return "\n".join(line if line.startswith("static inline") else rewrite_conditionals(rewrite_literal_casts(line))
+                     for line in src.split("\n"))
