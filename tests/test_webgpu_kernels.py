@@ -287,4 +287,4 @@ def test_pygpgpu_backend_webgpu_makes_it_the_default(dev, monkeypatch):
 
     triple(x, out)                                         # no bracket: the variable's device
     np.testing.assert_array_equal(out, 3 * x)
-    assert launched == ["triple"]
+    assert launched and set(launched) == {"triple"}          # built on the webgpu device
