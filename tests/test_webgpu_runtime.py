@@ -217,3 +217,14 @@ def test_no_adapter_is_backend_unavailable_naming_the_vulkan_packages(monkeypatc
     monkeypatch.setattr(_backend, "wgpu", lambda: FakeWgpu())
     with pytest.raises(BackendUnavailable, match="mesa-vulkan-drivers libvulkan1"):
         pygpgpu_webgpu.WebGPUBackend().devices()
+
+
+def test_every_object_meets_the_backend_protocols(dev, ctx):
+    from pygpgpu_core import protocols
+    buf = ctx.buffer(16)
+    program = ctx.program(SAXPY)
+    for obj, proto in ((registry.get_backend("webgpu"), protocols.Backend), (dev, protocols.Device),
+                       (ctx, protocols.Context), (ctx.queue, protocols.Queue), (buf, protocols.Buffer),
+                       (program, protocols.Program), (program.kernel("saxpy"), protocols.Kernel)):
+        assert isinstance(obj, proto), (obj, proto.__name__)
+    assert protocols.option(dev, "is_cpu") is (dev.adapter_type == "CPU")
