@@ -318,10 +318,10 @@ def test_unsupported_dtypes_and_ops_raise_type_error(backend):
     with pytest.raises(TypeError, match="subtract"):
         up(np.array([True]), backend) - up(np.array([False]), backend)
     c = up(np.ones(3, np.complex64), backend)
-    with pytest.raises(TypeError, match="operand 0 has dtype complex64"):
-        c + 1
-    with pytest.raises(TypeError, match="complex number"):
-        f + 1j
+    with pytest.raises(TypeError, match=r"gnp.floor_divide \(//\) is not supported for operands of type complex64"):
+        c // 1
+    with pytest.raises(TypeError, match=r"gnp.remainder \(%\) is not supported for operands of type float32, Python complex"):
+        f % 1j
     with pytest.raises(TypeError, match="host \\(numpy\\) array"):
         f + np.ones(3, np.float32)
     with pytest.raises(TypeError, match="host \\(numpy\\) array"):

@@ -97,18 +97,61 @@ def test_the_size_must_be_a_positive_int():
         float_size.inspect(np.zeros(4, np.float32), 2.0, backend="opencl")
 
 
-def test_one_launch_sized_array_per_kernel():
-    @kernel
-    def two(x, n, m):
-        gpu.work_size(x)
-        a = gpu.local_array(n, np.float32)
-        b = gpu.local_array(m, np.float32)
-        a[0] = 1.0
-        b[0] = 2.0
-        x[0] = a[0] + b[0]
+@kernel
+def three_tiles(x, out, n, m, k):
+    """Three launch-sized arrays of 1-, 8- and 4-byte elements (declared narrowest first, so a
+    plain back-to-back layout would misalign the int64 one): each group writes its own values into
+    all three, then every work item reads its mirror image from each."""
+    gpu.work_size(x)
+    flags = gpu.local_array(k, np.int8)
+    wide = gpu.local_array(n, np.int64)
+    mid = gpu.local_array(shape=m, dtype=np.float32)
+    i = gpu.get_global_id(0)
+    lid = gpu.get_local_id(0)
+    v = x[i] if i < x.shape[0] else 0
+    wide[lid] = np.int64(v) * 3000000000
+    mid[lid] = v * 0.5
+    flags[lid] = v % 7
+    gpu.barrier()
+    if i < x.shape[0]:
+        out[i, 0] = wide[n - 1 - lid] // 1000
+        out[i, 1] = mid[m - 1 - lid] * 4
+        out[i, 2] = flags[k - 1 - lid]
 
-    with pytest.raises(SyntaxError, match="at most one gpu.local_array sized at launch"):
-        two.inspect(np.zeros(4, np.float32), 4, 4, backend="opencl")
+
+def _three_tiles_model(x, group):
+    mirror = x.reshape(-1, group)[:, ::-1].ravel().astype(np.int64)
+    return np.stack([mirror * 3000000000 // 1000, mirror * 2, mirror % 7], axis=1)
+
+
+@pytest.mark.parametrize("group", [8, 64])
+def test_several_launch_sized_arrays_of_different_widths(on, group):
+    x = np.random.default_rng(group).integers(0, 1000, 512).astype(np.int32)
+    out = np.zeros((512, 3), np.int64)
+    three_tiles[on][(512, group)](x, out, group, group, group)
+    np.testing.assert_array_equal(out, _three_tiles_model(x, group))
+
+
+def test_cuda_carves_several_arrays_out_of_the_dynamic_shared_memory_widest_first():
+    x = np.zeros(64, np.int32)
+    source = three_tiles.inspect(x, np.zeros((64, 3), np.int64), 8, 8, 8, backend="cuda").source
+    body = source.split("three_tiles(", 1)[1]
+    wide, mid, flags = (body.index(f"* {name} = ") for name in ("wide", "mid", "flags"))
+    assert wide < mid < flags
+    assert "(pg_launch_local + 0)" in body.splitlines()[body[:wide].count("\n")]
+
+
+@pytest.mark.parametrize("compiler", ["nvrtc", "hiprtc"])
+def test_several_launch_sized_arrays_compile_for_cuda_and_hip(request, compiler):
+    x = np.zeros(64, np.int32)
+    if compiler == "nvrtc":
+        compile_ = request.getfixturevalue("nvrtc_compile")
+        source = three_tiles.inspect(x, np.zeros((64, 3), np.int64), 8, 8, 8, backend="cuda").source
+        assert_cubin(compile_(source, "sm_90", build_options(None, "cuda", False)), source)
+    else:
+        compile_ = request.getfixturevalue("hiprtc_compile")
+        source = three_tiles.inspect(x, np.zeros((64, 3), np.int64), 8, 8, 8, backend="hip").source
+        assert_code_object(compile_(source, "gfx90a", list(build_options(None, "hip", False))), source)
 
 
 def test_cuda_source_uses_dynamic_shared_memory(nvrtc_compile):
@@ -129,3 +172,105 @@ def test_opencl_source_takes_a_local_pointer():
     x = np.zeros(64)
     source = reverse_groups.inspect(x, x.copy(), 16, backend="opencl").source
     assert "__local double* tile" in source
+
+
+@kernel
+def group_rotate(x, out):
+    """Local memory sized by the bracket's local size: each group rotates its values by one."""
+    gpu.work_size(x)
+    tile = gpu.local_array(gpu.get_local_size(0), np.float32)
+    ids = gpu.local_array(shape=gpu.get_local_size(0), dtype=np.int16)
+    i = gpu.get_global_id(0)
+    lid = gpu.get_local_id(0)
+    size = gpu.get_local_size(0)
+    tile[lid] = x[i] if i < x.shape[0] else 0.0
+    ids[lid] = lid
+    gpu.barrier()
+    if i < x.shape[0]:
+        out[i] = tile[(lid + 1) % size] + ids[size - 1 - lid] * 100     # fits int16 for groups <= 327
+
+
+def _rotated(x, group):
+    rows = x.reshape(-1, group)
+    return (np.roll(rows, -1, axis=1) + np.arange(group)[::-1] * 100).ravel().astype(np.float32)
+
+
+@pytest.mark.parametrize("group", [4, 32, 256])
+def test_a_local_array_sized_by_the_brackets_local_size(on, group):
+    x = np.random.default_rng(group).random(1024).astype(np.float32)
+    out = np.zeros_like(x)
+    group_rotate[on][(1024, group)](x, out)
+    np.testing.assert_array_equal(out, _rotated(x, group))
+
+
+def test_a_2d_group_sizes_local_memory_along_each_dimension(on):
+    @kernel
+    def transpose_tiles(x, out):
+        gpu.work_size(out)
+        rows = gpu.local_array(gpu.get_local_size(1), np.int64)
+        cols = gpu.local_array(gpu.get_local_size(0), np.int64)
+        j, k = gpu.global_ids(2)
+        lj, lk = gpu.get_local_id(1), gpu.get_local_id(0)
+        if lk == 0:
+            rows[lj] = x[j, k]
+        if lj == 0:
+            cols[lk] = x[j, k]
+        gpu.barrier()
+        if j < out.shape[0] and k < out.shape[1]:
+            out[j, k] = rows[lj] * 10 + cols[lk]
+
+    x = np.random.default_rng(1).integers(0, 1000, (16, 32))
+    out = np.zeros_like(x)
+    transpose_tiles[on][((32, 16), (8, 4))](x, out)
+    first_col = np.repeat(x[:, ::8], 8, axis=1)          # x[j, k - k % 8]: lane 0 of the group's row
+    first_row = np.repeat(x[::4, :], 4, axis=0)          # x[j - j % 4, k]
+    np.testing.assert_array_equal(out, first_col * 10 + first_row)
+
+
+def test_a_local_size_sized_array_needs_a_local_size_at_the_call():
+    @kernel
+    def no_barrier(x):
+        gpu.work_size(x)
+        t = gpu.local_array(gpu.get_local_size(0), np.float32)
+        i = gpu.get_global_id(0)
+        t[gpu.get_local_id(0)] = 1.0
+        if i < x.shape[0]:
+            x[i] = t[gpu.get_local_id(0)]
+
+    with pytest.raises(ValueError, match=r"needs the local size at the call: no_barrier\[\(total, local\)\]"):
+        no_barrier(np.zeros(64, np.float32))
+
+
+@pytest.mark.parametrize("dialect", ["cuda", "hip"])
+def test_cuda_and_hip_size_it_by_the_block(dialect, request):
+    x = np.zeros(64, np.float32)
+    source = group_rotate.inspect(x, x.copy(), backend=dialect).source
+    assert "(pg_launch_local + " in source and "blockDim.x" in source.split("* ids = ", 1)[1].split(";", 1)[0]
+    if dialect == "cuda":
+        assert_cubin(request.getfixturevalue("nvrtc_compile")(source, "sm_90", build_options(None, "cuda", False)),
+                     source)
+    else:
+        assert_code_object(request.getfixturevalue("hiprtc_compile")(source, "gfx90a",
+                                                                      list(build_options(None, "hip", False))), source)
+
+
+def test_debug_mode_checks_each_of_several_launch_sized_arrays(on):
+    checked = kernel(debug=True)(three_tiles.__wrapped__)
+    x = np.random.default_rng(2).integers(0, 1000, 512).astype(np.int32)
+    out = np.zeros((512, 3), np.int64)
+    checked[on][(512, 64)](x, out, 64, 64, 64)
+    np.testing.assert_array_equal(out, _three_tiles_model(x, 64))
+    with pytest.raises(IndexError, match="array 'flags' of shape \\(32,\\)"):
+        checked[on][(512, 64)](x, out, 64, 64, 32)
+    rotate = kernel(debug=True)(group_rotate.__wrapped__)
+    xf = np.random.default_rng(1).random(1024).astype(np.float32)
+    got = np.zeros_like(xf)
+    rotate[on][(1024, 32)](xf, got)
+    np.testing.assert_array_equal(got, _rotated(xf, 32))
+
+
+def test_a_launch_without_a_local_size_is_refused_with_the_bracket_to_write():
+    x = np.zeros(64, np.float32)
+    with pytest.raises(ValueError, match=r"declares no gpu.local_array of a fixed shape, .* "
+                                         r"give one: group_rotate\[\(total, local\)\]"):
+        group_rotate(x, x.copy())

@@ -24,10 +24,22 @@ SCRIPT = textwrap.dedent('''
     out = np.zeros_like(x)
     launch_local.reverse_groups["opencl"][(128, {group})](x, out, {size})
     print("REVERSED", bool((out == x.reshape(-1, {group})[:, ::-1].ravel()).all()), flush=True)
+    xt = np.arange(128, dtype=np.int32)
+    tiles = np.zeros((128, 3), np.int64)
+    launch_local.three_tiles["opencl"][(128, {group})](xt, tiles, {group}, {group}, {size})
+    print("TILES", bool((tiles == launch_local._three_tiles_model(xt, {group})).all()), flush=True)
+    xf = np.arange(128, dtype=np.float32)
+    rot = np.zeros_like(xf)
+    launch_local.group_rotate["opencl"][(128, {group})](xf, rot)
+    print("ROTATED", bool((rot == launch_local._rotated(xf, {group})).all()), flush=True)
     xi = np.arange(100, dtype=np.int32)
     res = np.zeros((100, 12))
     subgroups.every_op["opencl"][(128, 64)](xi, res)
     print("SUBGROUPS", bool((res == subgroups._model(xi)[:, :]).all()) if {group} == 16 else "skipped", flush=True)
+    xh = np.arange(100, dtype=np.int32) % 8
+    helped = np.zeros((100, 2), np.int64)
+    subgroups.via_helpers["opencl"][(256, 64)](xh, helped)
+    print("HELPERS", bool((helped == subgroups._via_helpers_model(xh)).all()), flush=True)
 ''')
 
 
@@ -41,7 +53,8 @@ needs_oclgrind = pytest.mark.usefixtures("oclgrind_icd")
 @needs_oclgrind
 def test_launch_sized_local_memory_and_subgroups_are_clean_under_oclgrind(tmp_path):
     out, text, bad = _run(tmp_path, 16, 16)
-    assert "REVERSED True" in out and "SUBGROUPS True" in out, out
+    assert "REVERSED True" in out and "TILES True" in out and "SUBGROUPS True" in out
+    assert "HELPERS True" in out and "ROTATED True" in out, out
     assert not bad, text[:4000]
 
 

@@ -112,7 +112,7 @@ def test_a_2d_launch_runs_subgroups_over_the_linear_local_id(on):
     np.testing.assert_array_equal(out, (np.arange(64) % 32) * 100 + 32 + np.zeros((16, 1), np.int32))
 
 
-def test_subgroup_ops_are_refused_behind_a_bounds_guard_and_in_helpers():
+def test_subgroup_ops_are_refused_behind_a_bounds_guard_also_through_a_helper():
     x = np.zeros(64, np.float32)
 
     @kernel
@@ -124,19 +124,85 @@ def test_subgroup_ops_are_refused_behind_a_bounds_guard_and_in_helpers():
         in_loop.inspect(x, backend="opencl")
 
     @kernel
-    def via_helper(x):
-        gpu.work_size(x)
-        i = gpu.get_global_id(0)
-        v = _helper_sum(x[i])
-        if i < x.shape[0]:
-            x[i] = v
+    def helper_in_loop(x):
+        for i in range(x.shape[0]):
+            x[i] = _lane_sum(x[i])
 
-    with pytest.raises(SyntaxError, match="must be called in the kernel itself"):
-        via_helper.inspect(x, backend="opencl")
+    with pytest.raises(SyntaxError, match=r"gpu.subgroup_add\(\) cannot be inside a magic loop"):
+        helper_in_loop.inspect(x, backend="opencl")
+
+    @kernel
+    def built_before_the_loop(x):
+        s = _lane_sum(x[0])
+        for i in range(x.shape[0]):
+            x[i] = _lane_sum(x[i]) + s
+
+    with pytest.raises(SyntaxError, match=r"_lane_sum\(\) calls a subgroup operation, which cannot be inside"):
+        built_before_the_loop.inspect(x, backend="opencl")
 
 
-def _helper_sum(v):
+def _lane_sum(v):
     return gpu.subgroup_add(v)
+
+
+def _spread(v):
+    """Subgroup ops two helpers deep, beside a call of a helper that has none."""
+    return _lane_sum(v) * 1000 + gpu.shuffle_xor(v, 1) + _twice(gpu.ballot(v > 3) & 1)
+
+
+def _twice(v):
+    return v * 2
+
+
+@kernel
+def via_helpers(x, out):
+    gpu.work_size(x)
+    i = gpu.get_global_id(0)
+    v = x[i] if i < x.shape[0] else 0
+    a = _spread(v)
+    b = _lane_sum(v + 1)        # the same helper called from the kernel too
+    if i < x.shape[0]:
+        out[i, 0] = a
+        out[i, 1] = b
+
+
+def _via_helpers_model(x: np.ndarray) -> np.ndarray:
+    padded = np.zeros(-(-len(x) // GROUP) * GROUP, x.dtype)
+    padded[:len(x)] = x
+    out = np.zeros((len(padded), 2), np.int64)
+    for base in range(0, len(padded), W):
+        run = padded[base:base + W]
+        for lane in range(W):
+            out[base + lane] = [run.sum() * 1000 + run[lane ^ 1] + (int(run[0] > 3) * 2), (run + 1).sum()]
+    return out[:len(x)]
+
+
+def test_subgroup_ops_work_in_helpers(on):
+    x = np.random.default_rng(8).integers(0, 8, 1000).astype(np.int32)
+    out = np.zeros((1000, 2), np.int64)
+    via_helpers[on](x, out)
+    np.testing.assert_array_equal(out, _via_helpers_model(x))
+
+
+def test_opencl_helpers_take_the_kernels_scratch_only_where_they_reach_a_subgroup_op():
+    x, out = np.zeros(64, np.int32), np.zeros((64, 2), np.int64)
+    source = via_helpers.inspect(x, out, backend="opencl").source
+    assert source.count("__local ulong* pg_sg_scratch)") == 2          # _spread and _lane_sum, not _twice
+    assert "pyg__twice(" in source and "pg_sg_scratch);" in source
+    for dialect in ("cuda", "hip"):
+        assert "pg_sg_scratch" not in via_helpers.inspect(x, out, backend=dialect).source
+
+
+def test_cuda_subgroup_helpers_compile(nvrtc_compile):
+    x, out = np.zeros(64, np.int32), np.zeros((64, 2), np.int64)
+    source = via_helpers.inspect(x, out, backend="cuda").source
+    assert_cubin(nvrtc_compile(source, "sm_90", build_options(None, "cuda", False)), source)
+
+
+def test_hip_subgroup_helpers_compile(hiprtc_compile):
+    x, out = np.zeros(64, np.int32), np.zeros((64, 2), np.int64)
+    source = via_helpers.inspect(x, out, backend="hip").source
+    assert_code_object(hiprtc_compile(source, "gfx90a", list(build_options(None, "hip", False))), source)
 
 
 def test_a_vector_is_refused_with_the_types_that_move():
@@ -195,3 +261,57 @@ def test_a_subgroup_kernel_keeps_every_work_item(dialect):
     x, out = np.zeros(100, np.int32), np.zeros((100, 12))
     source = every_op.inspect(x, out, backend=dialect).source
     assert "return;" not in source.split("every_op(", 1)[1]
+
+
+def _wavefront_size(code: bytes) -> int:
+    """The wavefront size an AMDGPU code object's kernel metadata (msgpack) declares."""
+    key = b".wavefront_size"
+    at = code.find(key)
+    assert at >= 0, "no .wavefront_size in the code object's metadata"
+    return code[at + len(key)]         # a msgpack positive fixint: 32 or 64
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64, np.float32, np.float64])
+@pytest.mark.parametrize("arch, options, lanes", [("gfx90a", [], 64), ("gfx1030", [], 32),
+                                                  ("gfx1030", ["-mwavefrontsize64"], 64)])
+def test_hip_subgroups_follow_the_wavefront(hiprtc_compile, dtype, arch, options, lanes):
+    """CDNA (gfx90a) runs wavefronts of 64: the reductions' butterfly starts at warpSize / 2, the
+    shuffles take warpSize as their width, and gpu.ballot keeps all 64 bits of __ballot."""
+    x, out = np.zeros(64, dtype), np.zeros((64, 12))
+    source = every_op.inspect(x, out, backend="hip").source
+    assert "return warpSize;" in source and "for (int s = warpSize / 2;" in source
+    assert "unsigned long long pg_sg_ballot_int(int p) { return (unsigned long long)__ballot(p); }" in source
+    assert "(int)__lane_id()" in source and "& 31" not in source.split("every_op(", 1)[0]
+    code = hiprtc_compile(source, arch, list(build_options(None, "hip", False)) + options)
+    assert_code_object(code, source)
+    assert _wavefront_size(code) == lanes
+
+
+def test_subgroup_helpers_in_the_debug_mode(on):
+    """The debug mode's error buffer and OpenCL's scratch are both hidden helper parameters."""
+    checked = kernel(debug=True)(via_helpers.__wrapped__)
+    x = np.random.default_rng(8).integers(0, 8, 1000).astype(np.int32)
+    out = np.zeros((1000, 2), np.int64)
+    checked[on](x, out)
+    np.testing.assert_array_equal(out, _via_helpers_model(x))
+
+
+@kernel
+def xor_masks(x, out):
+    gpu.work_size(x)
+    i = gpu.get_global_id(0)
+    v = x[i] if i < x.shape[0] else -1
+    a = gpu.shuffle_xor(v, 16)
+    b = gpu.shuffle_xor(v, 33)          # lane ^ 33 is past the subgroup: the caller's own (CUDA, HIP)
+    if i < x.shape[0]:
+        out[i, 0] = a
+        out[i, 1] = b
+
+
+def test_a_xor_mask_past_the_subgroup_gives_the_callers_own_value(on):
+    x = np.arange(200, dtype=np.int64) * 7
+    out = np.zeros((200, 2), np.int64)
+    xor_masks[on](x, out)
+    lanes = np.arange(200)
+    partner = np.where(lanes ^ 16 < 200, (lanes ^ 16) * 7, -1)
+    np.testing.assert_array_equal(out, np.stack([partner, x], axis=1))

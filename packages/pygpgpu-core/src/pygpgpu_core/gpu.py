@@ -260,7 +260,8 @@ def atomic_dec(array: np.ndarray, index: Any) -> Any:
 # On the host a subgroup is the one work item running: every lane is the caller.
 def subgroup_size() -> int:
     """Lanes in this work item's subgroup: 32 on CUDA and on OpenCL (emulated), the wavefront on
-    HIP (64 on CDNA); 1 on the host."""
+    HIP (64 on CDNA), the device's sub-group on OpenCL devices with native sub-groups (Intel:
+    8, 16 or 32); 1 on the host."""
     return 1
 
 
@@ -275,7 +276,8 @@ def shuffle(value: Any, lane: Any) -> Any:
 
 
 def shuffle_xor(value: Any, mask: Any) -> Any:
-    """``value`` as lane ``subgroup_local_id() ^ mask`` holds it (Numba's ``shfl_xor_sync``)."""
+    """``value`` as lane ``subgroup_local_id() ^ mask`` holds it (Numba's ``shfl_xor_sync``); the
+    caller's own where that lane is outside the subgroup."""
     return value
 
 
@@ -315,7 +317,8 @@ def subgroup_all(predicate: Any) -> bool:
 
 
 def ballot(predicate: Any) -> np.uint64:
-    """A uint64 mask with bit ``k`` set when ``predicate`` holds in lane ``k`` (``ballot_sync``)."""
+    """A uint64 mask with bit ``k`` set when ``predicate`` holds in lane ``k`` (``ballot_sync``);
+    all 64 bits on AMD wavefronts of 64, the low 32 on CUDA and emulated OpenCL."""
     return np.uint64(1 if predicate else 0)
 
 
@@ -325,9 +328,11 @@ SUBGROUP_FUNCTIONS = ("subgroup_size", "subgroup_local_id", "shuffle", "shuffle_
 
 # -- memory and launch helpers ----------------------------------------------------------------------
 def local_array(shape: Any, dtype: Any = np.float32) -> np.ndarray:
-    """Work-group shared memory (OpenCL ``__local``, CUDA/HIP ``__shared__``) of a size known
-    when the kernel is compiled. Contents start undefined on the device; on the host: zeros.
-    Declare it at the top level of the kernel body."""
+    """Work-group shared memory (OpenCL ``__local``, CUDA/HIP ``__shared__``). Its shape is known
+    when the kernel is compiled, or, 1-D, sized at each launch by an int parameter of the kernel
+    (``local_array(n, dtype)``) or the group's size (``local_array(gpu.get_local_size(0), dtype)``).
+    Contents start undefined on the device; on the host: zeros. Declare it at the top level of
+    the kernel body."""
     return np.zeros(shape, dtype)
 
 

@@ -63,3 +63,11 @@ class Context(DriverContext):
         """The CUcontext as an int."""
         return self.current_token.value or 0
 
+
+    def gemm(self, dtype: Any, m: int, n: int, k: int, a_ptr: int, b_ptr: int, c_ptr: int) -> bool:
+        """``C = A @ B`` of C-contiguous float32/float64 matrices at these device addresses
+        through cuBLAS, queued on this context's stream; False (nothing done) where cuBLAS is not
+        installed (``pygpgpu_cuda._cublas``), so the caller runs its own kernel."""
+        from ._cublas import gemm    # loads nothing until the first product
+
+        return gemm(self, np.dtype(dtype), m, n, k, a_ptr, b_ptr, c_ptr)

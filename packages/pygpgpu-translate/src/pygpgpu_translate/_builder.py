@@ -176,12 +176,13 @@ class ProgramBuilder:
                 self.stack.pop()
                 own, self.rec = self.rec, outer
             own.helpers[key] = fn
-            if own.uses_barrier:
+            if own.uses_barrier or "subgroups" in own.features:    # every work item must reach it
                 own.barrier_helpers.add(key)
             built = self.built[key] = (fn, own)
         fn, own = built
         if key in own.barrier_helpers and self.in_domain_body:
-            raise syntax_error(caller.src, call_node, BARRIER_IN_DOMAIN.format(f"{func.__name__}() calls gpu.barrier(), which"),
+            what = "gpu.barrier()" if own.uses_barrier else "a subgroup operation"
+            raise syntax_error(caller.src, call_node, BARRIER_IN_DOMAIN.format(f"{func.__name__}() calls {what}, which"),
                                BARRIER_HINT, caller.kernel_name)
         self.rec.merge(own)
         return fn

@@ -212,13 +212,9 @@ _SUBGROUP_VALUES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
 
 
 def lower_subgroup(self, b, node):
-    """gpu.shuffle & co (prelude/_subgroups): every work item of the group must reach them, and on
-    OpenCL they use the kernel's own local scratch, so they belong to the kernel body, outside
-    a magic loop's bounds guard."""
-    if not self.is_kernel:
-        raise self.err(node, f"{b.name}() must be called in the kernel itself, not in a helper",
-                       "OpenCL emulates subgroups with the kernel's local memory; call it in the kernel and "
-                       "pass the result to the helper")
+    """gpu.shuffle & co (prelude/_subgroups): every work item of the group must reach them, so
+    they stay outside a magic loop's bounds guard (helpers too: _builder; on OpenCL a helper
+    gets the kernel's scratch, _subgroup_scratch)."""
     if self.prog.in_domain_body:
         raise self.err(node, BARRIER_IN_DOMAIN.format(f"{b.name}()"), BARRIER_HINT)
     op = b.key

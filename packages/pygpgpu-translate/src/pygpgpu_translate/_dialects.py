@@ -123,6 +123,9 @@ class Dialect:
     # The most work items per group a kernel using subgroup operations can run with (None: the
     # device's own limit); OpenCL's emulation keeps one local scratch slot per work item.
     subgroup_group_limit: int | None = None
+    # The kernel-scope array its subgroup emulation works in ("" none): helpers reaching a
+    # subgroup operation take it as a hidden parameter (_subgroup_scratch).
+    subgroup_scratch = ""
     # Build options of @kernel(contract=False): no fused multiply-add contraction, so each
     # multiply and add rounds on its own as numpy's do. OpenCL C says it in the source instead
     # (headers(): #pragma OPENCL FP_CONTRACT OFF), since it has no standard build option for it.
@@ -383,9 +386,9 @@ class Dialect:
         "" where it is no parameter (:meth:`launch_sized_local_body` declares it)."""
         return f"{self.local_ptr}{type_name}* {name}"
 
-    def launch_sized_local_body(self, type_name: str, name: str) -> list[str]:
+    def launch_sized_local_body(self, type_name: str, name: str, offset: str) -> list[str]:
         """Declarations at the top of the kernel body for that array (CUDA/HIP: a pointer into the
-        launch's dynamic shared memory)."""
+        launch's dynamic shared memory, ``offset`` bytes in: ``_entry.launch_sized_locals``)."""
         return []
 
     def kernel_locals(self, features: set[str]) -> list[str]:
@@ -411,6 +414,7 @@ class OpenCL(Dialect):
     builtin_vectors = True
     fast_math_options = ("-cl-fast-relaxed-math",)
     subgroup_group_limit = SCRATCH_ITEMS
+    subgroup_scratch = "pg_sg_scratch"
     long_suffix = "L"
     ulong_suffix = "UL"
     printf_int64 = "l"         # OpenCL C's long is 64-bit
@@ -473,7 +477,8 @@ class OpenCL(Dialect):
         return opencl_subgroup_source(self, op, type_name)
 
     def kernel_locals(self, features):
-        return [f"__local ulong pg_sg_scratch[{SCRATCH_ITEMS}];"] if "subgroups" in features else []
+        # PG_SG_SCRATCH_ITEMS: 1 where the device's own sub-groups serve (prelude/_subgroups)
+        return ["__local ulong pg_sg_scratch[PG_SG_SCRATCH_ITEMS];"] if "subgroups" in features else []
 
     def atomic_cas_global_int(self, p, cmp, v):
         return f"atomic_cmpxchg((volatile __global int*){p}, {cmp}, {v})"
@@ -521,7 +526,7 @@ class CUDA(Dialect):
     # flush/approximation flags for some kernels (same image as the exact build; measured on the H100,
     # benchmarks/RESULTS.md) unless a ptxas option is given: -O3 is ptxas's default level, so naming
     # it changes nothing else.
-    fast_math_options = ("--use_fast_math", "--ptxas-options=-O3")
+    fast_math_options: tuple[str, ...] = ("--use_fast_math", "--ptxas-options=-O3")
     no_contract_options = ("--fmad=false",)
     # ids and sizes of the whole grid are widened before the product: kernels may index past 2**32 items
     work_items = {"global_id": "((long long)blockIdx.{d} * blockDim.{d} + threadIdx.{d})",
@@ -567,10 +572,10 @@ class CUDA(Dialect):
     def launch_sized_local_param(self, type_name, name):
         return ""
 
-    def launch_sized_local_body(self, type_name, name):
+    def launch_sized_local_body(self, type_name, name, offset):
         # the launch's dynamic shared memory (the launcher adds the LocalMemory byte counts up)
         return ["extern __shared__ __attribute__((aligned(16))) unsigned char pg_launch_local[];",
-                f"{type_name}* {name} = ({type_name}*)pg_launch_local;"]
+                f"{type_name}* {name} = ({type_name}*)(pg_launch_local + {offset});"]
 
     def subgroup_source(self, op, type_name):
         from .prelude._subgroups import cuda_subgroup_source

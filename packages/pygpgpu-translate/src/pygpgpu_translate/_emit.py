@@ -265,8 +265,9 @@ class Emitter:
             self.out.extend(f"    {line}" for line in self.d.kernel_locals(self.features))
             for p in fn.params:
                 if isinstance(p.type, ArrayType) and p.type.space == "local":
-                    self.out.extend(f"    {line}"
-                                    for line in self.d.launch_sized_local_body(self.elem_name(p.type.elem), p.name))
+                    offset = self.ex(p.local_offset) if p.local_offset is not None else "0"
+                    self.out.extend(f"    {line}" for line in
+                                    self.d.launch_sized_local_body(self.elem_name(p.type.elem), p.name, offset))
         if fn.is_kernel and self.d.assume_aligned:
             for p in fn.params:
                 if isinstance(p.type, ArrayType) and p.type.align:

@@ -266,9 +266,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             loop_text = "of the kernel"
         refuse_shared_stores(body_ir, [fb.cname(n) for n in fb.domain_vars], src, src.name, f"`{loop_text}`")
     prog.name_helpers()
-    for cname, (ref, size_name) in prog.dynamic_locals.items():     # sized at launch (_statements)
-        params.append(ir.Param(cname, ref.type, hidden=True))
-        layout.append(("local", size_name, ref.type.elem.dtype))
+    params.extend(launch_sized_locals(prog.dynamic_locals, layout, idx))
     # no early return when any barrier (also in a helper) or subgroup operation needs every work
     # item of the group
     if (fb.domain is not None and fb.domain.kind == "work_size" and not prog.uses_barrier
@@ -289,3 +287,18 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
             fb.domain.kind != "range" or fb.domain_identity):
         index = tuple(fb.cname(n) for n in fb.domain_vars)
     return KernelIR(fn, layout, fb.domain, domain_plan, prog.uses_barrier, set(fb.self_attrs), index, guards)
+
+
+def launch_sized_locals(dynamic_locals: dict, layout: list, idx) -> list:
+    """The hidden parameters of the local arrays sized at launch (``_statements.dynamic_local_array``),
+    widest element first: carved one after another out of one block (CUDA/HIP), each then starts
+    on a multiple of its own element size with no padding (sizes are powers of two), so the
+    launch's byte counts simply add up. Each adds a ``("local", size parameter, dtype)`` layout item."""
+    params = []
+    offset: ir.Expr = ir.Const(0, idx)
+    for cname, (ref, size_name) in sorted(dynamic_locals.items(), key=lambda kv: -kv[1][0].type.elem.dtype.itemsize):
+        params.append(ir.Param(cname, ref.type, hidden=True, local_offset=offset))
+        layout.append(("local", size_name, ref.type.elem.dtype))
+        nbytes = ir.Bin("*", ref.shape[0], ir.Const(ref.type.elem.dtype.itemsize, idx), idx)
+        offset = nbytes if isinstance(offset, ir.Const) and offset.value == 0 else ir.Bin("+", offset, nbytes, idx)
+    return params

@@ -306,6 +306,9 @@ class Param:
     root: str = ""     # for arrays: the kernel parameter it aliases
     hidden: bool = False
     readonly: bool = False
+    # a local array sized at launch: its byte offset (an Expr) in the launch's one block of local
+    # memory, where the dialect carves every such array out of one block (CUDA/HIP dynamic shared)
+    local_offset: Any = None
 
 
 @dataclass

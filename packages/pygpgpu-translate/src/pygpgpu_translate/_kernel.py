@@ -624,7 +624,7 @@ class KernelFunction(Generic[P]):
                             f"{'' if dialect_for(dialect).float16 else f' ({dialect} kernels take float32)'}; use float32")
         t0 = time.perf_counter()
         try:
-            options = build_options(device, dialect, self._fastmath, self._contract)
+            options = build_options(device, dialect, self._fastmath, self._contract, t.features)
             program = device.context().program(t.source, options, name=t.name)
         except CompileError as exc:
             raise _with_source_path(exc, t, dialect) from None
@@ -713,13 +713,20 @@ def _with_source_path(exc: CompileError, t, dialect) -> CompileError:
                         exc.log, t.source, path)
 
 
-def build_options(device, dialect: str, fastmath: bool, contract: bool = True) -> tuple:
+def build_options(device, dialect: str, fastmath: bool, contract: bool = True, features=()) -> tuple:
     """The compiler options of a translated kernel. Exact (the default): the device's
     ``exact_math_options``, e.g. OpenCL's correctly rounded float32 division and sqrt, which
     Python semantics need. ``fastmath``: the device's ``fast_math_options`` if it declares
     them (a plug-in backend's compiler), else its dialect's (``-cl-fast-relaxed-math``,
     ``--use_fast_math``, ``-ffast-math``). ``contract=False`` adds the dialect's
-    ``no_contract_options`` (``--fmad=false``, ``-ffp-contract=off``)."""
+    ``no_contract_options`` (``--fmad=false``, ``-ffp-contract=off``). A kernel using subgroups
+    (``features``) on an OpenCL device that reports sub-groups with a shuffle gets what lets it use
+    them (``prelude/_subgroups.device_subgroup_options``)."""
+    from .prelude._subgroups import device_subgroup_options
+    return _math_options(device, dialect, fastmath, contract) + device_subgroup_options(device, dialect, features)
+
+
+def _math_options(device, dialect: str, fastmath: bool, contract: bool) -> tuple:
     if not contract:
         return tuple(option(device, "exact_math_options")) + dialect_for(dialect).no_contract_options
     if fastmath:

@@ -16,9 +16,9 @@ from pygpgpu_core.protocols import option
 
 from ._domain import build_function as compile_domain
 from ._aliases import numpy_aliases
-from ._launch_checks import (NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit, check_int_ranges,
-                             extent_checker, group_limit, guard_checker, int_range_checks, launched_items,
-                             missing_dimension, partial_launch, reached)
+from ._launch_checks import (LOCAL_SIZE_ITEM, NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit,
+                             check_int_ranges, extent_checker, group_limit, guard_checker, int_range_checks,
+                             launched_items, missing_dimension, partial_launch, reached, with_local_size)
 from ._signature import base_view, is_device_array
 
 __all__ = ["CallPlan", "LaunchPlan"]
@@ -56,7 +56,10 @@ class CallPlan:
         self.narrow = bits == 32                          # 32-bit ids: a larger domain needs the 64-bit plan
         layout = translation.layout
         # the argument layout, read once: the backend's argument kinds and the plan's packing codes
-        arg_types, self.pack = layout_codes(layout, self.position)
+        # gpu.local_array(gpu.get_local_size(d), ...): the size is the values' last 3 (with_local_size)
+        sized_by_group = {LOCAL_SIZE_ITEM.format(d): d - 3 for d in range(3)}
+        self.local_sized = any(item[0] == "local" and item[1] in sized_by_group for item in layout)
+        arg_types, self.pack = layout_codes(layout, {**sized_by_group, **self.position})
         launcher = kernel_handle.launcher(arg_types)
         if log_launches:
             from pygpgpu_core.logs import logged_launcher
@@ -193,6 +196,8 @@ class CallPlan:
             local_size = tuple(local_size) + (1,) * (len(global_size) - len(local_size))
         if self.group_limit is not None and local_size is not None:
             check_group_limit(self.group_limit, local_size, self.t.name)
+        if self.local_sized:            # gpu.local_array(gpu.get_local_size(d), ...)
+            values = with_local_size(values, local_size, self.t.name)
         # ``whole``: the domain when this launch reaches all of it (only then may an array the kernel
         # writes at every domain index skip its upload); a smaller bracket work size reaches part
         whole = reach = domain

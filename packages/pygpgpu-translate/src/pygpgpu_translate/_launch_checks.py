@@ -260,8 +260,9 @@ def automatic_local_size(t, max_group: int | None):
         return {1: (256,), 2: (32, 8), 3: (8, 8, 4)}.get(t.domain_ndim, (256,))
     if not shapes:
         if t.uses_barrier:
-            return (f"kernel {name!r} synchronizes with gpu.barrier() but declares no gpu.local_array, so the group "
-                    f"size it assumes is unknown and it needs an explicit local size; {ask}")
+            fixed = " of a fixed shape" if any(item[0] == "local" for item in (t.layout or ())) else ""
+            return (f"kernel {name!r} synchronizes with gpu.barrier() but declares no gpu.local_array{fixed}, so the "
+                    f"group size it assumes is unknown and it needs an explicit local size; {ask}")
         return None
     if len(shapes) > 1:
         listed = ", ".join(_shape_text(s) for s in sorted(shapes))
@@ -277,3 +278,17 @@ def automatic_local_size(t, max_group: int | None):
                 f"items, but it can run at most {max_group} per group on this device; {ask} with a local size that "
                 "fits, and size the local array to match")
     return local
+
+
+# The layout's size name of gpu.local_array(gpu.get_local_size(d), dtype): not a parameter, the
+# launch's local size along d (LaunchPlan appends the three to the call's values: with_local_size)
+LOCAL_SIZE_ITEM = "gpu.get_local_size({})"
+
+
+def with_local_size(values, local_size, name: str) -> tuple:
+    """``values`` followed by the launch's local size in 3 dimensions, which the layout's
+    ``("local", LOCAL_SIZE_ITEM, dtype)`` items read at positions -3, -2, -1."""
+    if local_size is None:
+        raise ValueError(f"kernel {name!r} sizes a gpu.local_array by gpu.get_local_size(), so it needs the local "
+                         f"size at the call: {name}[(total, local)](...)")
+    return (*values, *local_size, *(1,) * (3 - len(local_size)))

@@ -14,6 +14,7 @@ from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict,
                      join, literal_default, literal_join)
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
+from ._launch_checks import LOCAL_SIZE_ITEM
 from ._complex import complex_type_of
 from ._infer import AssignmentLog, is_name_assignment
 from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
@@ -470,6 +471,9 @@ class StatementRules:
         shape_v = self.expr(shape_node)
         if isinstance(shape_node, ast.Name) and shape_node.id in self.params and isinstance(shape_v, ir.Var):
             return self.dynamic_local_array(name, call, shape_node.id, shape_v, kw)
+        item = shape_v.a if isinstance(shape_v, ir.Cast) else shape_v      # lower_work_item's widening
+        if isinstance(item, ir.WorkItem) and item.what == "local_size":    # the launch's group shape
+            return self.dynamic_local_array(name, call, LOCAL_SIZE_ITEM.format(item.dim), shape_v, kw)
         dims = shape_v.items if isinstance(shape_v, TupleRef) else [shape_v]
         shape = []
         for d in dims:
@@ -477,7 +481,8 @@ class StatementRules:
                 raise self.err(shape_node, "gpu.local_array needs a compile-time shape",
                                "use int literals, int constants of the module or of the enclosing function, "
                                "or a tuple of them (TILE = (16, 16)); or, for a 1-D array sized at each launch, "
-                               "an int parameter of the kernel itself (gpu.local_array(n, dtype))")
+                               "an int parameter of the kernel itself (gpu.local_array(n, dtype)) or the group's "
+                               "size along one dimension (gpu.local_array(gpu.get_local_size(0), dtype))")
             shape.append(d.value)
         dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
         elem = self.prog.default_float
@@ -499,11 +504,6 @@ class StatementRules:
         if not (isinstance(size.type, Scalar) and size.type.kind in "iu"):
             raise self.err(call, f"gpu.local_array({size_name}, ...): the size parameter {size_name!r} is a "
                            f"{size.type}, not an int", f"pass the number of elements as an int: {size_name}=256")
-        others = [c for c in self.prog.dynamic_locals if c != self.cname(name)]
-        if others:
-            raise self.err(call, "a kernel has at most one gpu.local_array sized at launch",
-                           "carve several arrays out of one: t = gpu.local_array(n_a + n_b, dtype), then index "
-                           "t[k] and t[n_a + k]")
         dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
         elem = self.dtype_from_object(self.expr(dt_node), dt_node) if dt_node is not None else self.prog.default_float
         if not isinstance(elem, Scalar):

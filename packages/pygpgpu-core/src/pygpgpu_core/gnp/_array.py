@@ -146,6 +146,25 @@ class DeviceArray(ArrayOperators):
         self._host = block.host if pool.host_access else None
 
     @classmethod
+    def _empty(cls, shape: tuple, dtype: np.dtype, device: Any, context: Any, nbytes: int) -> "DeviceArray":
+        """What ``DeviceArray(shape, dtype, context)`` makes, for library code that already holds
+        a checked shape tuple, an ``np.dtype``, the context's Device and ``nbytes`` (the size
+        times the item size): the pool's block without re-checking them (the fixed cost of a
+        small gnp call)."""
+        pool = mempool.get_pool(context)
+        block = pool.allocate(nbytes)
+        a = cls.__new__(cls)
+        a._shape = shape
+        a._dtype = dtype
+        a.device = device
+        a.buffer = block.buffer
+        a._owner = _PoolAllocation(pool, block, nbytes)
+        a._readonly = False
+        a._base = None
+        a._host = block.host if pool.host_access else None
+        return a
+
+    @classmethod
     def _wrap(cls, shape, dtype, device, buffer, owner, host=None, base=None) -> "DeviceArray":
         """An array over an existing ``buffer``; ``owner`` keeps its memory alive (views,
         foreign memory). ``host``: the host-visible bytes of the buffer, if any. ``base``: the

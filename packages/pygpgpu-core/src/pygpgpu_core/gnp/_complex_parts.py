@@ -1,50 +1,56 @@
 """The parts of numbers that numpy defines for every dtype: ``real``, ``imag`` and ``angle`` (and
-``conj``/``conjugate``, which are ufuncs in :mod:`._functions`). gnp arrays are real (complex is not
-supported yet), so these are numpy's results for real input; complex input raises
-NotImplementedError saying so."""
+``conj``/``conjugate``, which are ufuncs in :mod:`._functions`).
+
+For a complex array, ``real`` and ``imag`` are numpy's: views of the same memory (the parts are
+interleaved, so each is a strided float view, writable where the array is). For a real array,
+``real`` is the array itself and ``imag`` read-only zeros, as numpy's."""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from ._array import DeviceArray
+from ._array import DeviceArray, DeviceArrayView
 from ._creation import zeros
 from ._dispatch import ops
 from ._views import device_operand
 
-__all__ = ["real", "imag", "angle"]
+__all__ = ["real", "imag", "angle", "complex_part"]
 
 
-def _real_operand(a: Any, op: str) -> DeviceArray:
-    if not isinstance(a, DeviceArray) and np.iscomplexobj(a):
-        raise NotImplementedError(f"gnp.{op}: complex numbers are not supported by gnp yet; compute "
-                                  f"np.{op} on the host (numpy data, or g.get() of a device array)")
-    a = device_operand(a, op)
-    if a.dtype.kind == "c":
-        raise NotImplementedError(f"gnp.{op}: complex arrays are not supported by gnp yet; compute np.{op}(g.get()) "
-                                  "on the host")
-    return a
+def complex_part(a: DeviceArray, which: str) -> DeviceArrayView:
+    """The real (``which`` "real") or imaginary part of complex ``a`` as a view of its memory."""
+    part = np.dtype(np.float32) if a.dtype == np.complex64 else np.dtype(np.float64)
+    offset = a.offset + (part.itemsize if which == "imag" else 0)
+    return DeviceArrayView._make(a, a.shape, part, a.strides, offset)
 
 
 def real(val: Any) -> DeviceArray:
-    """The real part: a real array itself (numpy's ``a.real`` is ``a`` for real dtypes)."""
-    return _real_operand(val, "real")
+    """The real part: a view for a complex array; a real array itself (numpy's ``a.real`` is ``a``)."""
+    a = device_operand(val, "real")
+    return complex_part(a, "real") if a.dtype.kind == "c" else a
 
 
 def imag(val: Any) -> DeviceArray:
-    """The imaginary part: zeros of the array's shape and dtype for a real array (as numpy's,
-    read-only, since numpy's ``a.imag`` of a real array cannot be written)."""
-    a = _real_operand(val, "imag")
+    """The imaginary part: a view for a complex array; zeros of the array's shape and dtype for a
+    real one (as numpy's, read-only, since numpy's ``a.imag`` of a real array cannot be written)."""
+    a = device_operand(val, "imag")
+    if a.dtype.kind == "c":
+        return complex_part(a, "imag")
     out = zeros(a.shape, a.dtype, a.context)
     out._readonly = True
     return out
 
 
 def angle(z: Any, deg: bool = False) -> DeviceArray:
-    """The counterclockwise angle from the positive real axis: numpy's ``arctan2(0, z)`` for real
-    ``z`` (0 for positive numbers and +0.0, pi for negative ones and -0.0), in degrees with ``deg``."""
-    a = ops().ufunc_call("arctan2", (0, _real_operand(z, "angle")))
+    """The counterclockwise angle from the positive real axis: numpy's ``arctan2(z.imag, z.real)``
+    (for real ``z`` ``arctan2(0, z)``: 0 for positive numbers and +0.0, pi for negative ones and
+    -0.0), in degrees with ``deg``."""
+    a = device_operand(z, "angle")
+    if a.dtype.kind == "c":
+        a = ops().ufunc_call("arctan2", (complex_part(a, "imag"), complex_part(a, "real")))
+    else:
+        a = ops().ufunc_call("arctan2", (0, a))
     if deg:
         a = ops().ufunc_call("multiply", (a, 180 / np.pi))
     return a

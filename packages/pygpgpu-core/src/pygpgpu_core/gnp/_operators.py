@@ -192,9 +192,9 @@ class ArrayOperators:
     def dot(self, b: Any, out: Any = None) -> DeviceArray:
         return ops().dot(self, b, out=out)
 
-    # parts of numbers: gnp's dtypes are real (complex is not supported yet), so these are numpy's
-    # results for real arrays: real is the array itself, imag read-only zeros, and the conj method the
-    # array itself (numpy's method returns a real array as it is; the np.conj ufunc makes a new one)
+    # parts of numbers (numpy's): a complex array's real and imag are views of its memory; a real
+    # array's real is the array itself, its imag read-only zeros, and its conj method the array
+    # itself (numpy's method returns a real array as it is; the np.conj ufunc makes a new one)
     @property
     def real(self) -> DeviceArray:
         from ._complex_parts import real
@@ -202,20 +202,27 @@ class ArrayOperators:
 
     @real.setter
     def real(self, value: Any) -> None:
-        cast("DeviceArray", self)[...] = value
+        self.real[...] = value
 
     @property
     def imag(self) -> DeviceArray:
         from ._complex_parts import imag
         return imag(cast("DeviceArray", self))
 
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        if cast("DeviceArray", self).dtype.kind != "c":
+            raise TypeError("array does not have imaginary part to set")
+        self.imag[...] = value
+
     def conj(self) -> DeviceArray:
+        if cast("DeviceArray", self).dtype.kind == "c":
+            return ops().ufunc_call("conjugate", (self,))
         from ._complex_parts import real
         return real(cast("DeviceArray", self))
 
     def conjugate(self) -> DeviceArray:
-        from ._complex_parts import real
-        return real(cast("DeviceArray", self))
+        return self.conj()
 
     def clip(self, min: Any = None, max: Any = None, out: Any = None, **kwargs: Any) -> DeviceArray:
         return ops().clip(self, min, max, out=out, **kwargs)

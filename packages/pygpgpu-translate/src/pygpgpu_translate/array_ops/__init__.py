@@ -16,6 +16,7 @@ import numpy as np
 
 from pygpgpu_core.gnp import DeviceArray, _dispatch
 from pygpgpu_core.gnp._array import check_out_writeable
+from pygpgpu_core.gnp._complex_parts import complex_part
 
 from ._convolve import convolve
 from ._creation import arange, concatenate, linspace, stack
@@ -88,7 +89,8 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
 
 
 def moment(op: str, a: DeviceArray, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-    """``var``/``std`` as numpy computes them: mean, squared deviations, their mean over n - ddof."""
+    """``var``/``std`` as numpy computes them: mean, squared deviations (|d|**2 for complex: a real
+    result), their mean over n - ddof."""
     check_out_writeable(out)
     if where is not None and where is not True:
         raise TypeError(f"gnp.{op}: where= is not supported on device arrays")
@@ -96,7 +98,12 @@ def moment(op: str, a: DeviceArray, axis=None, dtype=None, out=None, ddof=0, kee
     d = ufunc_call("subtract", (a, m))
     if d.dtype.kind != "f":
         d = d.astype(m.dtype)
-    sq = ufunc_call("multiply", (d, d))
+    if d.dtype.kind == "c":
+        # numpy's fast path for complex: |d|**2 as re*re + im*im, in the parts' real type
+        re, im = complex_part(d, "real"), complex_part(d, "imag")
+        sq = ufunc_call("add", (ufunc_call("multiply", (re, re)), ufunc_call("multiply", (im, im))))
+    else:
+        sq = ufunc_call("multiply", (d, d))
     s = reduce("sum", sq, axis=axis, dtype=dtype, keepdims=keepdims)
     n = a.size // max(m.size, 1)
     res = ufunc_call("true_divide", (s, float(max(n - ddof, 0))))

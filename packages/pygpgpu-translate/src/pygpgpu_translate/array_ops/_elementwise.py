@@ -21,11 +21,14 @@ from __future__ import annotations
 from typing import Any, Callable, Literal, cast
 
 import numpy as np
+from pygpgpu_core import funcs
 from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
 from pygpgpu_core.gnp._array import check_out_writeable
 from pygpgpu_core.gnp._functions import UFUNC_NAMES
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._complex_ufuncs import complex_rule
+from ._half import narrow, stores_half_only, widen
 from ._operands import (
     Scalar,
     broadcast_shapes,
@@ -215,7 +218,7 @@ _RULES: dict[str, Callable] = {
     "logical_xor": lambda d: "(bool({0}) != bool({1}))", "logical_not": lambda d: "(not {0})",
     "negative": lambda d: "(-{0})", "positive": lambda d: "{0}", "absolute": _absolute, "invert": _invert,
     "square": _square, "reciprocal": _reciprocal,
-    # the conjugate of a real number is itself (numpy's loops give bool int8); complex is refused earlier
+    # the conjugate of a real number is itself (numpy's loops give bool int8); complex: _complex_ufuncs
     "conjugate": lambda d: "{0}",
     "deg2rad": _scale(np.pi, 180.0), "radians": _scale(np.pi, 180.0), "rad2deg": _scale(180.0, np.pi),
     "degrees": _scale(180.0, np.pi), "signbit": _signbit, "logaddexp": _logaddexp("e"),
@@ -297,9 +300,16 @@ def _comparison_key(s: Scalar, arrays_dt: np.dtype) -> Any:
 
 
 # ---- kernel sources ------------------------------------------------------------------------------------------
-def _expression(name: str, dts: tuple) -> "tuple[str, str | None]":
+def _expression(name: str, dts: tuple, out_dt: np.dtype) -> "tuple[str, str | None]":
+    complex_in = any(dt.kind == "c" for dt in dts)
     if name == _COPY:
+        if complex_in and out_dt.kind == "b":
+            return "({0} != 0)", None          # numpy: a complex number is true when either part is
+        if complex_in and out_dt.kind != "c":
+            return "({0}).real", None          # numpy drops the imaginary part (its ComplexWarning)
         return "{0}", None
+    if complex_in and name not in ("__where__",):
+        return complex_rule(name, dts)
     r = UFUNCS[name](dts)
     return r if isinstance(r, tuple) else (r, None)
 
@@ -360,10 +370,13 @@ def _kernel(name: str, kinds: str, in_dts: tuple, out_dt: np.dtype, nd: int):
     key = (name, kinds, in_dts, out_dt, nd)
     k = _kernels.get(key)
     if k is None:
-        expr, helpers = _expression(name, in_dts)
+        expr, helpers = _expression(name, in_dts, out_dt)
         label = "copy" if name == _COPY else name
         kname = f"gnp_{label}_{'flat' if nd == 0 else f'nd{nd}'}_{kinds}"
-        k = _kernels[key] = kernel_from_source(kname, _source(kname, expr, helpers, kinds, in_dts, out_dt, nd))
+        # complex arithmetic rounds each product as numpy's loops do (no fused multiply-add)
+        exact = not any(dt.kind == "c" for dt in in_dts + (out_dt,))
+        k = _kernels[key] = kernel_from_source(kname, _source(kname, expr, helpers, kinds, in_dts, out_dt, nd),
+                                               None if exact else {"funcs": funcs}, contract=exact)
     return k
 
 
@@ -492,7 +505,7 @@ def _fast_call(name: str, inputs: tuple, out: Any) -> Any:
                 return None                   # numpy's OverflowError (or an exact comparison)
         args.append(dt.type(x))
     if out is None:
-        out = DeviceArray(first.shape, out_dt, first.buffer.context)
+        out = DeviceArray._empty(first._shape, out_dt, ctx.device, ctx, first.size * out_dt.itemsize)
     if out.size:
         args[0] = out if len(out.shape) == 1 else flat(out)
         launch(kern, first.device, DEFAULT_CONFIG, tuple(args))
@@ -554,6 +567,8 @@ def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, cas
     if not arrays:
         raise TypeError(f"gnp.{name}: at least one operand must be a device array")
     device = check_same_device(arrays + ([out] if isinstance(out, DeviceArray) else []), name)
+    if _half_involved(ops, out, dtype) and stores_half_only(device):
+        return _through_float32(name, ops, out, dtype, casting)
     for k, x in enumerate(ops):
         if isinstance(x, DeviceArray):
             check_dtype(x.dtype, name, k, device)
@@ -585,6 +600,33 @@ def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, cas
             and all(x.shape == shape for x in arrays) and type(out) is DeviceArray):
         _remember_fast(name, inputs, in_dts, out_dt, given, device)
     return run(name, operands, in_dts, out, device)
+
+
+def _half_involved(ops: list, out: Any, dtype: Any) -> bool:
+    half = np.dtype(np.float16)
+    return (any(x.dtype == half for x in ops) or (isinstance(out, DeviceArray) and out.dtype == half)
+            or (dtype is not None and np.dtype(dtype) == half))
+
+
+def _through_float32(name: str, ops: list, out: Any, dtype: Any, casting: Casting) -> Any:
+    """A float16 operation on a device that only stores half: numpy's float16 loops compute each
+    element in float32 and round the result to half once, and so does this (``_half``)."""
+    half = np.dtype(np.float16)
+    keys = tuple(x.dtype if isinstance(x, DeviceArray) or not x.weak else x.key for x in ops)
+    _, out_dt = _loop(name, keys, dtype, casting)
+    wide = [widen(x) if isinstance(x, DeviceArray) and x.dtype == half else
+            (np.float32(x.value) if isinstance(x, Scalar) and x.dtype == half and not x.weak else x.value
+             if isinstance(x, Scalar) else x) for x in ops]
+    res = ufunc_call(name, tuple(wide), dtype=np.float32 if dtype is not None and np.dtype(dtype) == half else dtype,
+                     casting=casting)
+    if out_dt == half:
+        res = narrow(res)
+    if out is None:
+        return res
+    _check_out(out, _result_shape([x for x in ops if isinstance(x, DeviceArray)], out), out_dt, name, casting,
+               None)
+    assign(out, res)
+    return out
 
 
 # types numpy turns into an object array whose == is never true for a number: np.equal(array, None)
@@ -655,8 +697,16 @@ def assign(dst: DeviceArray, src: Any) -> None:
             raise ValueError(f"could not broadcast input array from shape {shape_text(c.shape)} into shape "
                              f"{shape_text(dst.shape)}")
         if c.dtype == dst.dtype and _stored_only(c.dtype):
-            # complex or half data the device does not compute with: copied as raw bytes, as copy() does
+            # complex or half data: copied as raw bytes, as copy() does
             run(_COPY, [_raw_view(c)], (_raw_view(c).dtype,), _raw_view(dst), device)
+            return
+        if np.float16 in (c.dtype, dst.dtype) and stores_half_only(device):
+            wide = widen(c) if c.dtype == np.float16 else c
+            assign_dst = dst if dst.dtype != np.float16 else None
+            if assign_dst is not None:
+                assign(assign_dst, wide)
+            else:
+                assign(dst, narrow(astype(wide, np.dtype(np.float32)) if wide.dtype != np.float32 else wide))
             return
         check_dtype(dst.dtype, "copyto", 0, device)
         check_dtype(c.dtype, "copyto", 1, device)
@@ -673,6 +723,11 @@ def fill(dst: DeviceArray, value: Any) -> None:
 
 def astype(a: DeviceArray, dtype: np.dtype) -> DeviceArray:
     device = check_same_device([a], "astype")
+    if np.float16 in (a.dtype, np.dtype(dtype)) and a.dtype != np.dtype(dtype) and stores_half_only(device):
+        if a.dtype == np.float16:                  # exact in float32, then numpy's conversion from there
+            wide = widen(a)
+            return wide if np.dtype(dtype) == np.float32 else astype(wide, dtype)
+        return narrow(a if a.dtype == np.float32 else astype(a, np.dtype(np.float32)))
     check_dtype(a.dtype, "astype", 0, device)
     check_dtype(np.dtype(dtype), "astype", "dtype", device)
     out = DeviceArray(a.shape, dtype, device.context())

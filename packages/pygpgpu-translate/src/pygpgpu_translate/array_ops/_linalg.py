@@ -1,6 +1,7 @@
 """``gnp.dot`` and ``gnp.matmul`` / ``@``: the inner product of 1-D arrays is a reduction of the
-products; matrix products run a tiled kernel (16 x 16 tiles of each operand in local memory,
-one output element per work item)."""
+products; matrix products of float32/float64 go to the backend's BLAS where it has one (cuBLAS
+on CUDA where it is installed: ``Context.gemm``), else, and for every other type, run a tiled
+kernel (16 x 16 tiles of each operand in local memory, one output element per work item)."""
 from __future__ import annotations
 
 from typing import Any
@@ -81,6 +82,19 @@ def _check_matmul_out(out: Any, res_dt: np.dtype, shape: tuple) -> None:
                          f"got {out.shape})")
 
 
+def _address(x: DeviceArray) -> int:
+    return int(x.buffer.ptr) + x.offset
+
+
+def _vendor_gemm(a: DeviceArray, b: DeviceArray, c: DeviceArray, m: int, n: int, k: int) -> bool:
+    """``c = a @ b`` through the backend's BLAS where it has one (CUDA: cuBLAS, when installed)
+    for two C-contiguous operands of the result's float type; False: run our own kernel."""
+    gemm = getattr(c.buffer.context, "gemm", None)
+    if gemm is None or a.dtype != c.dtype or b.dtype != c.dtype or c.dtype.kind != "f":
+        return False
+    return bool(gemm(c.dtype, m, n, k, _address(a), _address(b), _address(c)))
+
+
 def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
     """``np.matmul`` for 1-D and 2-D device arrays (numpy's result type; bool as numpy's)."""
     check_out_writeable(out)
@@ -121,7 +135,9 @@ def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
         if k == 0:
             c.fill(0)
         else:
-            launch(kern, device, cfg, (contiguous(a2).reshape(-1), contiguous(b2).reshape(-1), c.reshape(-1), m, n, k))
+            ac, bc = contiguous(a2), contiguous(b2)
+            if not _vendor_gemm(ac, bc, c, m, n, k):
+                launch(kern, device, cfg, (ac.reshape(-1), bc.reshape(-1), c.reshape(-1), m, n, k))
     res = c.reshape(shape)
     if out is not None:
         out[...] = res

@@ -2,7 +2,7 @@
 broadcasting, and the layout a kernel sees (a flat run of elements, or a base array indexed
 through an element offset and strides).
 
-Scalars follow NEP 50 (numpy 2): Python ``bool``/``int``/``float`` are *weak* (they take the
+Scalars follow NEP 50 (numpy 2): Python ``bool``/``int``/``float``/``complex`` are *weak* (they take the
 array's type: ``int8_array + 1`` is int8), numpy scalars and 0-d numpy arrays are strong.
 Host arrays are not operands: data moves to the device only when the user says so
 (``gnp.asarray``)."""
@@ -18,7 +18,7 @@ __all__ = ["Scalar", "classify", "check_same_device", "broadcast_shapes", "check
            "Strided", "strided", "collapse", "flat", "contiguous", "normalize_axis", "normalize_axes",
            "describe", "shape_text"]
 
-ELEMENT_KINDS = "biuf"
+ELEMENT_KINDS = "biufc"
 
 
 class Scalar:
@@ -51,14 +51,14 @@ def classify(x: Any, op: str, position: int) -> "DeviceArray | Scalar | None":
     if isinstance(x, DeviceArray):
         return x
     t = type(x)
-    if t is int or t is float:
+    if t is int or t is float or t is complex:
         return Scalar(x, t, True)
     if t is bool:                     # numpy 2 treats Python bools as np.bool_ (the lowest type anyway)
         return Scalar(x, np.dtype(bool), False)
     if isinstance(x, np.generic):
         if x.dtype.kind not in ELEMENT_KINDS:
             raise TypeError(f"gnp.{op}: operand {position} is a numpy {x.dtype} scalar; device operations take bool, "
-                            "integer and float values")
+                            "integer, float and complex values")
         return Scalar(x, x.dtype, False)
     if isinstance(x, np.ndarray):
         if x.ndim == 0 and x.dtype.kind in ELEMENT_KINDS:
@@ -70,8 +70,7 @@ def classify(x: Any, op: str, position: int) -> "DeviceArray | Scalar | None":
         return classify(bool(x) if isinstance(x, bool) else (int(x) if isinstance(x, int) else float(x)), op,
                         position)
     if isinstance(x, complex):
-        raise TypeError(f"gnp.{op}: operand {position} is the complex number {x!r}; device operations take bool, "
-                        "integer and float values")
+        return classify(complex(x), op, position)
     if isinstance(x, (list, tuple)):
         raise TypeError(f"gnp.{op}: operand {position} is a Python {t.__name__}; upload it first with "
                         "gnp.asarray(...) (host data is not moved implicitly)")
@@ -82,13 +81,13 @@ def check_dtype(dtype: np.dtype, op: str, position: "int | str", device: Any = N
     """TypeError unless the device can compute on ``dtype``."""
     if dtype.kind not in ELEMENT_KINDS:
         raise TypeError(f"gnp.{op}: operand {position} has dtype {dtype}, which device operations do not support "
-                        "(bool, int8..int64, uint8..uint64, float32, float64)")
+                        "(bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128)")
     if dtype == np.float16 and device is not None and not (getattr(device, "fp16", False) and _dialect_has_float16(device)):
         raise TypeError(f"gnp.{op}: operand {position} is float16, which {device.selector} does not compute with "
                         "(float16 needs an OpenCL device with cl_khr_fp16); convert with .astype(np.float32)")
-    if dtype == np.float64 and device is not None and not getattr(device, "fp64", True):
-        raise TypeError(f"gnp.{op}: operand {position} is float64, which {device.selector} does not support; use "
-                        "float32")
+    if dtype in (np.float64, np.complex128) and device is not None and not getattr(device, "fp64", True):
+        raise TypeError(f"gnp.{op}: operand {position} is {dtype}, which {device.selector} does not support; use "
+                        f"{'float32' if dtype.kind == 'f' else 'complex64'}")
 
 
 def _dialect_has_float16(device: Any) -> bool:

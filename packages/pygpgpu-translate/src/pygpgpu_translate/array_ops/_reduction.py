@@ -31,6 +31,8 @@ from pygpgpu_core.protocols import option
 
 from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._complex_ufuncs import complex_rule
+from ._half import narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axes
 
 __all__ = ["reduce", "Reduction", "REDUCTIONS", "reduce_with", "GROUP"]
@@ -78,7 +80,14 @@ def _arg_helper(kind: str, t: np.dtype) -> "tuple[str, str]":
     (larger) value, NaN first (numpy returns the first NaN), the lower index among equals."""
     name = f"_gnp_arg{kind}_better"
     cmp = "<" if kind == "min" else ">"
-    if t.kind == "f":
+    if t.kind == "c":      # numpy's order: real parts, then imaginary ones; a NaN in either part first
+        body = ("    if a.real != a.real or a.imag != a.imag:\n"
+                "        return (b.real != b.real or b.imag != b.imag) and ib < ia\n"
+                "    if b.real != b.real or b.imag != b.imag:\n"
+                "        return True\n"
+                f"    return b.real {cmp} a.real or (b.real == a.real and (b.imag {cmp} a.imag or "
+                "(b.imag == a.imag and ib < ia)))\n")
+    elif t.kind == "f":
         body = ("    if a != a:\n"
                 "        return b != b and ib < ia\n"
                 "    if b != b:\n"
@@ -358,6 +367,8 @@ def _new_reduction(op: str, dt: np.dtype, dtype: Any) -> Reduction:
         out = _numpy_result_dtype("mean", dt, dtype)
         acc = np.dtype(np.float32) if out == np.float16 else out
         return Reduction("mean", "({a} + {b})", acc, out, 0, final=f"{{v}} / {np_type(acc)}(cnt)")
+    if op in ("min", "max", "argmin", "argmax") and dt.kind == "c":
+        return _complex_extreme(op, dt)
     if op in ("min", "max", "argmin", "argmax"):
         kind = op[-3:]
         acc = np.dtype(np.uint8) if dt.kind == "b" else dt
@@ -372,8 +383,21 @@ def _new_reduction(op: str, dt: np.dtype, dtype: Any) -> Reduction:
         return Reduction(op, comb, acc, dt, ident)
     if op in ("any", "all"):
         comb = "({a} | {b})" if op == "any" else "({a} & {b})"
-        return Reduction(op, comb, np.uint8, np.bool_, 0 if op == "any" else 1, prepare="np.uint8(np.bool_({v}))")
+        truth = "np.bool_({v})" if dt.kind != "c" else "({v} != 0)"       # a complex number: either part
+        return Reduction(op, comb, np.uint8, np.bool_, 0 if op == "any" else 1, prepare=f"np.uint8({truth})")
     raise ValueError(f"unknown reduction {op!r}")
+
+
+def _complex_extreme(op: str, dt: np.dtype) -> Reduction:
+    """min/max/argmin/argmax of complex numbers in numpy's lexicographic order (real part, then
+    imaginary), a NaN in either part winning as numpy's maximum/minimum and argmax/argmin make it.
+    The identity is (inf, inf) for min, (-inf, -inf) for max: every number is at least as small."""
+    kind = op[-3:]
+    ident = complex(np.inf, np.inf) if kind == "min" else complex(-np.inf, -np.inf)
+    if op.startswith("arg"):
+        return Reduction(op, "", dt, np.dtype(np.int64), ident, arg=kind)
+    call, source = complex_rule("minimum" if kind == "min" else "maximum", (dt, dt))
+    return Reduction(op, call.replace("{0}", "{a}").replace("{1}", "{b}"), dt, dt, ident, helper_source=source or "")
 
 
 REDUCTIONS = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all")
@@ -458,6 +482,17 @@ class _RowsPlan:
 _rows_plans: dict = {}
 
 
+def _rows_plan(red: Reduction, x: DeviceArray, outer: int, r: int, device) -> _RowsPlan:
+    chunked = cpu_layout(device)
+    wide = x.size >= 2**30
+    lanes = _vector_lanes(red, x, outer, r, chunked)
+    key = (red.key(), outer, r, device, chunked, wide, lanes, _GPU_GROUPS_PER_CU, _GPU_VECTOR_LOADS)
+    plan = _rows_plans.get(key)
+    if plan is None:
+        plan = _rows_plans[key] = _RowsPlan(red, outer, r, device, chunked, wide, lanes)
+    return plan
+
+
 def _shaped(x: DeviceArray, shape: tuple) -> DeviceArray:
     """``x``'s leading elements seen with C-contiguous ``shape`` (a cheap reshape for arrays that
     are contiguous from byte 0, a checked one otherwise)."""
@@ -470,32 +505,51 @@ def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count:
     """Reduce each of ``outer`` contiguous rows of length ``r`` of the flat ``x``: one pass when
     there are enough rows to fill the device, else segments of each row over several groups
     (a 2-D launch) and a second pass over the segments' results."""
-    chunked = cpu_layout(device)
-    wide = x.size >= 2**30
-    lanes = _vector_lanes(red, x, outer, r, chunked)
-    key = (red.key(), outer, r, device, chunked, wide, lanes, _GPU_GROUPS_PER_CU, _GPU_VECTOR_LOADS)
-    plan = _rows_plans.get(key)
-    if plan is None:
-        plan = _rows_plans[key] = _RowsPlan(red, outer, r, device, chunked, wide, lanes)
-    ctx = device.context()
+    return _launch_rows(_rows_plan(red, x, outer, r, device), red, x, outer, r, device, device.context(), count)
+
+
+def _launch_rows(plan: _RowsPlan, red: Reduction, x: DeviceArray, outer: int, r: int, device, ctx,
+                 count: int) -> DeviceArray:
+    """Run ``plan`` on ``x``: the (outer,) result."""
     xs: tuple = (_shaped(x, (outer, r)),)    # the kernel indexes x[row, j]
-    if lanes > 1:                            # the same memory as rows of lanes-wide vectors
-        xs += (_shaped(x, (outer, r // lanes, lanes)),)
-    out = DeviceArray((outer,), red.out, ctx)
+    if plan.lanes > 1:                       # the same memory as rows of lanes-wide vectors
+        xs += (_shaped(x, (outer, r // plan.lanes, plan.lanes)),)
+    out = DeviceArray._empty((outer,), red.out, ctx.device, ctx, outer * red.out.itemsize)
     segs = plan.segs
     if segs == 1:
         launch(plan.first, device, plan.cfg, (*xs, out, *plan.args, count))
         return out
-    part = DeviceArray((outer * segs,), red.acc, ctx)
+    part = DeviceArray._empty((outer * segs,), red.acc, ctx.device, ctx, outer * segs * red.acc.itemsize)
     part2 = _shaped(part, (outer, segs))
     if red.arg is not None:
-        parti = DeviceArray((outer * segs,), np.int64, ctx)
+        parti = DeviceArray._empty((outer * segs,), np.dtype(np.int64), ctx.device, ctx, outer * segs * 8)
         launch(plan.first, device, plan.cfg, (xs[0], part, parti, *plan.args, count))
         launch(plan.second, device, plan.cfg2, (part2, _shaped(parti, (outer, segs)), out, *plan.args2, count))
         return out
     launch(plan.first, device, plan.cfg, (*xs, part, *plan.args, count))
     launch(plan.second, device, plan.cfg2, (part2, out, *plan.args2, count))
     return out
+
+
+class _WarmRows:
+    """A reduction call that ran the rows kernels on a plain array, remembered so that the same
+    call again (same operation, dtype, shape, axis, keepdims, device) skips the argument checks
+    and the layout work: it only allocates its result and launches (see :func:`reduce`)."""
+
+    __slots__ = ("red", "plan", "outer", "r", "final_shape", "device", "ctx")
+
+    def __init__(self, red: Reduction, plan: _RowsPlan, outer: int, r: int, final_shape: tuple, device, ctx):
+        self.red, self.plan, self.outer, self.r = red, plan, outer, r
+        self.final_shape, self.device, self.ctx = final_shape, device, ctx
+
+    def run(self, a: DeviceArray) -> DeviceArray:
+        res = _launch_rows(self.plan, self.red, a, self.outer, self.r, self.device, self.ctx, self.r)
+        if self.final_shape == res._shape:
+            return res
+        return DeviceArray._wrap(self.final_shape, res._dtype, res.device, res.buffer, res._owner, res._host)
+
+
+_warm: dict = {}          # (op, dtype, shape, axis, keepdims, device, layout and tuning) -> _WarmRows
 
 
 def _run_cols(red: Reduction, x: DeviceArray, outer: int, r: int, inner: int, device, count: int) -> DeviceArray:
@@ -531,8 +585,11 @@ def _run_cols(red: Reduction, x: DeviceArray, outer: int, r: int, inner: int, de
     return out
 
 
-def reduce_with(red: Reduction, a: DeviceArray, axis: Any, keepdims: bool, op: str, device) -> DeviceArray:
-    """Apply ``red`` over ``axis`` of ``a`` (any layout); the result has the reduced shape."""
+def reduce_with(red: Reduction, a: DeviceArray, axis: Any, keepdims: bool, op: str, device,
+                warm_key: Any = None) -> DeviceArray:
+    """Apply ``red`` over ``axis`` of ``a`` (any layout); the result has the reduced shape.
+    ``warm_key``: where the rows kernels run on ``a`` itself, remember the call under this key
+    (:func:`reduce`'s warm path)."""
     nd = a.ndim
     axes = normalize_axes(axis, nd, op)
     kept = [k for k in range(nd) if k not in axes]
@@ -565,7 +622,13 @@ def reduce_with(red: Reduction, a: DeviceArray, axis: Any, keepdims: bool, op: s
         for n in out_shape:
             outer *= n
     if inner == 1 and (r >= _COLS_MIN_R or outer == 1):
-        res = _run_rows(red, x, outer, r, device, r)
+        plan = _rows_plan(red, x, outer, r, device)
+        ctx = device.context()
+        if warm_key is not None and x is a:
+            if len(_warm) > 4096:
+                _warm.clear()
+            _warm[warm_key] = _WarmRows(red, plan, outer, r, final_shape, device, ctx)
+        res = _launch_rows(plan, red, x, outer, r, device, ctx, r)
     else:
         res = _run_cols(red, x, outer, r, inner, device, r)
     return res.reshape(final_shape)
@@ -574,12 +637,29 @@ def reduce_with(red: Reduction, a: DeviceArray, axis: Any, keepdims: bool, op: s
 def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
            initial: Any = None, where: Any = None) -> DeviceArray:
     """numpy's ``a.<op>(axis, dtype, out, keepdims, initial)`` on the device."""
+    warm_key = None
+    if (type(a) is DeviceArray and dtype is None and out is None and initial is None and where is None
+            and (axis is None or type(axis) is int) and type(keepdims) is bool):
+        # (the layout choice and the tuning knobs too: tests and sweep_reduction.py swap them)
+        warm_key = (op, a._dtype, a._shape, axis, keepdims, a.device, cpu_layout, _GPU_GROUPS_PER_CU, _GPU_VECTOR_LOADS)
+        w = _warm.get(warm_key)
+        if w is not None and a.buffer.context is w.ctx and not w.ctx.closed:
+            return w.run(a)
     check_out_writeable(out)
     if not isinstance(a, DeviceArray):
         raise TypeError(f"gnp.{op} takes a device array, got {type(a).__name__} (upload host data with gnp.asarray)")
     if where is not None and where is not True:
         raise TypeError(f"gnp.{op}: where= is not supported on device arrays")
     device = check_same_device([a], op)
+    if a.dtype == np.float16 and dtype is None and stores_half_only(device):
+        # numpy's float16 reductions accumulate in float32 and round the result to half once
+        res = reduce(op, widen(a), axis=axis, keepdims=keepdims, initial=initial)
+        if _numpy_result_dtype(op, a.dtype, None) == np.float16:
+            res = narrow(res)
+        if out is not None:
+            out[...] = res
+            return out
+        return res
     check_dtype(a.dtype, op, 0, device)
     if dtype is not None:
         check_dtype(np.dtype(dtype), op, "dtype", device)
@@ -591,7 +671,7 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
         res = DeviceArray(_reduced_shape(a, axis, keepdims, op), red.out, device.context())
         res.fill(initial)
     else:
-        res = reduce_with(red, a, axis, keepdims, op, device)
+        res = reduce_with(red, a, axis, keepdims, op, device, warm_key)
         if initial is not None:
             from ._elementwise import ufunc_call
             # numpy converts ``initial`` to the result's type first, as setitem does: sum(initial=1.5)

@@ -4,7 +4,8 @@ arrays and for sorting along an axis; long 1-D sorts take the radix sort (``_rad
 Each row (the sorted axis) is padded to a power of two ``P``; padding entries carry an index
 ``>= n`` and order after every real element. The order is numpy's: NaN after every number, and
 equal keys by their original index, so the sort is stable (``argsort`` agrees with numpy's
-``kind="stable"``). Stages that compare elements less than ``BLOCK`` apart run in local memory,
+``kind="stable"``); complex numbers sort by real part, then imaginary part, NaN parts last as
+numpy's. Stages that compare elements less than ``BLOCK`` apart run in local memory,
 one group per ``BLOCK`` elements (``gpu.barrier`` between steps); longer strides run one
 compare-exchange per work item in global memory. That is O(n log^2 n) work: simple and
 portable, but slower than the radix sort for long arrays.
@@ -18,6 +19,8 @@ from pygpgpu_core.gnp import DeviceArray
 
 from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._complex_ufuncs import less_source
+from ._half import narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axis
 
 __all__ = ["sort", "argsort"]
@@ -29,6 +32,17 @@ RADIX_MIN = 1 << 14          # 1-D sorts from this length take the radix sort (_
 
 def _after_source(t: np.dtype) -> str:
     """``_after(ka, ia, kb, ib, n)``: whether (ka, ia) belongs after (kb, ib)."""
+    if t.kind == "c":        # numpy's complex order (its CFLOAT_LT), ties by index
+        less, source = less_source(t)
+        return (source +
+                "def _after(ka, ia, kb, ib, n):\n"
+                "    if ia >= n:\n"
+                "        return ib < n or ia > ib\n"
+                "    if ib >= n:\n"
+                "        return False\n"
+                f"    if {less}(kb, ka):\n"
+                "        return True\n"
+                f"    return ia > ib and not {less}(ka, kb)\n")
     nan = ("    if ka != ka:\n"
            "        return kb == kb or ia > ib\n"
            "    if kb != kb:\n"
@@ -198,6 +212,8 @@ def _radix_input(a: DeviceArray, axis: Any, op: str) -> "DeviceArray | None":
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """A sorted copy (numpy order: NaN last; stable whatever ``kind`` says)."""
     _check_args(a, axis, kind, order, stable, "sort")
+    if a.dtype == np.float16 and stores_half_only(a.device):      # float32 holds every half exactly
+        return narrow(sort(widen(a), axis))
     flat = _radix_input(a, axis, "sort")
     if flat is not None:
         from ._radix import radix_sort
@@ -214,6 +230,8 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: An
 def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """The int64 indices that sort ``a`` along ``axis`` (stable: numpy's ``kind="stable"`` order)."""
     _check_args(a, axis, kind, order, stable, "argsort")
+    if a.dtype == np.float16 and stores_half_only(a.device):
+        return argsort(widen(a), axis)
     flat = _radix_input(a, axis, "argsort")
     if flat is not None:
         from ._radix import radix_argsort

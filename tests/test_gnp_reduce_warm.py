@@ -1,0 +1,107 @@
+"""The warm path of gnp reductions (array_ops/_reduction.py: a call like an earlier one, on a plain
+array, skips the checks and the layout work and only allocates and launches): repeated calls
+with new data stay equal to numpy for every reduction, dtype, axis and keepdims; calls that
+must not take it (views, other axes, out=, dtype=, initial=) still give numpy's answers."""
+from __future__ import annotations
+
+import numpy as np
+import pygpgpu.numpy as gnp
+import pytest
+from pygpgpu_translate.array_ops import _reduction
+
+OPS = ["sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all"]
+DTYPES = [np.bool_, np.int32, np.int64, np.uint8, np.float32, np.float64]
+CASES = [((1000,), None, False), ((1000,), None, True), ((5,), 0, False), ((64, 300), 1, False),
+         ((64, 300), -1, True), ((3, 4096), None, False), ((2, 9000), 1, False)]
+
+
+def sample(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.integers(0, 2, shape).astype(dt)
+    if dt.kind in "iu":
+        return rng.integers(0 if dt.kind == "u" else -3, 4, shape).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+def check(got, want, dtype):
+    want = np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
+    if np.dtype(dtype).kind == "f" and want.dtype.kind == "f":
+        tol = 1e-5 if np.dtype(dtype) == np.float32 else 1e-12
+        np.testing.assert_allclose(got.get(), want, rtol=tol, atol=tol * 100)
+    else:
+        np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("op", OPS)
+def test_repeated_calls_stay_equal_to_numpy(device, op, dtype):
+    for shape, axis, keepdims in CASES:
+        if op.startswith("arg") and keepdims:
+            continue
+        for seed in range(3):                 # the first call takes the full path, the others the warm one
+            h = sample(shape, dtype, seed)
+            g = gnp.asarray(h, device=device)
+            kwargs = {} if op.startswith("arg") else {"keepdims": keepdims}
+            got = getattr(g, op)(axis=axis, **kwargs)
+            with np.errstate(all="ignore"):
+                want = getattr(h, op)(axis=axis, **kwargs)
+            check(got, want, dtype)
+            if seed == 0 and (axis is None or shape[-1] >= 128):       # a rows layout: remembered
+                key = (op, np.dtype(dtype), shape, axis, keepdims, g.device)
+                assert any(k[:6] == key for k in _reduction._warm), (op, shape, axis, keepdims)
+
+
+def test_calls_that_must_not_take_the_warm_path(device):
+    h = sample((40, 1000), np.float32, 1)
+    g = gnp.asarray(h, device=device)
+    row = gnp.asarray(h[3], device=device)
+    check(row.sum(), h[3].sum(), np.float32)                     # remembers (1000,) float32 sum
+    # a view of the same shape and dtype (starts 3000 elements into its buffer)
+    check(g[3].sum(), h[3].sum(), np.float32)
+    check(g[:, 7].sum(), h[:, 7].sum(), np.float32)              # strided view, 40 elements
+    check(g[5, ::-1].sum(), h[5, ::-1].sum(), np.float32)
+    out = gnp.asarray(np.zeros((), np.float32), device=device)
+    assert row.sum(out=out) is out
+    check(out, h[3].sum(), np.float32)
+    check(row.sum(dtype=np.float64), h[3].sum(dtype=np.float64), np.float64)
+    check(row.sum(initial=5.0), h[3].sum(initial=5.0), np.float32)
+    check(row.max(where=True), h[3].max(), np.float32)
+    check(row.sum(axis=(0,)), h[3].sum(axis=(0,)), np.float32)
+    with pytest.raises(np.exceptions.AxisError):
+        row.sum(axis=1)
+    with pytest.raises(np.exceptions.AxisError):
+        row.sum(axis=1)                                          # still raises the second time
+
+
+def test_warm_results_are_new_arrays(device):
+    """Each call gets its own result array (a warm call must not hand out a shared buffer)."""
+    g = gnp.asarray(np.arange(1000, dtype=np.int64), device=device)
+    first = g.sum(axis=0)
+    second = g.sum(axis=0)
+    assert first.buffer is not second.buffer
+    g[...] = 1
+    third = g.sum(axis=0)
+    assert (first.get(), second.get(), third.get()) == (499500, 499500, 1000)
+
+
+def test_a_swapped_layout_is_not_served_from_the_warm_path(device, monkeypatch):
+    """Tests (and sweep_reduction.py) swap the rows kernel's layout; a remembered call of the other
+    layout must not run instead (the GPU variant would then go untested on a CPU device)."""
+    h = sample(50_000, np.float32, 9)
+    g = gnp.asarray(h, device=device)
+    check(g.sum(), h.sum(), np.float32)
+    chunked = []
+    real = _reduction._RowsPlan.__init__
+
+    def spy(self, red, outer, r, dev, is_chunked, *rest):
+        chunked.append(is_chunked)
+        real(self, red, outer, r, dev, is_chunked, *rest)
+    monkeypatch.setattr(_reduction, "_RowsPlan", type("Spy", (_reduction._RowsPlan,), {"__init__": spy}))
+    _reduction._rows_plans.clear()
+    for layout in (False, True):
+        monkeypatch.setattr(_reduction, "cpu_layout", lambda d, layout=layout: layout)
+        check(g.sum(), h.sum(), np.float32)
+    assert chunked == [False, True]
