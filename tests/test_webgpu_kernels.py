@@ -288,3 +288,22 @@ def test_pygpgpu_backend_webgpu_makes_it_the_default(dev, monkeypatch):
     triple(x, out)                                         # no bracket: the variable's device
     np.testing.assert_array_equal(out, 3 * x)
     assert launched and set(launched) == {"triple"}          # built on the webgpu device
+
+
+@kernel
+def scale_into(x, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] * 2
+
+
+def test_one_array_read_and_written_through_two_parameters(dev):
+    """WebGPU refuses one buffer bound read-only and writable in a dispatch; k(x, x) must still
+    read and write one array, as on the other backends."""
+    import pygpgpu.numpy as gnp
+    x = np.arange(10, dtype=np.float32)
+    scale_into["webgpu"](x, x)
+    np.testing.assert_array_equal(x, np.arange(10, dtype=np.float32) * 2)
+    g = gnp.asarray(np.arange(5, dtype=np.float32), device="webgpu")
+    for _ in range(2):                                     # the second call reuses the read_write variant
+        scale_into["webgpu"](g, g)
+    np.testing.assert_array_equal(np.asarray(g), np.arange(5, dtype=np.float32) * 4)

@@ -7,6 +7,7 @@ has an explicit layout built from those declarations, one bind group per ``@grou
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -118,6 +119,7 @@ class WebGPUKernel:
         device.limits.check_bindings(sum(b.space == "storage" for b in self.params),
                                      sum(b.space == "uniform" for b in self.params), self.name, where)
         self.groups = sorted({b.group for b in self.params})
+        self._variants: "dict[frozenset[str], WebGPUKernel]" = {}
         gpu = ctx.gpu
         try:
             layouts = [gpu.create_bind_group_layout(entries=[_layout_entry(b) for b in self.params if b.group == g])
@@ -188,6 +190,7 @@ class WebGPUKernel:
         group_of = [b.group for b in params]
         binding_of = [b.binding for b in params]
         last_values: dict[int, bytes] = {}
+        aliased: "dict[frozenset[str], Callable[..., None]]" = {}
         name = self.name
 
         def bind_groups(resources: list) -> list:
@@ -230,6 +233,14 @@ class WebGPUKernel:
                 if a.closed:
                     raise ClosedError(f"the buffer given for {params[i].name!r}")
                 resources.append(a.gpu)
+            if len(set(map(id, resources))) < len(resources):
+                upgraded = self._read_aliases(resources)
+                if upgraded:       # one buffer read and written through different bindings
+                    run = aliased.get(upgraded)
+                    if run is None:
+                        run = aliased[upgraded] = self._aliased(upgraded).launcher(arg_types)
+                    run(global_size, local_size, args)
+                    return
             groups = self._groups(global_size, local_size)
             try:
                 encoder = gpu.create_command_encoder()
@@ -243,6 +254,28 @@ class WebGPUKernel:
             except Exception as exc:
                 raise driver_error("dispatchWorkgroups", exc, f"kernel {name!r}") from exc
         return launch
+
+    def _read_aliases(self, resources: list) -> "frozenset[str]":
+        """The read-only storage bindings given a buffer that a writable binding is also given:
+        WebGPU refuses a dispatch using one buffer both ways (a usage conflict), while a kernel
+        given one array twice (``k(x, x)``) reads and writes one memory on every other backend."""
+        written = {id(r) for r, b in zip(resources, self.params) if b.space == "storage" and b.access == "read_write"}
+        return frozenset(b.name for r, b in zip(resources, self.params)
+                         if b.space == "storage" and b.access == "read" and id(r) in written)
+
+    def _aliased(self, names: "frozenset[str]") -> "WebGPUKernel":
+        """This kernel built from its source with the bindings ``names`` declared read_write (a
+        buffer may be bound writable several times in a dispatch), kept per set of names."""
+        variant = self._variants.get(names)
+        if variant is None:
+            source = self.program.source
+            for b in self.params:
+                if b.name in names:
+                    source = re.sub(rf"(@binding\s*\(\s*{b.binding}\s*\)[^;]*?var\s*<\s*storage\s*),\s*read\s*>"
+                                    rf"(\s*{re.escape(b.name)}\s*:)", r"\1, read_write>\2", source)
+            program = WebGPUProgram(self.program.context, source, name=self.program.name)
+            variant = self._variants[names] = program.kernel(self.name)
+        return variant
 
     def _values_launcher(self, arg_types: Sequence[Any]) -> Callable[..., None]:
         """A translated kernel's launcher: array arguments are the storage bindings in order, the
