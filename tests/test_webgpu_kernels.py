@@ -307,3 +307,32 @@ def test_one_array_read_and_written_through_two_parameters(dev):
     for _ in range(2):                                     # the second call reuses the read_write variant
         scale_into["webgpu"](g, g)
     np.testing.assert_array_equal(np.asarray(g), np.arange(5, dtype=np.float32) * 4)
+
+
+@kernel
+def group_of(out):
+    gpu.work_size(out)
+    i = gpu.get_global_id(0)
+    if i < out.shape[0]:
+        out[i] = gpu.get_group_id(0) * 1000 + gpu.get_local_id(0)
+
+
+def test_a_launch_past_the_workgroup_limit_in_x_is_folded_into_z(dev):
+    """More workgroups in x than the adapter dispatches (65535): the runtime folds x into z and the
+    kernel unfolds its ids; a 1-D array of 4.2M elements runs like a small one."""
+    n = dev.limits.max_compute_workgroups_per_dimension * 64 + 100
+    out = np.zeros(n, np.int32)
+    group_of["webgpu"](out)
+    i = np.arange(n)
+    np.testing.assert_array_equal(out, (i // 64) * 1000 + i % 64)
+    x = np.ones(n, np.float32)
+    got = np.zeros(n, np.float32)
+    scale_into["webgpu"](x, got)
+    assert np.all(got == 2)
+
+
+def test_the_dialect_fingerprint_changes_with_its_module_text():
+    pytest.importorskip("pygpgpu_webgpu")
+    from pygpgpu_translate.target import OpenCL
+    from pygpgpu_webgpu._target import WGSL
+    assert WGSL().fingerprint() != OpenCL.fingerprint(WGSL())      # the module's text is in it

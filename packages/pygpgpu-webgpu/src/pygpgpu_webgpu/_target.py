@@ -14,17 +14,21 @@ are the dialect's; the rest is the shared translator.
 """
 from __future__ import annotations
 
+import hashlib
 import threading
+from pathlib import Path
 
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_translate.target import KernelParam, KernelSignature, OpenCL, Target
 
 from ._values import VALUES_BINDING_NAME, VALUES_STRUCT, wgsl_value_type
 
-__all__ = ["WGSL", "TARGET", "WGSLUnsupported", "WORKGROUP_SIZE"]
+__all__ = ["WGSL", "TARGET", "WGSLUnsupported", "WORKGROUP_SIZE", "FOLD_MARK"]
 
 WORKGROUP_SIZE = (64, 1, 1)
 """The ``@workgroup_size`` of every translated kernel (WGSL fixes it in the source)."""
+FOLD_MARK = "pg_folds_x_into_z"
+"""A module constant saying the kernel unfolds workgroups in z into x (the runtime may fold)."""
 
 OTHER_BACKENDS = "cuda, hip and opencl"
 
@@ -73,16 +77,31 @@ class WGSL(OpenCL):
     work_items = {"global_id": "i32(pg_gid.{d})", "local_id": "i32(pg_lid.{d})", "group_id": "i32(pg_wid.{d})",
                   "num_groups": "i32(pg_nwg.{d})", "local_size": "pg_wgsize.{d}",
                   "global_size": "(i32(pg_nwg.{d}) * pg_wgsize.{d})"}
-    _BUILTINS = {"global_id": "@builtin(global_invocation_id) pg_gid: vec3<u32>",
-                 "local_id": "@builtin(local_invocation_id) pg_lid: vec3<u32>",
-                 "group_id": "@builtin(workgroup_id) pg_wid: vec3<u32>",
-                 "num_groups": "@builtin(num_workgroups) pg_nwg: vec3<u32>",
-                 "global_size": "@builtin(num_workgroups) pg_nwg: vec3<u32>"}
+    # Dimension 0 of these goes through a prologue value: a 1-D or 2-D launch with more workgroups
+    # in x than the adapter dispatches (65535 on most) is folded into z by the runtime, and these
+    # values unfold it (_fold_prologue)
+    _FOLDED = {"global_id": "pg_gx", "group_id": "pg_wx", "num_groups": "pg_nx", "global_size": "pg_gsx"}
+    _BUILTINS = {"global_id": ("gid", "nwg"), "local_id": ("lid",), "group_id": ("wid", "nwg"),
+                 "num_groups": ("nwg",), "global_size": ("nwg",), "local_size": ()}
+    _BUILTIN_DECL = {"gid": "@builtin(global_invocation_id) pg_gid: vec3<u32>",
+                     "lid": "@builtin(local_invocation_id) pg_lid: vec3<u32>",
+                     "wid": "@builtin(workgroup_id) pg_wid: vec3<u32>",
+                     "nwg": "@builtin(num_workgroups) pg_nwg: vec3<u32>"}
 
     def __init__(self) -> None:
         # workgroup arrays met while the kernel's body is written, declared at module scope by
         # kernel_signature (the emitter writes the body first); per thread, as translations may run in several
         self._pending = threading.local()
+
+    def fingerprint(self) -> str:
+        """The class and reserved words (the default), and this module's own text: the generated-source
+        cache then misses when the plug-in's spellings change, not only its name."""
+        known = self.__dict__.get("_source_fingerprint")
+        if known is None:
+            text = Path(__file__).read_bytes()
+            known = self.__dict__["_source_fingerprint"] = hashlib.sha256(
+                super().fingerprint().encode() + text).hexdigest()[:16]
+        return known
 
     # ---- types and declarations ----------------------------------------------------------------
     def c_type(self, type_name: str) -> str:
@@ -147,6 +166,24 @@ class WGSL(OpenCL):
         return self.type_name(t)
 
     # ---- the kernel ------------------------------------------------------------------------------
+    def work_item(self, what: str, dim: int) -> str:
+        if dim == 0 and what in self._FOLDED:
+            return self._FOLDED[what]
+        return super().work_item(what, dim)
+
+    @staticmethod
+    def _fold_prologue(work_items: "frozenset[tuple[str, int]]") -> "tuple[list[str], bool]":
+        """The dimension-0 values the body reads, and whether the kernel may be folded: a kernel
+        that reads no dimension-2 item has z to spare, so ``x = x + z * (workgroups in x)``
+        (``FOLD_MARK`` tells the runtime it may launch so)."""
+        folds = not any(dim == 2 for _, dim in work_items)
+        z = " + i32(pg_{0}.z) * i32(pg_nwg.x){1}" if folds else ""
+        lines = {"global_id": "let pg_gx = i32(pg_gid.x)" + z.format("gid", " * pg_wgsize.x") + ";",
+                 "group_id": "let pg_wx = i32(pg_wid.x)" + z.format("wid", "") + ";",
+                 "num_groups": "let pg_nx = i32(pg_nwg.x)" + (" * i32(pg_nwg.z)" if folds else "") + ";",
+                 "global_size": "let pg_gsx = i32(pg_nwg.x)" + (" * i32(pg_nwg.z)" if folds else "") + " * pg_wgsize.x;"}
+        return [line for what, line in lines.items() if (what, 0) in work_items], folds
+
     def kernel_signature(self, name: str, params: "list[KernelParam]",
                          work_items: "frozenset[tuple[str, int]]") -> KernelSignature:
         scope: list[str] = []
@@ -173,11 +210,15 @@ class WGSL(OpenCL):
             scope[:0] = [f"struct {VALUES_STRUCT} {{", *values, "}"]
             scope.append(f"@group(0) @binding({binding}) var<uniform> {VALUES_BINDING_NAME}: {VALUES_STRUCT};")
         scope.append("const pg_wgsize = vec3<i32>({}, {}, {});".format(*WORKGROUP_SIZE))
+        unfold, folds = self._fold_prologue(work_items)
+        if folds:
+            scope.append(f"const {FOLD_MARK} = true;")
         scope.extend(getattr(self._pending, "arrays", None) or [])
         self._pending.arrays = []
-        builtins = sorted({self._BUILTINS[what] for what, _ in work_items if what in self._BUILTINS})
+        used = {b for what, _ in work_items for b in self._BUILTINS.get(what, ())}
+        builtins = [self._BUILTIN_DECL[b] for b in sorted(used)]
         head = "@compute @workgroup_size({}, {}, {})\nfn {}({})".format(*WORKGROUP_SIZE, name, ", ".join(builtins))
-        return KernelSignature(head, scope, prologue)
+        return KernelSignature(head, scope, prologue + unfold)
 
     # ---- statements and calls ---------------------------------------------------------------------
     def barrier(self, fence: str) -> str:
