@@ -64,7 +64,9 @@ def main() -> int:
             times[dev.backend.name] = timed_ms(lambda run=run, args=args: run(*args), ctx.synchronize, reps)
         ours, theirs = results["webgpu"], results[peer.backend.name]
         if ours.dtype.kind == "i":
-            assert np.mean(ours != theirs) < 1e-3, name          # a boundary pixel may differ
+            # chaotic near the set's boundary: float32 rounding (contraction, division) moves ~0.1% of the
+            # pixels between any two devices; PoCL against the host differs as much at 512² (1.0e-3)
+            assert np.mean(ours != theirs) < 5e-3, name
         else:
             np.testing.assert_allclose(ours, theirs, rtol=1e-3, atol=1e-3, err_msg=name)
         rows.append({"row": name, "webgpu_ms": round(times["webgpu"], 4), "peer": peer.selector,
