@@ -7,10 +7,11 @@ per launch argument at ``@binding(i)`` (``i``: the argument's position), and its
 their own names at the top of the body. The runtime packs the values into that struct in launch
 order (``_values``: WGSL's uniform layout). Work items come from ``@builtin`` parameters.
 
-What WGSL cannot express is refused by name while the kernel is written, with the backends that
-have it: float64, 64-bit integers, 8/16-bit integers and bool as array elements, print(), helpers
-taking arrays, local arrays sized at launch, atomics (see ``ATOMICS``). The words of the language
-are the dialect's; the rest is the shared translator.
+What WGSL cannot express is refused by name while the kernel is written (``WGSLUnsupported``), with
+the backends that have it: float64, 64-bit integers, 8/16-bit integers and bool as array elements,
+print(), helpers taking arrays, local arrays sized at launch, math functions WGSL lacks, and atomics
+(which WGSL has, but only on ``atomic<T>`` bindings this surface cannot declare yet: docs/webgpu.md).
+The words of the language are the dialect's; the rest is the shared translator.
 """
 from __future__ import annotations
 
