@@ -141,10 +141,11 @@ def test_device_arrays_run_without_copies(dev):
     np.testing.assert_allclose(np.asarray(out), np.arange(300, dtype=np.float32) * 4)
 
 
-def test_a_bracket_local_size_other_than_the_kernels_is_a_clear_error(dev):
-    x = np.ones(128, np.float32)
-    with pytest.raises(ValueError, match=r"@workgroup_size\(64, 1, 1\)"):
-        saxpy["webgpu"][(128, 32)](x, x, x.copy(), 1.0)
+def test_a_local_size_past_the_adapters_limit_is_a_clear_error(dev):
+    from pygpgpu_webgpu._limits import LimitExceeded
+    x = np.ones(4096, np.float32)
+    with pytest.raises(LimitExceeded, match="maxComputeInvocationsPerWorkgroup"):
+        saxpy["webgpu"][(4096, 2048)](x, x, x.copy(), 1.0)
 
 
 # ---- refused while the kernel is written --------------------------------------------------------
@@ -336,3 +337,33 @@ def test_the_dialect_fingerprint_changes_with_its_module_text():
     from pygpgpu_translate.target import OpenCL
     from pygpgpu_webgpu._target import WGSL
     assert WGSL().fingerprint() != OpenCL.fingerprint(WGSL())      # the module's text is in it
+
+
+@kernel
+def remainders(x, y, out, flags):
+    for i in range(out.shape[0]):
+        out[i] = math.fmod(x[i], y[i])
+        flags[i] = int(math.isnan(x[i])) + 2 * int(math.isinf(x[i])) + 4 * int(math.isfinite(x[i]))
+
+
+def test_fmod_and_the_float_classifications(dev):
+    x = np.array([5.5, -5.5, 7.0, np.nan, np.inf, -np.inf, 0.0, 1e-40], np.float32)
+    y = np.array([2.0, 2.0, -3.0, 1.0, 1.0, 1.0, 3.0, 1.0], np.float32)
+    out, flags = np.zeros(8, np.float32), np.zeros(8, np.int32)
+    remainders["webgpu"](x, y, out, flags)
+    finite = [0, 1, 2, 6]
+    np.testing.assert_array_equal(out[finite], np.fmod(x[finite], y[finite]))
+    np.testing.assert_array_equal(flags, np.isnan(x) + 2 * np.isinf(x) + 4 * np.isfinite(x))
+
+
+@kernel
+def local_ids(out):
+    for i in range(out.shape[0]):
+        out[i] = gpu.get_local_id(0) + 100 * gpu.get_local_size(0)
+
+
+@pytest.mark.parametrize("local", [16, 128])
+def test_a_bracket_local_size_builds_the_kernel_for_it(dev, local):
+    out = np.zeros(300, np.int32)
+    local_ids["webgpu"][(300, local)](out)
+    np.testing.assert_array_equal(out, np.arange(300) % local + 100 * local)

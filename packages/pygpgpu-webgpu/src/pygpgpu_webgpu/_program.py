@@ -18,6 +18,7 @@ from pygpgpu_core.kernel_files import parse_work_size
 from ._stopgaps import respell
 from ._errors import driver_error
 from ._wgpu import wgpu
+from ._limits import LimitExceeded
 from ._values import VALUES_BINDING_NAME, ValuesLayout
 from ._wgsl import Binding, EntryPoint, WGSLDeclError, scan
 
@@ -33,7 +34,7 @@ _BIND_GROUP_CACHE = 64      # bind groups a launcher keeps, by the buffers bound
 class WebGPUProgram:
     def __init__(self, context: Any, source: str, *, name: str = "") -> None:
         self.context = context
-        translated = source.startswith("//") and TARGET_MARK in source.partition("\n")[0]
+        translated = self.translated = source.startswith("//") and TARGET_MARK in source.partition("\n")[0]
         if translated:
             source = respell(source)
         self.source = source
@@ -121,7 +122,7 @@ class WebGPUKernel:
         device.limits.check_bindings(sum(b.space == "storage" for b in self.params),
                                      sum(b.space == "uniform" for b in self.params), self.name, where)
         self.groups = sorted({b.group for b in self.params})
-        self._variants: "dict[frozenset[str], WebGPUKernel]" = {}
+        self._variants: "dict[Any, WebGPUKernel]" = {}      # read_write (by names) and resized (by shape)
         self.folds = f"const {FOLD_MARK} = true;" in program.source
         gpu = ctx.gpu
         try:
@@ -198,6 +199,7 @@ class WebGPUKernel:
         binding_of = [b.binding for b in params]
         last_values: dict[int, bytes] = {}
         aliased: "dict[frozenset[str], Callable[..., None]]" = {}
+        resized: "dict[tuple[int, ...], Callable[..., None]]" = {}
         name = self.name
 
         def bind_groups(resources: list) -> list:
@@ -240,6 +242,14 @@ class WebGPUKernel:
                 if a.closed:
                     raise ClosedError(f"the buffer given for {params[i].name!r}")
                 resources.append(a.gpu)
+            if local_size is not None and self.program.translated:
+                shape = tuple(int(n) for n in local_size) + (1,) * (3 - len(local_size))
+                if shape != tuple(self.workgroup_size) + (1,) * (3 - len(self.workgroup_size)):
+                    run = resized.get(shape)
+                    if run is None:
+                        run = resized[shape] = self._resized(shape).launcher(arg_types)
+                    run(global_size, local_size, args)
+                    return
             if len(set(map(id, resources))) < len(resources):
                 upgraded = self._read_aliases(resources)
                 if upgraded:       # one buffer read and written through different bindings
@@ -282,6 +292,25 @@ class WebGPUKernel:
                                     rf"(\s*{re.escape(b.name)}\s*:)", r"\1, read_write>\2", source)
             program = WebGPUProgram(self.program.context, source, name=self.program.name)
             variant = self._variants[names] = program.kernel(self.name)
+        return variant
+
+    def _resized(self, shape: "tuple[int, ...]") -> "WebGPUKernel":
+        """This translated kernel built for workgroups of ``shape`` (a bracket's local size): the
+        wgsl target writes the size in two places, ``@workgroup_size`` and ``pg_wgsize`` (which
+        ``gpu.get_local_size`` and the fold read), so the kernel means the same at any size."""
+        variant = self._variants.get(shape)
+        if variant is None:
+            device = self.program.context.device
+            if math.prod(shape) > device.limits.max_compute_invocations_per_workgroup:
+                raise LimitExceeded(f"a local size of {shape} is {math.prod(shape)} work items a group; "
+                                    f"{device.selector} allows {device.limits.max_compute_invocations_per_workgroup} "
+                                    "(maxComputeInvocationsPerWorkgroup)")
+            x, y, z = shape
+            source = re.sub(r"@workgroup_size\([^)]*\)", f"@workgroup_size({x}, {y}, {z})", self.program.source)
+            source = re.sub(r"const pg_wgsize = vec3<i32>\([^)]*\);", f"const pg_wgsize = vec3<i32>({x}, {y}, {z});",
+                            source)
+            program = WebGPUProgram(self.program.context, source, name=self.program.name)
+            variant = self._variants[shape] = program.kernel(self.name)
         return variant
 
     def _values_launcher(self, arg_types: Sequence[Any]) -> Callable[..., None]:

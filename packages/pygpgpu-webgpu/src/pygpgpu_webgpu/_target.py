@@ -45,6 +45,10 @@ _MATH = {"fabs": "abs", "fmin": "min", "fmax": "max", "rsqrt": "inverseSqrt", "a
          "isnan": None, "isinf": None, "isfinite": None}
 
 
+# math.isnan/isinf/isfinite at float32 on the magnitude's bits
+_CLASSIFY = {"isnan": "({} > 0x7f800000u)", "isinf": "({} == 0x7f800000u)", "isfinite": "({} < 0x7f800000u)"}
+
+
 class WGSLUnsupported(GPGPUError, TypeError):
     """A kernel uses something WGSL cannot express (names it, and the backends that have it)."""
 
@@ -240,6 +244,16 @@ class WGSL(OpenCL):
                 raise _refuse(f"math function {name}()", "or compose it from sqrt/exp/log/pow/abs")
             return wgsl
         return name
+
+    def math_call(self, name: str, at, args: "list[str]", fast: bool = False) -> str:
+        """The calls WGSL spells otherwise: ``fmod`` is WGSL's float ``%`` (also truncated, the sign
+        of the dividend); the classifications test the bits, since WGSL lets a compiler assume no
+        NaN or infinity reaches a comparison."""
+        if not fast and name == "fmod":
+            return f"(({args[0]}) % ({args[1]}))"
+        if not fast and name in _CLASSIFY and getattr(at, "name", at) in ("float32", "float"):
+            return _CLASSIFY[name].format(f"(bitcast<u32>({args[0]}) & 0x7fffffffu)")
+        return super().math_call(name, at, args, fast)
 
     def native_math(self, name: str, t) -> str:
         raise _refuse(f"gpu.{name}", "or use the math module's function")
