@@ -367,3 +367,29 @@ def test_a_bracket_local_size_builds_the_kernel_for_it(dev, local):
     out = np.zeros(300, np.int32)
     local_ids["webgpu"][(300, local)](out)
     np.testing.assert_array_equal(out, np.arange(300) % local + 100 * local)
+
+
+@kernel
+def back_to_front(x, out):
+    for i in range(out.shape[0]):
+        out[-1 - i] = x[i]
+
+
+def test_negative_indices_wrap_as_in_python(dev):
+    x = np.arange(37, dtype=np.float32)
+    got, want = _run_both(back_to_front, x, np.zeros_like(x))
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@kernel
+def tens(x, out):
+    for i in range(out.shape[0]):
+        out[i] = math.log10(x[i])
+
+
+def test_a_math_function_wgsl_lacks_is_refused_by_name():
+    pytest.importorskip("pygpgpu_webgpu")
+    from pygpgpu_webgpu._target import WGSLUnsupported
+    x = np.ones(4, np.float32)
+    with pytest.raises(WGSLUnsupported, match=r"math function log10\(\); cuda, hip and opencl have it"):
+        tens.inspect(x, x, backend="wgsl")

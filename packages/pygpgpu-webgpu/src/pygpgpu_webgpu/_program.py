@@ -84,7 +84,7 @@ def _c_prelude(source: str) -> str:
         return ""
     many = len(names) > 1
     return (f"the kernel needs the translator's helper{'s' if many else ''} {', '.join(names)}, which "
-            f"{'have' if many else 'has'} no WGSL version yet (Python's // and % on integers, min/max, funcs.*, vector helpers): write the "
+            f"{'have' if many else 'has'} no WGSL version yet (Python's // and %, min/max, funcs.*, vector helpers): write the "
             "operation another way, or run the kernel on cuda, hip or opencl. The compiler said: ")
 
 

@@ -16,6 +16,7 @@ The words of the language are the dialect's; the rest is the shared translator.
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from pathlib import Path
 
@@ -41,10 +42,11 @@ _NUMPY = {"double": "float64", "long": "int64", "ulong": "uint64", "char": "int8
 # C math names the translator asks for -> WGSL's
 _MATH = {"fabs": "abs", "fmin": "min", "fmax": "max", "rsqrt": "inverseSqrt", "atan2": "atan2", "pow": "pow",
          "exp10": None, "log10": None, "cbrt": None, "erf": None, "erfc": None, "tgamma": None, "lgamma": None,
-         "hypot": None, "expm1": None, "log1p": None, "fmod": None, "copysign": None, "nextafter": None,
+         "hypot": None, "expm1": None, "log1p": None, "copysign": None, "nextafter": None,
          "isnan": None, "isinf": None, "isfinite": None}
 
 
+_NEGATIVE_LITERAL = re.compile(r"\(*-(\d+)\)*")
 # math.isnan/isinf/isfinite at float32 on the magnitude's bits
 _CLASSIFY = {"isnan": "({} > 0x7f800000u)", "isinf": "({} == 0x7f800000u)", "isfinite": "({} < 0x7f800000u)"}
 
@@ -159,7 +161,13 @@ class WGSL(OpenCL):
                       "or pass the elements the helper needs and return its result")
 
     def cast(self, type_text: str, expr: str) -> str:
-        return f"{self._check(type_text, 'a conversion')}({expr})"
+        """``T(expr)``; a negative integer literal made unsigned is written wrapped, as C converts it:
+        WGSL refuses ``u32(-1)`` at compile time (the value does not fit)."""
+        self._check(type_text, "a conversion")
+        literal = _NEGATIVE_LITERAL.fullmatch(expr)
+        if type_text == "u32" and literal:
+            return f"{(-int(literal.group(1))) & 0xFFFFFFFF}u"
+        return f"{type_text}({expr})"
 
     def line_directive(self, line: int, filename: str) -> str:
         return ""
@@ -238,12 +246,9 @@ class WGSL(OpenCL):
         raise _refuse("print() in kernels", "or write the values to an output array")
 
     def math_name(self, name: str, t) -> str:
-        if name in _MATH:
-            wgsl = _MATH[name]
-            if wgsl is None:
-                raise _refuse(f"math function {name}()", "or compose it from sqrt/exp/log/pow/abs")
-            return wgsl
-        return name
+        """WGSL's name of a C math function (the prelude's C pieces ask too: a name WGSL lacks
+        passes through, and such a piece fails to compile naming itself)."""
+        return _MATH.get(name) or name
 
     def math_call(self, name: str, at, args: "list[str]", fast: bool = False) -> str:
         """The calls WGSL spells otherwise: ``fmod`` is WGSL's float ``%`` (also truncated, the sign
@@ -253,6 +258,8 @@ class WGSL(OpenCL):
             return f"(({args[0]}) % ({args[1]}))"
         if not fast and name in _CLASSIFY and getattr(at, "name", at) in ("float32", "float"):
             return _CLASSIFY[name].format(f"(bitcast<u32>({args[0]}) & 0x7fffffffu)")
+        if not fast and name in _MATH and _MATH[name] is None:
+            raise _refuse(f"math function {name}()", "or compose it from sqrt/exp/log/pow/abs")
         return super().math_call(name, at, args, fast)
 
     def native_math(self, name: str, t) -> str:
