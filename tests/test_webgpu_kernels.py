@@ -256,16 +256,18 @@ def test_the_conditional_rewrite_keeps_nesting_and_loop_conditions():
 
 
 @kernel
-def half_values(x, out, a, n, s):
+def half_values(x, out, a, b, n, s):
     for i in range(out.shape[0]):
-        out[i] = x[i] * a + np.float16(1.5) + np.float16(n) + np.float16(s)
+        out[i] = x[i] * a + b + np.float16(1.5) + np.float16(n) + np.float16(s)
 
 
 def test_float16_where_the_adapter_has_shader_f16_and_mixed_width_values(dev):
     if not dev.fp16:
         pytest.skip(f"{dev.selector} ({dev.name}) has no shader-f16")
     x = np.arange(16, dtype=np.float16)
-    got, want = _run_both(half_values, x, np.zeros_like(x), np.float16(2), np.int32(3), np.float32(0.25))
+    # two f16 values side by side: WGSL packs them at offsets 8 and 10 of the uniform struct
+    got, want = _run_both(half_values, x, np.zeros_like(x), np.float16(2), np.float16(-0.5), np.int32(3),
+                          np.float32(0.25))
     np.testing.assert_array_equal(got[1], want[1])
 
 
