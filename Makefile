@@ -4,8 +4,8 @@
 #   make wheels - wheels and sdists of the seven packages in dist/ (README, Install: how to install them)
 #   make webgpu-setup - also the WebGPU plug-in (pygpgpu-webgpu, wgpu-py) in the venv; its tests need a
 #                 Vulkan driver: lavapipe on the CPU is apt-get install mesa-vulkan-drivers libvulkan1
-#                 (.ci/run installs it). Not part of test-setup: @kernel functions do not translate to
-#                 WGSL yet, and the shared suite runs every installed backend that has a device.
+#                 (.ci/run installs it). Not part of test-setup: the shared suite runs every installed
+#                 backend that has a device, and much of it needs what the WGSL target cannot write yet.
 #   make coverage - the suite under coverage, then line coverage per package (PYTEST_ARGS narrows it)
 PYTHON ?= python3
 VENV   ?= .venv

@@ -55,6 +55,20 @@ def test_saxpy_through_the_low_level_api(ctx):
     np.testing.assert_allclose(out, np.float32(2.5) * x + y, rtol=1e-6)
 
 
+def test_synchronize_waits_for_every_launch(ctx):
+    n = 1 << 16
+    x = np.ones(n, np.float32)
+    bx, bo = ctx.buffer_from_host(x), ctx.buffer(4 * n)
+    launch = ctx.program(SAXPY).kernel("saxpy").launcher(["buffer", "buffer", "buffer", np.float32])
+    for _ in range(20):
+        launch((n,), None, [bx, bx, bo, 1.0])
+    ctx.synchronize()
+    ctx.queue.synchronize()
+    out = np.empty(n, np.float32)
+    bo.read(out)
+    np.testing.assert_array_equal(out, np.full(n, 2, np.float32))
+
+
 def test_warm_launcher_rewrites_the_uniform_and_keeps_bind_groups_by_buffer(ctx):
     n = 130
     x = np.arange(n, dtype=np.float32)
@@ -188,19 +202,6 @@ def test_device_arrays_live_on_the_webgpu_device(dev):
     np.testing.assert_array_equal(np.asarray(g.copy()), x)
 
 
-def test_a_kernel_function_on_webgpu_says_it_does_not_translate_yet(dev):
-    from pygpgpu import kernel
-
-    @kernel
-    def double(x, out):
-        for i in range(out.shape[0]):
-            out[i] = x[i] * 2
-
-    x = np.ones(4, np.float32)
-    with pytest.raises(Exception, match="do not translate to WGSL yet.*pygpgpu_webgpu.wgslimport"):
-        double["webgpu"](x, np.empty_like(x))
-
-
 def test_no_adapter_is_backend_unavailable_naming_the_vulkan_packages(monkeypatch):
     pytest.importorskip("pygpgpu_webgpu")
     import pygpgpu_webgpu
@@ -216,3 +217,14 @@ def test_no_adapter_is_backend_unavailable_naming_the_vulkan_packages(monkeypatc
     monkeypatch.setattr(_backend, "wgpu", lambda: FakeWgpu())
     with pytest.raises(BackendUnavailable, match="mesa-vulkan-drivers libvulkan1"):
         pygpgpu_webgpu.WebGPUBackend().devices()
+
+
+def test_every_object_meets_the_backend_protocols(dev, ctx):
+    from pygpgpu_core import protocols
+    buf = ctx.buffer(16)
+    program = ctx.program(SAXPY)
+    for obj, proto in ((registry.get_backend("webgpu"), protocols.Backend), (dev, protocols.Device),
+                       (ctx, protocols.Context), (ctx.queue, protocols.Queue), (buf, protocols.Buffer),
+                       (program, protocols.Program), (program.kernel("saxpy"), protocols.Kernel)):
+        assert isinstance(obj, proto), (obj, proto.__name__)
+    assert protocols.option(dev, "is_cpu") is (dev.adapter_type == "CPU")

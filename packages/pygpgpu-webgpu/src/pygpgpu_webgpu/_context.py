@@ -13,18 +13,28 @@ __all__ = ["WebGPUContext", "WebGPUQueue"]
 
 
 class WebGPUQueue:
-    """The context's one queue: submissions run in order; ``synchronize`` waits for all of them."""
+    """The context's one queue: submissions run in order; ``synchronize`` waits for all of them.
+
+    It waits by reading 4 bytes of a buffer of its own: a read maps a copy made after every earlier
+    submission, so it returns when they are done. (wgpu-py 0.32's ``on_submitted_work_done_sync``
+    raises a cffi TypeError with the wgpu-native its wheel carries.)"""
 
     handle = None
 
-    def __init__(self, gpu_queue: Any) -> None:
-        self._queue = gpu_queue
+    def __init__(self, gpu_device: Any) -> None:
+        self._device = gpu_device
+        self._queue = gpu_device.queue
+        self._marker: Any = None
 
     def synchronize(self) -> None:
         try:
-            self._queue.on_submitted_work_done_sync()
+            if self._marker is None:
+                from ._wgpu import wgpu
+                usage = wgpu().BufferUsage
+                self._marker = self._device.create_buffer(size=4, usage=usage.COPY_SRC | usage.COPY_DST)
+            self._queue.read_buffer(self._marker, 0, 4)
         except Exception as exc:
-            raise driver_error("GPUQueue.onSubmittedWorkDone", exc) from exc
+            raise driver_error("GPUQueue.readBuffer (synchronize)", exc) from exc
 
     def close(self) -> None:
         """The queue belongs to its device: closing the context ends it."""
@@ -34,7 +44,7 @@ class WebGPUContext:
     def __init__(self, device: Any, gpu_device: Any) -> None:
         self.device = device
         self.gpu = gpu_device
-        self.queue = WebGPUQueue(gpu_device.queue)
+        self.queue = WebGPUQueue(gpu_device)
         self.closed = False
 
     def _check_open(self) -> None:

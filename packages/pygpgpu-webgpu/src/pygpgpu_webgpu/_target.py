@@ -1,0 +1,281 @@
+"""The ``wgsl`` target: how ``@kernel`` functions are written in WGSL, through the translator's
+public target surface only (``pygpgpu_translate.target``).
+
+A WGSL kernel takes no parameters: its arrays are ``var<storage>`` bindings at module scope, one
+per launch argument at ``@binding(i)`` (``i``: the argument's position), and its values one
+``var<uniform>`` struct (``pg_values``, at the binding after the last array) read into locals of
+their own names at the top of the body. The runtime packs the values into that struct in launch
+order (``_values``: WGSL's uniform layout). Work items come from ``@builtin`` parameters.
+
+What WGSL cannot express is refused by name while the kernel is written (``WGSLUnsupported``), with
+the backends that have it: float64, 64-bit integers, 8/16-bit integers and bool as array elements,
+print(), helpers taking arrays, local arrays sized at launch, math functions WGSL lacks, and atomics
+(which WGSL has, but only on ``atomic<T>`` bindings this surface cannot declare yet: docs/webgpu.md).
+The words of the language are the dialect's; the rest is the shared translator.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from pathlib import Path
+
+from pygpgpu_core.errors import GPGPUError
+from pygpgpu_translate.target import KernelParam, KernelSignature, OpenCL, Target
+
+from ._values import VALUES_BINDING_NAME, VALUES_STRUCT, wgsl_value_type
+
+__all__ = ["WGSL", "TARGET", "WGSLUnsupported", "WORKGROUP_SIZE", "FOLD_MARK"]
+
+WORKGROUP_SIZE = (64, 1, 1)
+"""The ``@workgroup_size`` of every translated kernel (WGSL fixes it in the source)."""
+FOLD_MARK = "pg_folds_x_into_z"
+"""A module constant saying the kernel unfolds workgroups in z into x (the runtime may fold)."""
+
+OTHER_BACKENDS = "cuda, hip and opencl"
+
+# prelude short names -> WGSL; None: WGSL has no such type
+_SCALARS = {"float": "f32", "int": "i32", "uint": "u32", "bool": "bool", "half": "f16",
+            "double": None, "long": None, "ulong": None, "char": None, "uchar": None, "short": None, "ushort": None}
+_NUMPY = {"double": "float64", "long": "int64", "ulong": "uint64", "char": "int8", "uchar": "uint8 (and bool arrays)",
+          "short": "int16", "ushort": "uint16"}
+# C math names the translator asks for -> WGSL's
+_MATH = {"fabs": "abs", "fmin": "min", "fmax": "max", "rsqrt": "inverseSqrt", "atan2": "atan2", "pow": "pow",
+         "exp10": None, "log10": None, "cbrt": None, "erf": None, "erfc": None, "tgamma": None, "lgamma": None,
+         "hypot": None, "expm1": None, "log1p": None, "copysign": None, "nextafter": None,
+         "isnan": None, "isinf": None, "isfinite": None}
+
+
+_NEGATIVE_LITERAL = re.compile(r"\(*-(\d+)\)*")
+# math.isnan/isinf/isfinite at float32 on the magnitude's bits
+_CLASSIFY = {"isnan": "({} > 0x7f800000u)", "isinf": "({} == 0x7f800000u)", "isfinite": "({} < 0x7f800000u)"}
+
+
+class WGSLUnsupported(GPGPUError, TypeError):
+    """A kernel uses something WGSL cannot express (names it, and the backends that have it)."""
+
+
+def _refuse(what: str, fix: str = "") -> WGSLUnsupported:
+    return WGSLUnsupported(f"WGSL (the webgpu backend) has no {what}; {OTHER_BACKENDS} have it: run the kernel on "
+                           f"one of them (k['opencl']){'; ' + fix if fix else ''}")
+
+
+def _vector(type_name: str) -> "tuple[str, int] | None":
+    base = type_name.rstrip("0123456789")
+    width = type_name[len(base):]
+    return (base, int(width)) if width else None
+
+
+class WGSL(OpenCL):
+    """WGSL's words. Built on the public ``OpenCL`` dialect (expressions, operators and literals
+    are C-like in both); everything that differs is overridden here."""
+
+    reserved_words = OpenCL.reserved_words | frozenset(
+        "alias array atomic bitcast bool break case const const_assert continue continuing default diagnostic "
+        "discard else enable f16 f32 false fn for i32 if let loop override ptr requires return select storage "
+        "struct switch true u32 uniform var vec2 vec3 vec4 while workgroup read read_write write "
+        "mat2x2 mat3x3 mat4x4 sampler texture_2d arrayLength workgroupBarrier storageBarrier".split())
+    vector_views = False                      # no pointer casts: no wide kernels, no row loads
+    own_scalars = {"bool": "bool", "float16": "f16"}   # f16 where the adapter has shader-f16 (device.fp16)
+    builtin_vectors = True
+    float_suffix = False
+    nan32 = "bitcast<f32>(0x7fc00000u)"
+    inf32 = "bitcast<f32>(0x7f800000u)"
+    work_items = {"global_id": "i32(pg_gid.{d})", "local_id": "i32(pg_lid.{d})", "group_id": "i32(pg_wid.{d})",
+                  "num_groups": "i32(pg_nwg.{d})", "local_size": "pg_wgsize.{d}",
+                  "global_size": "(i32(pg_nwg.{d}) * pg_wgsize.{d})"}
+    # Dimension 0 of these goes through a prologue value: a 1-D or 2-D launch with more workgroups
+    # in x than the adapter dispatches (65535 on most) is folded into z by the runtime, and these
+    # values unfold it (_fold_prologue)
+    _FOLDED = {"global_id": "pg_gx", "group_id": "pg_wx", "num_groups": "pg_nx", "global_size": "pg_gsx"}
+    _BUILTINS = {"global_id": ("gid", "nwg"), "local_id": ("lid",), "group_id": ("wid", "nwg"),
+                 "num_groups": ("nwg",), "global_size": ("nwg",), "local_size": ()}
+    _BUILTIN_DECL = {"gid": "@builtin(global_invocation_id) pg_gid: vec3<u32>",
+                     "lid": "@builtin(local_invocation_id) pg_lid: vec3<u32>",
+                     "wid": "@builtin(workgroup_id) pg_wid: vec3<u32>",
+                     "nwg": "@builtin(num_workgroups) pg_nwg: vec3<u32>"}
+
+    def __init__(self) -> None:
+        # workgroup arrays met while the kernel's body is written, declared at module scope by
+        # kernel_signature (the emitter writes the body first); per thread, as translations may run in several
+        self._pending = threading.local()
+
+    def fingerprint(self) -> str:
+        """The class and reserved words (the default), and this module's own text: the generated-source
+        cache then misses when the plug-in's spellings change, not only its name."""
+        known = self.__dict__.get("_source_fingerprint")
+        if known is None:
+            text = Path(__file__).read_bytes()
+            known = self.__dict__["_source_fingerprint"] = hashlib.sha256(
+                super().fingerprint().encode() + text).hexdigest()[:16]
+        return known
+
+    # ---- types and declarations ----------------------------------------------------------------
+    def c_type(self, type_name: str) -> str:
+        """WGSL's name of a type; a type WGSL lacks keeps its short name, refused where a
+        declaration, a cast or a binding uses it (``_check``): the translator also names types it
+        never declares (a record's padding byte)."""
+        if type_name in _SCALARS:
+            return _SCALARS[type_name] or type_name
+        vec = _vector(type_name)
+        if vec is not None:
+            base, width = vec
+            if width > 4:
+                raise _refuse(f"{width}-wide vectors ({type_name})", "or use vectors of 2 to 4 components")
+            return f"vec{width}<{self.c_type(base)}>"
+        return type_name
+
+    def component(self, type_name: str, i: int) -> str:
+        return "." + "xyzw"[i]
+
+    def make_vector(self, type_name: str, comps: "list[str]") -> str:
+        return f"{self.c_type(type_name)}({', '.join(comps)})"
+
+    vector_literal = make_vector
+
+    @staticmethod
+    def _check(type_text: str, what: str) -> str:
+        base = type_text.split("<")[-1].rstrip(">") if type_text.startswith("vec") else type_text
+        if base in _NUMPY:
+            raise _refuse(f"{_NUMPY[base]} type ({what})", "or pass float32, int32 or uint32 data")
+        return type_text
+
+    def declaration(self, type_text: str, name: str) -> str:
+        return f"{name}: {self._check(type_text, name)}"
+
+    def local_variable(self, type_text: str, name: str) -> str:
+        return f"var {name}: {self._check(type_text, name)};"
+
+    def array_variable(self, elem_text: str, name: str, size: int, local: bool) -> str:
+        self._check(elem_text, name)
+        if not local:
+            return f"var {name}: array<{elem_text}, {size}>;"
+        pending = getattr(self._pending, "arrays", None)
+        if pending is None:
+            pending = self._pending.arrays = []
+        pending.append(f"var<workgroup> {name}: array<{elem_text}, {size}>;")
+        return "// " + f"{name}: workgroup memory, declared at module scope"
+
+    def pointer_type(self, space: str, elem_text: str, const: bool) -> str:
+        raise _refuse("pointers: helpers cannot take arrays or out-parameters",
+                      "or pass the elements the helper needs and return its result")
+
+    def cast(self, type_text: str, expr: str) -> str:
+        """``T(expr)``; a negative integer literal made unsigned is written wrapped, as C converts it:
+        WGSL refuses ``u32(-1)`` at compile time (the value does not fit)."""
+        self._check(type_text, "a conversion")
+        literal = _NEGATIVE_LITERAL.fullmatch(expr)
+        if type_text == "u32" and literal:
+            return f"{(-int(literal.group(1))) & 0xFFFFFFFF}u"
+        return f"{type_text}({expr})"
+
+    def line_directive(self, line: int, filename: str) -> str:
+        return ""
+
+    def helper_head(self, ret_text: str, name: str, params: "list[str]") -> str:
+        return f"fn {name}({', '.join(params)})" + ("" if ret_text == "void" else f" -> {ret_text}")
+
+    def param_scalar_name(self, t) -> str:
+        return self.type_name(t)
+
+    # ---- the kernel ------------------------------------------------------------------------------
+    def work_item(self, what: str, dim: int) -> str:
+        if dim == 0 and what in self._FOLDED:
+            return self._FOLDED[what]
+        return super().work_item(what, dim)
+
+    @staticmethod
+    def _fold_prologue(work_items: "frozenset[tuple[str, int]]") -> "tuple[list[str], bool]":
+        """The dimension-0 values the body reads, and whether the kernel may be folded: a kernel
+        that reads no dimension-2 item has z to spare, so ``x = x + z * (workgroups in x)``
+        (``FOLD_MARK`` tells the runtime it may launch so)."""
+        folds = not any(dim == 2 for _, dim in work_items)
+        z = " + i32(pg_{0}.z) * i32(pg_nwg.x){1}" if folds else ""
+        lines = {"global_id": "let pg_gx = i32(pg_gid.x)" + z.format("gid", " * pg_wgsize.x") + ";",
+                 "group_id": "let pg_wx = i32(pg_wid.x)" + z.format("wid", "") + ";",
+                 "num_groups": "let pg_nx = i32(pg_nwg.x)" + (" * i32(pg_nwg.z)" if folds else "") + ";",
+                 "global_size": "let pg_gsx = i32(pg_nwg.x)" + (" * i32(pg_nwg.z)" if folds else "") + " * pg_wgsize.x;"}
+        return [line for what, line in lines.items() if (what, 0) in work_items], folds
+
+    def kernel_signature(self, name: str, params: "list[KernelParam]",
+                         work_items: "frozenset[tuple[str, int]]") -> KernelSignature:
+        scope: list[str] = []
+        prologue: list[str] = []
+        values: list[str] = []
+        for p in params:
+            self._check(p.type_text, f"parameter {p.name}")
+            if p.kind == "global" and p.type_text == "bool":
+                raise _refuse(f"bool arrays (parameter {p.name}: numpy stores bools as bytes, WGSL storage holds "
+                              "32-bit words)", "or pass the array as uint32 (m.astype(np.uint32))")
+            if p.kind == "local":
+                raise _refuse("local arrays sized at launch (gpu.local_array(n) with n from the call)",
+                              "or give the local array a size known when the kernel is written")
+            if p.kind == "global":
+                access = "read_write" if p.written else "read"
+                scope.append(f"@group(0) @binding({p.index}) var<storage, {access}> {p.name}: array<{p.type_text}>;")
+                prologue.append(f"_ = &{p.name};")          # every binding used: the launch passes them all
+            else:
+                field_type, read = wgsl_value_type(p.type_text)
+                values.append(f"    {p.name}: {field_type},")
+                prologue.append(f"let {p.name} = {read.format(f'{VALUES_BINDING_NAME}.{p.name}')};")
+        if values:
+            binding = len(params)
+            scope[:0] = [f"struct {VALUES_STRUCT} {{", *values, "}"]
+            scope.append(f"@group(0) @binding({binding}) var<uniform> {VALUES_BINDING_NAME}: {VALUES_STRUCT};")
+        scope.append("const pg_wgsize = vec3<i32>({}, {}, {});".format(*WORKGROUP_SIZE))
+        unfold, folds = self._fold_prologue(work_items)
+        if folds:
+            scope.append(f"const {FOLD_MARK} = true;")
+        scope.extend(getattr(self._pending, "arrays", None) or [])
+        self._pending.arrays = []
+        used = {b for what, _ in work_items for b in self._BUILTINS.get(what, ())}
+        builtins = [self._BUILTIN_DECL[b] for b in sorted(used)]
+        head = "@compute @workgroup_size({}, {}, {})\nfn {}({})".format(*WORKGROUP_SIZE, name, ", ".join(builtins))
+        return KernelSignature(head, scope, prologue + unfold)
+
+    # ---- statements and calls ---------------------------------------------------------------------
+    def barrier(self, fence: str) -> str:
+        if fence == "local":
+            return "workgroupBarrier()"
+        return "storageBarrier(); workgroupBarrier()"
+
+    def mem_fence(self, fence: str) -> str:
+        return self.barrier(fence)
+
+    def printf_call(self, format: list, args: "list[str]") -> str:
+        raise _refuse("print() in kernels", "or write the values to an output array")
+
+    def math_name(self, name: str, t) -> str:
+        """WGSL's name of a C math function (the prelude's C pieces ask too: a name WGSL lacks
+        passes through, and such a piece fails to compile naming itself)."""
+        return _MATH.get(name) or name
+
+    def math_call(self, name: str, at, args: "list[str]", fast: bool = False) -> str:
+        """The calls WGSL spells otherwise: ``fmod`` is WGSL's float ``%`` (also truncated, the sign
+        of the dividend); the classifications test the bits, since WGSL lets a compiler assume no
+        NaN or infinity reaches a comparison."""
+        if not fast and name == "fmod":
+            return f"(({args[0]}) % ({args[1]}))"
+        if not fast and name in _CLASSIFY and getattr(at, "name", at) in ("float32", "float"):
+            return _CLASSIFY[name].format(f"(bitcast<u32>({args[0]}) & 0x7fffffffu)")
+        if not fast and name in _MATH and _MATH[name] is None:
+            raise _refuse(f"math function {name}()", "or compose it from sqrt/exp/log/pow/abs")
+        return super().math_call(name, at, args, fast)
+
+    def native_math(self, name: str, t) -> str:
+        raise _refuse(f"gpu.{name}", "or use the math module's function")
+
+    def atomic_source(self, op: str, type_name: str, local: bool) -> str:
+        raise _refuse("atomics on array elements yet (WGSL needs atomic<i32> bindings; see docs/webgpu.md)")
+
+    def headers(self, features: "set[str]") -> "list[str]":
+        self._pending.arrays = []       # a program starts here: nothing left from one that failed
+        return ["enable f16;"] if "fp16" in features else []
+
+    def extension_pragma(self, extension: str) -> str:
+        return ""
+
+
+TARGET = Target("wgsl", WGSL())
+"""The entry point ``pygpgpu.targets: wgsl``: WGSL has no C kernel files (``.wgsl`` files have their
+own loader, ``_files``), so no ``Language``."""

@@ -1,0 +1,397 @@
+"""@kernel functions on the webgpu backend: translated to WGSL by the plug-in's target
+(pygpgpu_webgpu._target, registered through the pygpgpu.targets entry point and written with the
+public pygpgpu_translate.target API only) and run on lavapipe; each compared with the same Python
+function run on the host. What WGSL cannot express is refused while the kernel is written, naming
+the construct and the backends that have it."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pygpgpu import gpu, kernel
+
+from webgpu_support import webgpu_device
+
+
+@pytest.fixture(scope="module")
+def dev():
+    return webgpu_device()
+
+
+def _run_both(k, *args, config=None):
+    """The kernel on the webgpu device and its Python function on copies; returns both arg lists."""
+    host = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    k.py_func(*host)
+    (k["webgpu"] if config is None else k["webgpu"][config])(*args)
+    return list(args), host
+
+
+def _assert_same(got, want):
+    for g, w in zip(got, want):
+        if isinstance(g, np.ndarray):
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+
+
+@kernel
+def saxpy(x, y, out, alpha):
+    for i in range(out.shape[0]):
+        out[i] = alpha * x[i] + y[i]
+
+
+def test_saxpy_matches_the_host(dev):
+    rng = np.random.default_rng(0)
+    n = 1001
+    got, want = _run_both(saxpy, rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32),
+                          np.zeros(n, np.float32), 2.5)
+    _assert_same(got, want)
+
+
+def test_the_source_binds_arrays_and_packs_values_into_one_uniform(dev):
+    x = np.ones(8, np.float32)
+    src = saxpy.inspect(x, x, x, np.float32(1), backend="webgpu").source
+    assert "@group(0) @binding(0) var<storage, read> x: array<f32>;" in src
+    assert "var<storage, read_write> out: array<f32>;" in src
+    assert "var<uniform> pg_values: pg_Values;" in src and "let alpha = pg_values.alpha;" in src
+    assert "@compute @workgroup_size(64, 1, 1)" in src and "#line" not in src
+
+
+def _scale(a, b):
+    return a * b + 1.0
+
+
+@kernel
+def two_d(m, out, s):
+    for i, j in np.ndindex(out.shape):
+        out[i, j] = _scale(m[i, j], s) + i - j
+
+
+def test_a_two_dimensional_domain_and_a_helper(dev):
+    m = np.arange(5 * 7, dtype=np.float32).reshape(5, 7)
+    got, want = _run_both(two_d, m, np.zeros((5, 7), np.float32), np.float32(0.5))
+    _assert_same(got, want)
+
+
+@kernel
+def bits(a, out, flag):
+    for i in range(out.shape[0]):
+        v = a[i] * np.uint32(3)
+        if flag:
+            v = v ^ np.uint32(0xFF)
+        out[i] = v >> np.uint32(1)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_uint32_arithmetic_and_a_bool_value(dev, flag):
+    a = np.arange(100, dtype=np.uint32) * 977
+    got, want = _run_both(bits, a, np.zeros_like(a), flag)
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@kernel
+def loops(x, out):
+    for i in range(out.shape[0]):
+        s = 0.0
+        for k in range(4):
+            s += x[i] * k
+        n = 0
+        while s > 10.0 and n < 5:
+            s = s - 10.0
+            n += 1
+        out[i] = s + n + math.sqrt(x[i])
+
+
+def test_inner_loops_while_and_math(dev):
+    got, want = _run_both(loops, np.linspace(0, 9, 50).astype(np.float32), np.zeros(50, np.float32))
+    _assert_same(got, want)
+
+
+@kernel
+def group_sum(x, out):
+    gpu.work_size(x)
+    i = gpu.get_global_id(0)
+    lid = gpu.get_local_id(0)
+    tile = gpu.local_array(64, np.float32)
+    tile[lid] = 0.0
+    if i < x.shape[0]:
+        tile[lid] = x[i]
+    gpu.barrier()
+    if lid == 0:
+        s = 0.0
+        for k in range(64):
+            s += tile[k]
+        out[gpu.get_group_id(0)] = s + gpu.get_local_size(0) * 0
+
+
+def test_workgroup_memory_and_a_barrier(dev):
+    x = np.arange(200, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    group_sum["webgpu"](x, out)
+    np.testing.assert_allclose(out, [x[k * 64:(k + 1) * 64].sum() for k in range(4)])
+
+
+def test_device_arrays_run_without_copies(dev):
+    import pygpgpu.numpy as gnp
+    x = gnp.asarray(np.arange(300, dtype=np.float32), device="webgpu")
+    out = gnp.empty_like(x)
+    before = gnp.transfer_stats()
+    saxpy["webgpu"](x, x, out, 3.0)
+    assert gnp.transfer_stats() == before                  # no host-device copy at all
+    np.testing.assert_allclose(np.asarray(out), np.arange(300, dtype=np.float32) * 4)
+
+
+def test_a_local_size_past_the_adapters_limit_is_a_clear_error(dev):
+    from pygpgpu_webgpu._limits import LimitExceeded
+    x = np.ones(4096, np.float32)
+    with pytest.raises(LimitExceeded, match="maxComputeInvocationsPerWorkgroup"):
+        saxpy["webgpu"][(4096, 2048)](x, x, x.copy(), 1.0)
+
+
+# ---- refused while the kernel is written --------------------------------------------------------
+
+@kernel
+def doubled(x, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] * 2
+
+
+@kernel
+def printing(x):
+    for i in range(x.shape[0]):
+        print(x[i])
+
+
+def _first(a, i):
+    return a[i]
+
+
+@kernel
+def array_helper(x, out):
+    for i in range(out.shape[0]):
+        out[i] = _first(x, i)
+
+
+@kernel
+def masked(m, out):
+    for i in range(out.shape[0]):
+        if m[i]:
+            out[i] = 1.0
+
+
+@kernel
+def counting(a, total):
+    for i in range(a.shape[0]):
+        gpu.atomic_add(total, 0, a[i])
+
+
+@pytest.mark.parametrize("k, args, construct", [
+    (doubled, (np.ones(4), np.zeros(4)), "float64 type"),
+    (doubled, (np.ones(4, np.int64), np.zeros(4, np.int64)), "int64 type"),
+    (doubled, (np.ones(4, np.uint8), np.zeros(4, np.uint8)), "uint8"),
+    (printing, (np.ones(4, np.float32),), "print()"),
+    (array_helper, (np.ones(4, np.float32), np.zeros(4, np.float32)), "helpers cannot take arrays"),
+    (masked, (np.ones(4, bool), np.zeros(4, np.float32)), "bool arrays"),
+    (counting, (np.ones(4, np.int32), np.zeros(1, np.int32)), "atomics"),
+], ids=["float64", "int64", "uint8", "print", "array-helper", "bool-array", "atomics"])
+def test_what_wgsl_lacks_is_refused_naming_it_and_the_backends_that_have_it(k, args, construct):
+    pytest.importorskip("pygpgpu_webgpu")
+    from pygpgpu_webgpu._target import WGSLUnsupported
+    with pytest.raises(WGSLUnsupported) as err:
+        k.inspect(*args, backend="wgsl")
+    message = str(err.value)
+    assert construct in message and "cuda, hip and opencl have it" in message
+
+
+@kernel
+def choose(x, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] if x[i] > 0 else -2.0 * x[i]
+
+
+@kernel
+def stencil(x, out):
+    for i in range(1, out.shape[0] - 1):
+        out[i] = 0.25 * x[i - 1] + 0.5 * x[i] + 0.25 * x[i + 1]
+
+
+@kernel
+def stepped(x, out, step):
+    for i in range(out.shape[0]):
+        s = 0.0
+        for k in range(0, 10, step):
+            s += x[i] + k
+        out[i] = s
+
+
+def test_conditional_expressions_unproven_index_signs_and_runtime_steps(dev):
+    x = np.linspace(-3, 3, 61).astype(np.float32)
+    _assert_same(*_run_both(choose, x, np.zeros_like(x)))
+    _assert_same(*_run_both(stencil, x, np.zeros_like(x)))
+    for step in (3, -2):
+        _assert_same(*_run_both(stepped, x, np.zeros_like(x), step))
+
+
+@kernel
+def floor_div(a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i] // 3
+
+
+def test_a_c_only_prelude_helper_is_named_in_the_compile_error(dev):
+    from pygpgpu_core.errors import CompileError
+    a = np.arange(-5, 5, dtype=np.int32)
+    with pytest.raises(CompileError, match=r"needs the translator's helper pg_pyfloordiv_int, which has no WGSL"):
+        floor_div["webgpu"](a, np.zeros_like(a))
+
+
+def test_the_conditional_rewrite_keeps_nesting_and_loop_conditions():
+    pytest.importorskip("pygpgpu_webgpu")
+    from pygpgpu_webgpu._stopgaps import rewrite_conditionals, rewrite_literal_casts
+    assert rewrite_conditionals("v = (c ? (d ? 1 : 2) : (e ? 3 : 4));") == \
+        "v = (select((select(4, 3, e)), (select(2, 1, d)), c));"
+    assert rewrite_conditionals("for (k = a; (s > 0) ? (k < e) : (k > e); k += s) {") == \
+        "for (k = a; select((k > e), (k < e), (s > 0)); k += s) {"
+    assert rewrite_literal_casts("y = ((f16)1.5f) + ((u32)7u) + g((i32)(x));") == "y = (f16(1.5f)) + (u32(7u)) + g((i32)(x));"
+
+
+@kernel
+def half_values(x, out, a, b, n, s):
+    for i in range(out.shape[0]):
+        out[i] = x[i] * a + b + np.float16(1.5) + np.float16(n) + np.float16(s)
+
+
+def test_float16_where_the_adapter_has_shader_f16_and_mixed_width_values(dev):
+    if not dev.fp16:
+        pytest.skip(f"{dev.selector} ({dev.name}) has no shader-f16")
+    x = np.arange(16, dtype=np.float16)
+    # two f16 values side by side: WGSL packs them at offsets 8 and 10 of the uniform struct
+    got, want = _run_both(half_values, x, np.zeros_like(x), np.float16(2), np.float16(-0.5), np.int32(3),
+                          np.float32(0.25))
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_pygpgpu_backend_webgpu_makes_it_the_default(dev, monkeypatch):
+    from pygpgpu_core import registry
+    from pygpgpu_webgpu import _program
+    monkeypatch.setenv("PYGPGPU_BACKEND", "webgpu")
+    launched = []
+    real = _program.WebGPUKernel.launcher
+    monkeypatch.setattr(_program.WebGPUKernel, "launcher",
+                        lambda self, kinds: launched.append(self.name) or real(self, kinds))
+    assert registry.select_device(None) is dev
+    x = np.arange(70, dtype=np.float32)
+    out = np.zeros_like(x)
+
+    @kernel
+    def triple(x, out):
+        for i in range(out.shape[0]):
+            out[i] = 3 * x[i]
+
+    triple(x, out)                                         # no bracket: the variable's device
+    np.testing.assert_array_equal(out, 3 * x)
+    assert launched and set(launched) == {"triple"}          # built on the webgpu device
+
+
+@kernel
+def scale_into(x, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i] * 2
+
+
+def test_one_array_read_and_written_through_two_parameters(dev):
+    """WebGPU refuses one buffer bound read-only and writable in a dispatch; k(x, x) must still
+    read and write one array, as on the other backends."""
+    import pygpgpu.numpy as gnp
+    x = np.arange(10, dtype=np.float32)
+    scale_into["webgpu"](x, x)
+    np.testing.assert_array_equal(x, np.arange(10, dtype=np.float32) * 2)
+    g = gnp.asarray(np.arange(5, dtype=np.float32), device="webgpu")
+    for _ in range(2):                                     # the second call reuses the read_write variant
+        scale_into["webgpu"](g, g)
+    np.testing.assert_array_equal(np.asarray(g), np.arange(5, dtype=np.float32) * 4)
+
+
+@kernel
+def group_of(out):
+    gpu.work_size(out)
+    i = gpu.get_global_id(0)
+    if i < out.shape[0]:
+        out[i] = gpu.get_group_id(0) * 1000 + gpu.get_local_id(0)
+
+
+def test_a_launch_past_the_workgroup_limit_in_x_is_folded_into_z(dev):
+    """More workgroups in x than the adapter dispatches (65535): the runtime folds x into z and the
+    kernel unfolds its ids; a 1-D array of 4.2M elements runs like a small one."""
+    n = dev.limits.max_compute_workgroups_per_dimension * 64 + 100
+    out = np.zeros(n, np.int32)
+    group_of["webgpu"](out)
+    i = np.arange(n)
+    np.testing.assert_array_equal(out, (i // 64) * 1000 + i % 64)
+    x = np.ones(n, np.float32)
+    got = np.zeros(n, np.float32)
+    scale_into["webgpu"](x, got)
+    assert np.all(got == 2)
+
+
+def test_the_dialect_fingerprint_changes_with_its_module_text():
+    pytest.importorskip("pygpgpu_webgpu")
+    from pygpgpu_translate.target import OpenCL
+    from pygpgpu_webgpu._target import WGSL
+    assert WGSL().fingerprint() != OpenCL.fingerprint(WGSL())      # the module's text is in it
+
+
+@kernel
+def remainders(x, y, out, flags):
+    for i in range(out.shape[0]):
+        out[i] = math.fmod(x[i], y[i])
+        flags[i] = int(math.isnan(x[i])) + 2 * int(math.isinf(x[i])) + 4 * int(math.isfinite(x[i]))
+
+
+def test_fmod_and_the_float_classifications(dev):
+    x = np.array([5.5, -5.5, 7.0, np.nan, np.inf, -np.inf, 0.0, 1e-40], np.float32)
+    y = np.array([2.0, 2.0, -3.0, 1.0, 1.0, 1.0, 3.0, 1.0], np.float32)
+    out, flags = np.zeros(8, np.float32), np.zeros(8, np.int32)
+    remainders["webgpu"](x, y, out, flags)
+    finite = [0, 1, 2, 6]
+    np.testing.assert_array_equal(out[finite], np.fmod(x[finite], y[finite]))
+    np.testing.assert_array_equal(flags, np.isnan(x) + 2 * np.isinf(x) + 4 * np.isfinite(x))
+
+
+@kernel
+def local_ids(out):
+    for i in range(out.shape[0]):
+        out[i] = gpu.get_local_id(0) + 100 * gpu.get_local_size(0)
+
+
+@pytest.mark.parametrize("local", [16, 128])
+def test_a_bracket_local_size_builds_the_kernel_for_it(dev, local):
+    out = np.zeros(300, np.int32)
+    local_ids["webgpu"][(300, local)](out)
+    np.testing.assert_array_equal(out, np.arange(300) % local + 100 * local)
+
+
+@kernel
+def back_to_front(x, out):
+    for i in range(out.shape[0]):
+        out[-1 - i] = x[i]
+
+
+def test_negative_indices_wrap_as_in_python(dev):
+    x = np.arange(37, dtype=np.float32)
+    got, want = _run_both(back_to_front, x, np.zeros_like(x))
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@kernel
+def tens(x, out):
+    for i in range(out.shape[0]):
+        out[i] = math.log10(x[i])
+
+
+def test_a_math_function_wgsl_lacks_is_refused_by_name():
+    pytest.importorskip("pygpgpu_webgpu")
+    from pygpgpu_webgpu._target import WGSLUnsupported
+    x = np.ones(4, np.float32)
+    with pytest.raises(WGSLUnsupported, match=r"math function log10\(\); cuda, hip and opencl have it"):
+        tens.inspect(x, x, backend="wgsl")
