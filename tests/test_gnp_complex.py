@@ -287,9 +287,33 @@ def test_matmul_and_dot(backend, dtype):
     close(ga @ up(f, backend), a @ f, ulps=64)
 
 
-def test_unsupported_complex_ufunc_says_so(backend):
+def test_floor_divide_is_refused_as_numpy_refuses_it(backend):
     g = up(sample(3, np.complex64), backend)
-    with pytest.raises(TypeError, match="floor_divide"):        # numpy has no complex loop either
+    with pytest.raises(TypeError, match="floor_divide"):
         g // g
-    with pytest.raises(TypeError, match="gnp.clip does not support complex operands yet"):
-        gnp.clip(g, 0, 1j)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=IDS)
+def test_clip_in_numpys_order(backend, dtype):
+    s = specials(dtype)
+    lo, hi = np.array(-1 + 2j, dtype), np.array(2 - 1j, dtype)
+    exact(gnp.clip(up(s, backend), lo[()], hi[()]), np.clip(s, lo, hi))
+    a, b = sample(40, dtype, 20), sample(40, dtype, 21)
+    exact(gnp.clip(up(a, backend), up(b, backend), 1 + 1j), np.clip(a, b, 1 + 1j))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=IDS)
+def test_complex_helpers(backend, dtype):
+    a = sample(12, dtype, 22)
+    a[::3] = a[::3].real
+    g = up(a, backend)
+    exact(gnp.iscomplex(g), np.iscomplex(a))
+    exact(gnp.isreal(g), np.isreal(a))
+    close(gnp.vdot(g, g[::-1].copy()), np.vdot(a, a[::-1]), ulps=64)
+    exact(gnp.sort_complex(g), np.sort_complex(a))
+    exact(np.sort_complex(g), np.sort_complex(a))
+    r = np.array([3, 1, 2], np.int16)
+    exact(gnp.sort_complex(up(r, backend)), np.sort_complex(r))
+    exact(gnp.real_if_close(g), np.real_if_close(a))
+    near = (a.real + 1e-9j).astype(dtype)
+    exact(gnp.real_if_close(up(near, backend)), np.real_if_close(near))
