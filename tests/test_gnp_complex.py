@@ -317,3 +317,19 @@ def test_complex_helpers(backend, dtype):
     exact(gnp.real_if_close(g), np.real_if_close(a))
     near = (a.real + 1e-9j).astype(dtype)
     exact(gnp.real_if_close(up(near, backend)), np.real_if_close(near))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=IDS)
+def test_median_unique_and_searchsorted_in_complex_order(backend, dtype):
+    rng = np.random.default_rng(23)
+    a = (rng.integers(-3, 4, (5, 8)) + 1j * rng.integers(-3, 4, (5, 8))).astype(dtype)
+    a[2, 3] = complex(np.nan, 1)
+    g = up(a, backend)
+    for axis in (None, 0, 1):
+        exact(gnp.median(g, axis=axis), np.median(a, axis=axis))
+    clean = a[[0, 1, 3, 4]]
+    exact(gnp.unique(up(clean, backend)), np.unique(clean))
+    s = np.sort(a.ravel())
+    for side in ("left", "right"):
+        exact(gnp.searchsorted(up(s, backend), up(a[1], backend), side=side), np.searchsorted(s, a[1], side=side))
+    exact(gnp.searchsorted(up(s, backend), 1 + 1j), np.searchsorted(s, 1 + 1j))

@@ -58,11 +58,10 @@ def angle(z: Any, deg: bool = False) -> DeviceArray:
 
 def sort_complex(a: Any) -> DeviceArray:
     """numpy's ``sort_complex``: sorted along the last axis in numpy's complex order, as complex
-    (complex64 for int8/uint8/int16/uint16/float16/float32 input and complex64, else complex128)."""
+    (complex64 for int8/uint8/int16/uint16 input, complex128 for the other real types)."""
     a = device_operand(a, "sort_complex")
     if a.dtype.kind != "c":
-        small = a.dtype.kind in "iub" and a.dtype.itemsize <= 2 or a.dtype in (np.float16, np.float32)
-        a = a.astype(np.complex64 if small else np.complex128)
+        a = a.astype(np.complex64 if a.dtype.kind in "iu" and a.dtype.itemsize <= 2 else np.complex128)
     return ops().sort(a)
 
 

@@ -13,6 +13,7 @@ from pygpgpu_core.gnp._device import resolve_target
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._elementwise import Casting
+from ._half import narrow, stores_half_only
 from ._operands import check_dtype, check_same_device, classify, normalize_axis
 
 __all__ = ["arange", "linspace", "concatenate", "stack"]
@@ -44,6 +45,17 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
     # has no bool subtraction for the step): fill on the host with numpy's own rules and errors
     if ctx is not dev.context() or dt.kind == "b":
         return _upload(np.arange(start, stop, step, dtype=dt), ctx)
+    if dt == np.float16 and stores_half_only(dev):
+        # numpy's HALF_fill: the first two values as halves, then start + i * delta in float32, rounded
+        wide = arange(start, stop, step, dtype=np.float32, device=ctx)
+        if wide.size > 1:
+            first = np.float32(np.asarray(start).astype(np.float16))
+            with np.errstate(all="ignore"):
+                delta = np.float32(np.asarray(start + step).astype(np.float16)) - first
+            kname = "gnp_arange_float32"
+            launch(kernel_from_source(kname, _fill_source(kname, np.dtype(np.float32))), dev, DEFAULT_CONFIG,
+                   (wide, first, delta))
+        return narrow(wide)
     check_dtype(dt, "arange", "dtype", dev)
     if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
         length = len(range(int(start), int(stop), int(step)))

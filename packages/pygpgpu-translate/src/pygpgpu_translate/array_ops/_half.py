@@ -13,7 +13,7 @@ from pygpgpu_core.gnp import DeviceArray
 
 from ._operands import contiguous
 
-__all__ = ["stores_half_only", "widen", "narrow"]
+__all__ = ["stores_half_only", "widen", "narrow", "bits", "half_bits"]
 
 HALF, SINGLE = np.dtype(np.float16), np.dtype(np.float32)
 _module: Any = None
@@ -51,3 +51,15 @@ def narrow(a: DeviceArray) -> DeviceArray:
     if a.size:
         _kernels().gnp_float_to_half[a.device](src.reshape(-1), out.reshape(-1), np.int64(a.size))
     return out
+
+
+def bits(a: DeviceArray) -> DeviceArray:
+    """float16 ``a`` as the uint16 bit patterns of the same memory: gathers, scatters and
+    selections move halves without computing with them."""
+    return a.view(np.uint16)
+
+
+def half_bits(value: Any) -> np.uint16:
+    """A number rounded to float16 (numpy's conversion) as its uint16 bit pattern."""
+    with np.errstate(all="ignore"):
+        return np.uint16(np.asarray(value, dtype=HALF).view(np.uint16)[()])
