@@ -172,3 +172,13 @@ def test_creation_clip_and_searchsorted(backend):
     exact(gnp.clip(g, np.float16(-1), up(a[::-1].copy(), backend)), np.clip(a, np.float16(-1), a[::-1]))
     s = np.sort(a)
     exact(gnp.searchsorted(up(s, backend), g), np.searchsorted(s, a))
+
+
+def test_float64_rounds_to_half_in_one_step(backend):
+    # 1 + 2**-11 + 2**-40 lies just above the midpoint of two halves: numpy rounds it up; through
+    # float32 it would first become the midpoint itself and round down to even
+    x = np.array([1 + 2**-11 + 2**-40, -(1 + 2**-11 + 2**-40), 65519.99, 1e-8, 2**-25 + 2**-60])
+    exact(up(x, backend).astype(np.float16), x.astype(np.float16))
+    h = gnp.zeros(5, np.float16, device=backend)
+    h[...] = up(x, backend)
+    exact(h, x.astype(np.float16))

@@ -706,7 +706,7 @@ def assign(dst: DeviceArray, src: Any) -> None:
             if assign_dst is not None:
                 assign(assign_dst, wide)
             else:
-                assign(dst, narrow(astype(wide, np.dtype(np.float32)) if wide.dtype != np.float32 else wide))
+                assign(dst, narrow(wide if wide.dtype in (np.float32, np.float64) else astype(wide, np.dtype(np.float32))))
             return
         check_dtype(dst.dtype, "copyto", 0, device)
         check_dtype(c.dtype, "copyto", 1, device)
@@ -731,7 +731,8 @@ def astype(a: DeviceArray, dtype: np.dtype) -> DeviceArray:
         if a.dtype == np.float16:                  # exact in float32, then numpy's conversion from there
             wide = widen(a)
             return wide if np.dtype(dtype) == np.float32 else astype(wide, dtype)
-        return narrow(a if a.dtype == np.float32 else astype(a, np.dtype(np.float32)))
+        # float64 rounds to half in one step (numpy's npy_double_to_half); other types through float32
+        return narrow(a if a.dtype in (np.float32, np.float64) else astype(a, np.dtype(np.float32)))
     check_dtype(a.dtype, "astype", 0, device)
     check_dtype(np.dtype(dtype), "astype", "dtype", device)
     out = DeviceArray(a.shape, dtype, device.context())
