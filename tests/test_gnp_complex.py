@@ -333,3 +333,16 @@ def test_median_unique_and_searchsorted_in_complex_order(backend, dtype):
     for side in ("left", "right"):
         exact(gnp.searchsorted(up(s, backend), up(a[1], backend), side=side), np.searchsorted(s, a[1], side=side))
     exact(gnp.searchsorted(up(s, backend), 1 + 1j), np.searchsorted(s, 1 + 1j))
+
+
+@pytest.mark.parametrize("args", [(0, 1 + 1j, 5), (1j, -3 + 2j, 7), (2.5, 3j, 4, False), (1 + 1j, 1 + 1j, 3),
+                                  (0, 1j, 1), (0.1 + 0.3j, 1e-300j, 9)])
+def test_linspace_with_complex_bounds(backend, args):
+    start, stop, num = args[:3]
+    endpoint = args[3] if len(args) > 3 else True
+    exact(gnp.linspace(start, stop, num, endpoint=endpoint, device=backend),
+          np.linspace(start, stop, num, endpoint=endpoint))
+    got, step = gnp.linspace(start, stop, num, endpoint=endpoint, retstep=True, dtype=np.complex64, device=backend)
+    want, want_step = np.linspace(start, stop, num, endpoint=endpoint, retstep=True, dtype=np.complex64)
+    exact(got, want)
+    assert step == want_step or (np.isnan(step) and np.isnan(want_step))

@@ -99,6 +99,8 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
         return _upload(np.linspace(start, stop, num, endpoint=endpoint, dtype=dt), ctx)
     check_dtype(dt, "linspace", "dtype", dev)
     div = (num - 1) if endpoint else num
+    if np.iscomplexobj(start) or np.iscomplexobj(stop):
+        return _complex_linspace(start, stop, num, endpoint, retstep, dt, ctx)
     delta = float(stop) - float(start)
     step = delta / div if div > 0 else np.nan
     out = DeviceArray((num,), dt, ctx)
@@ -114,6 +116,30 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
     if retstep:
         return out, (step if div > 0 else np.nan)
     return out
+
+
+def _complex_linspace(start: Any, stop: Any, num: int, endpoint: bool, retstep: bool, dt: np.dtype, ctx: Any):
+    """numpy's linspace steps for complex bounds, in its complex type: ``i * step + start`` with
+    numpy's complex multiply (``(i / div) * delta`` where the step is 0), the last sample ``stop``."""
+    from ._elementwise import ufunc_call
+    ct = np.result_type(start, stop, float(num))
+    first, last = ct.type(start), ct.type(stop)
+    div = (num - 1) if endpoint else num
+    with np.errstate(all="ignore"):
+        delta = last - first
+        step = delta / div if div > 0 else ct.type(np.nan)
+    y = arange(0, num, dtype=np.float64, device=ctx).astype(ct)
+    if div > 0 and step == 0:
+        y = ufunc_call("multiply", (ufunc_call("true_divide", (y, div)), delta))
+    elif div > 0:
+        y = ufunc_call("multiply", (y, step))
+    else:
+        y = ufunc_call("multiply", (y, delta))
+    y = ufunc_call("add", (y, first))
+    if endpoint and num > 1:
+        y[-1] = last
+    y = y.astype(dt) if y.dtype != dt else y
+    return (y, step) if retstep else y
 
 
 def _arrays(arrays: Any, op: str) -> list:
