@@ -346,3 +346,13 @@ def test_linspace_with_complex_bounds(backend, args):
     want, want_step = np.linspace(start, stop, num, endpoint=endpoint, retstep=True, dtype=np.complex64)
     exact(got, want)
     assert step == want_step or (np.isnan(step) and np.isnan(want_step))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=IDS)
+@pytest.mark.parametrize("decimals", [0, 1, 2, -1])
+def test_round_rounds_each_part(backend, dtype, decimals):
+    a = sample((6, 50), dtype, 24)
+    exact(gnp.round(up(a, backend), decimals), np.round(a, decimals))
+    out = gnp.empty((6, 50), dtype, device=backend)
+    gnp.round(up(a, backend), decimals, out=out)
+    exact(out, np.round(a, decimals))
