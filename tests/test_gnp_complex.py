@@ -142,7 +142,8 @@ def test_comparisons_and_extremes(backend, dtype, name):
 
 
 # -- promotion (NEP 50) -------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64, np.uint8, np.bool_, np.complex64])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int8, np.int16, np.int64, np.uint8, np.uint64,
+                                   np.bool_, np.complex64, np.complex128])
 @pytest.mark.parametrize("scalar", [2j, 1.5 + 0.5j, 2.5, 3, np.complex64(1 - 1j), np.complex128(1j)],
                          ids=["2j", "1.5+.5j", "2.5", "3", "np-c64", "np-c128"])
 def test_promotion_with_python_and_numpy_scalars(backend, dtype, scalar):
@@ -150,7 +151,7 @@ def test_promotion_with_python_and_numpy_scalars(backend, dtype, scalar):
     if np.dtype(dtype).kind == "c":
         a = a * (1 + 1j)
     g = up(a, backend)
-    for op in (operator.add, operator.mul, lambda x, y: y - x):
+    for op in (operator.add, operator.mul, lambda x, y: y - x, operator.truediv, operator.eq, operator.ne):
         want = op(a, scalar)
         got = op(g, scalar)
         assert got.dtype == want.dtype, (dtype, scalar, got.dtype, want.dtype)
