@@ -142,7 +142,8 @@ def test_comparisons_and_extremes(backend, dtype, name):
 
 
 # -- promotion (NEP 50) -------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64, np.uint8, np.bool_, np.complex64])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int8, np.int16, np.int64, np.uint8, np.uint64,
+                                   np.bool_, np.complex64, np.complex128])
 @pytest.mark.parametrize("scalar", [2j, 1.5 + 0.5j, 2.5, 3, np.complex64(1 - 1j), np.complex128(1j)],
                          ids=["2j", "1.5+.5j", "2.5", "3", "np-c64", "np-c128"])
 def test_promotion_with_python_and_numpy_scalars(backend, dtype, scalar):
@@ -150,7 +151,7 @@ def test_promotion_with_python_and_numpy_scalars(backend, dtype, scalar):
     if np.dtype(dtype).kind == "c":
         a = a * (1 + 1j)
     g = up(a, backend)
-    for op in (operator.add, operator.mul, lambda x, y: y - x):
+    for op in (operator.add, operator.mul, lambda x, y: y - x, operator.truediv, operator.eq, operator.ne):
         want = op(a, scalar)
         got = op(g, scalar)
         assert got.dtype == want.dtype, (dtype, scalar, got.dtype, want.dtype)
@@ -287,9 +288,72 @@ def test_matmul_and_dot(backend, dtype):
     close(ga @ up(f, backend), a @ f, ulps=64)
 
 
-def test_unsupported_complex_ufunc_says_so(backend):
+def test_floor_divide_is_refused_as_numpy_refuses_it(backend):
     g = up(sample(3, np.complex64), backend)
-    with pytest.raises(TypeError, match="floor_divide"):        # numpy has no complex loop either
+    with pytest.raises(TypeError, match="floor_divide"):
         g // g
-    with pytest.raises(TypeError, match="gnp.clip does not support complex operands yet"):
-        gnp.clip(g, 0, 1j)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=IDS)
+def test_clip_in_numpys_order(backend, dtype):
+    s = specials(dtype)
+    lo, hi = np.array(-1 + 2j, dtype), np.array(2 - 1j, dtype)
+    exact(gnp.clip(up(s, backend), lo[()], hi[()]), np.clip(s, lo, hi))
+    a, b = sample(40, dtype, 20), sample(40, dtype, 21)
+    exact(gnp.clip(up(a, backend), up(b, backend), 1 + 1j), np.clip(a, b, 1 + 1j))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=IDS)
+def test_complex_helpers(backend, dtype):
+    a = sample(12, dtype, 22)
+    a[::3] = a[::3].real
+    g = up(a, backend)
+    exact(gnp.iscomplex(g), np.iscomplex(a))
+    exact(gnp.isreal(g), np.isreal(a))
+    close(gnp.vdot(g, g[::-1].copy()), np.vdot(a, a[::-1]), ulps=64)
+    exact(gnp.sort_complex(g), np.sort_complex(a))
+    exact(np.sort_complex(g), np.sort_complex(a))
+    r = np.array([3, 1, 2], np.int16)
+    exact(gnp.sort_complex(up(r, backend)), np.sort_complex(r))
+    exact(gnp.real_if_close(g), np.real_if_close(a))
+    near = (a.real + 1e-9j).astype(dtype)
+    exact(gnp.real_if_close(up(near, backend)), np.real_if_close(near))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=IDS)
+def test_median_unique_and_searchsorted_in_complex_order(backend, dtype):
+    rng = np.random.default_rng(23)
+    a = (rng.integers(-3, 4, (5, 8)) + 1j * rng.integers(-3, 4, (5, 8))).astype(dtype)
+    a[2, 3] = complex(np.nan, 1)
+    g = up(a, backend)
+    for axis in (None, 0, 1):
+        exact(gnp.median(g, axis=axis), np.median(a, axis=axis))
+    clean = a[[0, 1, 3, 4]]
+    exact(gnp.unique(up(clean, backend)), np.unique(clean))
+    s = np.sort(a.ravel())
+    for side in ("left", "right"):
+        exact(gnp.searchsorted(up(s, backend), up(a[1], backend), side=side), np.searchsorted(s, a[1], side=side))
+    exact(gnp.searchsorted(up(s, backend), 1 + 1j), np.searchsorted(s, 1 + 1j))
+
+
+@pytest.mark.parametrize("args", [(0, 1 + 1j, 5), (1j, -3 + 2j, 7), (2.5, 3j, 4, False), (1 + 1j, 1 + 1j, 3),
+                                  (0, 1j, 1), (0.1 + 0.3j, 1e-300j, 9)])
+def test_linspace_with_complex_bounds(backend, args):
+    start, stop, num = args[:3]
+    endpoint = args[3] if len(args) > 3 else True
+    exact(gnp.linspace(start, stop, num, endpoint=endpoint, device=backend),
+          np.linspace(start, stop, num, endpoint=endpoint))
+    got, step = gnp.linspace(start, stop, num, endpoint=endpoint, retstep=True, dtype=np.complex64, device=backend)
+    want, want_step = np.linspace(start, stop, num, endpoint=endpoint, retstep=True, dtype=np.complex64)
+    exact(got, want)
+    assert step == want_step or (np.isnan(step) and np.isnan(want_step))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=IDS)
+@pytest.mark.parametrize("decimals", [0, 1, 2, -1])
+def test_round_rounds_each_part(backend, dtype, decimals):
+    a = sample((6, 50), dtype, 24)
+    exact(gnp.round(up(a, backend), decimals), np.round(a, decimals))
+    out = gnp.empty((6, 50), dtype, device=backend)
+    gnp.round(up(a, backend), decimals, out=out)
+    exact(out, np.round(a, decimals))

@@ -111,3 +111,74 @@ def test_sort_and_argsort(backend):
     g = up(a, backend)
     exact(gnp.sort(g), np.sort(a))
     exact(gnp.argsort(g), np.argsort(a, kind="stable"))
+
+
+def test_where_selects_halves_exactly(backend):
+    a, b = half_sample(64, 10), half_sample(64, 11)
+    cond = a > b
+    ga, gb = up(a, backend), up(b, backend)
+    exact(gnp.where(up(cond, backend), ga, gb), np.where(cond, a, b))
+    exact(gnp.where(up(cond, backend), ga, 1.5), np.where(cond, a, 1.5))
+    i8 = np.arange(64, dtype=np.int8)
+    exact(gnp.where(up(cond, backend), ga, up(i8, backend)), np.where(cond, a, i8))      # int8 -> float16
+    f32 = b.astype(np.float32) / 3
+    exact(gnp.where(up(cond, backend), ga, up(f32, backend)), np.where(cond, a, f32))    # float32 result
+    exact(gnp.where(ga, 1, 0), np.where(a, 1, 0))                                          # half condition
+    exact(gnp.triu(ga.reshape(8, 8)), np.triu(a.reshape(8, 8)))
+
+
+def test_gathers_scatters_and_masks(backend):
+    a = half_sample(40, 12)
+    g = up(a, backend)
+    idx = np.array([3, 0, 39, 3])
+    exact(g[up(idx, backend)], a[idx])
+    exact(g[g > 0], a[a > 0])
+    exact(gnp.nonzero(g)[0], np.nonzero(a)[0])
+    b, h = a.copy(), g.copy()
+    b[idx[:2]] = [1.25, -7]
+    h[up(idx[:2], backend)] = up(np.array([1.25, -7], np.float16), backend)
+    b[b < -10] = 0.1
+    h[h < -10] = 0.1
+    exact(h, b)
+    exact(gnp.unique(g), np.unique(a))
+
+
+def test_scans_and_matmul_through_float32(backend):
+    a = half_sample(60, 13, scale=1.0).reshape(6, 10)
+    g = up(a, backend)
+    # a float32 running total rounded once: within a half ulp of the exact sums (numpy rounds each step)
+    exact_sums = np.cumsum(a.astype(np.float64), axis=1)
+    got = g.cumsum(axis=1)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got.get(), exact_sums.astype(np.float32).astype(np.float16))
+    prods = a.astype(np.float64) @ a.T.astype(np.float64)
+    got = g @ g.T
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.get().astype(np.float64), prods, rtol=1e-3, atol=1e-3)
+    d = gnp.dot(g[0], g[1])
+    assert d.dtype == np.dot(a[0], a[1]).dtype
+    np.testing.assert_allclose(float(d), float(a[0].astype(np.float64) @ a[1].astype(np.float64)), rtol=2e-3,
+                               atol=2e-3)
+
+
+def test_creation_clip_and_searchsorted(backend):
+    for args in [(10,), (0, 1, 0.1), (-3, 7, 0.37), (5, -2, -0.3)]:      # numpy's HALF_fill
+        exact(gnp.arange(*args, dtype=np.float16, device=backend), np.arange(*args, dtype=np.float16))
+    exact(gnp.eye(3, dtype=np.float16, device=backend), np.eye(3, dtype=np.float16))
+    exact(gnp.full(4, 0.1, dtype=np.float16, device=backend), np.full(4, 0.1, dtype=np.float16))
+    a = half_sample(50, 14)
+    g = up(a, backend)
+    exact(gnp.clip(g, -3, 2.5), np.clip(a, -3, 2.5))
+    exact(gnp.clip(g, np.float16(-1), up(a[::-1].copy(), backend)), np.clip(a, np.float16(-1), a[::-1]))
+    s = np.sort(a)
+    exact(gnp.searchsorted(up(s, backend), g), np.searchsorted(s, a))
+
+
+def test_float64_rounds_to_half_in_one_step(backend):
+    # 1 + 2**-11 + 2**-40 lies just above the midpoint of two halves: numpy rounds it up; through
+    # float32 it would first become the midpoint itself and round down to even
+    x = np.array([1 + 2**-11 + 2**-40, -(1 + 2**-11 + 2**-40), 65519.99, 1e-8, 2**-25 + 2**-60])
+    exact(up(x, backend).astype(np.float16), x.astype(np.float16))
+    h = gnp.zeros(5, np.float16, device=backend)
+    h[...] = up(x, backend)
+    exact(h, x.astype(np.float16))

@@ -15,7 +15,7 @@ from ._creation import zeros
 from ._dispatch import ops
 from ._views import device_operand
 
-__all__ = ["real", "imag", "angle", "complex_part"]
+__all__ = ["real", "imag", "angle", "sort_complex", "real_if_close"]      # (complex_part: internal)
 
 
 def complex_part(a: DeviceArray, which: str) -> DeviceArrayView:
@@ -54,3 +54,25 @@ def angle(z: Any, deg: bool = False) -> DeviceArray:
     if deg:
         a = ops().ufunc_call("multiply", (a, 180 / np.pi))
     return a
+
+
+def sort_complex(a: Any) -> DeviceArray:
+    """numpy's ``sort_complex``: sorted along the last axis in numpy's complex order, as complex
+    (complex64 for int8/uint8/int16/uint16 input, complex128 for the other real types)."""
+    a = device_operand(a, "sort_complex")
+    if a.dtype.kind != "c":
+        a = a.astype(np.complex64 if a.dtype.kind in "iu" and a.dtype.itemsize <= 2 else np.complex128)
+    return ops().sort(a)
+
+
+def real_if_close(a: Any, tol: float = 100) -> DeviceArray:
+    """numpy's ``real_if_close``: the real part when every imaginary part is within ``tol``
+    machine epsilons of zero (an absolute tolerance when ``tol`` < 1), else ``a``. Reads back one bool."""
+    a = device_operand(a, "real_if_close")
+    if a.dtype.kind != "c":
+        return a
+    if tol > 1:
+        tol = float(np.finfo(a.dtype).eps) * tol
+    small = ops().reduce("all", ops().ufunc_call("less", (ops().ufunc_call("absolute", (complex_part(a, "imag"),)),
+                                                          tol)))
+    return complex_part(a, "real").copy() if bool(small) else a

@@ -221,8 +221,10 @@ def dot(a: Any, b: Any, out: Any = None) -> DeviceArray:
 
 
 def vdot(a: Any, b: Any) -> DeviceArray:
-    """Inner product of the flattened arrays."""
+    """Inner product of the flattened arrays; a complex first argument is conjugated, as numpy's."""
     a, b = _sequences(_operand(a), _operand(b))
+    if a.dtype.kind == "c":
+        a = ops().ufunc_call("conjugate", (a,))
     return ops().dot(ops().copy(a).reshape(-1) if a.ndim != 1 else a,
                      ops().copy(b).reshape(-1) if b.ndim != 1 else b)
 

@@ -53,7 +53,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
     "poly": _HOST, "poly1d": "gnp.polyval evaluates; np.poly1d on host coefficients",
     "polyfit": _HOST, "roots": _HOST,
     "polynomial": "numpy.polynomial on host copies; gnp.polyval evaluates",
-    "real_if_close": "gnp arrays are real already", "sort_complex": _HOST, "resize": _HOST,
+    "resize": _HOST,
     "show_config": "np.show_config(); pygpgpu lists its devices", "testing": "numpy.testing on g.get()", "trim_zeros": _HOST,
     "ufunc": "gnp's ufuncs are functions (gnp.add(a, b)); np.add(g, h) and np.add.reduce(g) take device arrays",
     "vectorize": "a @kernel function runs Python code elementwise on the device",

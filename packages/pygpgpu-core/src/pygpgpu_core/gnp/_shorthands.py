@@ -68,14 +68,18 @@ def isrealobj(x: Any) -> bool:
 
 
 def iscomplex(x: Any) -> DeviceArray:
-    """Elementwise: a nonzero imaginary part, so all False for gnp's real dtypes."""
+    """Elementwise: a nonzero imaginary part (all False for real dtypes)."""
     x = device_operand(x, "iscomplex")
+    if x.dtype.kind == "c":
+        return ops().ufunc_call("not_equal", (x.imag, 0))
     return zeros(x.shape, bool, x.context)
 
 
 def isreal(x: Any) -> DeviceArray:
-    """Elementwise: a zero imaginary part, so all True for gnp's real dtypes."""
+    """Elementwise: a zero imaginary part (all True for real dtypes)."""
     x = device_operand(x, "isreal")
+    if x.dtype.kind == "c":
+        return ops().ufunc_call("equal", (x.imag, 0))
     return ones(x.shape, bool, x.context)
 
 

@@ -89,7 +89,7 @@ def _lerp(lo: DeviceArray, hi: DeviceArray, gamma: Any) -> DeviceArray:
 
 def _nan_rows(s: DeviceArray) -> "DeviceArray | None":
     """Which rows of the sorted ``s`` hold a NaN (it sorts last); None for types without NaN."""
-    return _ufunc("isnan", s[..., -1]) if s.dtype.kind == "f" else None
+    return _ufunc("isnan", s[..., -1]) if s.dtype.kind in "fc" else None
 
 
 def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
@@ -148,10 +148,11 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_inpu
 def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
            keepdims: bool = False) -> DeviceArray:
     """``np.median``: the middle of the sorted rows, or the mean of the two middle ones (as
-    numpy: ``(lo + hi) / 2`` in float64 for integer data); NaN rows give NaN, empty rows NaN."""
+    numpy: ``(lo + hi) / 2`` in float64 for integer data; complex rows in numpy's complex order);
+    NaN rows give NaN, empty rows NaN."""
     a = device_operand(a, "median")
-    if a.dtype.kind not in "biuf":
-        raise TypeError(f"gnp.median: a must be a real array, got {a.dtype}")
+    if a.dtype.kind not in "biufc":
+        raise TypeError(f"gnp.median: a must be a number array, got {a.dtype}")
     rdt = np.median(np.zeros(2, a.dtype)).dtype
     x, kept, keep = _rows_last(a, axis)
     n = x.shape[-1]
@@ -340,16 +341,16 @@ def _as_operand(v: Any, ctx: Any, op: str) -> DeviceArray:
     """A device operand, or a Python/numpy scalar as a 0-d device array of its numpy type."""
     if isinstance(v, DeviceArray):
         return v
-    if isinstance(v, (bool, int, float, np.generic)):
+    if isinstance(v, (bool, int, float, complex, np.generic)):
         return full((), v, np.asarray(v).dtype, ctx)
     return device_operand(v, op)
 
 
 def _common(a: DeviceArray, v: Any, op: str) -> "tuple[DeviceArray, DeviceArray]":
-    weak = isinstance(v, (int, float)) and not isinstance(v, bool)
+    weak = isinstance(v, (int, float, complex)) and not isinstance(v, bool)
     vd = _as_operand(v, a.context, op)
     dt = np.result_type(a.dtype, v if weak else vd.dtype)
-    if dt.kind not in "biuf":
+    if dt.kind not in "biufc":
         raise TypeError(f"gnp.{op}: device arrays of {dt} are not supported here")
     return a.astype(dt, copy=False), vd.astype(dt, copy=False)
 

@@ -119,8 +119,16 @@ def around(a: DeviceArray, decimals: int = 0, out=None):
     """``np.round``: half to even, the steps of numpy's ``PyArray_Round``: ``decimals >= 0``
     multiplies by 10**decimals, rounds and divides; negative ``decimals`` divide by
     10**-decimals, round and multiply (so ``round(15, -1)`` is 20 and the float results are
-    numpy's bit for bit). Integers round only to negative ``decimals``, through float64 and back."""
+    numpy's bit for bit); complex arrays round their two parts so. Integers round only to
+    negative ``decimals``, through float64 and back."""
     check_out_writeable(out)
+    if a.dtype.kind == "c":
+        # numpy rounds a complex array's real and imaginary parts each as a real array
+        res = DeviceArray(a.shape, a.dtype, a.context) if out is None else out
+        parts = complex_part(res, "real"), complex_part(res, "imag")
+        for which, dst in zip(("real", "imag"), parts):
+            assign(dst, around(complex_part(a, which), decimals))
+        return res
     if a.dtype.kind in "iu" and decimals >= 0:
         if out is None:
             return a.copy()

@@ -146,6 +146,16 @@ _EXTREMES = {
              "cle"),
 }
 
+# numpy's clip of complex numbers (clip.cpp): max(x, lo) then min(., hi), each keeping a NaN first
+# operand, with the plain lexicographic order (no NaN rule of its own)
+_CLIP = """    m = x
+    if not (x.real != x.real or x.imag != x.imag or x.real > lo.real or (x.real == lo.real and x.imag > lo.imag)):
+        m = lo
+    if m.real != m.real or m.imag != m.imag or m.real < hi.real or (m.real == hi.real and m.imag < hi.imag):
+        return m
+    return hi
+"""
+
 # ---- C library functions numpy calls (clog, csin...): the textbook forms on the parts ------------------------
 _LOG = "    return {M}(np.log(abs(z)), np.arctan2(z.imag, z.real))\n"
 _LOG_SCALED = "    w = _gnp_clog_{S}(z)\n    return {M}(w.real * {T}(%r), w.imag * {T}(%r))\n"
@@ -198,7 +208,7 @@ _ATANH = """    x = z.real
 _ATAN = "    w = _gnp_catanh_{S}({M}(-z.imag, z.real))\n    return {M}(w.imag, -w.real)\n"
 
 _HELPERS = {
-    "multiply": ("a, b", _MULTIPLY), "square": ("z", _SQUARE), "rint": ("z", _RINT),
+    "multiply": ("a, b", _MULTIPLY), "cclip": ("x, lo, hi", _CLIP), "square": ("z", _SQUARE), "rint": ("z", _RINT),
     "reciprocal": ("z", _RECIPROCAL), "power": ("a, b", _POWER), "sign": ("z", _SIGN),
     "clog": ("z", _LOG), "log2": ("z", _LOG_SCALED % (1 / np.log(2.0), 1 / np.log(2.0))),
     "log10": ("z", _LOG_SCALED % (1 / np.log(10.0), 1 / np.log(10.0))), "log1p": ("z", _LOG1P),
@@ -235,7 +245,7 @@ COMPLEX_RULES: dict[str, Callable] = {
     "exp": lambda d: "np.exp({0})", "sqrt": lambda d: "np.sqrt({0})",
     "log": _helper("clog", *_HELPERS["clog"]), "tanh": _helper("ctanh", *_HELPERS["ctanh"]),
     "arcsin": _helper("casin", *_HELPERS["casin"]), "arctanh": _helper("catanh", *_HELPERS["catanh"]),
-    "float_power": _helper("power", *_HELPERS["power"]),
+    "float_power": _helper("power", *_HELPERS["power"]), "__clip__": _helper("cclip", *_HELPERS["cclip"]),
     **{name: _helper(name, *_HELPERS[name]) for name in ("multiply", "square", "rint", "reciprocal", "power", "sign", "log2", "log10", "log1p",
                                                           "exp2", "expm1", "sin", "cos", "sinh", "cosh", "tan",
                                                           "arccos", "arcsinh", "arccosh", "arctan", "maximum",

@@ -13,6 +13,7 @@ from pygpgpu_core.gnp._device import resolve_target
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._elementwise import Casting
+from ._half import narrow, stores_half_only
 from ._operands import check_dtype, check_same_device, classify, normalize_axis
 
 __all__ = ["arange", "linspace", "concatenate", "stack"]
@@ -44,6 +45,17 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
     # has no bool subtraction for the step): fill on the host with numpy's own rules and errors
     if ctx is not dev.context() or dt.kind == "b":
         return _upload(np.arange(start, stop, step, dtype=dt), ctx)
+    if dt == np.float16 and stores_half_only(dev):
+        # numpy's HALF_fill: the first two values as halves, then start + i * delta in float32, rounded
+        wide = arange(start, stop, step, dtype=np.float32, device=ctx)
+        if wide.size > 1:
+            first = np.float32(np.asarray(start).astype(np.float16))
+            with np.errstate(all="ignore"):
+                delta = np.float32(np.asarray(start + step).astype(np.float16)) - first
+            kname = "gnp_arange_float32"
+            launch(kernel_from_source(kname, _fill_source(kname, np.dtype(np.float32))), dev, DEFAULT_CONFIG,
+                   (wide, first, delta))
+        return narrow(wide)
     check_dtype(dt, "arange", "dtype", dev)
     if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
         length = len(range(int(start), int(stop), int(step)))
@@ -87,6 +99,8 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
         return _upload(np.linspace(start, stop, num, endpoint=endpoint, dtype=dt), ctx)
     check_dtype(dt, "linspace", "dtype", dev)
     div = (num - 1) if endpoint else num
+    if np.iscomplexobj(start) or np.iscomplexobj(stop):
+        return _complex_linspace(start, stop, num, endpoint, retstep, dt, ctx)
     delta = float(stop) - float(start)
     step = delta / div if div > 0 else np.nan
     out = DeviceArray((num,), dt, ctx)
@@ -102,6 +116,30 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
     if retstep:
         return out, (step if div > 0 else np.nan)
     return out
+
+
+def _complex_linspace(start: Any, stop: Any, num: int, endpoint: bool, retstep: bool, dt: np.dtype, ctx: Any):
+    """numpy's linspace steps for complex bounds, in its complex type: ``i * step + start`` with
+    numpy's complex multiply (``(i / div) * delta`` where the step is 0), the last sample ``stop``."""
+    from ._elementwise import ufunc_call
+    ct = np.result_type(start, stop, float(num))
+    first, last = ct.type(start), ct.type(stop)
+    div = (num - 1) if endpoint else num
+    with np.errstate(all="ignore"):
+        delta = last - first
+        step = delta / div if div > 0 else ct.type(np.nan)
+    y = arange(0, num, dtype=np.float64, device=ctx).astype(ct)
+    if div > 0 and step == 0:
+        y = ufunc_call("multiply", (ufunc_call("true_divide", (y, div)), delta))
+    elif div > 0:
+        y = ufunc_call("multiply", (y, step))
+    else:
+        y = ufunc_call("multiply", (y, delta))
+    y = ufunc_call("add", (y, first))
+    if endpoint and num > 1:
+        y[-1] = last
+    y = y.astype(dt) if y.dtype != dt else y
+    return (y, step) if retstep else y
 
 
 def _arrays(arrays: Any, op: str) -> list:

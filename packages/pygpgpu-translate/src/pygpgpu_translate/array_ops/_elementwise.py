@@ -28,7 +28,7 @@ from pygpgpu_core.gnp._functions import UFUNC_NAMES
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._complex_ufuncs import complex_rule
-from ._half import narrow, stores_half_only, widen
+from ._half import bits, half_bits, narrow, stores_half_only, widen
 from ._operands import (
     Scalar,
     broadcast_shapes,
@@ -706,11 +706,15 @@ def assign(dst: DeviceArray, src: Any) -> None:
             if assign_dst is not None:
                 assign(assign_dst, wide)
             else:
-                assign(dst, narrow(astype(wide, np.dtype(np.float32)) if wide.dtype != np.float32 else wide))
+                assign(dst, narrow(wide if wide.dtype in (np.float32, np.float64) else astype(wide, np.dtype(np.float32))))
             return
         check_dtype(dst.dtype, "copyto", 0, device)
         check_dtype(c.dtype, "copyto", 1, device)
         run(_COPY, [c], (c.dtype,), dst, device)
+        return
+    if dst.dtype == np.float16 and stores_half_only(device):      # numpy's rounding on the host, bits stored
+        value = _scalar_value(c, dst.dtype, "copyto", 1)
+        run(_COPY, [value.view(np.uint16)], (np.dtype(np.uint16),), _raw_view(dst), device)
         return
     check_dtype(dst.dtype, "copyto", 0, device)
     value = _scalar_value(c, dst.dtype, "copyto", 1)
@@ -727,7 +731,8 @@ def astype(a: DeviceArray, dtype: np.dtype) -> DeviceArray:
         if a.dtype == np.float16:                  # exact in float32, then numpy's conversion from there
             wide = widen(a)
             return wide if np.dtype(dtype) == np.float32 else astype(wide, dtype)
-        return narrow(a if a.dtype == np.float32 else astype(a, np.dtype(np.float32)))
+        # float64 rounds to half in one step (numpy's npy_double_to_half); other types through float32
+        return narrow(a if a.dtype in (np.float32, np.float64) else astype(a, np.dtype(np.float32)))
     check_dtype(a.dtype, "astype", 0, device)
     check_dtype(np.dtype(dtype), "astype", "dtype", device)
     out = DeviceArray(a.shape, dtype, device.context())
@@ -776,11 +781,13 @@ def where(condition: Any, x: Any = None, y: Any = None) -> DeviceArray | tuple:
     if not arrays:
         raise TypeError("gnp.where: at least one operand must be a device array")
     device = check_same_device(arrays, "where")
+    keys = [o.dtype if isinstance(o, DeviceArray) or not o.weak else o.value for o in ops[1:]]
+    out_dt = np.result_type(*keys)
+    if (out_dt == np.float16 or any(a.dtype == np.float16 for a in arrays)) and stores_half_only(device):
+        return _where_half(ops, out_dt, device)
     for k, o in enumerate(ops):
         if isinstance(o, DeviceArray):
             check_dtype(o.dtype, "where", k, device)
-    keys = [o.dtype if isinstance(o, DeviceArray) or not o.weak else o.value for o in ops[1:]]
-    out_dt = np.result_type(*keys)
     check_dtype(out_dt, "where", "result", device)
     cond = ops[0]
     operands = [cond if isinstance(cond, DeviceArray) else _scalar_value(cond, np.dtype(bool), "where", 0)]
@@ -789,6 +796,32 @@ def where(condition: Any, x: Any = None, y: Any = None) -> DeviceArray | tuple:
     shape = broadcast_shapes([o.shape for o in arrays])
     out = DeviceArray(shape, out_dt, device.context())
     return run("__where__", operands, (np.dtype(bool), out_dt, out_dt), out, device)
+
+
+def _where_half(ops: list, out_dt: np.dtype, device: Any) -> DeviceArray:
+    """``where`` with float16 on a device that only stores half: a float16 result selects bit
+    patterns (exact); a wider result selects from float16 operands widened to float32."""
+    half = np.dtype(np.float16)
+    cond = ops[0]
+    if isinstance(cond, DeviceArray) and cond.dtype == half:
+        cond = ufunc_call("not_equal", (cond, 0))
+    elif isinstance(cond, Scalar):
+        cond = cond.value
+    if out_dt != half:
+        rest = [widen(o) if isinstance(o, DeviceArray) and o.dtype == half else
+                (o.value if isinstance(o, Scalar) else o) for o in ops[1:]]
+        return cast(DeviceArray, where(cond, rest[0], rest[1]))
+    operands: list = [cond if isinstance(cond, DeviceArray) else np.bool_(cond)]
+    for o in ops[1:]:
+        if isinstance(o, DeviceArray):
+            operands.append(bits(o if o.dtype == half else astype(o, half)))
+        else:
+            operands.append(half_bits(o.value))
+    arrays = [o for o in operands if isinstance(o, DeviceArray)]
+    out = DeviceArray(broadcast_shapes([o.shape for o in arrays]), half, device.context())
+    u16 = np.dtype(np.uint16)
+    run("__where__", operands, (np.dtype(bool), u16, u16), bits(out), device)
+    return out
 
 
 UFUNCS["__where__"] = lambda dts: "({1} if {0} else {2})"
@@ -824,6 +857,20 @@ def clip(a: Any, lo: Any = None, hi: Any = None, out: Any = None, **kwargs) -> D
         raise TypeError("gnp.clip takes device arrays and scalars")
     arrays = [o for o in ops if isinstance(o, DeviceArray)]
     device = check_same_device(arrays + ([out] if isinstance(out, DeviceArray) else []), "clip")
+    if any(o.dtype == np.float16 for o in ops) and stores_half_only(device):
+        # a selection among the values: exact through float32, rounded back when numpy's result is half
+        half_keys = tuple(o.dtype if isinstance(o, DeviceArray) or not o.weak else o.key for o in ops)
+        res_dt = np._core.umath.clip.resolve_dtypes(half_keys + (None,))[3]  # type: ignore[attr-defined]
+        wide = [widen(o) if isinstance(o, DeviceArray) and o.dtype == np.float16 else
+                (np.float32(o.value) if isinstance(o, Scalar) and not o.weak and o.dtype == np.float16 else
+                 (o.value if isinstance(o, Scalar) else o)) for o in ops]
+        res = clip(*wide)
+        if res_dt == np.float16:
+            res = narrow(res)
+        if out is None:
+            return res
+        assign(_check_out(out, res.shape, res_dt, "clip", "same_kind", None), res)
+        return out
     for k, o in enumerate(ops):
         if isinstance(o, DeviceArray):
             check_dtype(o.dtype, "clip", k, device)

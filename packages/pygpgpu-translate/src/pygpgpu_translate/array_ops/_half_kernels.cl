@@ -10,3 +10,10 @@ __kernel void gnp_float_to_half(__global const float* src, __global half* dst, c
     long i = get_global_id(0);
     if (i < n) vstore_half_rte(src[i], i, dst);
 }
+
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+// float64 -> float16 in one rounding, as numpy's npy_double_to_half (not through float32)
+__kernel void gnp_double_to_half(__global const double* src, __global half* dst, const long n) {
+    long i = get_global_id(0);
+    if (i < n) vstore_half_rte(src[i], i, dst);
+}

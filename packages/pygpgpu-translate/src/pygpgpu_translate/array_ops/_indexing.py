@@ -10,6 +10,7 @@ from pygpgpu_core.gnp import DeviceArray
 from pygpgpu_core.gnp._array import check_out_writeable
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch
+from ._half import bits, stores_half_only
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axis
 
 __all__ = ["getitem", "setitem", "take", "nonzero"]
@@ -75,8 +76,11 @@ def take(a: DeviceArray, indices: Any, axis: Any = None, out: Any = None) -> Dev
     if res.size:
         if n == 0:
             raise IndexError("cannot do a non-empty take from an empty axes.")
+        dst, src = res.reshape(-1), x.reshape(-1)
+        if x.dtype == np.float16 and stores_half_only(device):      # moved as bit patterns
+            dst, src = bits(dst), bits(src)
         launch(kernel_from_source("gnp_take", _TAKE), device, DEFAULT_CONFIG,
-               (res.reshape(-1), x.reshape(-1), contiguous(idx).reshape(-1), n, inner))
+               (dst, src, contiguous(idx).reshape(-1), n, inner))
     if axis != 0:
         nd = res.ndim
         ki = idx.ndim
@@ -131,7 +135,9 @@ def setitem(a: DeviceArray, key: Any, value: Any) -> None:
     if isinstance(key, tuple) and len(key) == 1:
         key = key[0]
     device = check_same_device([a], "setitem")
-    check_dtype(a.dtype, "setitem", 0, device)
+    half_bits_only = a.dtype == np.float16 and stores_half_only(device)      # halves move as bit patterns
+    if not half_bits_only:
+        check_dtype(a.dtype, "setitem", 0, device)
     if _is_mask(key) and not isinstance(value, DeviceArray) and np.ndim(value) == 0:
         # a[mask] = scalar: a = where(mask, scalar, a) in place
         from pygpgpu_core.gnp import asarray
@@ -143,6 +149,10 @@ def setitem(a: DeviceArray, key: Any, value: Any) -> None:
         mask = mask.reshape(mask.shape + (1,) * (a.ndim - mask.ndim))
         with np.errstate(all="ignore"):
             fill = np.asarray(value, dtype=a.dtype)[()]
+        if half_bits_only:
+            u16 = np.dtype(np.uint16)
+            run("__where__", [mask, fill.view(np.uint16), bits(a)], (np.dtype(bool), u16, u16), bits(a), device)
+            return
         run("__where__", [mask, fill, a], (np.dtype(bool), a.dtype, a.dtype), a, device)
         return
     if _is_mask(key):
@@ -175,8 +185,10 @@ def setitem(a: DeviceArray, key: Any, value: Any) -> None:
         raise ValueError(f"shape mismatch: value array of shape {v.shape} could not be broadcast to indexing "
                          f"result of shape {(idx.size,) + a.shape[1:]}")
     if idx.size and inner:
-        launch(kernel_from_source("gnp_put", _PUT), device, DEFAULT_CONFIG,
-               (a.reshape(-1), idx, v.reshape(-1), n, inner, v.size))
+        dst, src = a.reshape(-1), v.reshape(-1)
+        if half_bits_only:
+            dst, src = bits(dst), bits(src)
+        launch(kernel_from_source("gnp_put", _PUT), device, DEFAULT_CONFIG, (dst, idx, src, n, inner, v.size))
 
 
 def nonzero(a: Any) -> tuple:
@@ -187,8 +199,12 @@ def nonzero(a: Any) -> tuple:
         raise TypeError("gnp.nonzero takes a device array")
     if a.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use gnp.atleast_1d(scalar).nonzero() instead.")
-    check_same_device([a], "nonzero")
-    flat_idx = compact_indices(contiguous(a).reshape(-1))
+    device = check_same_device([a], "nonzero")
+    flat = contiguous(a).reshape(-1)
+    if flat.dtype == np.float16 and stores_half_only(device):
+        from ._elementwise import ufunc_call as _ufunc
+        flat = _ufunc("not_equal", (flat, 0))
+    flat_idx = compact_indices(flat)
     if a.ndim <= 1:
         return (flat_idx,)
     from ._elementwise import ufunc_call

@@ -12,6 +12,7 @@ from pygpgpu_core.gnp._array import check_out_writeable
 
 from .._kernel import _Config
 from ._codegen import kernel_from_source, launch, np_type
+from ._half import narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, classify, contiguous
 
 __all__ = ["dot", "matmul"]
@@ -100,6 +101,18 @@ def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
     check_out_writeable(out)
     a, b = _operand(a, "matmul", 0), _operand(b, "matmul", 1)
     device = check_same_device([a, b], "matmul")
+    if np.float16 in (a.dtype, b.dtype) and stores_half_only(device):
+        # float32 products and sums, rounded to half once (numpy's float16 matmul rounds each step)
+        res_dt = np.result_type(a.dtype, b.dtype)
+        wa = widen(a) if a.dtype == np.float16 else a
+        wb = widen(b) if b.dtype == np.float16 else b
+        res = matmul(wa, wb)
+        if res_dt == np.float16:
+            res = narrow(res)
+        if out is not None:
+            out[...] = res
+            return out
+        return res
     for k, x in enumerate((a, b)):
         check_dtype(x.dtype, "matmul", k, device)
         if x.ndim == 0:

@@ -52,6 +52,7 @@ COMPOSED: tuple[str, ...] = (
     "array_equiv", "diagflat", "rollaxis", "may_share_memory", "nan_to_num", "trapezoid", "ediff1d",
     "tril_indices_from", "triu_indices_from", "diag_indices_from", "correlate", "sinc", "select", "compress",
     "extract", "fill_diagonal", "tensordot", "cov", "corrcoef", "polyadd", "polysub", "polymul",
+    "sort_complex", "real_if_close",
 )
 # sort-based and counting functions (pygpgpu_core.gnp._sorting)
 COMPOSED += ("quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian", "partition",

@@ -651,10 +651,13 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
     if where is not None and where is not True:
         raise TypeError(f"gnp.{op}: where= is not supported on device arrays")
     device = check_same_device([a], op)
-    if a.dtype == np.float16 and dtype is None and stores_half_only(device):
+    half = np.dtype(np.float16)
+    if half in (a.dtype, np.dtype(dtype) if dtype is not None else None) and stores_half_only(device):
         # numpy's float16 reductions accumulate in float32 and round the result to half once
-        res = reduce(op, widen(a), axis=axis, keepdims=keepdims, initial=initial)
-        if _numpy_result_dtype(op, a.dtype, None) == np.float16:
+        wide = widen(a) if a.dtype == half else a
+        res = reduce(op, wide, axis=axis, keepdims=keepdims, initial=initial,
+                     dtype=None if dtype is None or np.dtype(dtype) == half else dtype)
+        if _numpy_result_dtype(op, a.dtype, dtype) == half:
             res = narrow(res)
         if out is not None:
             out[...] = res

@@ -19,6 +19,7 @@ from pygpgpu_core.gnp._array import check_out_writeable
 
 from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._half import narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axis
 
 __all__ = ["scan", "scan_rows", "compact_indices", "TILE"]
@@ -184,6 +185,18 @@ def scan(name: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
     if not isinstance(a, DeviceArray):
         raise TypeError(f"gnp.{name} takes a device array, got {type(a).__name__}")
     device = check_same_device([a], name)
+    half = np.dtype(np.float16)
+    if half in (a.dtype, np.dtype(dtype) if dtype is not None else None) and stores_half_only(device):
+        # a float32 running total rounded to half at the end (numpy rounds each partial sum to half,
+        # so long float16 scans here are closer to the exact ones than numpy's)
+        wide = widen(a) if a.dtype == half else a
+        res = scan(name, wide, axis=axis, dtype=None if dtype is None or np.dtype(dtype) == half else dtype)
+        if _scan_op(name, a.dtype, dtype).out == half:
+            res = narrow(res)
+        if out is not None:
+            out[...] = res
+            return out
+        return res
     check_dtype(a.dtype, name, 0, device)
     op = _scan_op(name, a.dtype, dtype)
     check_dtype(op.out, name, "result", device)

@@ -11,6 +11,8 @@ import numpy as np
 from pygpgpu_core.gnp import DeviceArray
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch
+from ._complex_ufuncs import less_source
+from ._half import stores_half_only, widen
 from ._operands import check_same_device, contiguous
 
 __all__ = ["searchsorted_sorted", "interp_sorted", "segment_sums", "bin_counts"]
@@ -45,9 +47,17 @@ def searchsorted_sorted(a: DeviceArray, v: DeviceArray, side: str) -> DeviceArra
     out = DeviceArray(v.shape, np.int64, v.context)
     if out.size == 0:
         return out
-    table = _BEFORE if a.dtype.kind == "f" else _INT_BEFORE
-    name = f"gnp_searchsorted_{side}_{'f' if a.dtype.kind == 'f' else 'i'}"
-    kern = kernel_from_source(name, _SEARCH.format(name=name, before=table[side]))
+    if a.dtype == np.float16 and stores_half_only(device):     # float32 holds every half: the same order
+        a, v = widen(a), widen(v)
+    if a.dtype.kind == "c":              # numpy's complex order (NaN parts last)
+        less, helper = less_source(a.dtype)
+        name = f"gnp_searchsorted_{side}_{a.dtype.name}"
+        before = f"{less}(a, b)" if side == "left" else f"not {less}(b, a)"
+        kern = kernel_from_source(name, helper + _SEARCH.format(name=name, before=before))
+    else:
+        table = _BEFORE if a.dtype.kind == "f" else _INT_BEFORE
+        name = f"gnp_searchsorted_{side}_{'f' if a.dtype.kind == 'f' else 'i'}"
+        kern = kernel_from_source(name, _SEARCH.format(name=name, before=table[side]))
     launch(kern, device, DEFAULT_CONFIG, (contiguous(a).reshape(-1), contiguous(v).reshape(-1), out.reshape(-1),
                                           np.int64(a.size)))
     return out
