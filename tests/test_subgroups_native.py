@@ -14,6 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 
+from conftest import skip_no_compiler
 from pygpgpu_translate._kernel import build_options
 from pygpgpu_translate.prelude import prelude_source
 from pygpgpu_translate.prelude._subgroups import native_opencl_subgroups
@@ -104,7 +105,7 @@ def test_a_compiler_defining_the_macros_for_a_device_without_them_emulates(tmp_p
 def _clang() -> str:
     clang = shutil.which("clang-15") or shutil.which("clang")
     if clang is None:
-        pytest.skip("no clang to compile OpenCL C for SPIR")
+        skip_no_compiler("clang", "no clang to compile OpenCL C for SPIR")
     return clang
 
 

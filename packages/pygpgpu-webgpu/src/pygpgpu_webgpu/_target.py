@@ -277,5 +277,4 @@ class WGSL(OpenCL):
 
 
 TARGET = Target("wgsl", WGSL())
-"""The entry point ``pygpgpu.targets: wgsl``: WGSL has no C kernel files (``.wgsl`` files have their
-own loader, ``_files``), so no ``Language``."""
+"""The target with its dialect resolved (the entry point, ``_target_entry``, names it by reference)."""
