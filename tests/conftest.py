@@ -1,7 +1,7 @@
 """Shared fixtures: which backends to run on, and compile-only checks for CUDA and HIP.
 
 ``PYGPGPU_TEST_BACKENDS=cuda,opencl`` selects the backends that execute kernels (default:
-every installed backend that has a device); an entry may be any device selector, e.g.
+every installed backend that has a device, but webgpu only when named: SUITE_OPT_IN); an entry may be any device selector, e.g.
 ``opencl:nvidia`` to test NVIDIA's OpenCL on a machine that also has PoCL. ``PYGPGPU_REQUIRE_COMPILERS=1`` (set by CI)
 turns a missing NVRTC, hiprtc, offline HIP clang/hipcc, oclgrind or hatchling into a failure instead of a skip.
 ``PYGPGPU_REQUIRE_DEVICES=opencl`` (CI; ``cuda,opencl`` on the GPU machine) does the same for devices:
@@ -58,6 +58,11 @@ def skip_no_device(backend_name: str, reason: str):
     pytest.skip(reason)
 
 
+# Backends the shared suite runs on only when named in PYGPGPU_TEST_BACKENDS: the WebGPU plug-in
+# translates a subset of the kernel language (docs/webgpu.md) and has its own tests (test_webgpu_*).
+SUITE_OPT_IN = frozenset({"webgpu"})
+
+
 def _selected_backends() -> list[str]:
     env = os.environ.get("PYGPGPU_TEST_BACKENDS", "").strip()
     if env:
@@ -65,6 +70,8 @@ def _selected_backends() -> list[str]:
     else:
         names = []
         for name in registry.backend_names():
+            if name in SUITE_OPT_IN:
+                continue
             try:
                 if registry.backend_devices(name):
                     names.append(name)

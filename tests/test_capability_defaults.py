@@ -7,9 +7,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pygpgpu_core
 from pygpgpu_core.protocols import OPTIONAL_ATTRIBUTES, option
 
-PACKAGES = Path(__file__).parent.parent / "packages"
+# the packages folder the running core comes from (packages/pygpgpu-core/src/pygpgpu_core), so
+# that a copy on PYTHONPATH (scripts/mutation_check.py) is the one scanned
+PACKAGES = Path(pygpgpu_core.__file__).resolve().parents[3]
 
 
 def _reads(tree: ast.AST):
