@@ -42,7 +42,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
     "genfromtxt": _READ, "load": _READ, "loadtxt": _READ,
     "save": _WRITE, "savetxt": _WRITE, "savez": _WRITE, "savez_compressed": _WRITE,
     "gcd": _HOST, "lcm": _HOST,
-    "histogram2d": _HOST, "histogramdd": _HOST, "i0": _HOST,
+    "i0": _HOST,
     "mask_indices": _HOST, "ravel_multi_index": _HOST, "unravel_index": _HOST, "shares_memory": "a.buffer is b.buffer",
     "packbits": _HOST, "unpackbits": _HOST, "pad": "gnp.zeros / gnp.full of the padded shape, then assign g into it",
     "piecewise": "gnp.where", "place": "g[mask] = values",
