@@ -86,3 +86,21 @@ def test_base_of_a_copy_is_none(backend):
     assert g.copy().base is None
     assert (g + 1).base is None
     assert g.T.copy().base is None
+
+
+EMPTY_RESULTS = {
+    "matmul (3, 2) @ (2, 0)": lambda m: m.ones((3, 2)) @ m.ones((2, 0)),
+    "dot (0, 3) . (3, 4)": lambda m: m.dot(m.ones((0, 3)), m.ones((3, 4))),
+    "vander N=0": lambda m: m.vander(m.ones(3), 0),
+    "zeros (2, 0)": lambda m: m.zeros((2, 0)),
+    "slice [:, :0]": lambda m: m.ones((2, 3))[:, :0],
+    "slice [:0, ::2] of 3-D": lambda m: m.ones((2, 3, 4))[:0, ::2],
+}
+
+
+@pytest.mark.parametrize("case", EMPTY_RESULTS)
+def test_arrays_without_elements_are_c_and_f_contiguous_as_numpy(backend, case):
+    with pygpgpu.device(backend):
+        got = EMPTY_RESULTS[case](gnp)
+    want = EMPTY_RESULTS[case](np)
+    assert (got.flags.c_contiguous, got.flags.f_contiguous) == (want.flags.c_contiguous, want.flags.f_contiguous)
