@@ -1,0 +1,37 @@
+"""numpy's AxisError (not an IndexError from inside gnp) for an axis out of range in partition and
+argpartition, functions and methods, compared with numpy on each backend of the run."""
+from __future__ import annotations
+
+import numpy as np
+import pygpgpu.numpy as gnp
+import pytest
+
+CALLS = {
+    "partition": lambda m, a, ax: m.partition(a, 2, axis=ax),
+    "argpartition": lambda m, a, ax: m.argpartition(a, 2, axis=ax),
+    "a.argpartition": lambda m, a, ax: a.argpartition(2, axis=ax),
+}
+
+
+@pytest.mark.parametrize("axis", [3, -4, 7])
+@pytest.mark.parametrize("call", CALLS)
+def test_partition_axis_out_of_range_is_numpys_axis_error(backend, call, axis):
+    host = np.arange(40.0).reshape(2, 2, 10)
+    with pytest.raises(np.exceptions.AxisError):
+        CALLS[call](np, host, axis)
+    with pytest.raises(np.exceptions.AxisError):
+        CALLS[call](gnp, gnp.asarray(host, device=backend), axis)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, -3, None])
+@pytest.mark.parametrize("call", CALLS)
+def test_partition_in_range_axes_still_partition(backend, call, axis):
+    host = np.random.default_rng(5).random((3, 4, 10))
+    got = CALLS[call](gnp, gnp.asarray(host, device=backend), axis).get()
+    want = CALLS[call](np, host, axis)
+    if "arg" in call:       # any valid partition: compare the values the indices pick
+        got = np.take_along_axis(host.ravel() if axis is None else host, got, axis=-1 if axis is None else axis)
+        want = np.take_along_axis(host.ravel() if axis is None else host, want, axis=-1 if axis is None else axis)
+    kth_got = np.take(got, 2, axis=-1 if axis is None else axis)
+    kth_want = np.take(want, 2, axis=-1 if axis is None else axis)
+    np.testing.assert_array_equal(kth_got, kth_want)
