@@ -31,7 +31,6 @@ NOT_IMPLEMENTED: dict[str, str] = {
     "bitwise_count": _HOST,
     "c_": _JOIN, "r_": _JOIN,
     "choose": "gnp.where (two choices) or gnp.take",
-    "cross": "the components with gnp's arithmetic",
     "einsum": _PRODUCTS,
     "fft": "np.fft on a host copy (g.get()); gnp.fft is planned",
     "linalg": "np.linalg on a host copy (g.get()); gnp.linalg is planned (gnp.matmul and gnp.dot exist)", "flatiter": "g.ravel() (a view)",
