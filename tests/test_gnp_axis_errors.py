@@ -1,5 +1,6 @@
 """numpy's AxisError (not an IndexError from inside gnp) for an axis out of range in partition and
-argpartition, functions and methods, compared with numpy on each backend of the run."""
+argpartition, functions and methods; and arange with an explicit step=None (numpy's step 1). Compared with
+numpy on each backend of the run."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,3 +36,14 @@ def test_partition_in_range_axes_still_partition(backend, call, axis):
     kth_got = np.take(got, 2, axis=-1 if axis is None else axis)
     kth_want = np.take(want, 2, axis=-1 if axis is None else axis)
     np.testing.assert_array_equal(kth_got, kth_want)
+
+
+@pytest.mark.parametrize("args", [(0, 100, None), (5, None, None), (2.5, 10, None)], ids=str)
+@pytest.mark.parametrize("dtype", [None, "float32", "int16"])
+def test_arange_step_none_is_numpys_default_step(backend, args, dtype):
+    import pygpgpu
+    want = np.arange(*args, dtype=dtype)
+    with pygpgpu.device(backend):
+        got = gnp.arange(*args, dtype=dtype)
+    assert (got.dtype, got.shape) == (want.dtype, want.shape)
+    np.testing.assert_array_equal(got.get(), want)

@@ -208,6 +208,9 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, devic
     """``np.arange`` computed on the device (numpy's length, dtype and values; no upload)."""
     from ._dispatch import OperationsUnavailable, ops
 
+    if step is None:        # numpy's default step, also when passed explicitly
+        step = 1
+
     try:
         provider = ops()
     except OperationsUnavailable:    # core alone cannot run kernels: compute on the host, upload once
