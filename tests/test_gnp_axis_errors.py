@@ -1,5 +1,5 @@
 """numpy's AxisError (not an IndexError from inside gnp) for an axis out of range in partition and
-argpartition, functions and methods; and arange with an explicit step=None (numpy's step 1). Compared with
+argpartition, functions and methods; arange with an explicit step=None (numpy's step 1); correlate's ValueError for 0-d operands. Compared with
 numpy on each backend of the run."""
 from __future__ import annotations
 
@@ -47,3 +47,17 @@ def test_arange_step_none_is_numpys_default_step(backend, args, dtype):
         got = gnp.arange(*args, dtype=dtype)
     assert (got.dtype, got.shape) == (want.dtype, want.shape)
     np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("mode", ["valid", "same", "full"])
+@pytest.mark.parametrize("which", ["a", "v"])
+def test_correlate_refuses_zero_dimensional_operands_as_numpy(backend, mode, which):
+    zero_d, one_d = np.float32(2.0), np.array([1.0, 3.0], np.float32)
+    a, v = (zero_d, one_d) if which == "a" else (one_d, zero_d)
+    with pytest.raises(ValueError):
+        np.correlate(a, v, mode=mode)
+    with pytest.raises(ValueError, match="too small depth"):
+        gnp.correlate(gnp.asarray(a, device=backend), gnp.asarray(v, device=backend), mode=mode)
+    # convolve takes them, as numpy's does (a 0-d operand is a 1-element sequence there)
+    np.testing.assert_array_equal(gnp.convolve(gnp.asarray(a, device=backend), gnp.asarray(v, device=backend),
+                                               mode=mode).get(), np.convolve(a, v, mode=mode))
