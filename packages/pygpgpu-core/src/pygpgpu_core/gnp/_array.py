@@ -436,6 +436,11 @@ class DeviceArray(ArrayOperators):
         """``self[...] = value``."""
         if self._readonly:
             raise ValueError(READ_ONLY)
+        if isinstance(value, DeviceArray) and value.ndim > self.ndim:
+            # numpy's setitem drops a value's extra leading axes of length 1 ((1, 4) into a (4,) slice)
+            extra = value.ndim - self.ndim
+            if all(n == 1 for n in value.shape[:extra]):
+                value = value.reshape(value.shape[extra:])
         if isinstance(value, DeviceArray):
             if (type(self) is DeviceArray and type(value) is DeviceArray and value.shape == self.shape
                     and value.dtype == self.dtype and value.context is self.context):
@@ -448,6 +453,9 @@ class DeviceArray(ArrayOperators):
         if host.ndim == 0:
             self.fill(host)
             return
+        if (isinstance(value, np.ndarray) and host.ndim > self.ndim      # (numpy's setitem, as above; a
+                and all(n == 1 for n in host.shape[:host.ndim - self.ndim])):  # nested list is refused)
+            host = host.reshape(host.shape[host.ndim - self.ndim:])
         if host.shape != self.shape:
             try:
                 host = np.broadcast_to(host, self.shape)
