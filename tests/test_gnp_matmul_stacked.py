@@ -82,3 +82,10 @@ def test_dot_beyond_two_dimensions_refuses_misaligned_shapes(backend):
         np.dot(a, b)
     with pytest.raises(ValueError, match="not aligned"):
         gnp.dot(up(a, backend), up(b, backend))
+
+
+def test_matmul_of_a_stack_longer_than_one_launch(backend):
+    # 65536 + 3 matrices: more than the 65535 a launch's third axis takes on CUDA/HIP, so several launches
+    a, b = operands((65539, 2, 3), (3, 2), "int32")
+    got = up(a, backend) @ up(b, backend)
+    np.testing.assert_array_equal(got.get(), a @ b)

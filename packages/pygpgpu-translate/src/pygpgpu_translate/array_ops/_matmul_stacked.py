@@ -20,17 +20,17 @@ from ._codegen import kernel_from_source, launch, np_type
 __all__ = ["stacked_matmul", "dot_nd"]
 
 TILE = 16
-MAX_STACK = 65535       # the third grid axis of CUDA and HIP launches
+MAX_STACK = 65535       # the third grid axis of CUDA and HIP launches: longer stacks run in several launches
 
 
 def _stacked_source(kname: str, acc: np.dtype, out: np.dtype) -> str:
     a = np_type(acc)
-    return f'''def {kname}(a, b, c, m, n, k):
+    return f'''def {kname}(a, b, c, m, n, k, first):
     ta = gpu.local_array({TILE * TILE}, {a})
     tb = gpu.local_array({TILE * TILE}, {a})
     tx = gpu.get_local_id(0)
     ty = gpu.get_local_id(1)
-    z = gpu.get_group_id(2)
+    z = first + gpu.get_group_id(2)
     col = gpu.get_group_id(0) * {TILE} + tx
     row = gpu.get_group_id(1) * {TILE} + ty
     abase = z * m * k
@@ -90,13 +90,15 @@ def stacked_matmul(a: DeviceArray, b: DeviceArray, out: Any, device: Any) -> Dev
         if k == 0:
             c.fill(0)
         else:
-            if stack > MAX_STACK or -(-m // TILE) > 65535:
-                raise ValueError(f"gnp.matmul: a stack of {stack} matrices of {m} rows is more than this kernel's "
-                                 f"grid supports ({MAX_STACK} matrices of up to 65535 * {TILE} rows); split the stack")
+            if -(-m // TILE) > 65535:
+                raise ValueError(f"gnp.matmul: {m} rows is more than this kernel's grid supports (65535 * {TILE})")
             kname = f"gnp_matmul_stacked_{acc.name}_{res_dt.name}"
             kern = kernel_from_source(kname, _stacked_source(kname, acc, res_dt))
-            cfg = _Config(None, (-(-n // TILE) * TILE, -(-m // TILE) * TILE, stack), (TILE, TILE, 1))
-            launch(kern, device, cfg, (_stack(a2, batch + (m, k)), _stack(b2, batch + (k, n)), c, m, n, k))
+            sa, sb = _stack(a2, batch + (m, k)), _stack(b2, batch + (k, n))
+            for first in range(0, stack, MAX_STACK):
+                count = min(MAX_STACK, stack - first)
+                cfg = _Config(None, (-(-n // TILE) * TILE, -(-m // TILE) * TILE, count), (TILE, TILE, 1))
+                launch(kern, device, cfg, (sa, sb, c, m, n, k, first))
     res = c.reshape(shape)
     if out is not None:
         out[...] = res
