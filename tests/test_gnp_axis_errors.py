@@ -1,6 +1,7 @@
 """numpy's AxisError (not an IndexError from inside gnp) for an axis out of range in partition and
-argpartition, functions and methods; arange with an explicit step=None (numpy's step 1); correlate's ValueError for 0-d operands. Compared with
-numpy on each backend of the run."""
+argpartition, functions and methods; arange with an explicit step=None (numpy's step 1); correlate's
+ValueError for 0-d operands; argsort and squeeze of 0-d arrays (numpy takes axis 0 or -1 there).
+Compared with numpy on each backend of the run."""
 from __future__ import annotations
 
 import numpy as np
@@ -61,3 +62,26 @@ def test_correlate_refuses_zero_dimensional_operands_as_numpy(backend, mode, whi
     # convolve takes them, as numpy's does (a 0-d operand is a 1-element sequence there)
     np.testing.assert_array_equal(gnp.convolve(gnp.asarray(a, device=backend), gnp.asarray(v, device=backend),
                                                mode=mode).get(), np.convolve(a, v, mode=mode))
+
+
+ZERO_D_CALLS = {
+    "argsort()": lambda m, a: m.argsort(a), "a.argsort(axis=0)": lambda m, a: a.argsort(axis=0),
+    "argsort(axis=None)": lambda m, a: m.argsort(a, axis=None), "argsort(axis=1)": lambda m, a: m.argsort(a, axis=1),
+    "a.squeeze(axis=-1)": lambda m, a: a.squeeze(axis=-1), "squeeze(axis=0)": lambda m, a: m.squeeze(a, axis=0),
+    "squeeze(axis=(0, -1))": lambda m, a: m.squeeze(a, axis=(0, -1)), "a.squeeze(axis=1)": lambda m, a: a.squeeze(axis=1),
+    "sort()": lambda m, a: m.sort(a),
+}
+
+
+@pytest.mark.parametrize("call", ZERO_D_CALLS)
+def test_zero_dimensional_axis_rules_of_argsort_and_squeeze_as_numpy(backend, call):
+    host = np.array(3.0)
+    try:
+        want = ZERO_D_CALLS[call](np, host)
+    except np.exceptions.AxisError:
+        with pytest.raises(np.exceptions.AxisError):
+            ZERO_D_CALLS[call](gnp, gnp.asarray(host, device=backend))
+        return
+    got = ZERO_D_CALLS[call](gnp, gnp.asarray(host, device=backend))
+    assert (got.dtype, got.shape) == (want.dtype, want.shape)
+    np.testing.assert_array_equal(got.get(), want)

@@ -582,6 +582,13 @@ class DeviceArray(ArrayOperators):
     def squeeze(self, axis: Any = None) -> "DeviceArray":
         """A view without axes of length 1 (only ``axis`` when given)."""
         nd = self.ndim
+        if nd == 0 and axis is not None:      # numpy takes axis 0 or -1 (and refuses others) on a 0-d array
+            given = axis if isinstance(axis, tuple) else (axis,)
+            for ax in given:
+                _normalize_axis(ax, 1)
+            if len(given) > 1:
+                raise np.exceptions.AxisError(given[1], 0)
+            return _view(self, (), (), self.offset)
         if axis is None:
             drop = {i for i, n in enumerate(self.shape) if n == 1}
         else:

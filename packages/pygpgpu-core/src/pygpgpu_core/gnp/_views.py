@@ -59,6 +59,8 @@ def expand_dims(a: DeviceArray, axis: Any) -> DeviceArray:
 def squeeze(a: DeviceArray, axis: Any = None) -> DeviceArray:
     """A view without the axes of length 1 (only those of ``axis`` when given)."""
     a = device_operand(a, "squeeze")
+    if a.ndim == 0:
+        return a.squeeze(axis)      # (numpy's axis 0 or -1 of a 0-d array)
     return a.squeeze(axis if axis is None else normalize_axes(axis, a.ndim))
 
 
