@@ -30,6 +30,7 @@ def _exercise(device, monkeypatch):
         results.append(up(np.ones(300_000, np.float32)).argmax())
     results += [f.cumsum(), i.cumprod(axis=0), up(np.ones(5000, np.int64)).cumsum(), f @ f.T, gnp.dot(u, u),
                 f[f > 1], i[[1, 2, 3]], gnp.nonzero(b)[0]]
+    results += [f.reshape(5, 10, 100) @ f.T[:100, :7], gnp.i0(f), gnp.i0(i)]     # stacked matmul, i0's series
     g = up(np.arange(10, dtype=np.float32))
     g[g > 4] = 0
     g[[0, 1]] = up(np.array([5, 6], np.float32))

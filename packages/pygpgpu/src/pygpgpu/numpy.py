@@ -23,6 +23,12 @@ from pygpgpu_core.gnp._products import *  # noqa: F401,F403
 from pygpgpu_core.gnp._rearranging import *  # noqa: F401,F403
 from pygpgpu_core.gnp._statistics import *  # noqa: F401,F403
 from pygpgpu_core.gnp._views import *  # noqa: F401,F403
+from pygpgpu_core.gnp._broadcast_object import *  # noqa: F401,F403
+from pygpgpu_core.gnp._editing import *  # noqa: F401,F403
+from pygpgpu_core.gnp._unwrap import *  # noqa: F401,F403
+from pygpgpu_core.gnp._histogramdd import *  # noqa: F401,F403
+from pygpgpu_core.gnp._cross import *  # noqa: F401,F403
+from pygpgpu_core.gnp._bessel import *  # noqa: F401,F403
 from pygpgpu_core.gnp import random  # noqa: F401,E402  (gnp.random)
 import sys as _sys  # noqa: E402
 _sys.modules.setdefault(__name__ + ".random", random)   # ``import pygpgpu.numpy.random`` (numpy.py is a module)

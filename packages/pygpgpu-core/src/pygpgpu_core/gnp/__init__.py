@@ -17,6 +17,7 @@ from .. import mempool as _mempool
 from . import _comparing, _copying, _differences, _functions, _joining, _nan_reductions, _patterns, _products
 from . import _calculus, _complex_parts, _indices, _numeric, _numpy_names, _polynomials, _rearranging, _shorthands
 from . import _contractions, _selection, _signal, _statistics, _views
+from . import _bessel, _broadcast_object, _cross, _editing, _histogramdd, _unwrap
 from ._array import DeviceArray, DeviceArrayView
 from ._creation import (
     arange,
@@ -59,6 +60,12 @@ from . import _set_operations
 from ._set_operations import *  # noqa: F401,F403  (gnp.union1d, intersect1d, setdiff1d, lexsort, digitize ...)
 from ._statistics import *  # noqa: F401,F403  (gnp.ptp, average, count_nonzero)
 from ._views import *  # noqa: F401,F403  (gnp.expand_dims, broadcast_to, flip, split ...: views)
+from ._broadcast_object import *  # noqa: F401,F403  (gnp.broadcast)
+from ._editing import *  # noqa: F401,F403  (gnp.delete, resize, trim_zeros)
+from ._unwrap import *  # noqa: F401,F403  (gnp.unwrap)
+from ._histogramdd import *  # noqa: F401,F403  (gnp.histogramdd, histogram2d)
+from ._cross import *  # noqa: F401,F403  (gnp.cross)
+from ._bessel import *  # noqa: F401,F403  (gnp.i0, kaiser)
 from ._interop import as_device_array, from_dlpack
 from ._staging import ALIAS_WRITTEN_MIN, StagedArgument, natural_alignment, stage_numpy
 from ._transfer import record_transfer, reset_transfer_stats, transfer_stats
@@ -99,7 +106,8 @@ __all__ = [
 __all__ += _functions.__all__
 for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _statistics, _differences, _products,
                 _rearranging, _copying, _numpy_names, _calculus, _complex_parts, _polynomials,
-                _shorthands, _indices, _numeric, _contractions, _selection, _signal):
+                _shorthands, _indices, _numeric, _contractions, _selection, _signal,
+                _broadcast_object, _editing, _unwrap, _histogramdd, _cross, _bessel):
     __all__ += _module.__all__
 __all__ += _sorting.__all__
 __all__ += _set_operations.__all__

@@ -39,6 +39,11 @@ _NOT_GIVEN: Any = object()  # tells "argument omitted" from an explicit None in 
 __all__ = ["DeviceArray", "DeviceArrayView", "check_out_writeable"]
 
 
+def order_name(order: Any) -> Any:
+    """numpy's memory-order names are case-insensitive ('c' is 'C'); anything else is passed on to be refused."""
+    return order.upper() if isinstance(order, str) and len(order) == 1 else order
+
+
 def check_out_writeable(out: Any) -> None:
     """numpy's ValueError for a read-only device array given as ``out=``."""
     if getattr(out, "_readonly", False):
@@ -297,6 +302,12 @@ class DeviceArray(ArrayOperators):
         """False for arrays wrapping someone else's memory (torch, CuPy, JAX, DLPack)."""
         return isinstance(self._owner, _PoolAllocation)
 
+    @property
+    def base(self) -> "DeviceArray | None":
+        """numpy's ``base``: the array whose memory this view sees (the first of a chain of views, as
+        numpy's), None for an array that owns its memory."""
+        return self._base
+
     def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of unsized object (a 0-d device array)")
@@ -325,6 +336,7 @@ class DeviceArray(ArrayOperators):
 
     def get(self, stream: Any = None, order: str = "C", out: "np.ndarray | None" = None) -> np.ndarray:
         """Copy to a new numpy array (or into ``out``), waiting for pending kernels first."""
+        order = order_name(order)
         if order not in ("C", "F", "A", "K"):
             raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
         if out is None and self.ndim >= 2 and (order == "F" or order in "AK" and self.flags.f_contiguous
@@ -443,6 +455,11 @@ class DeviceArray(ArrayOperators):
         """``self[...] = value``."""
         if self._readonly:
             raise ValueError(READ_ONLY)
+        if isinstance(value, DeviceArray) and value.ndim > self.ndim:
+            # numpy's setitem drops a value's extra leading axes of length 1 ((1, 4) into a (4,) slice)
+            extra = value.ndim - self.ndim
+            if all(n == 1 for n in value.shape[:extra]):
+                value = value.reshape(value.shape[extra:])
         if isinstance(value, DeviceArray):
             if (type(self) is DeviceArray and type(value) is DeviceArray and value.shape == self.shape
                     and value.dtype == self.dtype and value.context is self.context):
@@ -455,6 +472,9 @@ class DeviceArray(ArrayOperators):
         if host.ndim == 0:
             self.fill(host)
             return
+        if (isinstance(value, np.ndarray) and host.ndim > self.ndim      # (numpy's setitem, as above; a
+                and all(n == 1 for n in host.shape[:host.ndim - self.ndim])):  # nested list is refused)
+            host = host.reshape(host.shape[host.ndim - self.ndim:])
         if host.shape != self.shape:
             try:
                 host = np.broadcast_to(host, self.shape)
@@ -500,6 +520,7 @@ class DeviceArray(ArrayOperators):
     def copy(self, order: str = "C") -> "DeviceArray":
         """A new array with the same data on the same device (device-side copy): C-contiguous, or
         with ``order="F"`` (and "A"/"K" of a Fortran-ordered array) Fortran-contiguous."""
+        order = order_name(order)
         if order not in ("C", "F", "A", "K"):
             raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
         if self.ndim >= 2 and (order == "F" or order in "AK" and self.flags.f_contiguous and not self.is_contiguous):
@@ -536,6 +557,7 @@ class DeviceArray(ArrayOperators):
         return out
 
     def _reshape(self, *shape: Any, order: str = "C") -> "DeviceArray":
+        order = order_name(order)
         if order not in ("C", "A", "F"):
             raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
@@ -565,10 +587,11 @@ class DeviceArray(ArrayOperators):
         return _view(self, new, strides, self.offset)
 
     def ravel(self, order: str = "C") -> "DeviceArray":
-        return self.reshape(-1, order="F" if order == "F" else "C")
+        return self.reshape(-1, order="F" if order_name(order) == "F" else "C")
 
     def flatten(self, order: str = "C") -> "DeviceArray":
         """A new 1-D copy (``order="F"``: column by column)."""
+        order = order_name(order)
         if not self.size:
             return DeviceArray((0,), self.dtype, self.context)     # numpy's new empty array: stride 0
         if order == "F":
@@ -578,6 +601,13 @@ class DeviceArray(ArrayOperators):
     def squeeze(self, axis: Any = None) -> "DeviceArray":
         """A view without axes of length 1 (only ``axis`` when given)."""
         nd = self.ndim
+        if nd == 0 and axis is not None:      # numpy takes axis 0 or -1 (and refuses others) on a 0-d array
+            given = axis if isinstance(axis, tuple) else (axis,)
+            for ax in given:
+                _normalize_axis(ax, 1)
+            if len(given) > 1:
+                raise np.exceptions.AxisError(given[1], 0)
+            return _view(self, (), (), self.offset)
         if axis is None:
             drop = {i for i, n in enumerate(self.shape) if n == 1}
         else:

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import DeviceArray, _check_dtype, _normalize_shape
+from ._array import DeviceArray, _check_dtype, _normalize_shape, order_name
 
 __all__ = [
     "asarray", "array", "ascontiguousarray", "empty", "zeros", "ones", "full",
@@ -28,6 +28,7 @@ def _is_foreign_device_array(obj: Any) -> bool:
 def _layout(order: Any, host: Any = None) -> str:
     """numpy's ``order=`` of asarray/array as the layout to make: "F" for Fortran order (and for
     "A"/"K" of data that is Fortran-ordered only), else "C"; numpy's ValueError for other values."""
+    order = order_name(order)
     if order not in (None, "C", "F", "A", "K"):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     if order in ("A", "K") and host is not None:
@@ -66,6 +67,7 @@ def asarray(a: Any, dtype: Any = None, device: Any = None, order: str | None = N
     ``order="F"`` makes a Fortran-ordered array (a copy where ``a`` is not one already).
     """
     _layout(order)
+    order = order_name(order)
     if not isinstance(a, DeviceArray) and _is_foreign_device_array(a):
         from ._interop import as_device_array
 
@@ -102,6 +104,7 @@ def _array(obj: Any, dtype: Any, copy: bool | None, device: Any, order: str | No
     if not copy:
         return asarray(obj, dtype=dtype, device=device, order=order)
     _layout(order)
+    order = order_name(order)
     if isinstance(obj, DeviceArray) or _is_foreign_device_array(obj):
         src = asarray(obj)
         out = src.to(src.context if device is None else device, copy=True)
@@ -204,6 +207,9 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, order: Any = "K", subo
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = None) -> DeviceArray:
     """``np.arange`` computed on the device (numpy's length, dtype and values; no upload)."""
     from ._dispatch import OperationsUnavailable, ops
+
+    if step is None:        # numpy's default step, also when passed explicitly
+        step = 1
 
     try:
         provider = ops()

@@ -211,7 +211,7 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: An
 
 def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
     """The indices (int64) that sort a 1-D array; stable (equal elements keep their order)."""
-    return ops().argsort(_operand(a), axis=axis, kind=kind, order=order, stable=stable)
+    return _operand(a).argsort(axis=axis, kind=kind, order=order, stable=stable)
 
 
 def dot(a: Any, b: Any, out: Any = None) -> DeviceArray:

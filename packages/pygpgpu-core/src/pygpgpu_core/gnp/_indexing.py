@@ -24,10 +24,10 @@ def c_strides(shape: tuple, itemsize: int) -> tuple:
 
 def is_c_contiguous(shape: tuple, strides: tuple, itemsize: int) -> bool:
     """numpy's rule: axes of length 1 may have any stride; an empty array is contiguous."""
+    if 0 in shape:          # whatever its strides (any axis may be the empty one)
+        return True
     step = itemsize
     for n, s in zip(reversed(shape), reversed(strides)):
-        if n == 0:
-            return True
         if n != 1 and s != step:
             return False
         step *= n

@@ -24,8 +24,14 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None, ne
     t = x.dtype.type
     u = ops().ufunc_call
     y = x.copy() if copy else x
-    big, small = t(info.max if posinf is None else posinf), t(info.min if neginf is None else neginf)
-    y[...] = ops().where(u("isnan", (y,)), t(nan), y)
+    def value(v: Any, default: Any) -> Any:
+        # a device array of replacements (numpy broadcasts it into x) stays on the device, in x's type
+        if isinstance(v, DeviceArray):
+            return v.astype(x.dtype, copy=False)
+        return t(default if v is None else v)
+
+    big, small = value(posinf, info.max), value(neginf, info.min)
+    y[...] = ops().where(u("isnan", (y,)), value(nan, 0.0), y)
     y[...] = ops().where(u("logical_and", (u("isinf", (y,)), u("greater", (y, 0)))), big, y)
     y[...] = ops().where(u("logical_and", (u("isinf", (y,)), u("less", (y, 0)))), small, y)
     return y

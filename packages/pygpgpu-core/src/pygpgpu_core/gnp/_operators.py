@@ -187,6 +187,13 @@ class ArrayOperators:
         array[...] = ops().sort(self, axis=axis, kind=kind, order=order, stable=stable)
 
     def argsort(self, axis: Any = -1, kind: Any = None, order: Any = None, stable: Any = None) -> DeviceArray:
+        me = cast("DeviceArray", self)
+        if me.ndim == 0:        # numpy's argsort of a 0-d array: [0], for axis None, 0 or -1
+            from ._array import _normalize_axis
+            from ._creation import zeros
+            if axis is not None:
+                _normalize_axis(axis, 1)
+            return zeros((1,), "int64", me.context)
         return ops().argsort(self, axis=axis, kind=kind, order=order, stable=stable)
 
     def dot(self, b: Any, out: Any = None) -> DeviceArray:

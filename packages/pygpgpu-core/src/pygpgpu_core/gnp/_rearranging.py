@@ -42,9 +42,10 @@ def repeat(a: DeviceArray, repeats: Any, axis: Any = None) -> DeviceArray:
     if axis is None:
         a, axis = a.ravel(), 0
     ax = _normalize_axis(axis, a.ndim)
+    if isinstance(repeats, DeviceArray) and repeats.size != 1:
+        return _repeat_by_device_counts(a, repeats, ax)
     if isinstance(repeats, DeviceArray):
-        raise TypeError("gnp.repeat takes an int or a host sequence of counts; the result's length would depend "
-                        "on a device array's values (read them back with repeats.get())")
+        repeats = repeats.get()      # one count: the result's length is that number, read back
     if np.ndim(repeats) == 0 or np.size(repeats) == 1:
         count = operator_index(np.asarray(repeats).reshape(())[()])
         if count < 0:
@@ -54,6 +55,29 @@ def repeat(a: DeviceArray, repeats: Any, axis: Any = None) -> DeviceArray:
         return spread.copy().reshape(a.shape[:ax] + (a.shape[ax] * count,) + a.shape[ax + 1:])
     positions = np.repeat(np.arange(a.shape[ax]), repeats)        # numpy's checks of the counts
     return take(a, asarray(positions, device=a.context), axis=ax)
+
+
+def _repeat_by_device_counts(a: DeviceArray, repeats: DeviceArray, ax: int) -> DeviceArray:
+    """``repeat`` with one device count per element: the result's length (the counts' sum) is read
+    back, as boolean indexing reads its count; each output position finds its source element by a
+    device search of the counts' running sum."""
+    from ._dispatch import ops
+    from ._sorting import searchsorted
+
+    n = a.shape[ax]
+    if repeats.ndim > 1 or repeats.shape[0] != n:
+        raise ValueError(f"operands could not be broadcast together with shape ({n},) ({repeats.shape[0]},)"
+                         if repeats.ndim == 1 else "object too deep for desired array")
+    if repeats.dtype.kind not in "iub":
+        raise TypeError(f"Cannot cast array data from {repeats.dtype!r} to dtype('int64') according to the rule 'safe'")
+    counts = repeats.astype(np.int64)
+    if bool(ops().reduce("any", ops().ufunc_call("less", (counts, 0))).get()):
+        raise ValueError("repeats may not contain negative values.")
+    ends = ops().scan("cumsum", counts)
+    total = int(ends[-1].get()) if n else 0
+    from ._creation import arange
+    positions = searchsorted(ends, arange(total, dtype=np.int64, device=a.context), side="right")
+    return take(a, positions, axis=ax)
 
 
 def roll(a: DeviceArray, shift: Any, axis: Any = None) -> DeviceArray:

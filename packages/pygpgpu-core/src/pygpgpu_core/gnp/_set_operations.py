@@ -109,6 +109,24 @@ def lexsort(keys: Any, axis: int = -1) -> DeviceArray:
     return perm
 
 
+def _bins_increasing(bins: DeviceArray) -> bool:
+    """numpy's monotonicity check of digitize's bins: the direction is that of the first edge that
+    differs from the first one (a NaN differs; NaN first means decreasing); after it, no step may go
+    the other way (a comparison with NaN is no step). Whether they are is read back, as numpy's."""
+    u = ops().ufunc_call
+    if bins.size < 2:
+        return True
+    differs = u("not_equal", (bins[1:], bins[0]))
+    if not bool(differs.any().get()):
+        return True             # all edges equal
+    i = int(differs.argmax().get()) + 1
+    increasing = bool(u("less", (bins[0], bins[i])).get())
+    back = u("greater" if increasing else "less", (bins[:-1], bins[1:]))
+    if bool(back.any().get()):
+        raise ValueError("bins must be monotonically increasing or decreasing")
+    return increasing
+
+
 def digitize(x: Any, bins: Any, right: bool = False) -> DeviceArray:
     """``np.digitize``: the index of the bin of each ``x`` in monotonic ``bins`` (increasing or
     decreasing; whether they are is read back, as numpy's check)."""
@@ -119,15 +137,7 @@ def digitize(x: Any, bins: Any, right: bool = False) -> DeviceArray:
                          "object of too small depth for desired array")
     if x.dtype.kind == "c" or bins.dtype.kind == "c":
         raise TypeError("x may not be complex")
-    if bins.size < 2:
-        increasing = True
-    else:
-        step_up = ops().ufunc_call("greater_equal", (bins[1:], bins[:-1])).all()
-        step_down = ops().ufunc_call("less_equal", (bins[1:], bins[:-1])).all()
-        up, down = bool(step_up.get()), bool(step_down.get())
-        if not (up or down):
-            raise ValueError("bins must be monotonically increasing or decreasing")
-        increasing = up
+    increasing = _bins_increasing(bins)
     side = "left" if right else "right"
     if increasing:
         return searchsorted(bins, x, side=side)

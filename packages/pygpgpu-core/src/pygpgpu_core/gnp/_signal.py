@@ -21,6 +21,8 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> DeviceArray:
     ``a`` with ``v`` reversed (numpy's default mode is "valid")."""
     from ._polynomials import convolve
     a, v = device_operand(a, "correlate"), device_operand(v, "correlate")
+    if a.ndim == 0 or v.ndim == 0:      # numpy's correlate (unlike its convolve) refuses 0-d operands
+        raise ValueError("object of too small depth for desired array")
     if v.size > a.size:     # numpy swaps the operands and reverses the result (an even "same" centres apart)
         return correlate(v, a, mode)[::-1].copy()
     return convolve(a, v[::-1] if v.ndim else v, mode)

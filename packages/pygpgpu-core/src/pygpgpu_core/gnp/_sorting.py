@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ._array import DeviceArray
+from ._array import _normalize_axis as normalize_axis
 from ._creation import arange, full, zeros
 from ._dispatch import ops
 from ._views import device_operand, normalize_axes
@@ -306,7 +307,7 @@ def _partition_axis(a: DeviceArray, axis: Any, op: str) -> "tuple[DeviceArray, A
         return ops().copy(a).reshape(-1), -1
     if a.ndim == 0:
         raise np.exceptions.AxisError(axis, 0)
-    return a, axis
+    return a, normalize_axis(axis, a.ndim)      # numpy's AxisError for an axis out of range
 
 
 def partition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order: Any = None) -> DeviceArray:

@@ -19,7 +19,7 @@ __all__ = ["expand_dims", "squeeze", "moveaxis", "swapaxes", "atleast_1d",
 
 # Python values numpy takes in place of an array (a list of coefficients, a scalar bound): small by
 # nature, so gnp uploads them as numpy would convert them (np.asarray: int64, float64, bool)
-PYTHON_OPERANDS = (list, tuple, bool, int, float)
+PYTHON_OPERANDS = (list, tuple, bool, int, float, np.bool_, np.integer, np.floating)   # numpy scalars are host scalars
 
 
 def device_operand(a: Any, op: str, device: Any = None) -> DeviceArray:
@@ -59,6 +59,8 @@ def expand_dims(a: DeviceArray, axis: Any) -> DeviceArray:
 def squeeze(a: DeviceArray, axis: Any = None) -> DeviceArray:
     """A view without the axes of length 1 (only those of ``axis`` when given)."""
     a = device_operand(a, "squeeze")
+    if a.ndim == 0:
+        return a.squeeze(axis)      # (numpy's axis 0 or -1 of a 0-d array)
     return a.squeeze(axis if axis is None else normalize_axes(axis, a.ndim))
 
 

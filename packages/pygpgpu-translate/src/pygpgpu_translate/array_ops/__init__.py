@@ -18,6 +18,7 @@ from pygpgpu_core.gnp import DeviceArray, _dispatch
 from pygpgpu_core.gnp._array import check_out_writeable
 from pygpgpu_core.gnp._complex_parts import complex_part
 
+from ._bessel import bessel_i0
 from ._convolve import convolve
 from ._creation import arange, concatenate, linspace, stack
 from ._elementwise import assign, astype, binary, clip, copy, fill, supported_ufunc, ufunc_call, unary, where
@@ -34,7 +35,7 @@ from ._user_reduce import DeviceReduction, reduce_decorator
 __all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "around", "assign", "fill", "copy",
            "astype", "where", "clip", "scan", "getitem", "setitem", "take", "nonzero", "dot",
            "matmul", "sort", "argsort", "arange", "linspace", "concatenate", "stack",
-           "reduce_decorator", "DeviceReduction", "array_function", "convolve"]
+           "reduce_decorator", "DeviceReduction", "array_function", "convolve", "bessel_i0"]
 __all__ += ["random_draws", "random_search"]
 __all__ += ["searchsorted_sorted", "interp_sorted", "segment_sums", "bin_counts"]
 

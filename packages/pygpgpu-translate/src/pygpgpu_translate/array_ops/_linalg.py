@@ -97,7 +97,7 @@ def _vendor_gemm(a: DeviceArray, b: DeviceArray, c: DeviceArray, m: int, n: int,
 
 
 def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
-    """``np.matmul`` for 1-D and 2-D device arrays (numpy's result type; bool as numpy's)."""
+    """``np.matmul`` (numpy's result type; bool as numpy's); stacks of matrices in :mod:`._matmul_stacked`."""
     check_out_writeable(out)
     a, b = _operand(a, "matmul", 0), _operand(b, "matmul", 1)
     device = check_same_device([a, b], "matmul")
@@ -118,9 +118,9 @@ def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
         if x.ndim == 0:
             raise ValueError(f"matmul: Input operand {k} does not have enough dimensions (has 0, gufunc core with "
                              "signature (n?,k),(k,m?)->(n?,m?) requires 1)")
-        if x.ndim > 2:
-            raise TypeError(f"gnp.matmul: operand {k} has {x.ndim} dimensions; device matmul supports 1-D and 2-D "
-                            "operands (loop over the leading axes for stacks of matrices)")
+    if a.ndim > 2 or b.ndim > 2:
+        from ._matmul_stacked import stacked_matmul
+        return stacked_matmul(a, b, out, device)
     res_dt = np.result_type(a.dtype, b.dtype)
     if a.ndim == 1 and b.ndim == 1:
         _check_matmul_out(out, res_dt, ())
@@ -189,4 +189,5 @@ def dot(a: Any, b: Any, out: Any = None) -> DeviceArray:
                              f"{cb.shape[0]} (dim 0)")
         _check_dot_out(out, np.result_type(ca.dtype, cb.dtype), ca.shape[:-1] + cb.shape[1:])
         return matmul(ca, cb, out=out)
-    raise TypeError("gnp.dot supports 1-D and 2-D operands")
+    from ._matmul_stacked import dot_nd
+    return dot_nd(ca, cb, out)
