@@ -32,6 +32,11 @@ SCRIPT = textwrap.dedent('''
     rot = np.zeros_like(xf)
     launch_local.group_rotate["opencl"][(128, {group})](xf, rot)
     print("ROTATED", bool((rot == launch_local._rotated(xf, {group})).all()), flush=True)
+    xx = np.arange(256, dtype=np.float64).reshape(16, 16)
+    tr = np.zeros_like(xx)
+    launch_local.group_transpose["opencl"][((16, 16), (8, 8))](xx, tr)
+    expect = xx.reshape(2, 8, 2, 8).transpose(0, 3, 2, 1).reshape(16, 16)
+    print("TRANSPOSED", bool((tr == expect).all()), flush=True)
     xi = np.arange(100, dtype=np.int32)
     res = np.zeros((100, 12))
     subgroups.every_op["opencl"][(128, 64)](xi, res)
@@ -54,7 +59,7 @@ needs_oclgrind = pytest.mark.usefixtures("oclgrind_icd")
 def test_launch_sized_local_memory_and_subgroups_are_clean_under_oclgrind(tmp_path):
     out, text, bad = _run(tmp_path, 16, 16)
     assert "REVERSED True" in out and "TILES True" in out and "SUBGROUPS True" in out
-    assert "HELPERS True" in out and "ROTATED True" in out, out
+    assert "HELPERS True" in out and "ROTATED True" in out and "TRANSPOSED True" in out, out
     assert not bad, text[:4000]
 
 
