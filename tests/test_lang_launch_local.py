@@ -274,3 +274,87 @@ def test_a_launch_without_a_local_size_is_refused_with_the_bracket_to_write():
     with pytest.raises(ValueError, match=r"declares no gpu.local_array of a fixed shape, .* "
                                          r"give one: group_rotate\[\(total, local\)\]"):
         group_rotate(x, x.copy())
+
+
+def _mirror(tile, k, n):
+    return tile[n - 1 - k]
+
+
+@kernel
+def mirrored_by_a_helper(x, out, n):
+    """Launch-sized and group-sized local arrays passed to a helper."""
+    gpu.work_size(x)
+    tile = gpu.local_array(n, np.float32)
+    ids = gpu.local_array(gpu.get_local_size(0), np.int32)
+    i = gpu.get_global_id(0)
+    lid = gpu.get_local_id(0)
+    tile[lid] = x[i] if i < x.shape[0] else 0.0
+    ids[lid] = lid
+    gpu.barrier()
+    if i < x.shape[0]:
+        out[i] = _mirror(tile, lid, n) + _mirror(ids, lid, gpu.get_local_size(0))
+
+
+def test_launch_sized_arrays_pass_to_helpers(on):
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros_like(x)
+    mirrored_by_a_helper[on][(256, 32)](x, out, 32)
+    np.testing.assert_array_equal(out, _reversed_groups(x, 32) + np.tile(np.arange(32)[::-1], 8))
+
+
+@pytest.mark.parametrize("dialect", ["cuda", "hip"])
+def test_launch_sized_arrays_pass_to_helpers_compile(dialect, request):
+    x = np.zeros(64, np.float32)
+    source = mirrored_by_a_helper.inspect(x, x.copy(), 32, backend=dialect).source
+    if dialect == "cuda":
+        assert_cubin(request.getfixturevalue("nvrtc_compile")(source, "sm_90", build_options(None, "cuda", False)),
+                     source)
+    else:
+        assert_code_object(request.getfixturevalue("hiprtc_compile")(source, "gfx90a",
+                                                                      list(build_options(None, "hip", False))), source)
+
+
+@kernel
+def group_transpose(x, out):
+    """A 2-D group's tile sized by the product of its sizes: each group transposes its block."""
+    gpu.work_size(x)
+    tile = gpu.local_array(gpu.get_local_size(1) * gpu.get_local_size(0), np.float64)
+    j, k = gpu.global_ids(2)
+    lj, lk = gpu.get_local_id(1), gpu.get_local_id(0)
+    w = gpu.get_local_size(0)
+    tile[lj * w + lk] = x[j, k]
+    gpu.barrier()
+    if j < out.shape[0] and k < out.shape[1]:
+        out[j, k] = tile[lk * w + lj]
+
+
+def test_a_2d_tile_sized_by_the_groups_work_items(on):
+    x = np.random.default_rng(3).random((32, 32))
+    out = np.zeros_like(x)
+    group_transpose[on][((32, 32), (8, 8))](x, out)
+    blocks = x.reshape(4, 8, 4, 8).transpose(0, 2, 3, 1).transpose(0, 2, 1, 3).reshape(32, 32)
+    np.testing.assert_array_equal(out, blocks)
+
+
+def test_only_products_of_distinct_group_sizes_size_a_local_array():
+    @kernel
+    def squared(x):
+        gpu.work_size(x)
+        t = gpu.local_array(gpu.get_local_size(0) * gpu.get_local_size(0), np.float32)
+        t[0] = 1.0
+        x[0] = t[0]
+
+    with pytest.raises(SyntaxError, match="needs a compile-time shape"):
+        squared.inspect(np.zeros(4, np.float32), backend="opencl")
+
+
+@pytest.mark.parametrize("dialect", ["cuda", "hip"])
+def test_a_2d_group_sized_tile_compiles(dialect, request):
+    x = np.zeros((32, 32))
+    source = group_transpose.inspect(x, x.copy(), backend=dialect).source
+    if dialect == "cuda":
+        assert_cubin(request.getfixturevalue("nvrtc_compile")(source, "sm_90", build_options(None, "cuda", False)),
+                     source)
+    else:
+        assert_code_object(request.getfixturevalue("hiprtc_compile")(source, "gfx90a",
+                                                                      list(build_options(None, "hip", False))), source)

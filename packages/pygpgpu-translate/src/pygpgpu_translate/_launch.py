@@ -16,7 +16,7 @@ from pygpgpu_core.protocols import option
 
 from ._domain import build_function as compile_domain
 from ._aliases import numpy_aliases
-from ._launch_checks import (LOCAL_SIZE_ITEM, NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit,
+from ._launch_checks import (LOCAL_SIZE_POSITIONS, NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit,
                              check_int_ranges, extent_checker, group_limit, guard_checker, int_range_checks,
                              launched_items, missing_dimension, partial_launch, reached, with_local_size)
 from ._signature import base_view, is_device_array
@@ -56,10 +56,9 @@ class CallPlan:
         self.narrow = bits == 32                          # 32-bit ids: a larger domain needs the 64-bit plan
         layout = translation.layout
         # the argument layout, read once: the backend's argument kinds and the plan's packing codes
-        # gpu.local_array(gpu.get_local_size(d), ...): the size is the values' last 3 (with_local_size)
-        sized_by_group = {LOCAL_SIZE_ITEM.format(d): d - 3 for d in range(3)}
-        self.local_sized = any(item[0] == "local" and item[1] in sized_by_group for item in layout)
-        arg_types, self.pack = layout_codes(layout, {**sized_by_group, **self.position})
+        # gpu.local_array(gpu.get_local_size(d), ...): the size is among the values' last 7 (with_local_size)
+        self.local_sized = any(item[0] == "local" and item[1] in LOCAL_SIZE_POSITIONS for item in layout)
+        arg_types, self.pack = layout_codes(layout, {**LOCAL_SIZE_POSITIONS, **self.position})
         launcher = kernel_handle.launcher(arg_types)
         if log_launches:
             from pygpgpu_core.logs import logged_launcher

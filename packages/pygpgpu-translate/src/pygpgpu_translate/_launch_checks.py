@@ -280,15 +280,32 @@ def automatic_local_size(t, max_group: int | None):
     return local
 
 
-# The layout's size name of gpu.local_array(gpu.get_local_size(d), dtype): not a parameter, the
-# launch's local size along d (LaunchPlan appends the three to the call's values: with_local_size)
-LOCAL_SIZE_ITEM = "gpu.get_local_size({})"
+# The layout's size names of gpu.local_array(gpu.get_local_size(d), dtype) and of products of
+# distinct dimensions' sizes (gpu.get_local_size(0) * gpu.get_local_size(1): a 2-D group's work
+# items): not parameters but the launch's group shape (LaunchPlan appends the 7 products to the
+# call's values, with_local_size, and the layout reads them at LOCAL_SIZE_POSITIONS)
+_DIM_SETS = ((0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2))
+
+
+def local_size_item(dims) -> str:
+    """The layout's size name of the product of the group's sizes along ``dims`` (distinct, sorted)."""
+    return " * ".join(f"gpu.get_local_size({d})" for d in dims)
+
+
+LOCAL_SIZE_POSITIONS = {local_size_item(ds): k - len(_DIM_SETS) for k, ds in enumerate(_DIM_SETS)}
 
 
 def with_local_size(values, local_size, name: str) -> tuple:
-    """``values`` followed by the launch's local size in 3 dimensions, which the layout's
-    ``("local", LOCAL_SIZE_ITEM, dtype)`` items read at positions -3, -2, -1."""
+    """``values`` followed by the products of the launch's local size over each set of dimensions
+    (``LOCAL_SIZE_POSITIONS``: the last 7 values)."""
     if local_size is None:
         raise ValueError(f"kernel {name!r} sizes a gpu.local_array by gpu.get_local_size(), so it needs the local "
                          f"size at the call: {name}[(total, local)](...)")
-    return (*values, *local_size, *(1,) * (3 - len(local_size)))
+    sizes = (*local_size, *(1,) * (3 - len(local_size)))
+    products = []
+    for dims in _DIM_SETS:
+        n = 1
+        for d in dims:
+            n *= sizes[d]
+        products.append(n)
+    return (*values, *products)

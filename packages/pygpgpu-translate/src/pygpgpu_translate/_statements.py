@@ -14,7 +14,7 @@ from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict,
                      join, literal_default, literal_join)
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
-from ._launch_checks import LOCAL_SIZE_ITEM
+from ._launch_checks import local_size_item
 from ._complex import complex_type_of
 from ._infer import AssignmentLog, is_name_assignment
 from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
@@ -471,9 +471,9 @@ class StatementRules:
         shape_v = self.expr(shape_node)
         if isinstance(shape_node, ast.Name) and shape_node.id in self.params and isinstance(shape_v, ir.Var):
             return self.dynamic_local_array(name, call, shape_node.id, shape_v, kw)
-        item = shape_v.a if isinstance(shape_v, ir.Cast) else shape_v      # lower_work_item's widening
-        if isinstance(item, ir.WorkItem) and item.what == "local_size":    # the launch's group shape
-            return self.dynamic_local_array(name, call, LOCAL_SIZE_ITEM.format(item.dim), shape_v, kw)
+        group_dims = _local_size_dims(shape_v)          # the launch's group shape
+        if group_dims:
+            return self.dynamic_local_array(name, call, local_size_item(group_dims), shape_v, kw)
         dims = shape_v.items if isinstance(shape_v, TupleRef) else [shape_v]
         shape = []
         for d in dims:
@@ -814,3 +814,17 @@ class StatementRules:
         return (len(elts) == len(self.domain_vars)
                 and all(isinstance(e, ast.Name) and e.id == v for e, v in zip(elts, self.domain_vars)))
 
+
+def _local_size_dims(e) -> list[int] | None:
+    """The dimensions ``e`` multiplies the group's sizes along (``gpu.get_local_size(0) *
+    gpu.get_local_size(1)``: [0, 1]), each once; None for any other expression."""
+    while isinstance(e, ir.Cast):           # the index type's widening, the wrapping product's casts
+        e = e.a
+    if isinstance(e, ir.WorkItem):
+        return [e.dim] if e.what == "local_size" else None
+    if isinstance(e, ir.Bin) and e.op == "*":
+        a, b = _local_size_dims(e.a), _local_size_dims(e.b)
+        if a is None or b is None or set(a) & set(b):
+            return None
+        return sorted(a + b)
+    return None

@@ -50,8 +50,10 @@ short ushort int uint long ulong float double``; ``long`` is always 64-bit) or a
 ``subgroup_<op>:<T>`` and ``subgroup_base:int``
     ``pg_sg_<op>_<T>(...)``: warp / wavefront operations (shuffle, shuffle_xor, shuffle_down,
     shuffle_up, add, min, max on int uint long ulong float double; any, all, ballot, size,
-    local_id on int); ``_subgroups`` says what each means. The OpenCL pieces emulate 32 lanes in
-    the kernel's local scratch (``Dialect.kernel_locals``).
+    local_id on int); ``_subgroups`` says what each means. The OpenCL pieces use the device's
+    sub-groups where ``subgroup_base:int``'s ``#if`` finds them (``PG_SG_NATIVE``), else emulate
+    32 lanes in the kernel's local scratch (``Dialect.kernel_locals``, passed to helpers by
+    ``_subgroup_scratch``).
 ``ext:fp64``, ``ext:int64_base_atomics``, ``ext:int64_extended_atomics``
     OpenCL ``#pragma OPENCL EXTENSION`` lines (empty elsewhere); pulled in automatically.
 
