@@ -105,3 +105,27 @@ def test_a_swapped_layout_is_not_served_from_the_warm_path(device, monkeypatch):
         monkeypatch.setattr(_reduction, "cpu_layout", lambda d, layout=layout: layout)
         check(g.sum(), h.sum(), np.float32)
     assert chunked == [False, True]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint32, np.int64])
+def test_argmin_argmax_with_vector_loads(device, dtype, monkeypatch):
+    """The GPU rows kernel of argmin/argmax reads 128-bit vectors with one (value, index)
+    accumulator per lane: ties across lanes and segments give the first index, the first NaN
+    wins, a row tail of 1..3 elements counts (run with the GPU layout on any device)."""
+    monkeypatch.setattr(_reduction, "cpu_layout", lambda d: False)
+    rng = np.random.default_rng(7)
+    for n in (4096, 4099, 100_002, 300_001):
+        h = rng.integers(0, 50, n).astype(dtype)          # many ties of the extreme values
+        h[n - 1] = 60                                       # the tail holds the maximum ...
+        h[n - 2] = 60                                       # ... twice: the first one counts
+        g = gnp.asarray(h, device=device)
+        assert int(g.argmax().get()) == int(h.argmax()) == n - 2
+        assert int(g.argmin().get()) == int(h.argmin())
+        if np.dtype(dtype).kind == "f":
+            h2 = h.copy()
+            h2[[n // 3, n // 2]] = np.nan
+            g2 = gnp.asarray(h2, device=device)
+            assert int(g2.argmax().get()) == int(g2.argmin().get()) == n // 3
+    m = rng.integers(0, 9, (5, 8192)).astype(dtype)
+    np.testing.assert_array_equal(gnp.asarray(m, device=device).argmax(axis=1).get(), m.argmax(axis=1))
+    np.testing.assert_array_equal(gnp.asarray(m, device=device).argmin(axis=1).get(), m.argmin(axis=1))

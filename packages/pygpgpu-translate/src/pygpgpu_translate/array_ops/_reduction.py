@@ -167,7 +167,9 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
 
     def load(at):
         return load_value(f"x[row, {at}]")
-    if arg:
+    if arg and lanes > 1:
+        _arg_vector_loop(lines, red, lanes, load_value, load)
+    elif arg:
         vi_of = (lambda at: f"xi[row, {at}]") if arg_in else (lambda at: f"np.int64({at})")
         lines += ["    acc = ident",
                   "    ai = np.int64(-1)"]
@@ -243,6 +245,51 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
     lines.append("    if lid == 0:")
     lines += _store(red, final, arg, "o", "tile[0]", "tidx[0]")
     return "\n".join(lines) + "\n"
+
+
+def _arg_vector_loop(lines: list, red: Reduction, lanes: int, load_value, load) -> None:
+    """argmin/argmax's first pass with 128-bit loads (GPUs): one (value, index) accumulator per
+    lane, ``_GPU_VECTOR_LOADS`` vectors in flight per work item, the row's tail added by its first
+    work item; the accumulators are then combined by ``_better``, a total order on (value,
+    index), so the order of combining does not change the result. An index of -1: none yet."""
+    u = _GPU_VECTOR_LOADS
+    comps = "xyzw"[:lanes]
+    n_acc = u * lanes
+    lines += [f"    acc{k} = ident" for k in range(n_acc)]
+    lines += [f"    ai{k} = np.int64(-1)" for k in range(n_acc)]
+
+    def take(lines_, k, value, index, ind):
+        lines_ += [f"{ind}if ai{k} < 0 or _better(acc{k}, ai{k}, {value}, {index}):",
+                   f"{ind}    acc{k} = {value}",
+                   f"{ind}    ai{k} = {index}"]
+    lines += [f"    j = seg * {GROUP} + lid",
+              f"    step = ns * {GROUP}",
+              f"    rv = rr >> {lanes.bit_length() - 1}",
+              f"    while j + {u - 1} * step < rv:"]
+    lines += [f"        v{k} = xv[row, {'j' if k == 0 else f'j + {k} * step'}]" for k in range(u)]
+    for k in range(u):
+        lines.append(f"        e{k} = np.int64({'j' if k == 0 else f'j + {k} * step'}) * {lanes}")
+        for c in range(lanes):
+            lines.append(f"        w = {load_value(f'v{k}.{comps[c]}')}")
+            take(lines, k * lanes + c, "w", f"e{k} + {c}", "        ")
+    lines += [f"        j += {u} * step",
+              "    while j < rv:",
+              "        v0 = xv[row, j]",
+              f"        e0 = np.int64(j) * {lanes}"]
+    for c in range(lanes):
+        lines.append(f"        w = {load_value(f'v0.{comps[c]}')}")
+        take(lines, c, "w", f"e0 + {c}", "        ")
+    lines += ["        j += step",
+              "    if seg == 0 and lid == 0:",
+              f"        for jj in range(rv * {lanes}, rr):",
+              f"            w = {load('jj')}"]
+    take(lines, 0, "w", "np.int64(jj)", "            ")
+    for k in range(1, n_acc):
+        lines += [f"    if ai{k} >= 0 and (ai0 < 0 or _better(acc0, ai0, acc{k}, ai{k})):",
+                  f"        acc0 = acc{k}",
+                  f"        ai0 = ai{k}"]
+    lines += ["    tile[lid] = acc0",
+              "    tidx[lid] = ai0 if ai0 >= 0 else np.int64(9223372036854775807)"]
 
 
 def _cols_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool) -> str:
@@ -396,7 +443,7 @@ def _vector_lanes(red: Reduction, x: DeviceArray, outer: int, r: int, chunked: b
     """How many elements one 128-bit load of the GPU rows kernel carries (1: scalar loads): 4- and
     8-byte numbers, every row starting 16-byte aligned (one row, or rows a multiple of 16 bytes)."""
     dt = x.dtype
-    if chunked or red.arg is not None or dt.kind not in "iuf" or dt.itemsize not in (4, 8):
+    if chunked or dt.kind not in "iuf" or dt.itemsize not in (4, 8):
         return 1
     lanes = 16 // dt.itemsize
     if type(x) is not DeviceArray or (outer > 1 and r % lanes) or r < lanes * GROUP:
@@ -448,7 +495,7 @@ class _RowsPlan:
         self.cfg = _rows_config(segs, outer, chunked, wide)
         self.args = (r, r - r % 8, segs, cl, ident)   # then the count
         self.first = _kernel(red, "rows", True, segs == 1, chunked=chunked, two_d=segs > 1,
-                             lanes=1 if red.arg is not None else lanes)
+                             lanes=lanes)
         if segs > 1:
             self.second = _kernel(red, "rows", False, True, arg_in=red.arg is not None, chunked=chunked)
             self.cfg2 = _rows_config(1, outer, chunked, False)
@@ -499,7 +546,7 @@ def _launch_rows(plan: _RowsPlan, red: Reduction, x: DeviceArray, outer: int, r:
     part2 = _shaped(part, (outer, segs))
     if red.arg is not None:
         parti = DeviceArray._empty((outer * segs,), np.dtype(np.int64), ctx.device, ctx, outer * segs * 8)
-        launch(plan.first, device, plan.cfg, (xs[0], part, parti, *plan.args, count))
+        launch(plan.first, device, plan.cfg, (*xs, part, parti, *plan.args, count))
         launch(plan.second, device, plan.cfg2, (part2, _shaped(parti, (outer, segs)), out, *plan.args2, count))
         return out
     launch(plan.first, device, plan.cfg, (*xs, part, *plan.args, count))
