@@ -129,3 +129,28 @@ def test_argmin_argmax_with_vector_loads(device, dtype, monkeypatch):
     m = rng.integers(0, 9, (5, 8192)).astype(dtype)
     np.testing.assert_array_equal(gnp.asarray(m, device=device).argmax(axis=1).get(), m.argmax(axis=1))
     np.testing.assert_array_equal(gnp.asarray(m, device=device).argmin(axis=1).get(), m.argmin(axis=1))
+
+
+def test_single_pass_rows_repeat_and_reset_their_counters(device, monkeypatch):
+    """The GPU rows kernel finishes a long row in its last group (one launch; run with the GPU
+    layout on any device): call after call, for several ops sharing the done counters, the
+    results match numpy and every counter is back at 0."""
+    monkeypatch.setattr(_reduction, "cpu_layout", lambda d: False)
+    monkeypatch.setattr(_reduction, "_target_groups", lambda d: 24)     # 24 segments for one row
+    rng = np.random.default_rng(11)
+    one = rng.standard_normal(200_003).astype(np.float32)
+    rows = rng.integers(-50, 50, (5, 60_000)).astype(np.int64)
+    g1, g5 = gnp.asarray(one, device=device), gnp.asarray(rows, device=device)
+    ran = []
+    real = _reduction._launch_rows
+    monkeypatch.setattr(_reduction, "_launch_rows", lambda plan, *a: ran.append(plan.single) or real(plan, *a))
+    for _ in range(3):
+        np.testing.assert_allclose(g1.sum().get(), one.astype(np.float64).sum(), rtol=1e-4)
+        assert int(g1.argmax().get()) == int(one.argmax())
+        np.testing.assert_allclose(g1.mean().get(), one.astype(np.float64).mean(), rtol=1e-4, atol=1e-6)
+        np.testing.assert_array_equal(g5.sum(axis=1).get(), rows.sum(axis=1))
+        np.testing.assert_array_equal(g5.argmin(axis=1).get(), rows.argmin(axis=1))
+        np.testing.assert_array_equal(g5.max(axis=1).get(), rows.max(axis=1))
+    assert ran and all(ran), ran
+    counters = _reduction._counters[g1.buffer.context].get()
+    assert not counters.any(), counters[counters != 0]
