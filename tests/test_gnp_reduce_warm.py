@@ -133,9 +133,11 @@ def test_argmin_argmax_with_vector_loads(device, dtype, monkeypatch):
 
 def test_single_pass_rows_repeat_and_reset_their_counters(device, monkeypatch):
     """The GPU rows kernel finishes a long row in its last group (one launch; run with the GPU
-    layout on any device): call after call, for several ops sharing the done counters, the
-    results match numpy and every counter is back at 0."""
+    layout on any device, forced on where it would not be chosen: OpenCL keeps two passes): call
+    after call, for several ops sharing the done counters, the results match numpy and every
+    counter is back at 0."""
     monkeypatch.setattr(_reduction, "cpu_layout", lambda d: False)
+    monkeypatch.setattr(_reduction, "_GPU_SINGLE_PASS", True)
     monkeypatch.setattr(_reduction, "_target_groups", lambda d: 24)     # 24 segments for one row
     rng = np.random.default_rng(11)
     one = rng.standard_normal(200_003).astype(np.float32)
@@ -154,3 +156,19 @@ def test_single_pass_rows_repeat_and_reset_their_counters(device, monkeypatch):
     assert ran and all(ran), ran
     counters = _reduction._counters[g1.buffer.context].get()
     assert not counters.any(), counters[counters != 0]
+
+
+def test_single_pass_is_chosen_on_cuda_and_hip_only(device, monkeypatch):
+    """One launch where the memory model publishes the partials through a fence and an atomic
+    (CUDA, HIP); two on OpenCL, whose mem_fence does not order memory between groups."""
+    monkeypatch.setattr(_reduction, "cpu_layout", lambda d: False)
+    monkeypatch.setattr(_reduction, "_target_groups", lambda d: 24)
+    monkeypatch.setattr(_reduction, "_GPU_SINGLE_PASS", None)
+    _reduction._rows_plans.clear()
+    h = np.arange(100_000, dtype=np.float32)
+    g = gnp.asarray(h, device=device)
+    np.testing.assert_allclose(g.sum().get(), h.astype(np.float64).sum(), rtol=1e-5)
+    plan = _reduction._rows_plan(_reduction._reduction_for("sum", np.dtype(np.float32), None), g, 1, h.size,
+                                 g.device)
+    assert plan.segs > 1
+    assert plan.single == (device.backend.dialect in ("cuda", "hip")), (device.backend.dialect, plan.single)

@@ -39,7 +39,12 @@ GROUP = 256                  # work items per group in the rows kernel (a power 
 _COLS_MIN_R = 128            # rows shorter than this are reduced one per work item (columns kernel, inner 1)
 _GPU_VECTOR_LOADS = 2        # 128-bit loads in flight per work item in the GPU rows kernel (lanes > 1)
 _GPU_GROUPS_PER_CU = 8       # groups per compute unit a long row is split over on GPUs
-_GPU_SINGLE_PASS = True      # a long row's last group combines the segments (one launch; see _rows_source)
+# A long row's last group combines the segments (one launch; see _rows_source). None: on CUDA and
+# HIP, whose memory model makes a fence plus an atomic counter publish the partials to another
+# group (__threadfence); OpenCL 1.2's mem_fence does not order memory between groups (oclgrind
+# reports the reads as races), so OpenCL keeps two launches. True/False: always/never (tests).
+_GPU_SINGLE_PASS: "bool | None" = None
+_SINGLE_PASS_DIALECTS = ("cuda", "hip")
 
 
 class Reduction:
@@ -541,7 +546,10 @@ class _RowsPlan:
         cl = -(-r // (segs * GROUP * 8)) * 8          # elements per work item, a multiple of 8 (chunked)
         self.cfg = _rows_config(segs, outer, chunked, wide)
         self.args = (r, r - r % 8, segs, cl, ident)   # then the count
-        self.single = segs > 1 and not chunked and _GPU_SINGLE_PASS
+        single = _GPU_SINGLE_PASS
+        if single is None:
+            single = getattr(device.backend, "dialect", "") in _SINGLE_PASS_DIALECTS
+        self.single = segs > 1 and not chunked and single
         self.first = _kernel(red, "rows", True, segs == 1, chunked=chunked, two_d=segs > 1,
                              lanes=lanes, single=self.single)
         if segs > 1 and not self.single:
