@@ -157,7 +157,7 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
         lines.append(red.helper_source)
     params = ["x"] + (["xv"] if lanes > 1 else []) + (["xi"] if arg_in else []) + ["out"] + \
              (["outi"] if arg and not final else []) + (["res", "counter"] if single else []) + \
-             ["r", "r8", "segs", "cl", "ident", "cnt"]
+             (["r", "r8", "segs", "cl"] if chunked else ["r", "segs"]) + ["ident", "cnt"]   # (fewer to pack)
     lines.append(f"def {kname}({', '.join(params)}):")
     lines.append(f"    tile = gpu.local_array({GROUP}, {acc})")
     if arg:
@@ -545,7 +545,8 @@ class _RowsPlan:
         self.segs, self.lanes = segs, lanes
         cl = -(-r // (segs * GROUP * 8)) * 8          # elements per work item, a multiple of 8 (chunked)
         self.cfg = _rows_config(segs, outer, chunked, wide)
-        self.args = (r, r - r % 8, segs, cl, ident)   # then the count
+        # then the count; the GPU layout takes no chunk sizes
+        self.args = (r, r - r % 8, segs, cl, ident) if chunked else (r, segs, ident)
         single = _GPU_SINGLE_PASS
         if single is None:
             single = getattr(device.backend, "dialect", "") in _SINGLE_PASS_DIALECTS
@@ -555,7 +556,7 @@ class _RowsPlan:
         if segs > 1 and not self.single:
             self.second = _kernel(red, "rows", False, True, arg_in=red.arg is not None, chunked=chunked)
             self.cfg2 = _rows_config(1, outer, chunked, False)
-            self.args2 = (segs, segs - segs % 8, 1, -(-segs // (GROUP * 8)) * 8, ident)
+            self.args2 = (segs, segs - segs % 8, 1, -(-segs // (GROUP * 8)) * 8, ident) if chunked else (segs, 1, ident)
 
 
 _rows_plans: dict = {}
