@@ -11,6 +11,8 @@ is checked against CuPy's (or numpy's) first. Times: the median of several batch
 back-to-back calls, one synchronize per batch (benchmarks/_timing.py), ms per call; for the
 1000-element rows that is the host's cost of one call, as a loop of small operations sees it.
 
+``--synced`` adds each row's latency (one call, then a synchronize; the median of 30): the
+difference between a 16M row and a 1000-element one is about the device time of the bigger one.
 ``--profile`` adds a cProfile of 20,000 warm calls of each 1000-element row (the top functions by
 own time), to see where the fixed cost of a gnp call goes on that machine.
 """
@@ -38,6 +40,8 @@ _parser.add_argument("--device", default=None, help="device selector (default: t
 _parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test)")
 _parser.add_argument("--only", default=None, help="only the rows whose name contains this")
 _parser.add_argument("--profile", action="store_true", help="cProfile the 1000-element rows")
+_parser.add_argument("--synced", action="store_true",
+                     help="also time each call followed by a synchronize (its latency: host and device in series)")
 _args = _parser.parse_args()
 
 
@@ -151,12 +155,16 @@ def main() -> int:
             else:
                 row["checked"] = close(got, want, rtol) if rtol else bool(np.array_equal(got, want))
             row["ours_ms"] = timed_ms(fn, sync, batch, 7)
+            if _args.synced and batch >= 20:
+                row["ours_synced_ms"] = timed_ms(fn, sync, 1, 30)
         except Exception as exc:      # noqa: BLE001  (report and go on with the next row)
             row["error"] = f"{type(exc).__name__}: {exc}"
             traceback.print_exc()
         if other is not None:
             try:
                 row["cupy_ms"] = timed_ms(other[1], csync, batch, 7)
+                if _args.synced and batch >= 20:
+                    row["cupy_synced_ms"] = timed_ms(other[1], csync, 1, 30)
                 if "ours_ms" in row:
                     row["ratio_ours_over_cupy"] = row["ours_ms"] / row["cupy_ms"]
             except Exception as exc:  # noqa: BLE001
@@ -166,8 +174,9 @@ def main() -> int:
         flag = "" if row.get("checked", True) else "  RESULT DIFFERS"
         print(f"{name:32s} ours {row.get('ours_ms', float('nan')):9.4f} ms   cupy "
               f"{row.get('cupy_ms', float('nan')):9.4f} ms   ratio "
-              f"{'-' if ratio is None else f'{ratio:5.2f}'}{flag}{'  ' + row['error'] if 'error' in row else ''}",
-              flush=True)
+              f"{'-' if ratio is None else f'{ratio:5.2f}'}{flag}{'  ' + row['error'] if 'error' in row else ''}"
+              + (f"   synced ours {row['ours_synced_ms']:.4f} cupy {row.get('cupy_synced_ms', float('nan')):.4f}"
+                 if "ours_synced_ms" in row else ""), flush=True)
     if _args.profile:
         t1, t2 = ours_data["t1"], ours_data["t2"]
         profile_rows([("gnp a + b, 1000", lambda: t1 + t2), ("gnp sum, 1000", lambda: t1.sum())], rows)

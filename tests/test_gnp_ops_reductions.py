@@ -103,7 +103,7 @@ def test_vector_loads_of_the_gpu_rows_kernel(backend, dtype, monkeypatch):
     monkeypatch.setattr(_reduction, "_vector_lanes", lambda *a: lanes.append(real(*a)) or lanes[-1])
     for k, n in enumerate((4096, 4097, 4098, 4099, 100_003)):
         a = sample(n, dtype, 40 + k)
-        for op in ("sum", "max", "mean"):
+        for op in ("sum", "max", "mean", "argmax", "argmin"):
             check(getattr(up(a, backend), op)(), getattr(np, op)(a), rtol=1e-4)
     m = sample((5, 4096), dtype, 50)
     check(up(m, backend).sum(axis=1), m.sum(axis=1), rtol=1e-4)

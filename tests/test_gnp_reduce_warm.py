@@ -105,3 +105,70 @@ def test_a_swapped_layout_is_not_served_from_the_warm_path(device, monkeypatch):
         monkeypatch.setattr(_reduction, "cpu_layout", lambda d, layout=layout: layout)
         check(g.sum(), h.sum(), np.float32)
     assert chunked == [False, True]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint32, np.int64])
+def test_argmin_argmax_with_vector_loads(device, dtype, monkeypatch):
+    """The GPU rows kernel of argmin/argmax reads 128-bit vectors with one (value, index)
+    accumulator per lane: ties across lanes and segments give the first index, the first NaN
+    wins, a row tail of 1..3 elements counts (run with the GPU layout on any device)."""
+    monkeypatch.setattr(_reduction, "cpu_layout", lambda d: False)
+    rng = np.random.default_rng(7)
+    for n in (4096, 4099, 100_002, 300_001):
+        h = rng.integers(0, 50, n).astype(dtype)          # many ties of the extreme values
+        h[n - 1] = 60                                       # the tail holds the maximum ...
+        h[n - 2] = 60                                       # ... twice: the first one counts
+        g = gnp.asarray(h, device=device)
+        assert int(g.argmax().get()) == int(h.argmax()) == n - 2
+        assert int(g.argmin().get()) == int(h.argmin())
+        if np.dtype(dtype).kind == "f":
+            h2 = h.copy()
+            h2[[n // 3, n // 2]] = np.nan
+            g2 = gnp.asarray(h2, device=device)
+            assert int(g2.argmax().get()) == int(g2.argmin().get()) == n // 3
+    m = rng.integers(0, 9, (5, 8192)).astype(dtype)
+    np.testing.assert_array_equal(gnp.asarray(m, device=device).argmax(axis=1).get(), m.argmax(axis=1))
+    np.testing.assert_array_equal(gnp.asarray(m, device=device).argmin(axis=1).get(), m.argmin(axis=1))
+
+
+def test_single_pass_rows_repeat_and_reset_their_counters(device, monkeypatch):
+    """The GPU rows kernel finishes a long row in its last group (one launch; run with the GPU
+    layout on any device, forced on where it would not be chosen: OpenCL keeps two passes): call
+    after call, for several ops sharing the done counters, the results match numpy and every
+    counter is back at 0."""
+    monkeypatch.setattr(_reduction, "cpu_layout", lambda d: False)
+    monkeypatch.setattr(_reduction, "_GPU_SINGLE_PASS", True)
+    monkeypatch.setattr(_reduction, "_target_groups", lambda d: 24)     # 24 segments for one row
+    rng = np.random.default_rng(11)
+    one = rng.standard_normal(200_003).astype(np.float32)
+    rows = rng.integers(-50, 50, (5, 60_000)).astype(np.int64)
+    g1, g5 = gnp.asarray(one, device=device), gnp.asarray(rows, device=device)
+    ran = []
+    real = _reduction._launch_rows
+    monkeypatch.setattr(_reduction, "_launch_rows", lambda plan, *a: ran.append(plan.single) or real(plan, *a))
+    for _ in range(3):
+        np.testing.assert_allclose(g1.sum().get(), one.astype(np.float64).sum(), rtol=1e-4)
+        assert int(g1.argmax().get()) == int(one.argmax())
+        np.testing.assert_allclose(g1.mean().get(), one.astype(np.float64).mean(), rtol=1e-4, atol=1e-6)
+        np.testing.assert_array_equal(g5.sum(axis=1).get(), rows.sum(axis=1))
+        np.testing.assert_array_equal(g5.argmin(axis=1).get(), rows.argmin(axis=1))
+        np.testing.assert_array_equal(g5.max(axis=1).get(), rows.max(axis=1))
+    assert ran and all(ran), ran
+    counters = _reduction._counters[g1.buffer.context].get()
+    assert not counters.any(), counters[counters != 0]
+
+
+def test_single_pass_is_chosen_on_cuda_and_hip_only(device, monkeypatch):
+    """One launch where the memory model publishes the partials through a fence and an atomic
+    (CUDA, HIP); two on OpenCL, whose mem_fence does not order memory between groups."""
+    monkeypatch.setattr(_reduction, "cpu_layout", lambda d: False)
+    monkeypatch.setattr(_reduction, "_target_groups", lambda d: 24)
+    monkeypatch.setattr(_reduction, "_GPU_SINGLE_PASS", None)
+    _reduction._rows_plans.clear()
+    h = np.arange(100_000, dtype=np.float32)
+    g = gnp.asarray(h, device=device)
+    np.testing.assert_allclose(g.sum().get(), h.astype(np.float64).sum(), rtol=1e-5)
+    plan = _reduction._rows_plan(_reduction._reduction_for("sum", np.dtype(np.float32), None), g, 1, h.size,
+                                 g.device)
+    assert plan.segs > 1
+    assert plan.single == (device.backend.dialect in ("cuda", "hip")), (device.backend.dialect, plan.single)

@@ -119,9 +119,9 @@ def getitem(a: DeviceArray, key: Any) -> DeviceArray:
             raise IndexError(f"boolean index did not match indexed array along axis 0; size of axis is "
                              f"{a.shape[0] if a.ndim else 0} but size of corresponding boolean axis is "
                              f"{mask.shape[0] if mask.ndim else 0}")
-        (positions,) = nonzero(mask.reshape(-1))
-        rest = a.shape[mask.ndim:]
-        return take(contiguous(a).reshape((-1,) + rest), positions, axis=0)
+        from ._scan import mask_select
+        check_same_device([a, mask], "getitem")
+        return mask_select(contiguous(a), contiguous(mask).reshape(-1), a.shape[mask.ndim:])
     if key is None or isinstance(key, (str, float)):
         raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
                          "boolean arrays are valid indices")

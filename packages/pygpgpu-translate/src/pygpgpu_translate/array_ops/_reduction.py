@@ -41,6 +41,12 @@ GROUP = 256                  # work items per group in the rows kernel (a power 
 _COLS_MIN_R = 128            # rows shorter than this are reduced one per work item (columns kernel, inner 1)
 _GPU_VECTOR_LOADS = 2        # 128-bit loads in flight per work item in the GPU rows kernel (lanes > 1)
 _GPU_GROUPS_PER_CU = 8       # groups per compute unit a long row is split over on GPUs
+# A long row's last group combines the segments (one launch; see _rows_source). None: on CUDA and
+# HIP, whose memory model makes a fence plus an atomic counter publish the partials to another
+# group (__threadfence); OpenCL 1.2's mem_fence does not order memory between groups (oclgrind
+# reports the reads as races), so OpenCL keeps two launches. True/False: always/never (tests).
+_GPU_SINGLE_PASS: "bool | None" = None
+_SINGLE_PASS_DIALECTS = ("cuda", "hip")
 
 
 class Reduction:
@@ -125,7 +131,7 @@ def _first_of_chunk() -> list:
 
 
 def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool, chunked: bool,
-                 two_d: bool, lanes: int = 1) -> str:
+                 two_d: bool, lanes: int = 1, single: bool = False) -> str:
     """The rows kernel: group (seg, row) reduces segment ``seg`` of row ``row`` into
     ``out[row * segs + seg]`` (``two_d``: a 2-D launch of (segs * GROUP, rows) work items; else a
     1-D launch with one group per row and one segment).
@@ -145,7 +151,13 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
 
     ``lanes`` > 1 (GPUs, 4- and 8-byte elements, 16-byte aligned rows): ``xv`` is the same memory
     seen as rows of ``lanes``-wide vectors, so each load is one 128-bit access; the last ``r %
-    lanes`` elements of a row (one row only: otherwise rows are not aligned) come from ``x``."""
+    lanes`` elements of a row (one row only: otherwise rows are not aligned) come from ``x``.
+
+    ``single`` (a 2-D launch writing partial results): one pass. Each group, after writing its
+    segment's partial result, counts itself done on its row's counter (an atomic increment after
+    a global memory fence); the group that finds itself last combines the row's ``segs``
+    partials and writes the result to ``res[row]``, then sets the counter back to 0 for the
+    next call. This saves the second launch (and its partial-result allocation on the host)."""
     acc = np_type(red.acc)
     arg = red.arg is not None
     mask = _MASK[chunked]
@@ -153,7 +165,8 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
     if red.helper_source:
         lines.append(red.helper_source)
     params = ["x"] + (["xv"] if lanes > 1 else []) + (["xi"] if arg_in else []) + ["out"] + \
-             (["outi"] if arg and not final else []) + ["r", "r8", "segs", "cl", "ident", "cnt"]
+             (["outi"] if arg and not final else []) + (["res", "counter"] if single else []) + \
+             (["r", "r8", "segs", "cl"] if chunked else ["r", "segs"]) + ["ident", "cnt"]   # (fewer to pack)
     lines.append(f"def {kname}({', '.join(params)}):")
     lines.append(f"    tile = gpu.local_array({GROUP}, {acc})")
     if arg:
@@ -176,7 +189,9 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
 
     def load(at):
         return load_value(f"x[row, {at}]")
-    if arg:
+    if arg and lanes > 1:
+        _arg_vector_loop(lines, red, lanes, load_value, load)
+    elif arg:
         vi_of = (lambda at: f"xi[row, {at}]") if arg_in else (lambda at: f"np.int64({at})")
         lines += ["    acc = ident",
                   "    ai = np.int64(-1)"]
@@ -251,7 +266,91 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
     _tree(red, lines, arg)
     lines.append("    if lid == 0:")
     lines += _store(red, final, arg, "o", "tile[0]", "tidx[0]")
+    if single:
+        _finish_in_last_group(lines, red, arg)
     return "\n".join(lines) + "\n"
+
+
+def _finish_in_last_group(lines: list, red: Reduction, arg: bool) -> None:
+    """The end of a ``single`` rows kernel (see _rows_source): the last group of a row to finish
+    combines the row's partial results (``out``/``outi``) into ``res[row]``."""
+    lines[1:1] = ["    last = gpu.local_array(1, np.int32)"]
+    lines += ["        gpu.mem_fence(gpu.GLOBAL)",            # the partial is visible before it is counted
+              "        done = gpu.atomic_inc(counter, row)",
+              "        last[0] = np.int32(1) if done == ns - 1 else np.int32(0)",
+              "    gpu.barrier()",
+              "    if last[0] == 1:",                            # the same for the whole group
+              "        gpu.mem_fence(gpu.GLOBAL)",
+              "        acc = ident",
+              f"        k = lid & {_MASK[False]}",
+              "        base = row * ns"]
+    if arg:
+        lines += ["        ai = np.int64(-1)",
+                  "        while k < ns:",
+                  "            v = out[base + k]",
+                  "            vi = outi[base + k]",
+                  "            if ai < 0 or _better(acc, ai, v, vi):",
+                  "                acc = v",
+                  "                ai = vi",
+                  f"            k += {GROUP}",
+                  "        tile[lid] = acc",
+                  "        tidx[lid] = ai if ai >= 0 else np.int64(9223372036854775807)"]
+    else:
+        lines += ["        while k < ns:",
+                  f"            acc = {red.comb('acc', 'out[base + k]')}",
+                  f"            k += {GROUP}",
+                  "        tile[lid] = acc"]
+    tree: list = []
+    _tree(red, tree, arg)
+    lines += ["    " + t for t in tree]
+    lines.append("        if lid == 0:")
+    lines += ["    " + t.replace("out[", "res[") for t in _store(red, True, arg, "row", "tile[0]", "tidx[0]")]
+    lines.append("            counter[row] = 0")
+
+
+def _arg_vector_loop(lines: list, red: Reduction, lanes: int, load_value, load) -> None:
+    """argmin/argmax's first pass with 128-bit loads (GPUs): one (value, index) accumulator per
+    lane, ``_GPU_VECTOR_LOADS`` vectors in flight per work item, the row's tail added by its first
+    work item; the accumulators are then combined by ``_better``, a total order on (value,
+    index), so the order of combining does not change the result. An index of -1: none yet."""
+    u = _GPU_VECTOR_LOADS
+    comps = "xyzw"[:lanes]
+    n_acc = u * lanes
+    lines += [f"    acc{k} = ident" for k in range(n_acc)]
+    lines += [f"    ai{k} = np.int64(-1)" for k in range(n_acc)]
+
+    def take(lines_, k, value, index, ind):
+        lines_ += [f"{ind}if ai{k} < 0 or _better(acc{k}, ai{k}, {value}, {index}):",
+                   f"{ind}    acc{k} = {value}",
+                   f"{ind}    ai{k} = {index}"]
+    lines += [f"    j = seg * {GROUP} + lid",
+              f"    step = ns * {GROUP}",
+              f"    rv = rr >> {lanes.bit_length() - 1}",
+              f"    while j + {u - 1} * step < rv:"]
+    lines += [f"        v{k} = xv[row, {'j' if k == 0 else f'j + {k} * step'}]" for k in range(u)]
+    for k in range(u):
+        lines.append(f"        e{k} = np.int64({'j' if k == 0 else f'j + {k} * step'}) * {lanes}")
+        for c in range(lanes):
+            lines.append(f"        w = {load_value(f'v{k}.{comps[c]}')}")
+            take(lines, k * lanes + c, "w", f"e{k} + {c}", "        ")
+    lines += [f"        j += {u} * step",
+              "    while j < rv:",
+              "        v0 = xv[row, j]",
+              f"        e0 = np.int64(j) * {lanes}"]
+    for c in range(lanes):
+        lines.append(f"        w = {load_value(f'v0.{comps[c]}')}")
+        take(lines, c, "w", f"e0 + {c}", "        ")
+    lines += ["        j += step",
+              "    if seg == 0 and lid == 0:",
+              f"        for jj in range(rv * {lanes}, rr):",
+              f"            w = {load('jj')}"]
+    take(lines, 0, "w", "np.int64(jj)", "            ")
+    for k in range(1, n_acc):
+        lines += [f"    if ai{k} >= 0 and (ai0 < 0 or _better(acc0, ai0, acc{k}, ai{k})):",
+                  f"        acc0 = acc{k}",
+                  f"        ai0 = ai{k}"]
+    lines += ["    tile[lid] = acc0",
+              "    tidx[lid] = ai0 if ai0 >= 0 else np.int64(9223372036854775807)"]
 
 
 def _cols_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool) -> str:
@@ -306,15 +405,15 @@ _kernels: dict = {}
 
 
 def _kernel(red: Reduction, shape: str, mapped: bool, final: bool, arg_in: bool = False, chunked: bool = False,
-            two_d: bool = False, lanes: int = 1):
-    key = (red.key(), shape, mapped, final, arg_in, chunked, two_d, lanes, _GPU_VECTOR_LOADS)
+            two_d: bool = False, lanes: int = 1, single: bool = False):
+    key = (red.key(), shape, mapped, final, arg_in, chunked, two_d, lanes, _GPU_VECTOR_LOADS, single)
     k = _kernels.get(key)
     if k is None:
         tag = (f"{red.name}_{shape}{'_map' if mapped else ''}{'_fin' if final else ''}{'_cpu' if chunked else ''}"
-               f"{'_2d' if two_d else ''}{f'_v{lanes}' if lanes > 1 else ''}")
+               f"{'_2d' if two_d else ''}{f'_v{lanes}' if lanes > 1 else ''}{'_one' if single else ''}")
         kname = f"gnp_red_{tag}"
         if shape == "rows":
-            src = _rows_source(kname, red, mapped, final, arg_in, chunked, two_d, lanes)
+            src = _rows_source(kname, red, mapped, final, arg_in, chunked, two_d, lanes, single)
         else:
             src = _cols_source(kname, red, mapped, final, arg_in)
         helpers = dict(red.helpers)
@@ -420,7 +519,7 @@ def _vector_lanes(red: Reduction, x: DeviceArray, outer: int, r: int, chunked: b
     """How many elements one 128-bit load of the GPU rows kernel carries (1: scalar loads): 4- and
     8-byte numbers, every row starting 16-byte aligned (one row, or rows a multiple of 16 bytes)."""
     dt = x.dtype
-    if chunked or red.arg is not None or dt.kind not in "iuf" or dt.itemsize not in (4, 8):
+    if chunked or dt.kind not in "iuf" or dt.itemsize not in (4, 8):
         return 1
     lanes = 16 // dt.itemsize
     if type(x) is not DeviceArray or (outer > 1 and r % lanes) or r < lanes * GROUP:
@@ -459,7 +558,7 @@ class _RowsPlan:
     kernels, their launch configurations and scalar arguments (a warm ``g.sum()`` only allocates
     its results and launches)."""
 
-    __slots__ = ("segs", "lanes", "first", "cfg", "args", "second", "cfg2", "args2")
+    __slots__ = ("segs", "lanes", "single", "first", "cfg", "args", "second", "cfg2", "args2")
 
     def __init__(self, red: Reduction, outer: int, r: int, device, chunked: bool, wide: bool, lanes: int):
         ident = red.acc.type(red.identity)
@@ -470,13 +569,18 @@ class _RowsPlan:
         self.segs, self.lanes = segs, lanes
         cl = -(-r // (segs * GROUP * 8)) * 8          # elements per work item, a multiple of 8 (chunked)
         self.cfg = _rows_config(segs, outer, chunked, wide)
-        self.args = (r, r - r % 8, segs, cl, ident)   # then the count
+        # then the count; the GPU layout takes no chunk sizes
+        self.args = (r, r - r % 8, segs, cl, ident) if chunked else (r, segs, ident)
+        single = _GPU_SINGLE_PASS
+        if single is None:
+            single = getattr(device.backend, "dialect", "") in _SINGLE_PASS_DIALECTS
+        self.single = segs > 1 and not chunked and single
         self.first = _kernel(red, "rows", True, segs == 1, chunked=chunked, two_d=segs > 1,
-                             lanes=1 if red.arg is not None else lanes)
-        if segs > 1:
+                             lanes=lanes, single=self.single)
+        if segs > 1 and not self.single:
             self.second = _kernel(red, "rows", False, True, arg_in=red.arg is not None, chunked=chunked)
             self.cfg2 = _rows_config(1, outer, chunked, False)
-            self.args2 = (segs, segs - segs % 8, 1, -(-segs // (GROUP * 8)) * 8, ident)
+            self.args2 = (segs, segs - segs % 8, 1, -(-segs // (GROUP * 8)) * 8, ident) if chunked else (segs, 1, ident)
 
 
 _rows_plans: dict = {}
@@ -486,7 +590,7 @@ def _rows_plan(red: Reduction, x: DeviceArray, outer: int, r: int, device) -> _R
     chunked = cpu_layout(device)
     wide = x.size >= 2**30
     lanes = _vector_lanes(red, x, outer, r, chunked)
-    key = (red.key(), outer, r, device, chunked, wide, lanes, _GPU_GROUPS_PER_CU, _GPU_VECTOR_LOADS)
+    key = (red.key(), outer, r, device, chunked, wide, lanes, _GPU_GROUPS_PER_CU, _GPU_VECTOR_LOADS, _GPU_SINGLE_PASS)
     plan = _rows_plans.get(key)
     if plan is None:
         plan = _rows_plans[key] = _RowsPlan(red, outer, r, device, chunked, wide, lanes)
@@ -520,15 +624,37 @@ def _launch_rows(plan: _RowsPlan, red: Reduction, x: DeviceArray, outer: int, r:
         launch(plan.first, device, plan.cfg, (*xs, out, *plan.args, count))
         return out
     part = DeviceArray._empty((outer * segs,), red.acc, ctx.device, ctx, outer * segs * red.acc.itemsize)
+    if plan.single:
+        counter = _row_counters(ctx, outer)
+        if red.arg is not None:
+            parti = DeviceArray._empty((outer * segs,), np.dtype(np.int64), ctx.device, ctx, outer * segs * 8)
+            launch(plan.first, device, plan.cfg, (*xs, part, parti, out, counter, *plan.args, count))
+        else:
+            launch(plan.first, device, plan.cfg, (*xs, part, out, counter, *plan.args, count))
+        return out
     part2 = _shaped(part, (outer, segs))
     if red.arg is not None:
         parti = DeviceArray._empty((outer * segs,), np.dtype(np.int64), ctx.device, ctx, outer * segs * 8)
-        launch(plan.first, device, plan.cfg, (xs[0], part, parti, *plan.args, count))
+        launch(plan.first, device, plan.cfg, (*xs, part, parti, *plan.args, count))
         launch(plan.second, device, plan.cfg2, (part2, _shaped(parti, (outer, segs)), out, *plan.args2, count))
         return out
     launch(plan.first, device, plan.cfg, (*xs, part, *plan.args, count))
     launch(plan.second, device, plan.cfg2, (part2, out, *plan.args2, count))
     return out
+
+
+_counters: dict = {}       # context -> int32 zeros, one per row: the single-pass kernels' done counters
+
+
+def _row_counters(ctx, rows: int) -> DeviceArray:
+    """At least ``rows`` done counters, all 0 between launches (each row's last group sets its
+    counter back; launches on the context's one queue never overlap)."""
+    c = _counters.get(ctx)
+    if c is None or c.size < rows or ctx.closed:
+        c = DeviceArray((max(rows, 1024),), np.int32, ctx)
+        c.fill(0)
+        _counters[ctx] = c
+    return c
 
 
 class _WarmRows:
@@ -641,7 +767,8 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
     if (type(a) is DeviceArray and dtype is None and out is None and initial is None and where is None
             and (axis is None or type(axis) is int) and type(keepdims) is bool):
         # (the layout choice and the tuning knobs too: tests and sweep_reduction.py swap them)
-        warm_key = (op, a._dtype, a._shape, axis, keepdims, a.device, cpu_layout, _GPU_GROUPS_PER_CU, _GPU_VECTOR_LOADS)
+        warm_key = (op, a._dtype, a._shape, axis, keepdims, a.device, cpu_layout, _GPU_GROUPS_PER_CU, _GPU_VECTOR_LOADS,
+                    _GPU_SINGLE_PASS)
         w = _warm.get(warm_key)
         if w is not None and a.buffer.context is w.ctx and not w.ctx.closed:
             return w.run(a)

@@ -22,7 +22,7 @@ from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._half import narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axis
 
-__all__ = ["scan", "scan_rows", "compact_indices", "TILE"]
+__all__ = ["scan", "scan_rows", "compact_indices", "mask_select", "TILE"]
 
 GROUP = 256
 PER_ITEM = 8
@@ -230,6 +230,21 @@ _SCATTER = '''def gnp_compact(x, cs, out):
 '''
 
 
+def _positions(x: DeviceArray, device) -> "tuple[DeviceArray, DeviceArray, int]":
+    """The flags of flat ``x`` (x itself when bool), their inclusive prefix count (int32 where
+    the count fits: half the memory traffic of int64) and the total, read back (the result's
+    size depends on it)."""
+    n = x.size
+    count_dt = np.int32 if n < 2**31 - 1 else np.int64
+    op = _ScanOp(f"count_{np.dtype(count_dt).name}", "({a} + {b})", count_dt, count_dt, 0)
+    flags = x if x.dtype.kind == "b" else None
+    if flags is None:
+        from ._elementwise import ufunc_call
+        flags = ufunc_call("not_equal", (x, 0))
+    cs = scan_rows(op, flags, 1, n, device)
+    return flags, cs, int(cs[n - 1].get())
+
+
 def compact_indices(x: DeviceArray) -> DeviceArray:
     """The indices (int64) of the nonzero elements of flat ``x``, in order. Reads back one
     number, the count, since the result's size depends on it."""
@@ -238,14 +253,43 @@ def compact_indices(x: DeviceArray) -> DeviceArray:
     n = x.size
     if n == 0:
         return DeviceArray((0,), np.int64, device.context())
-    op = _ScanOp("count", "({a} + {b})", np.int64, np.int64, 0)
-    flags = x if x.dtype.kind == "b" else None
-    if flags is None:
-        from ._elementwise import ufunc_call
-        flags = ufunc_call("not_equal", (x, 0))
-    cs = scan_rows(op, flags, 1, n, device)
-    count = int(cs[n - 1].get())
+    flags, cs, count = _positions(x, device)
     out = DeviceArray((count,), np.int64, device.context())
     if count:
         launch(kernel_from_source("gnp_compact", _SCATTER), device, DEFAULT_CONFIG, (flags, cs, out))
+    return out
+
+
+_SELECT_ONE = '''def gnp_mask_select(x, flags, cs, out):
+    for i in range(x.shape[0]):
+        if flags[i] != 0:
+            out[cs[i] - 1] = x[i]
+'''
+
+_SELECT_ROWS = '''def gnp_mask_select_rows(x, flags, cs, out, inner):
+    for t in range(x.shape[0]):
+        i = t // inner
+        if flags[i] != 0:
+            out[(cs[i] - 1) * inner + (t - i * inner)] = x[t]
+'''
+
+
+def mask_select(x: DeviceArray, mask: DeviceArray, rest: tuple) -> DeviceArray:
+    """``a[mask]``: the elements (``rest``-shaped blocks) of C-contiguous ``x`` where the flat
+    ``mask`` is true, in order, copied straight to their places (one prefix count, one pass;
+    no index array in between)."""
+    device = x.device
+    n = mask.size
+    inner = x.size // n if n else 0
+    if n == 0:
+        return DeviceArray((0,) + rest, x.dtype, device.context())
+    flags, cs, count = _positions(mask, device)
+    out = DeviceArray((count,) + rest, x.dtype, device.context())
+    if count and inner:
+        if inner == 1:
+            launch(kernel_from_source("gnp_mask_select", _SELECT_ONE), device, DEFAULT_CONFIG,
+                   (x.reshape(-1), flags, cs, out.reshape(-1)))
+        else:
+            launch(kernel_from_source("gnp_mask_select_rows", _SELECT_ROWS), device, DEFAULT_CONFIG,
+                   (x.reshape(-1), flags, cs, out.reshape(-1), inner))
     return out
