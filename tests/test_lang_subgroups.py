@@ -315,3 +315,12 @@ def test_a_xor_mask_past_the_subgroup_gives_the_callers_own_value(on):
     lanes = np.arange(200)
     partner = np.where(lanes ^ 16 < 200, (lanes ^ 16) * 7, -1)
     np.testing.assert_array_equal(out, np.stack([partner, x], axis=1))
+
+
+def test_opencl_helpers_with_the_scratch_are_always_inlined():
+    # PoCL 3.1 ran them, left as calls, with wrong sums in about one launch of four
+    x, out = np.zeros(64, np.int32), np.zeros((64, 2), np.int64)
+    heads = [line for line in via_helpers.inspect(x, out, backend="opencl").source.splitlines()
+             if line.lstrip().startswith(("__attribute__", "static inline")) and "pyg__" in line]
+    assert all(("pg_sg_scratch" in h) == h.startswith("__attribute__((always_inline))") for h in heads), heads
+    assert any("pg_sg_scratch" in h for h in heads) and any("pg_sg_scratch" not in h for h in heads)

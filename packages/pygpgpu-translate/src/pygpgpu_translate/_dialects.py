@@ -456,6 +456,15 @@ class OpenCL(Dialect):
     fast_math_options = ("-cl-fast-relaxed-math",)
     subgroup_group_limit = SCRATCH_ITEMS
     subgroup_scratch = "pg_sg_scratch"
+
+    def helper_head(self, ret_text: str, name: str, params: "list[str]") -> str:
+        # A helper taking the subgroup scratch reaches barriers: always inlined. Debian 12's PoCL 3.1
+        # ran such helpers, left as calls, with wrong sums in about one launch of four
+        # (tests/test_lang_subgroups.py::test_subgroup_ops_work_in_helpers); inlined, never.
+        head = super().helper_head(ret_text, name, params)
+        if any(p.endswith(f" {self.subgroup_scratch}") for p in params):
+            return f"__attribute__((always_inline)) {head}"
+        return head
     long_suffix = "L"
     ulong_suffix = "UL"
     printf_int64 = "l"         # OpenCL C's long is 64-bit
