@@ -28,13 +28,29 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder
 
-__all__ = ["AssignmentLog", "is_name_assignment"]
+__all__ = ["AssignmentLog", "is_name_assignment", "builder_state", "restore_builder_state"]
 
 # The builder state a statement's typing can depend on besides the locals' types: restored when
 # the statement is re-run (the dicts copied, as later statements of the pass change them).
 _STATE = ("item_values", "index_names", "index_depth", "loop_depth", "dead_depth", "top_level_of_domain",
           "domain_identity", "seen_exit", "array_locals", "tuple_locals", "domain_vars")
 _COPIED = frozenset({"item_values", "array_locals", "tuple_locals"})
+
+
+def builder_state(fb: FunctionBuilder) -> dict[str, Any]:
+    """What a statement's typing depends on besides the locals' types, as it is now (the dicts copied)."""
+    state = {name: getattr(fb, name) for name in _STATE}
+    for name in _COPIED:
+        state[name] = dict(state[name])
+    state["in_domain_body"] = fb.prog.in_domain_body
+    return state
+
+
+def restore_builder_state(fb: FunctionBuilder, state: dict[str, Any]) -> None:
+    """Put back a ``builder_state`` (copies again: a re-run may change the dicts)."""
+    for name in _STATE:
+        setattr(fb, name, dict(state[name]) if name in _COPIED else state[name])
+    fb.prog.in_domain_body = state["in_domain_body"]
 
 
 def _name_targets(target: ast.expr) -> bool:
@@ -61,8 +77,7 @@ def is_name_assignment(s: ast.stmt) -> bool:
 class _Noted:
     stmt: ast.stmt
     line: int
-    state: dict[str, Any]
-    in_domain_body: bool
+    state: dict[str, Any]           # builder_state before the statement ran
 
 
 def _bindings(fb: FunctionBuilder) -> tuple[int, int, int, int]:
@@ -79,16 +94,13 @@ class AssignmentLog:
 
     def run_noted(self, fb: FunctionBuilder, s: ast.stmt, top: bool) -> Any:
         """Run statement ``s`` through the builder (``fb.stmt``) and note it when it only typed names."""
-        state = {name: getattr(fb, name) for name in _STATE}
+        state = builder_state(fb)
         before = _bindings(fb)
-        in_domain_body = fb.prog.in_domain_body
         res = fb.stmt(s, top)
         if _bindings(fb) != before:                      # bound an array or a tuple: the passes handle it
             return res
-        for name in _COPIED:
-            state[name] = dict(state[name])
         index = len(self.noted)
-        self.noted.append(_Noted(s, s.lineno, state, in_domain_body))
+        self.noted.append(_Noted(s, s.lineno, state))
         for node in ast.walk(s):
             if isinstance(node, ast.Name):               # reads, and the target a += or v.x = reads too
                 self.readers.setdefault(node.id, []).append(index)
@@ -102,16 +114,14 @@ class AssignmentLog:
         it there if it still holds."""
         queued = sorted({i for name in widened for i in self.readers.get(name, ())})   # a heap: source order
         pending = set(queued)
-        saved = {name: getattr(fb, name) for name in _STATE}
-        saved_pre, saved_line, saved_domain = fb.pre, getattr(fb, "line", None), fb.prog.in_domain_body
+        saved = builder_state(fb)
+        saved_pre, saved_line = fb.pre, getattr(fb, "line", None)
         try:
             while queued:
                 index = heapq.heappop(queued)
                 pending.discard(index)
                 noted = self.noted[index]
-                for name, value in noted.state.items():
-                    setattr(fb, name, dict(value) if name in _COPIED else value)
-                fb.prog.in_domain_body = noted.in_domain_body
+                restore_builder_state(fb, noted.state)
                 fb.line = noted.line
                 fb.pre = []
                 fb.changed = set()
@@ -125,9 +135,8 @@ class AssignmentLog:
                             pending.add(reader)
                             heapq.heappush(queued, reader)
         finally:
-            for name, value in saved.items():
-                setattr(fb, name, value)
-            fb.pre, fb.prog.in_domain_body = saved_pre, saved_domain
+            restore_builder_state(fb, saved)
+            fb.pre = saved_pre
             if saved_line is not None:
                 fb.line = saved_line
             fb.changed = set(widened)
