@@ -1,6 +1,7 @@
 """Translation time against kernel size (issue 34): kernels of 20, 80 and 320 locals in dependent chains.
 
     python benchmarks/translate_time.py [--sizes 20,80,320] [--repeats 3] [--label TEXT] [--write-results]
+                                        [--baseline DIR --commit TEXT]
 
 Two chain shapes per size, AST -> source in-process (no disk cache, OpenCL C), best of repeats:
 
@@ -14,7 +15,9 @@ Two chain shapes per size, AST -> source in-process (no disk cache, OpenCL C), b
 It prints the milliseconds and the builder passes per kernel (passes: ``FunctionBuilder.reset_pass``
 calls) and, with ``--write-results``, appends one row per run to this script's table in
 benchmarks/RESULTS.md (date, machine, commit, label). Linear growth: ms per local roughly
-constant from 20 to 320.
+constant from 20 to 320. ``--baseline DIR`` times another tree's translator (``DIR`` holds its
+``packages/*/src``, e.g. ``git archive <commit> packages | tar -x -C DIR``), named ``--commit``
+in the row: run it back to back with this tree's, as the machine's load moves timings a lot.
 """
 from __future__ import annotations
 
@@ -119,14 +122,20 @@ def main() -> None:
     sizes = [int(s) for s in argv[argv.index("--sizes") + 1].split(",")] if "--sizes" in argv else [20, 80, 320]
     repeats = int(argv[argv.index("--repeats") + 1]) if "--repeats" in argv else 3
     label = argv[argv.index("--label") + 1] if "--label" in argv else ""
+    if "--baseline" in argv:
+        base = os.path.join(argv[argv.index("--baseline") + 1], "packages")
+        sys.path[:0] = sorted(os.path.join(base, p, "src") for p in os.listdir(base))
     module = load_kernels(sizes)
+    import pygpgpu_translate
+    print("translator:", os.path.dirname(pygpgpu_translate.__file__))
     cells = {}
     for shape in ("backward", "forward"):
         for n in sizes:
             ms, passes = time_translation(getattr(module, f"{shape}_{n}"), repeats)
             cells[(shape, n)] = f"{ms:.0f} ms ({passes} passes)" if ms >= 10 else f"{ms:.1f} ms ({passes} passes)"
             print(f"{shape:8} {n:4} locals: {ms:9.1f} ms  {passes:4} passes  {ms / n:.3f} ms/local", flush=True)
-    commit = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h"], capture_output=True, text=True).stdout.strip()
+    commit = (argv[argv.index("--commit") + 1] if "--commit" in argv else
+              subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h"], capture_output=True, text=True).stdout.strip())
     row = (f"| {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} | {machine()} | {commit} | {label} | "
            + " | ".join(cells[(s, n)] for s in ("backward", "forward") for n in sizes) + " |")
     print(row)

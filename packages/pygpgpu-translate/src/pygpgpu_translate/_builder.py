@@ -24,7 +24,7 @@ from ._captures import captured_value, constant_value
 from ._tuples import lower_tuple_returns
 from ._expressions import ExpressionRules
 from ._frontend import check_syntax
-from ._infer import AssignmentLog
+from ._infer import AssignmentLog, builder_state, restore_builder_state
 from ._names import c_identifier
 from ._records import RecordRef, is_record_binding, record_argument, record_parameter
 from ._signs import KnownSigns
@@ -367,8 +367,9 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         (joins only widen), so ``TYPE_LATTICE_HEIGHT`` passes per local always suffice. After the
         first pass a worklist re-runs just the assignments that read a widened local (``_infer``),
         so a chain of locals settling last to first costs one statement per link rather than one
-        pass; the passes after it confirm the fixed point (and find what the worklist does not
-        see). Past the bound, or when the last pass still changes a type, the types are not
+        pass; the final pass is tried next (``_final_if_settled``), and where it still changes a
+        type (what the worklist does not see: a loop variable, an array binding) the passes go on
+        until none changes, as before. Past the bound, or when the last pass still changes a type, the types are not
         trustworthy and no code is emitted."""
         self.store_counts = self._scan_assigned(body)
         self.assigned = set(self.store_counts)
@@ -388,6 +389,10 @@ class FunctionBuilder(StatementRules, ExpressionRules):
                 self.prog.restore(kept)
             if not self.changed:
                 break
+            if n == 0:
+                out = self._final_if_settled(body)
+                if out is not None:
+                    return out
         else:
             raise self._unconverged(limit)
         self.final = True
@@ -396,6 +401,28 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         if self.changed:
             raise self._unconverged(limit)
         return out
+
+    def _final_if_settled(self, body):
+        """The final pass, tried right after the first pass and its worklist, which usually leave
+        no type to change: its IR, or None when it changed a type after all (it was one more
+        provisional pass, and its recording is dropped) or raised (the passes after it meet the
+        same statement and raise what still holds). Saves the pass that only confirmed."""
+        state = builder_state(self)
+        kept = self.prog.scratch()
+        self.final = True
+        self.changed = set()
+        self.reset_pass()
+        try:
+            out = self.stmts(body, top=True)
+        except Exception:      # noqa: BLE001 -- the passes after this raise it, with settled types
+            restore_builder_state(self, state)
+            out = None
+            self.changed = {"?"}
+        if out is None or self.changed:
+            self.final = False
+            self.prog.restore(kept)
+            return None
+        return out            # self.prog.rec, the copy this pass recorded into, is the output's
 
     def _unconverged(self, passes):
         names = ", ".join(sorted(self.changed))

@@ -4,19 +4,24 @@ A local has one type, the join of every value assigned to it (``_types.join``), 
 flow-insensitive: an assignment's value type depends only on the types of the locals it reads
 (and on where it stands: inside which loop, which constant item). The first provisional pass
 of the builder (``_builder.FunctionBuilder.run_passes``) runs every statement once and, for
-each assignment to plain names, notes the statement and the builder state it ran in
-(``note``). When that pass widened some locals, the worklist re-runs, with the state it ran
-in, only the noted assignments that read a widened local, joining their values again, until
-no assignment widens anything. A chain of locals whose types settle last to first
-(``v0 = v1 + 1`` ... ``vN = x[i]``) then costs one re-run per link instead of one pass over the
-whole body per link: translation time grows linearly with the kernel
-(benchmarks/translate_time.py).
+each assignment to plain names, notes the statement, the builder state it ran in and the types
+of the locals it read (``run_noted``). The worklist (``settle``) then re-runs, with the state it
+ran in, each noted assignment that read a local whose type has changed since, and the readers
+of whatever a re-run widens, until no assignment widens anything. A chain of locals whose types
+settle last to first (``v0 = v1 + 1`` ... ``vN = x[i]``) costs one re-run per link instead of
+one pass over the whole body per link, and a body typed in source order re-runs nothing; the
+builder then tries the final pass at once (``_final_if_settled``), so translation time grows
+linearly with the kernel (benchmarks/translate_time.py).
 
 The worklist applies the builder's own rules (an assignment is re-run through ``stmt``), so it
 widens each local at most to the type the passes would reach, never past it. What it does not
-see (a loop variable bound by ``for``, an assignment that binds an array or a record element) the
-builder's next whole pass still finds: ``run_passes`` keeps passing until a pass changes nothing,
-so the worklist only saves passes and never decides a type the passes would not.
+see (a loop variable bound by ``for``, a tuple loop's item, an assignment that binds an array or
+a record element) the final pass finds changing: its IR is dropped and the whole passes go on
+until none changes a type, as before, so the worklist only saves passes and never decides a type
+the passes would not.
+
+Still to do for issue 34 item 1: an inference pass that types without lowering (the passes
+above still build IR into a scratch ``Recording``, and rules still meet ``UNKNOWN``).
 """
 from __future__ import annotations
 
@@ -25,16 +30,34 @@ import heapq
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._types import UNKNOWN
+
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder
 
-__all__ = ["AssignmentLog", "is_name_assignment"]
+__all__ = ["AssignmentLog", "is_name_assignment", "builder_state", "restore_builder_state"]
 
 # The builder state a statement's typing can depend on besides the locals' types: restored when
 # the statement is re-run (the dicts copied, as later statements of the pass change them).
 _STATE = ("item_values", "index_names", "index_depth", "loop_depth", "dead_depth", "top_level_of_domain",
           "domain_identity", "seen_exit", "array_locals", "tuple_locals", "domain_vars")
 _COPIED = frozenset({"item_values", "array_locals", "tuple_locals"})
+
+
+def builder_state(fb: FunctionBuilder) -> dict[str, Any]:
+    """What a statement's typing depends on besides the locals' types, as it is now (the dicts copied)."""
+    state = {name: getattr(fb, name) for name in _STATE}
+    for name in _COPIED:
+        state[name] = dict(state[name])
+    state["in_domain_body"] = fb.prog.in_domain_body
+    return state
+
+
+def restore_builder_state(fb: FunctionBuilder, state: dict[str, Any]) -> None:
+    """Put back a ``builder_state`` (copies again: a re-run may change the dicts)."""
+    for name in _STATE:
+        setattr(fb, name, dict(state[name]) if name in _COPIED else state[name])
+    fb.prog.in_domain_body = state["in_domain_body"]
 
 
 def _name_targets(target: ast.expr) -> bool:
@@ -61,8 +84,16 @@ def is_name_assignment(s: ast.stmt) -> bool:
 class _Noted:
     stmt: ast.stmt
     line: int
-    state: dict[str, Any]
-    in_domain_body: bool
+    state: dict[str, Any]           # builder_state before the statement ran
+    seen: dict[str, Any]            # the types of the locals it reads, as it read them
+
+
+def _reads(s: ast.stmt) -> set[str]:
+    """The names statement ``s`` reads: loads, and the target of ``a += ...`` (``v.x = ...`` loads v)."""
+    names = {node.id for node in ast.walk(s) if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store)}
+    if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+        names.add(s.target.id)
+    return names
 
 
 def _bindings(fb: FunctionBuilder) -> tuple[int, int, int, int]:
@@ -79,39 +110,40 @@ class AssignmentLog:
 
     def run_noted(self, fb: FunctionBuilder, s: ast.stmt, top: bool) -> Any:
         """Run statement ``s`` through the builder (``fb.stmt``) and note it when it only typed names."""
-        state = {name: getattr(fb, name) for name in _STATE}
+        state = builder_state(fb)
+        reads = _reads(s)
+        seen = {name: fb.local_types.get(name, UNKNOWN) for name in reads}
         before = _bindings(fb)
-        in_domain_body = fb.prog.in_domain_body
         res = fb.stmt(s, top)
         if _bindings(fb) != before:                      # bound an array or a tuple: the passes handle it
             return res
-        for name in _COPIED:
-            state[name] = dict(state[name])
         index = len(self.noted)
-        self.noted.append(_Noted(s, s.lineno, state, in_domain_body))
-        for node in ast.walk(s):
-            if isinstance(node, ast.Name):               # reads, and the target a += or v.x = reads too
-                self.readers.setdefault(node.id, []).append(index)
+        self.noted.append(_Noted(s, s.lineno, state, seen))
+        for name in reads:
+            self.readers.setdefault(name, []).append(index)
         return res
 
     def settle(self, fb: FunctionBuilder, widened: set[str]) -> None:
-        """Re-run the noted assignments that read a local in ``widened`` until none widens a type.
+        """Re-run the noted assignments that read a local whose type has changed since they ran (one
+        of ``widened``, the pass's widened locals), then those reading what a re-run widens, until
+        none widens a type. A local the pass typed before its readers ran (``a = x[i]`` then
+        ``b = a + 1``) re-runs nothing: only the chains that settle against the source order cost.
 
         Runs inside the caller's scratch recording; the IR it builds is dropped. An error stops it
         quietly: the builder's next whole pass meets the same statement in its own order and raises
         it there if it still holds."""
-        queued = sorted({i for name in widened for i in self.readers.get(name, ())})   # a heap: source order
+        types = fb.local_types
+        queued = sorted({i for name in widened for i in self.readers.get(name, ())
+                         if self.noted[i].seen[name] != types.get(name, UNKNOWN)})   # a heap: source order
         pending = set(queued)
-        saved = {name: getattr(fb, name) for name in _STATE}
-        saved_pre, saved_line, saved_domain = fb.pre, getattr(fb, "line", None), fb.prog.in_domain_body
+        saved = builder_state(fb)
+        saved_pre, saved_line = fb.pre, getattr(fb, "line", None)
         try:
             while queued:
                 index = heapq.heappop(queued)
                 pending.discard(index)
                 noted = self.noted[index]
-                for name, value in noted.state.items():
-                    setattr(fb, name, dict(value) if name in _COPIED else value)
-                fb.prog.in_domain_body = noted.in_domain_body
+                restore_builder_state(fb, noted.state)
                 fb.line = noted.line
                 fb.pre = []
                 fb.changed = set()
@@ -125,9 +157,8 @@ class AssignmentLog:
                             pending.add(reader)
                             heapq.heappush(queued, reader)
         finally:
-            for name, value in saved.items():
-                setattr(fb, name, value)
-            fb.pre, fb.prog.in_domain_body = saved_pre, saved_domain
+            restore_builder_state(fb, saved)
+            fb.pre = saved_pre
             if saved_line is not None:
                 fb.line = saved_line
             fb.changed = set(widened)
