@@ -19,7 +19,7 @@ from pygpgpu_core.gnp._array import check_out_writeable
 
 from .._kernel import _Config
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
-from ._half import narrow, stores_half_only, widen
+from ._half import bits, narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axis
 
 __all__ = ["scan", "scan_rows", "compact_indices", "mask_select", "TILE"]
@@ -278,6 +278,8 @@ def mask_select(x: DeviceArray, mask: DeviceArray, rest: tuple) -> DeviceArray:
     """``a[mask]``: the elements (``rest``-shaped blocks) of C-contiguous ``x`` where the flat
     ``mask`` is true, in order, copied straight to their places (one prefix count, one pass;
     no index array in between)."""
+    if x.dtype == np.float16:       # halves move as their bit patterns: exact, and no half arithmetic
+        return mask_select(bits(x), mask, rest).view(np.float16)
     device = x.device
     n = mask.size
     inner = x.size // n if n else 0
