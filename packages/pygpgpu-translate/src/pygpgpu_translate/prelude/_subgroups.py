@@ -98,6 +98,11 @@ def cuda_subgroup_source(d, op: str, type_name: str, hip: bool = False) -> str:
     if op == "ballot":
         return f"{pre} unsigned long long {fn}(int p) {{ return (unsigned long long)__ballot{sync}({full}p); }}\n"
     t = d.c_type(type_name)
+    if op == "shuffle_xor":     # the H100 xors with the mask's low 5 bits (lane ^ 33 read lane ^ 1):
+        # a mask reaching past the subgroup gives the caller's own v, as the other paths do; every
+        # lane still takes part in the shuffle
+        return (f"{pre} {t} {fn}({t} v, int k) {{ {t} o = __shfl_xor{sync}({full}v, k & ({size} - 1)); "
+                f"return (unsigned int)k < (unsigned int){size} ? o : v; }}\n")
     if op in _CUDA_SHUFFLE:
         k = "(unsigned int)k" if op in ("shuffle_down", "shuffle_up") else "k"
         return f"{pre} {t} {fn}({t} v, int k) {{ return {_CUDA_SHUFFLE[op]}{sync}({full}v, {k}); }}\n"
