@@ -192,8 +192,8 @@ def counting(a, total):
     (printing, (np.ones(4, np.float32),), "print()"),
     (array_helper, (np.ones(4, np.float32), np.zeros(4, np.float32)), "helpers cannot take arrays"),
     (masked, (np.ones(4, bool), np.zeros(4, np.float32)), "bool arrays"),
-    (counting, (np.ones(4, np.int32), np.zeros(1, np.int32)), "atomics"),
-], ids=["float64", "int64", "uint8", "print", "array-helper", "bool-array", "atomics"])
+    (counting, (np.ones(4, np.float32), np.zeros(1, np.float32)), "atomics on float"),
+], ids=["float64", "int64", "uint8", "print", "array-helper", "bool-array", "float-atomics"])
 def test_what_wgsl_lacks_is_refused_naming_it_and_the_backends_that_have_it(k, args, construct):
     pytest.importorskip("pygpgpu_webgpu")
     from pygpgpu_webgpu._target import WGSLUnsupported
@@ -233,26 +233,106 @@ def test_conditional_expressions_unproven_index_signs_and_runtime_steps(dev):
 
 
 @kernel
-def floor_div(a, out):
+def python_division(a, b, q, r, x, y, fq, fr):
+    for i in range(q.shape[0]):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+        fq[i] = x[i] // y[i]
+        fr[i] = x[i] % y[i]
+
+
+def test_floor_division_and_modulo_follow_python(dev):
+    """Python's // and % (floored, the sign of the divisor), on int32, uint32 and float32; an
+    integer division by zero gives 0 as on the other backends (numpy's result)."""
+    rng = np.random.default_rng(3)
+    n = 300
+    for itype in (np.int32, np.uint32):
+        low = 0 if itype is np.uint32 else -60
+        a = rng.integers(low, 60, n).astype(itype)
+        b = rng.integers(low // 8, 8, n).astype(itype)
+        a[:3] = [np.iinfo(itype).min, np.iinfo(itype).max, 7]
+        b[:3] = [itype(1) if itype is np.uint32 else -1, 0, 0]
+        x = (rng.standard_normal(n) * 20).astype(np.float32)
+        y = rng.standard_normal(n).astype(np.float32)
+        outs = [np.zeros(n, itype), np.zeros(n, itype), np.zeros(n, np.float32), np.zeros(n, np.float32)]
+        python_division["webgpu"](a, b, outs[0], outs[1], x, y, outs[2], outs[3])
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(outs[0], a // b)
+            np.testing.assert_array_equal(outs[1], a % b)
+            np.testing.assert_allclose(outs[2], x // y, rtol=1e-6)
+            np.testing.assert_allclose(outs[3], x % y, rtol=1e-5, atol=1e-5)
+
+
+@kernel
+def histogram(v, counts, extremes, bits, claimed):
+    for i in range(v.shape[0]):
+        gpu.atomic_add(counts, v[i] % 8, 1)
+        gpu.atomic_max(extremes, 0, v[i])
+        gpu.atomic_min(extremes, 1, v[i])
+        gpu.atomic_or(bits, 0, np.uint32(1) << np.uint32(v[i] % 32))
+        gpu.atomic_inc(bits, 1)
+        gpu.atomic_cmpxchg(claimed, v[i], 0, i + 1)
+
+
+def test_atomics_on_int32_and_uint32_arrays(dev):
+    rng = np.random.default_rng(4)
+    v = rng.integers(-1000, 1000, 5000).astype(np.int32)
+    counts = np.zeros(8, np.int32)
+    extremes = np.array([-2**31, 2**31 - 1], np.int32)
+    bits = np.zeros(2, np.uint32)
+    claimed = np.zeros(2000, np.int32)
+    histogram["webgpu"](v, counts, extremes, bits, claimed)
+    np.testing.assert_array_equal(counts, np.bincount(v % 8, minlength=8))
+    assert extremes.tolist() == [v.max(), v.min()]
+    assert bits[0] == np.bitwise_or.reduce(np.uint32(1) << (v % 32).astype(np.uint32)) and bits[1] == v.size
+    # each value's slot holds exactly one claimant, and one with that value
+    hit = np.flatnonzero(claimed)
+    assert sorted(hit.tolist()) == sorted(set((v % 2000).tolist()))
+    assert all(v[claimed[h] - 1] % 2000 == h for h in hit)
+
+
+@kernel
+def atomic_reads(total, out):
     for i in range(out.shape[0]):
-        out[i] = a[i] // 3
+        gpu.atomic_add(total, 0, np.uint32(1))
+        out[i] = total[1] + np.uint32(i)
+        if i == 3:
+            total[2] = np.uint32(9)
 
 
-def test_a_c_only_prelude_helper_is_named_in_the_compile_error(dev):
-    from pygpgpu_core.errors import CompileError
-    a = np.arange(-5, 5, dtype=np.int32)
-    with pytest.raises(CompileError, match=r"needs the translator's helper pg_pyfloordiv_int, which has no WGSL"):
-        floor_div["webgpu"](a, np.zeros_like(a))
+def test_plain_reads_and_writes_of_an_atomic_array(dev):
+    """An array some atomic updates is atomic<T> in WGSL: its plain reads and writes become
+    atomicLoad/atomicStore."""
+    total = np.array([0, 5, 0], np.uint32)
+    out = np.zeros(100, np.uint32)
+    got, want = _run_both(atomic_reads, total, out)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    src = atomic_reads.inspect(total, out, backend="webgpu").source
+    assert "array<atomic<u32>>" in src and "atomicLoad(&total[" in src and "atomicStore(&total[" in src
 
 
-def test_the_conditional_rewrite_keeps_nesting_and_loop_conditions():
-    pytest.importorskip("pygpgpu_webgpu")
-    from pygpgpu_webgpu._stopgaps import rewrite_conditionals, rewrite_literal_casts
-    assert rewrite_conditionals("v = (c ? (d ? 1 : 2) : (e ? 3 : 4));") == \
-        "v = (select((select(4, 3, e)), (select(2, 1, d)), c));"
-    assert rewrite_conditionals("for (k = a; (s > 0) ? (k < e) : (k > e); k += s) {") == \
-        "for (k = a; select((k > e), (k < e), (s > 0)); k += s) {"
-    assert rewrite_literal_casts("y = ((f16)1.5f) + ((u32)7u) + g((i32)(x));") == "y = (f16(1.5f)) + (u32(7u)) + g((i32)(x));"
+@kernel
+def local_histogram(v, counts):
+    gpu.work_size(v)
+    i = gpu.get_global_id(0)
+    lid = gpu.get_local_id(0)
+    h = gpu.local_array(8, np.int32)
+    if lid < 8:
+        h[lid] = 0
+    gpu.barrier()
+    if i < v.shape[0]:
+        gpu.atomic_add(h, v[i] % 8, 1)
+    gpu.barrier()
+    if lid < 8:
+        gpu.atomic_add(counts, lid, h[lid])
+
+
+def test_atomics_on_a_workgroup_array(dev):
+    v = np.random.default_rng(5).integers(0, 100, 64 * 20 + 7).astype(np.int32)
+    counts = np.zeros(8, np.int32)
+    local_histogram["webgpu"](v, counts)
+    np.testing.assert_array_equal(counts, np.bincount(v % 8, minlength=8))
 
 
 @kernel

@@ -23,6 +23,7 @@ from pathlib import Path
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_translate.target import KernelParam, KernelSignature, OpenCL, Target
 
+from . import _prelude
 from ._values import VALUES_BINDING_NAME, VALUES_STRUCT, wgsl_value_type
 
 __all__ = ["WGSL", "TARGET", "WGSLUnsupported", "WORKGROUP_SIZE", "FOLD_MARK"]
@@ -265,8 +266,40 @@ class WGSL(OpenCL):
     def native_math(self, name: str, t) -> str:
         raise _refuse(f"gpu.{name}", "or use the math module's function")
 
-    def atomic_source(self, op: str, type_name: str, local: bool) -> str:
-        raise _refuse("atomics on array elements yet (WGSL needs atomic<i32> bindings; see docs/webgpu.md)")
+    def ternary(self, cond: str, a: str, b: str) -> str:
+        """WGSL's ``select`` evaluates both sides: the translator's conditionals have no side effects
+        on either, and a read out of range on the side not taken is bounded by WGSL's robust
+        buffer access."""
+        return f"select({b}, {a}, {cond})"
+
+    # ---- prelude pieces and atomics ------------------------------------------------------------------
+    def prelude_piece(self, name: str):
+        """Every piece in WGSL (``_prelude``); one WGSL cannot have is refused naming it."""
+        own = _prelude.piece(name, _refuse)
+        if own is not None:
+            return own
+        family = name.partition(":")[0]
+        what = {"complex": "complex numbers", "random_uniform": "gpu.uniform", "random_normal": "gpu.normal",
+                "random_randint": "gpu.randint", "philox": "gpu.* random numbers"}.get(family, "")
+        what = what or ("subgroup operations (gpu.subgroup_*)" if family.startswith("subgroup") else
+                        f"{name.partition(':')[2]} values ({name})")
+        raise _refuse(f"{what} yet", "")
+
+    def prelude_call(self, function: str, args: "list[str]") -> str:
+        return _prelude.call(function, args) or super().prelude_call(function, args)
+
+    def expression_statement(self, expr: str) -> str:
+        # a call statement may be any call; another value (atomicCompareExchangeWeak(...).old_value) goes to _
+        return f"{expr};" if expr.endswith(")") else f"_ = {expr};"
+
+    def atomic_element(self, elem_text: str) -> str:
+        return f"atomic<{elem_text}>"
+
+    def atomic_load(self, element: str) -> str:
+        return f"atomicLoad(&{element})"
+
+    def atomic_store(self, element: str, value: str) -> str:
+        return f"atomicStore(&{element}, {value});"
 
     def headers(self, features: "set[str]") -> "list[str]":
         self._pending.arrays = []       # a program starts here: nothing left from one that failed
