@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from pygpgpu import gpu, kernel
+from pygpgpu import funcs, gpu, kernel
+from pygpgpu_core.vec_types import float2, float3, float4, float8, int4
 
 from webgpu_support import webgpu_device
 
@@ -475,3 +476,81 @@ def test_a_math_function_wgsl_lacks_is_refused_by_name():
     x = np.ones(4, np.float32)
     with pytest.raises(WGSLUnsupported, match=r"math function log10\(\); cuda, hip and opencl have it"):
         tens.inspect(x, x, backend="wgsl")
+
+
+# ---- min/max/abs, math, helpers, vectors ----------------------------------------------------------
+
+def _clamped(v, lo, hi):
+    return min(max(v, lo), hi)
+
+
+@kernel
+def builtins_and_helpers(a, b, x, y, oi, of):
+    for i in range(oi.shape[0]):
+        oi[i] = (_clamped(a[i], -5, 5) + abs(b[i]) + max(a[i], b[i]) * 2 + funcs.min(a[i], b[i]) + a[i] ** 2
+                 + (a[i] << 2) + (b[i] >> 1))
+        of[i] = (min(x[i], y[i]) + max(x[i], 0.5) + abs(y[i]) + math.sqrt(abs(x[i])) + math.exp(-x[i] * x[i])
+                 + math.atan2(x[i], y[i]) + funcs.clamp(x[i], -1.0, 1.0) + math.floor(y[i])
+                 + funcs.mix(x[i], y[i], 0.25) + _clamped(x[i], -0.5, 0.5))
+
+
+def test_min_max_abs_powers_shifts_math_and_helpers(dev):
+    rng = np.random.default_rng(6)
+    n = 300
+    a = rng.integers(-50, 50, n).astype(np.int32)
+    b = rng.integers(-7, 7, n).astype(np.int32)
+    x, y = rng.standard_normal((2, n)).astype(np.float32)
+    got, want = _run_both(builtins_and_helpers, a, b, x, y, np.zeros(n, np.int32), np.zeros(n, np.float32))
+    np.testing.assert_array_equal(got[4], want[4])
+    np.testing.assert_allclose(got[5], want[5], rtol=1e-5, atol=1e-5)
+
+
+@kernel
+def vector_rows(v, out, iv, iout):
+    for i in range(v.shape[0]):
+        p = float4(v[i, 0], v[i, 1], v[i, 2], v[i, 3])
+        w = float4(p.xy, 1.0, 2.0) * 2.0 + p.wzyx
+        c = funcs.cross(p.xyz, float3(0.0, 0.0, 1.0))
+        d = funcs.dot(w, p) + funcs.length(c)
+        r = funcs.clamp(funcs.mix(w, float4(d), 0.25), -4.0, 40.0) + float4(c, funcs.distance(p.xy, float2(1.0)))
+        out[i, 0] = r.x
+        out[i, 1] = r.y
+        out[i, 2] = r.z
+        out[i, 3] = r.w
+        k = int4(iv[i, 0], iv[i, 1], iv[i, 2], iv[i, 3])
+        s = (k // 3) + (k % 3) * 10 + (k << 2) + (k & 6) - (k ^ 5)
+        iout[i, 0] = s.x
+        iout[i, 1] = s.y
+        iout[i, 2] = s.z
+        iout[i, 3] = s.w
+
+
+def test_vectors_swizzles_funcs_and_python_division(dev):
+    rng = np.random.default_rng(7)
+    v = rng.standard_normal((64, 4)).astype(np.float32)
+    iv = rng.integers(-50, 50, (64, 4)).astype(np.int32)
+    out, iout = np.zeros_like(v), np.zeros_like(iv)
+    vector_rows["webgpu"](v, out, iv, iout)
+    want = np.zeros_like(v)
+    for i in range(v.shape[0]):          # the host vector classes, row by row
+        p = float4(*v[i].tolist())
+        w = float4(p.xy, 1.0, 2.0) * 2.0 + p.wzyx
+        c = funcs.cross(p.xyz, float3(0.0, 0.0, 1.0))
+        d = funcs.dot(w, p) + funcs.length(c)
+        want[i] = (funcs.clamp(funcs.mix(w, float4(d), 0.25), -4.0, 40.0) + float4(c, funcs.distance(p.xy, float2(1.0)))).tolist()
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(iout, (iv // 3) + (iv % 3) * 10 + (iv << 2) + (iv & 6) - (iv ^ 5))
+
+
+@kernel
+def wide_vector(v, out):
+    for i in range(v.shape[0]):
+        w = float8(v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5], v[i, 6], v[i, 7])
+        out[i] = funcs.dot(w, w)
+
+
+def test_vectors_wider_than_four_are_refused_by_name():
+    pytest.importorskip("pygpgpu_webgpu")
+    from pygpgpu_webgpu._target import WGSLUnsupported
+    with pytest.raises(WGSLUnsupported, match=r"8-wide vectors \(float8\); cuda, hip and opencl have it"):
+        wide_vector.inspect(np.ones((4, 8), np.float32), np.zeros(4, np.float32), backend="wgsl")

@@ -133,6 +133,8 @@ def piece(name: str, refuse: "Callable[[str, str], Exception]") -> "tuple[tuple[
         return (), ""
     if base not in _WGSL or width > 4:
         return None
+    if family in ("vec", "vec_ops"):         # WGSL's own vectors, with their operators and scalar broadcast
+        return (), ""
     t = _type(base, width)
     if family in _PY_BODIES:
         fn = f"pg_{family}_{type_name}"

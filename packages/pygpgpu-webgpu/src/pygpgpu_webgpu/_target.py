@@ -75,7 +75,19 @@ class WGSL(OpenCL):
         "alias array atomic bitcast bool break case const const_assert continue continuing default diagnostic "
         "discard else enable f16 f32 false fn for i32 if let loop override ptr requires return select storage "
         "struct switch true u32 uniform var vec2 vec3 vec4 while workgroup read read_write write "
-        "mat2x2 mat3x3 mat4x4 sampler texture_2d arrayLength workgroupBarrier storageBarrier".split())
+        "mat2x2 mat3x3 mat4x4 sampler texture_2d arrayLength workgroupBarrier storageBarrier".split()) | frozenset(
+        # WGSL's reserved words (the spec's list: a kernel array named `of` failed to parse)
+        "NULL Self abstract active alignas alignof as asm asm_fragment async attribute auto await become "
+        "binding_array cast catch class co_await co_return co_yield coherent column_major common compile "
+        "compile_fragment concept const_cast consteval constexpr constinit crate debugger decltype delete demote "
+        "demote_to_helper do dynamic_cast enum explicit export extends extern external fallthrough filter final "
+        "finally friend from fxgroup get goto groupshared highp impl implements import inline instanceof interface "
+        "layout lowp macro macro_rules match mediump meta mod module move mut noexcept noinline nointerpolation "
+        "noperspective null nullptr of operator package packoffset partition pass patch pixelfragment precise "
+        "precision premerge priv protected pub public readonly ref regardless register reinterpret_cast require "
+        "resource restrict self set shared sizeof smooth snorm static static_assert static_cast std subroutine "
+        "super target template this thread_local throw trait try type typedef typeid typename typeof union unless "
+        "unorm unsafe unsized use using varying virtual volatile wgsl where with writeonly yield".split())
     vector_views = False                      # no pointer casts: no wide kernels, no row loads
     own_scalars = {"bool": "bool", "float16": "f16"}   # f16 where the adapter has shader-f16 (device.fp16)
     builtin_vectors = True
@@ -278,12 +290,17 @@ class WGSL(OpenCL):
         own = _prelude.piece(name, _refuse)
         if own is not None:
             return own
-        family = name.partition(":")[0]
+        family, _, type_name = name.partition(":")
+        vec = _vector(type_name)
+        if vec is not None and vec[0] in _NUMPY:
+            raise _refuse(f"{_NUMPY[vec[0]]} type ({type_name} vectors)", "or use float32, int32 or uint32 vectors")
+        if vec is not None and vec[1] > 4:
+            raise _refuse(f"{vec[1]}-wide vectors ({type_name})", "or use vectors of 2 to 4 components")
         what = {"complex": "complex numbers", "random_uniform": "gpu.uniform", "random_normal": "gpu.normal",
                 "random_randint": "gpu.randint", "philox": "gpu.* random numbers"}.get(family, "")
         what = what or ("subgroup operations (gpu.subgroup_*)" if family.startswith("subgroup") else
-                        f"{name.partition(':')[2]} values ({name})")
-        raise _refuse(f"{what} yet", "")
+                        f"{type_name} values ({name})")
+        raise _refuse(what)
 
     def prelude_call(self, function: str, args: "list[str]") -> str:
         return _prelude.call(function, args) or super().prelude_call(function, args)
