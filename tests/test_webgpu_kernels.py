@@ -554,3 +554,29 @@ def test_vectors_wider_than_four_are_refused_by_name():
     from pygpgpu_webgpu._target import WGSLUnsupported
     with pytest.raises(WGSLUnsupported, match=r"8-wide vectors \(float8\); cuda, hip and opencl have it"):
         wide_vector.inspect(np.ones((4, 8), np.float32), np.zeros(4, np.float32), backend="wgsl")
+
+
+@kernel
+def float_remainders(x, y, fm, pm, fd):
+    for i in range(fm.shape[0]):
+        fm[i] = math.fmod(x[i], y[i])
+        pm[i] = x[i] % y[i]
+        fd[i] = x[i] // y[i]
+
+
+def test_float_remainders_are_exact_where_wgsls_percent_is_not(dev):
+    """WGSL's float % is x - y * trunc(x / y), off by the quotient's rounding (520.1797 % -5.3527455
+    gave -4.3893666, numpy -4.3893747): math.fmod, % and // use the exact fmod instead. Also
+    NaN/infinity operands and signed zeros, as numpy."""
+    rng = np.random.default_rng(8)
+    x = np.concatenate([[520.1797, 84.68, np.inf, -0.0, 6.0, -6.0, 1.0],
+                        rng.uniform(-3e4, 3e4, 500)]).astype(np.float32)
+    y = np.concatenate([[-5.3527455, 0.027628, 1.0, 3.0, -3.0, 3.0, np.nan],
+                        rng.uniform(-10, 10, 500)]).astype(np.float32)
+    outs = [np.zeros_like(x) for _ in range(3)]
+    float_remainders["webgpu"](x, y, *outs)
+    with np.errstate(all="ignore"):
+        for got, want in zip(outs, (np.fmod(x, y), x % y, x // y)):
+            np.testing.assert_array_equal(got, want)
+            real = ~np.isnan(want)          # (a NaN's sign is the hardware's)
+            np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(want[real]))

@@ -54,13 +54,33 @@ def _int_divmod(op: str, s: str) -> str:
     return body + (" return q;" if op == "pyfloordiv" else " return r;")
 
 
+# C's fmod, exact: WGSL's float % is x - y * trunc(x / y), off by the rounding of x / y. Long
+# division on the exponents: each step subtracts the largest y * 2^k not above the remainder, which
+# is exact (the two are within a factor of 2); at most the exponents' difference of steps.
+def exact_fmod(t: str) -> str:
+    """``pg_wgsl_fmod_<t>``, written once at the top of every kernel (``WGSL.headers``: ``math.fmod``
+    calls it too, and a math call cannot ask for a prelude piece). NaN and infinity are tested on
+    the bits at f32, since WGSL lets a compiler assume no NaN reaches a comparison."""
+    if t == "f16":       # exact through f32 (the result fits f16); naga types frexp(f16).exp as i16
+        return "fn pg_wgsl_fmod_f16(x: f16, y: f16) -> f16 { return f16(pg_wgsl_fmod_f32(f32(x), f32(y))); }\n"
+    bad_x = "((bitcast<u32>(x) & 0x7fffffffu) >= 0x7f800000u)"
+    bad_y = f"(ay == 0.0 || {_nan(t, 'y')})"
+    sign = "bitcast<f32>(bitcast<u32>(r) | (bitcast<u32>(x) & 0x80000000u))"      # -0.0 too
+    return (f"fn pg_wgsl_fmod_{t}(x: {t}, y: {t}) -> {t} {{ let ay = abs(y); var r = abs(x); "
+            f"if ({bad_x} || {bad_y}) {{ return bitcast<f32>(0x7fc00000u); }} "
+            "let ey = frexp(ay).exp; "
+            f"loop {{ if (r < ay) {{ break; }} var d = ldexp(ay, frexp(r).exp - ey); if (d > r) {{ d = d * {t}(0.5); }} "
+            f"r = r - d; }} return {sign}; }}\n")
+
+
 def _float_divmod(op: str, t: str) -> str:
-    """CPython's float_divmod (WGSL's float ``%`` truncates like C's fmod)."""
+    """CPython's float_divmod on the exact fmod above."""
     z = f"{t}(0.0)"
+    nan = f"if ({_nan(t, 'a')} || {_nan(t, 'b')}) {{ return a + b; }} "
     if op == "pymod":
-        return (f"var m = a % b; if (m != {z}) {{ if ((b < {z}) != (m < {z})) {{ m = m + b; }} }} "
+        return (f"{nan}var m = pg_wgsl_fmod_{t}(a, b); if ({_nan(t, 'm')}) {{ return m; }} if (m != {z}) {{ if ((b < {z}) != (m < {z})) {{ m = m + b; }} }} "
                 f"else {{ m = {_signed_zero(t, 'b')}; }} return m;")
-    return (f"if (b == {z}) {{ return a / b; }} let m = a % b; var d = (a - m) / b; "
+    return (f"{nan}if (b == {z}) {{ return a / b; }} let m = pg_wgsl_fmod_{t}(a, b); if ({_nan(t, 'm')}) {{ return m; }} var d = (a - m) / b; "
             f"if (m != {z}) {{ if ((b < {z}) != (m < {z})) {{ d = d - {t}(1.0); }} }} "
             f"var f = {_signed_zero(t, 'a / b')}; "
             f"if (d != {z}) {{ f = floor(d); if (d - f > {t}(0.5)) {{ f = f + {t}(1.0); }} }} return f;")
@@ -145,7 +165,8 @@ def piece(name: str, refuse: "Callable[[str, str], Exception]") -> "tuple[tuple[
             head = f"fn {fn}(a: {t}, b0: {t}) -> {t}"
         else:
             head = f"fn {fn}({'a: ' + t if family in _UNARY else f'a: {t}, b: {t}'}) -> {t}"
-        return (), f"{head} {{ {_PY_BODIES[family](base, t)} }}\n"
+        src = f"{head} {{ {_PY_BODIES[family](base, t)} }}\n"
+        return (), src
     if family.startswith("funcs."):
         f = family[len("funcs."):]
         if f not in _FUNCS:

@@ -264,11 +264,11 @@ class WGSL(OpenCL):
         return _MATH.get(name) or name
 
     def math_call(self, name: str, at, args: "list[str]", fast: bool = False) -> str:
-        """The calls WGSL spells otherwise: ``fmod`` is WGSL's float ``%`` (also truncated, the sign
-        of the dividend); the classifications test the bits, since WGSL lets a compiler assume no
+        """The calls WGSL spells otherwise: ``fmod`` is the exact one every kernel carries
+        (``_prelude.exact_fmod``: WGSL's float ``%`` rounds the quotient first); the classifications test the bits, since WGSL lets a compiler assume no
         NaN or infinity reaches a comparison."""
-        if not fast and name == "fmod":
-            return f"(({args[0]}) % ({args[1]}))"
+        if not fast and name == "fmod" and getattr(at, "name", at) in ("float32", "float", "float16", "half"):
+            return f"pg_wgsl_fmod_{self.type_name(at) if not isinstance(at, str) else _SCALARS[at]}({args[0]}, {args[1]})"
         if not fast and name in _CLASSIFY and getattr(at, "name", at) in ("float32", "float"):
             return _CLASSIFY[name].format(f"(bitcast<u32>({args[0]}) & 0x7fffffffu)")
         if not fast and name in _MATH and _MATH[name] is None:
@@ -320,7 +320,9 @@ class WGSL(OpenCL):
 
     def headers(self, features: "set[str]") -> "list[str]":
         self._pending.arrays = []       # a program starts here: nothing left from one that failed
-        return ["enable f16;"] if "fp16" in features else []
+        if "fp16" in features:
+            return ["enable f16;", _prelude.exact_fmod("f32"), _prelude.exact_fmod("f16")]
+        return [_prelude.exact_fmod("f32")]
 
     def extension_pragma(self, extension: str) -> str:
         return ""
