@@ -7,10 +7,14 @@ per launch argument at ``@binding(i)`` (``i``: the argument's position), and its
 their own names at the top of the body. The runtime packs the values into that struct in launch
 order (``_values``: WGSL's uniform layout). Work items come from ``@builtin`` parameters.
 
+The translator's prelude helpers (Python's ``//`` and ``%``, ``min``/``max``, ``funcs.*``...) are
+written in WGSL by ``_prelude`` (``prelude_piece``); atomics on int32/uint32 are written inline on
+``atomic<T>`` arrays (``prelude_call``, ``atomic_element``, ``atomic_load``, ``atomic_store``).
+
 What WGSL cannot express is refused by name while the kernel is written (``WGSLUnsupported``), with
 the backends that have it: float64, 64-bit integers, 8/16-bit integers and bool as array elements,
-print(), helpers taking arrays, local arrays sized at launch, math functions WGSL lacks, and atomics
-(which WGSL has, but only on ``atomic<T>`` bindings this surface cannot declare yet: docs/webgpu.md).
+print(), helpers taking arrays, local arrays sized at launch, math functions WGSL lacks, atomics on
+floats, vectors wider than 4, complex numbers, random numbers and subgroup operations.
 The words of the language are the dialect's; the rest is the shared translator.
 """
 from __future__ import annotations
