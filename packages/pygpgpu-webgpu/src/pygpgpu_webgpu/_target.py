@@ -296,6 +296,8 @@ class WGSL(OpenCL):
             return own
         family, _, type_name = name.partition(":")
         vec = _vector(type_name)
+        if type_name in _NUMPY:
+            raise _refuse(f"{_NUMPY[type_name]} type ({name})", "or use float32, int32 or uint32 values")
         if vec is not None and vec[0] in _NUMPY:
             raise _refuse(f"{_NUMPY[vec[0]]} type ({type_name} vectors)", "or use float32, int32 or uint32 vectors")
         if vec is not None and vec[1] > 4:
