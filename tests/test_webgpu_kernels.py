@@ -465,17 +465,17 @@ def test_negative_indices_wrap_as_in_python(dev):
 
 
 @kernel
-def tens(x, out):
+def error_function(x, out):
     for i in range(out.shape[0]):
-        out[i] = math.log10(x[i])
+        out[i] = math.erf(x[i])
 
 
 def test_a_math_function_wgsl_lacks_is_refused_by_name():
     pytest.importorskip("pygpgpu_webgpu")
     from pygpgpu_webgpu._target import WGSLUnsupported
     x = np.ones(4, np.float32)
-    with pytest.raises(WGSLUnsupported, match=r"math function log10\(\); cuda, hip and opencl have it"):
-        tens.inspect(x, x, backend="wgsl")
+    with pytest.raises(WGSLUnsupported, match=r"math function erf\(\); cuda, hip and opencl have it"):
+        error_function.inspect(x, x, backend="wgsl")
 
 
 # ---- min/max/abs, math, helpers, vectors ----------------------------------------------------------
@@ -594,3 +594,24 @@ def test_device_array_elementwise_operations(dev):
     np.testing.assert_array_equal(np.asarray(g // h), x // y)
     np.testing.assert_array_equal(np.asarray(g % h), x % y)
     np.testing.assert_array_equal(np.asarray(gnp.maximum(g, h)), np.maximum(x, y))
+
+
+@kernel
+def composed_and_native_math(x, y, out, fast):
+    for i in range(out.shape[0]):
+        out[i] = (math.log10(x[i]) + 10.0 ** (y[i] * 0.1) + math.hypot(x[i], y[i]) + math.copysign(x[i], y[i])
+                  + gpu.rsqrt(x[i]) + gpu.native_exp(y[i]) + gpu.native_divide(y[i], x[i]) + gpu.native_log10(x[i])
+                  + gpu.native_recip(x[i]) + gpu.native_powr(x[i], 0.5))
+        fast[i] = math.copysign(0.0, y[i])
+
+
+def test_math_functions_wgsl_composes_and_the_native_ones(dev):
+    """log10, exp10, hypot and copysign are composed of WGSL's own functions; gpu.rsqrt and
+    gpu.native_* are WGSL's functions (it has one precision)."""
+    rng = np.random.default_rng(9)
+    x = rng.uniform(0.1, 50, 200).astype(np.float32)
+    y = rng.uniform(-5, 5, 200).astype(np.float32)
+    y[:2] = [-0.0, 0.0]
+    got, want = _run_both(composed_and_native_math, x, y, np.zeros_like(x), np.zeros_like(x))
+    np.testing.assert_allclose(got[2], want[2], rtol=2e-5)
+    np.testing.assert_array_equal(np.signbit(got[3]), np.signbit(want[3]))

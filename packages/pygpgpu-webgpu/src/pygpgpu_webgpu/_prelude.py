@@ -144,7 +144,7 @@ def piece(name: str, refuse: "Callable[[str, str], Exception]") -> "tuple[tuple[
     which fails to compile naming itself)."""
     family, _, type_name = name.partition(":")
     base, width = _split(type_name)
-    if family == "ext":
+    if family == "ext" or family.startswith("native_"):    # no pragmas; gpu.native_* are WGSL's own (_target)
         return (), ""
     if family.startswith("atomic_"):
         if type_name not in _INTS:

@@ -51,6 +51,16 @@ _MATH = {"fabs": "abs", "fmin": "min", "fmax": "max", "rsqrt": "inverseSqrt", "a
          "isnan": None, "isinf": None, "isfinite": None}
 
 
+# math functions WGSL lacks, composed of its own (log10/exp10 through base 2: a rounding more)
+_COMPOSED = {"log10": "(log2({0}) * 0.30102999566398120)", "exp10": "exp2(({0}) * 3.3219280948873623)",
+             "hypot": "length(vec2({0}, {1}))"}
+# gpu.rsqrt and gpu.native_*: WGSL has one precision, so they are the ordinary functions
+_NATIVE = {"rsqrt": "inverseSqrt({0})", "native_sqrt": "sqrt({0})", "native_rsqrt": "inverseSqrt({0})",
+           "native_recip": "(1.0 / ({0}))", "native_exp": "exp({0})", "native_exp2": "exp2({0})",
+           "native_exp10": _COMPOSED["exp10"], "native_log": "log({0})", "native_log2": "log2({0})",
+           "native_log10": _COMPOSED["log10"], "native_sin": "sin({0})", "native_cos": "cos({0})",
+           "native_tan": "tan({0})", "native_divide": "(({0}) / ({1}))", "native_powr": "pow({0}, {1})"}
+
 _NEGATIVE_LITERAL = re.compile(r"\(*-(\d+)\)*")
 # math.isnan/isinf/isfinite at float32 on the magnitude's bits
 _CLASSIFY = {"isnan": "({} > 0x7f800000u)", "isinf": "({} == 0x7f800000u)", "isfinite": "({} < 0x7f800000u)"}
@@ -275,12 +285,20 @@ class WGSL(OpenCL):
             return f"pg_wgsl_fmod_{self.type_name(at) if not isinstance(at, str) else _SCALARS[at]}({args[0]}, {args[1]})"
         if not fast and name in _CLASSIFY and getattr(at, "name", at) in ("float32", "float"):
             return _CLASSIFY[name].format(f"(bitcast<u32>({args[0]}) & 0x7fffffffu)")
+        if not fast and name in _COMPOSED:
+            return _COMPOSED[name].format(*args)
+        if not fast and name == "copysign":
+            if getattr(at, "name", at) in ("float32", "float"):
+                return f"bitcast<f32>((bitcast<u32>({args[0]}) & 0x7fffffffu) | (bitcast<u32>({args[1]}) & 0x80000000u))"
+            return f"select(abs({args[0]}), -abs({args[0]}), ({args[1]}) < 0.0)"
         if not fast and name in _MATH and _MATH[name] is None:
             raise _refuse(f"math function {name}()", "or compose it from sqrt/exp/log/pow/abs")
         return super().math_call(name, at, args, fast)
 
     def native_math(self, name: str, t) -> str:
-        raise _refuse(f"gpu.{name}", "or use the math module's function")
+        if name not in _NATIVE:
+            raise _refuse(f"gpu.{name}", "or use the math module's function")
+        return _NATIVE[name]
 
     def ternary(self, cond: str, a: str, b: str) -> str:
         """WGSL's ``select`` evaluates both sides: the translator's conditionals have no side effects
