@@ -35,8 +35,9 @@ def signal(shape, dtype, seed=0):
 
 
 def test_lengths_cover_direct_passes_and_bluestein():
-    assert radices(1) == [1] and radices(1024) == [4, 4, 4, 4, 4] and radices(128) == [4, 4, 4, 2]
-    assert radices(1000) == [4, 2, 5, 5, 5] and radices(17) == [17]
+    assert radices(1) == [1] and radices(1024) == [8, 8, 8, 2] and radices(128) == [8, 8, 2]
+    assert radices(1000) == [8, 5, 5, 5] and radices(12) == [4, 3] and radices(17) == [17]
+    assert radices(88) == [8, 11] and radices(32) == [8, 4] and radices(2 * 3 * 5 * 7 * 59) == [2, 3, 5, 7, 59]
     assert radices(97) is None and radices(134) is None and 97 > MAX_DIRECT_RADIX and 67 > MAX_DIRECT_RADIX
 
 
@@ -51,6 +52,14 @@ def test_fft_and_ifft_match_numpy_along_last_and_middle_axes(backend, dtype, n):
     h = gnp.asarray(y, device=backend)
     close(gnp.fft.fft(h, axis=1), np.fft.fft(y, axis=1))
     close(gnp.fft.ifft(h, axis=-2), np.fft.ifft(y, axis=-2))
+
+
+@pytest.mark.parametrize("n", [32, 88, 343, 2 * 3 * 5 * 7 * 59])
+def test_mixed_unrolled_and_looped_passes_match_numpy(backend, n):
+    x = signal((2, n), np.complex128, seed=n)
+    g = gnp.asarray(x, device=backend)
+    close(gnp.fft.fft(g), np.fft.fft(x))
+    close(gnp.fft.ifft(g), np.fft.ifft(x))
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

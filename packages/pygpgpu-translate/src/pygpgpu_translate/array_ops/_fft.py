@@ -7,9 +7,9 @@ transpose is needed for any axis. Complex elements are read and written as their
 float parts (``a.view(float32)``), so the kernels are plain float arithmetic.
 
 Lengths whose prime factors are all at most :data:`MAX_DIRECT_RADIX` run as a mixed-radix
-Stockham FFT (radix 4, 2, then each odd prime factor): one kernel launch per factor, each work
-item computing one output of that pass as a sum of ``radix`` inputs, each times one twiddle
-factor from a table of ``exp(-2 pi i k / n)``. Other lengths use Bluestein's chirp-z: the
+Stockham FFT (radix 8, a 4 or 2, then each odd prime factor): one kernel launch per factor
+(:mod:`._fft_kernels`), twiddle factors from a table of ``exp(-2 pi i k / n)``. Other lengths
+use Bluestein's chirp-z: the
 transform of length ``n`` as a convolution, done with power-of-two FFTs of length ``m >= 2n - 1``.
 Twiddles and chirps are computed on the host in float64 (exact integer angles, ``k*k mod 2n``)
 and uploaded once per (context, length, dtype); the data itself never leaves the device.
@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray, asarray
 
-from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._codegen import DEFAULT_CONFIG, launch
+from ._fft_kernels import UNROLLED, bluestein_kernel, butterfly_pass, hermitian_kernel, looped_pass
 from ._operands import check_dtype
 
 __all__ = ["fft_axis", "hermitian_extend", "radices", "MAX_DIRECT_RADIX"]
@@ -31,125 +32,19 @@ __all__ = ["fft_axis", "hermitian_extend", "radices", "MAX_DIRECT_RADIX"]
 # three power-of-two FFTs of about 4n points up to here); larger ones go through Bluestein
 MAX_DIRECT_RADIX = 61
 
-# one output of a Stockham pass: ``src`` holds the transforms of length ``ns`` done so far;
-# output o = (jhi, q, k) with k < ns, q < radix combines the radix inputs j + r*(n/radix), each
-# times w^(r * (n/(ns*radix)) * (k + q*ns)), w = exp(-2 pi i / n) from the table (flip = -1: its conjugate,
-# the inverse transform)
-_PASS = '''def {kname}(dst, src, tw, total, n, radix, ns, inner, flip, scale):
-    for t in range(total):
-        b_in = t % inner
-        rest = t // inner
-        o = rest % n
-        base = rest - o
-        k = o % ns
-        q = (o // ns) % radix
-        j = (o // (ns * radix)) * ns + k
-        m = n // radix
-        step = (n // (ns * radix)) * (k + q * ns)
-        re = {real}(0)
-        im = {real}(0)
-        e = np.int64(0)
-        for r in range(radix):
-            s = ((base + j + r * m) * inner + b_in) * 2
-            xr = src[s]
-            xi = src[s + 1]
-            wr = tw[2 * e]
-            wi = flip * tw[2 * e + 1]
-            re += xr * wr - xi * wi
-            im += xr * wi + xi * wr
-            e += step
-            if e >= n:
-                e -= n
-        dst[2 * t] = re * scale
-        dst[2 * t + 1] = im * scale
-'''
-
-# Bluestein, step 1: x[k] * chirp[k] for k < n, zeros up to m (the convolution's length)
-_CHIRP_IN = '''def {kname}(dst, src, chirp, total, n, m, inner):
-    for t in range(total):
-        b_in = t % inner
-        rest = t // inner
-        o = rest % m
-        b_out = rest // m
-        if o < n:
-            s = ((b_out * n + o) * inner + b_in) * 2
-            xr = src[s]
-            xi = src[s + 1]
-            cr = chirp[2 * o]
-            ci = chirp[2 * o + 1]
-            dst[2 * t] = xr * cr - xi * ci
-            dst[2 * t + 1] = xr * ci + xi * cr
-        else:
-            dst[2 * t] = {real}(0)
-            dst[2 * t + 1] = {real}(0)
-'''
-
-# Bluestein, step 2: the transformed sequence times the transformed filter (one per position)
-_FILTER = '''def {kname}(dst, src, filt, total, m, inner):
-    for t in range(total):
-        o = (t // inner) % m
-        xr = src[2 * t]
-        xi = src[2 * t + 1]
-        fr = filt[2 * o]
-        fi = filt[2 * o + 1]
-        dst[2 * t] = xr * fr - xi * fi
-        dst[2 * t + 1] = xr * fi + xi * fr
-'''
-
-# Bluestein, step 3: the first n points of the convolution times the chirp (and the scale)
-_CHIRP_OUT = '''def {kname}(dst, src, chirp, total, n, m, inner, scale):
-    for t in range(total):
-        b_in = t % inner
-        rest = t // inner
-        o = rest % n
-        b_out = rest // n
-        s = ((b_out * m + o) * inner + b_in) * 2
-        xr = src[s]
-        xi = src[s + 1]
-        cr = chirp[2 * o]
-        ci = chirp[2 * o + 1]
-        dst[2 * t] = (xr * cr - xi * ci) * scale
-        dst[2 * t + 1] = (xr * ci + xi * cr) * scale
-'''
-
-# irfft's full spectrum of length n from its first m = n // 2 + 1 points: X[n - k] = conj(X[k])
-_HERMITIAN = '''def {kname}(dst, src, total, n, m, inner):
-    for t in range(total):
-        b_in = t % inner
-        rest = t // inner
-        o = rest % n
-        b_out = rest // n
-        if o < m:
-            s = ((b_out * m + o) * inner + b_in) * 2
-            dst[2 * t] = src[s]
-            dst[2 * t + 1] = src[s + 1]
-        else:
-            s = ((b_out * m + n - o) * inner + b_in) * 2
-            dst[2 * t] = src[s]
-            dst[2 * t + 1] = -src[s + 1]
-'''
-
-_SOURCES = {"pass": _PASS, "chirp_in": _CHIRP_IN, "filter": _FILTER, "chirp_out": _CHIRP_OUT,
-            "hermitian": _HERMITIAN}
-
-
-def _kernel(which: str, real: np.dtype):
-    kname = f"gnp_fft_{which}_{real.name}"
-    return kernel_from_source(kname, _SOURCES[which].format(kname=kname, real=np_type(real)))
-
 
 def radices(n: int) -> "list[int] | None":
-    """The Stockham passes of length ``n`` (4s, a 2, then odd primes; ``[1]`` for n = 1), or None
-    when a prime factor is above :data:`MAX_DIRECT_RADIX` (Bluestein's case)."""
+    """The Stockham passes of length ``n`` (8s, then a 4 or a 2, then odd primes; ``[1]`` for
+    n = 1), or None when a prime factor is above :data:`MAX_DIRECT_RADIX` (Bluestein's case)."""
     if n == 1:
         return [1]
     out = []
-    while n % 4 == 0:
-        out.append(4)
-        n //= 4
+    while n % 8 == 0:
+        out.append(8)
+        n //= 8
     if n % 2 == 0:
-        out.append(2)
-        n //= 2
+        out.append(n & -n)              # what is left of 2s: one 4 or one 2
+        n //= n & -n
     p = 3
     while p * p <= n:
         while n % p == 0:
@@ -179,25 +74,28 @@ def _table(context: Any, kind: str, n: int, dtype: np.dtype, make: Any) -> Devic
     return table
 
 
+def _unit_circle(angle: np.ndarray, real: np.dtype, context: Any) -> DeviceArray:
+    """``exp(i * angle)`` (float64 angles) as interleaved ``real`` pairs on ``context``."""
+    host = np.empty((angle.size, 2), np.float64)
+    host[:, 0], host[:, 1] = np.cos(angle), np.sin(angle)
+    return asarray(host.astype(real).reshape(-1), device=context)
+
+
 def _twiddles(context: Any, n: int, real: np.dtype) -> DeviceArray:
-    """``exp(-2 pi i k / n)`` for k < n, interleaved (re, im) in ``real``."""
-    def make() -> DeviceArray:
-        angle = (-2.0 * np.pi / n) * np.arange(n, dtype=np.float64)
-        host = np.empty((n, 2), np.float64)
-        host[:, 0], host[:, 1] = np.cos(angle), np.sin(angle)
-        return asarray(host.astype(real).reshape(-1), device=context)
-    return _table(context, "twiddles", n, real, make)
+    """``exp(-2 pi i k / n)`` for k < n."""
+    return _table(context, "twiddles", n, real,
+                  lambda: _unit_circle((-2.0 * np.pi / n) * np.arange(n, dtype=np.float64), real, context))
+
+
+def _chirp_angles(n: int, sign: int) -> np.ndarray:
+    """``sign * pi * k^2 / n`` for k < n, with k^2 reduced mod 2n in integers (exact angles)."""
+    k = np.arange(n, dtype=np.int64)
+    return (sign * np.pi / n) * ((k * k) % (2 * n)).astype(np.float64)
 
 
 def _chirp(context: Any, n: int, sign: int, real: np.dtype) -> DeviceArray:
-    """``exp(sign * pi i k^2 / n)`` for k < n (k^2 reduced mod 2n exactly, in integers)."""
-    def make() -> DeviceArray:
-        k = np.arange(n, dtype=np.int64)
-        angle = (sign * np.pi / n) * ((k * k) % (2 * n)).astype(np.float64)
-        host = np.empty((n, 2), np.float64)
-        host[:, 0], host[:, 1] = np.cos(angle), np.sin(angle)
-        return asarray(host.astype(real).reshape(-1), device=context)
-    return _table(context, f"chirp{sign}", n, real, make)
+    """``exp(sign * pi i k^2 / n)`` for k < n."""
+    return _table(context, f"chirp{sign}", n, real, lambda: _unit_circle(_chirp_angles(n, sign), real, context))
 
 
 def _bluestein_length(n: int) -> int:
@@ -210,17 +108,14 @@ def _bluestein_length(n: int) -> int:
 def _filter(context: Any, n: int, sign: int, complex_dt: np.dtype) -> DeviceArray:
     """The transformed Bluestein filter: FFT_m of conj(chirp) at k and m - k (|k| < n), made on
     the device with the same power-of-two FFT the convolution uses."""
-    real = _real_of(complex_dt)
     m = _bluestein_length(n)
 
     def make() -> DeviceArray:
-        k = np.arange(n, dtype=np.int64)
-        angle = (-sign * np.pi / n) * ((k * k) % (2 * n)).astype(np.float64)
         b = np.zeros(m, np.complex128)
-        b[:n] = np.cos(angle) + 1j * np.sin(angle)
+        b[:n] = np.exp(1j * _chirp_angles(n, -sign))
         b[m - n + 1:] = b[1:n][::-1]
         return _stockham(asarray(b.astype(complex_dt), device=context), 1, m, 1, -1, 1.0)
-    return _table(context, f"filter{sign}", n, real, make)
+    return _table(context, f"filter{sign}", n, _real_of(complex_dt), make)
 
 
 def _floats(a: DeviceArray) -> DeviceArray:
@@ -232,25 +127,34 @@ def _real_of(complex_dt: np.dtype) -> np.dtype:
     return np.dtype(np.float32) if complex_dt == np.complex64 else np.dtype(np.float64)
 
 
+def _index_type(a: DeviceArray, elements: int) -> "tuple[str, type]":
+    """uint32 indices where every float of the operands fits them (the fast case), else int64."""
+    return ("uint32", np.uint32) if 2 * max(elements, a.size) < 2 ** 32 else ("int64", np.int64)
+
+
 def _stockham(a: DeviceArray, outer: int, n: int, inner: int, sign: int, scale: float) -> DeviceArray:
     """The length-``n`` transforms of ``a`` (C-contiguous complex, ``outer * n * inner`` elements)
     by the mixed-radix passes; a new array of ``a``'s shape."""
     passes = radices(n)
     assert passes is not None
     real = _real_of(a.dtype)
-    kern = _kernel("pass", real)
+    idx, index = _index_type(a, a.size)
     tw = _twiddles(a.context, n, real)
     out = DeviceArray(a.shape, a.dtype, a.context)
     spare = DeviceArray(a.shape, a.dtype, a.context) if len(passes) > 1 else None
-    total = np.int64(outer * n * inner)
     src, ns = a, 1
     for i, radix in enumerate(passes):
-        last = i == len(passes) - 1
         dst = out if (len(passes) - 1 - i) % 2 == 0 else spare
         assert dst is not None
-        launch(kern, a.device, DEFAULT_CONFIG,
-               (_floats(dst), _floats(src), tw, total, np.int64(n), np.int64(radix), np.int64(ns),
-                np.int64(inner), real.type(-sign), real.type(scale if last else 1.0)))
+        factor = real.type(scale if i == len(passes) - 1 else 1.0)
+        if radix in UNROLLED:
+            launch(butterfly_pass(radix, sign > 0, real, idx), a.device, DEFAULT_CONFIG,
+                   (_floats(dst), _floats(src), tw, index(outer * (n // radix) * inner), index(n), index(ns),
+                    index(inner), factor))
+        else:                            # 1 (a copy times the scale) and primes above UNROLLED
+            launch(looped_pass(real, idx), a.device, DEFAULT_CONFIG,
+                   (_floats(dst), _floats(src), tw, index(outer * n * inner), index(n), index(radix), index(ns),
+                    index(inner), real.type(-sign), factor))
         src, ns = dst, ns * radix
     return out
 
@@ -258,20 +162,21 @@ def _stockham(a: DeviceArray, outer: int, n: int, inner: int, sign: int, scale: 
 def _bluestein(a: DeviceArray, outer: int, n: int, inner: int, sign: int, scale: float) -> DeviceArray:
     real = _real_of(a.dtype)
     m = _bluestein_length(n)
+    idx, index = _index_type(a, outer * m * inner)
     chirp = _chirp(a.context, n, sign, real)
     filt = _floats(_filter(a.context, n, sign, a.dtype))
     work = DeviceArray((outer * m * inner,), a.dtype, a.context)
-    total = np.int64(outer * m * inner)
-    launch(_kernel("chirp_in", real), a.device, DEFAULT_CONFIG,
-           (_floats(work), _floats(a), chirp, total, np.int64(n), np.int64(m), np.int64(inner)))
+    total = index(outer * m * inner)
+    launch(bluestein_kernel("chirp_in", real, idx), a.device, DEFAULT_CONFIG,
+           (_floats(work), _floats(a), chirp, total, index(n), index(m), index(inner)))
     spectrum = _stockham(work, outer, m, inner, -1, 1.0)
-    launch(_kernel("filter", real), a.device, DEFAULT_CONFIG,
-           (_floats(spectrum), _floats(spectrum), filt, total, np.int64(m), np.int64(inner)))
-    convolved = _stockham(spectrum, outer, m, inner, 1, 1.0)
+    launch(bluestein_kernel("filter", real, idx), a.device, DEFAULT_CONFIG,
+           (_floats(work), _floats(spectrum), filt, total, index(m), index(inner)))
+    convolved = _stockham(work, outer, m, inner, 1, 1.0)
     out = DeviceArray(a.shape, a.dtype, a.context)
-    launch(_kernel("chirp_out", real), a.device, DEFAULT_CONFIG,
-           (_floats(out), _floats(convolved), chirp, np.int64(outer * n * inner), np.int64(n), np.int64(m),
-            np.int64(inner), real.type(scale / m)))
+    launch(bluestein_kernel("chirp_out", real, idx), a.device, DEFAULT_CONFIG,
+           (_floats(out), _floats(convolved), chirp, index(outer * n * inner), index(n), index(m), index(inner),
+            real.type(scale / m)))
     return out
 
 
@@ -307,6 +212,7 @@ def hermitian_extend(a: DeviceArray, axis: int, n: int) -> DeviceArray:
     out = DeviceArray(shape, a.dtype, a.context)
     if out.size:
         real = _real_of(a.dtype)
-        launch(_kernel("hermitian", real), a.device, DEFAULT_CONFIG,
-               (_floats(out), _floats(a), np.int64(outer * n * inner), np.int64(n), np.int64(m), np.int64(inner)))
+        idx, index = _index_type(out, out.size)
+        launch(hermitian_kernel(real, idx), a.device, DEFAULT_CONFIG,
+               (_floats(out), _floats(a), index(outer * n * inner), index(n), index(m), index(inner)))
     return out
