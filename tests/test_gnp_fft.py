@@ -101,11 +101,13 @@ def test_real_transforms_match_numpy(backend, dtype, n):
     close(gnp.fft.rfft(g), np.fft.rfft(x))
     close(gnp.fft.ihfft(g), np.fft.ihfft(x))
     close(gnp.fft.rfft(g, axis=0), np.fft.rfft(x, axis=0))
+    close(gnp.fft.rfft(g.T.copy(), axis=0), np.fft.rfft(x.T, axis=0))                  # an inner batch
     spectrum = np.fft.rfft(x).astype(np.complex64 if dtype == np.float32 else np.complex128)
     s = gnp.asarray(spectrum, device=backend)
     for m in ([2 * n - 2] if n > 1 else []) + [2 * n - 1, n + 4]:     # even and odd output lengths
         close(gnp.fft.irfft(s, n=m), np.fft.irfft(spectrum, n=m))
         close(gnp.fft.hfft(s, n=m), np.fft.hfft(spectrum, n=m))
+        close(gnp.fft.irfft(s.T, n=m, axis=0), np.fft.irfft(spectrum.T, n=m, axis=0))   # an inner batch
     if n > 1:
         close(gnp.fft.irfft(s), np.fft.irfft(spectrum))                # default n = 2 * (m - 1)
         close(gnp.fft.irfft(gnp.fft.rfft(g), n=n), x)                   # the round trip

@@ -21,7 +21,7 @@ import numpy as np
 
 from ._codegen import kernel_from_source, np_type
 
-__all__ = ["UNROLLED", "butterfly_pass", "looped_pass", "bluestein_kernel", "hermitian_kernel"]
+__all__ = ["UNROLLED", "butterfly_pass", "looped_pass", "bluestein_kernel", "hermitian_kernel", "real_kernel"]
 
 UNROLLED = (2, 3, 4, 5, 7, 8)
 
@@ -189,8 +189,96 @@ _HERMITIAN = '''def {kname}(dst, src, total, n, m, inner):
             dst[2 * u + 1] = -src[s + 1]
 '''
 
+
+# rfft of even n = 2h: the real signal's pairs (x[2j], x[2j+1]) as the complex z[j] (inner > 1)
+_PACK = '''def {kname}(dst, src, total, h, inner):
+    for t in range(total):
+        u = {idx}(t)
+        b_in = u % inner
+        rest = u // inner
+        j = rest % h
+        b_out = rest // h
+        s = (b_out * 2 * h + 2 * j) * inner + b_in
+        dst[2 * u] = src[s]
+        dst[2 * u + 1] = src[s + inner]
+'''
+
+# rfft of even n = 2h from Z = FFT_h(z): with Zc = conj(Z[(h - k) % h]), the even samples'
+# transform E = (Z[k] + Zc) / 2 and the odd ones' O = (Z[k] - Zc) / 2i give X[k] = E + w^k O
+_RFFT_POST = '''def {kname}(dst, src, tw, total, h, inner, scale):
+    for t in range(total):
+        u = {idx}(t)
+        b_in = u % inner
+        rest = u // inner
+        k = rest % (h + 1)
+        b_out = rest // (h + 1)
+        k1 = k
+        if k == h:
+            k1 = k - h
+        k2 = h - k
+        if k == 0:
+            k2 = k
+        a = 2 * ((b_out * h + k1) * inner + b_in)
+        c = 2 * ((b_out * h + k2) * inner + b_in)
+        zr = src[a]
+        zi = src[a + 1]
+        cr = src[c]
+        ci = -src[c + 1]
+        er = (zr + cr) * {real}(0.5)
+        ei = (zi + ci) * {real}(0.5)
+        odd_r = (zi - ci) * {real}(0.5)
+        odd_i = (cr - zr) * {real}(0.5)
+        wr = tw[2 * k]
+        wi = tw[2 * k + 1]
+        dst[2 * u] = (er + wr * odd_r - wi * odd_i) * scale
+        dst[2 * u + 1] = (ei + wr * odd_i + wi * odd_r) * scale
+'''
+
+# irfft of even n = 2h: Z[k] = E + i O with E = X[k] + conj(X[h - k]), O = (X[k] - conj(X[h - k])) * conj(w^k)
+# (twice rfft's E and O, so the inverse FFT_h of Z is n times the signal's pairs); the imaginary parts of
+# X[0] and X[h] are ignored, as numpy's
+_IRFFT_PRE = '''def {kname}(dst, src, tw, total, h, inner):
+    for t in range(total):
+        u = {idx}(t)
+        b_in = u % inner
+        rest = u // inner
+        k = rest % h
+        b_out = rest // h
+        a = 2 * ((b_out * (h + 1) + k) * inner + b_in)
+        c = 2 * ((b_out * (h + 1) + h - k) * inner + b_in)
+        xr = src[a]
+        xi = src[a + 1]
+        yr = src[c]
+        yi = -src[c + 1]
+        if k == 0:
+            xi = {real}(0)
+            yi = {real}(0)
+        er = xr + yr
+        ei = xi + yi
+        dr = xr - yr
+        di = xi - yi
+        wr = tw[2 * k]
+        wi = -tw[2 * k + 1]
+        odd_r = dr * wr - di * wi
+        odd_i = dr * wi + di * wr
+        dst[2 * u] = er - odd_i
+        dst[2 * u + 1] = ei + odd_r
+'''
+
+# irfft of even n: the complex z[j]'s parts as the real samples x[2j], x[2j+1] (inner > 1)
+_UNPACK = '''def {kname}(dst, src, total, h, inner):
+    for t in range(total):
+        u = {idx}(t)
+        b_in = u % inner
+        rest = u // inner
+        i = rest % (2 * h)
+        b_out = rest // (2 * h)
+        dst[u] = src[2 * ((b_out * h + i // 2) * inner + b_in) + i % 2]
+'''
+
 _SOURCES = {"looped": _LOOPED, "chirp_in": _CHIRP_IN, "filter": _FILTER, "chirp_out": _CHIRP_OUT,
-            "hermitian": _HERMITIAN}
+            "hermitian": _HERMITIAN, "pack": _PACK, "rfft_post": _RFFT_POST, "irfft_pre": _IRFFT_PRE,
+            "unpack": _UNPACK}
 
 
 def _from_table(which: str, real: np.dtype, idx: str):
@@ -209,5 +297,11 @@ def bluestein_kernel(step: str, real: np.dtype, idx: str):
 
 
 def hermitian_kernel(real: np.dtype, idx: str):
-    """The full Hermitian spectrum from its first half (irfft)."""
+    """The full Hermitian spectrum from its first half (irfft of odd lengths)."""
     return _from_table("hermitian", real, idx)
+
+
+def real_kernel(step: str, real: np.dtype, idx: str):
+    """A step of the real transforms of even length: ``"pack"``, ``"rfft_post"``, ``"irfft_pre"``,
+    ``"unpack"``."""
+    return _from_table(step, real, idx)

@@ -16,7 +16,7 @@ from .._array import DeviceArray, _normalize_axis
 from .._creation import zeros
 from .._views import device_operand
 
-__all__ = ["complex_type", "scale", "swap_direction", "length", "along", "cook_nd", "operand", "operand_on_axis", "into"]
+__all__ = ["complex_type", "scale", "swap_direction", "length", "along", "cook_nd", "operand", "operand_on_axis", "into", "real_type"]
 
 _SWAP_DIRECTION = {"backward": "forward", None: "forward", "ortho": "ortho", "forward": "backward"}
 
@@ -33,6 +33,12 @@ def complex_type(dtype: np.dtype, what: str) -> np.dtype:
     if dtype.kind in "biufc":
         return np.dtype(np.complex128)
     raise TypeError(f"gnp.fft.{what} takes numeric arrays, got {dtype}")
+
+
+def real_type(dtype: np.dtype, what: str) -> np.dtype:
+    """The float dtype a real transform of real ``dtype`` data computes in (float32 for float16 and
+    float32, float64 otherwise; the result is :func:`complex_type`'s)."""
+    return np.dtype(np.float32) if complex_type(dtype, what) == np.complex64 else np.dtype(np.float64)
 
 
 def swap_direction(norm: Any) -> Any:

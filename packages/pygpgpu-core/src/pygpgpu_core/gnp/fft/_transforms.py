@@ -1,14 +1,13 @@
 """numpy's transforms (``numpy.fft``'s names and parameters) on device arrays: each 1-D transform
 prepares its operand (:mod:`._arguments`) and runs the complex FFT kernels of
 ``pygpgpu_translate.array_ops`` along the axis; the N-D ones apply those along each axis in
-numpy's order. Real transforms compute the complex transform and keep numpy's half
-(``rfft``) or extend the half spectrum to the full Hermitian one first (``irfft``)."""
+numpy's order. Real transforms run ``rfft_axis``/``irfft_axis`` (for even lengths a complex FFT
+of half the length)."""
 from __future__ import annotations
 
 from typing import Any
 
 from .._array import DeviceArray
-from .._complex_parts import complex_part
 from .._dispatch import ops
 from ._arguments import (
     along,
@@ -18,6 +17,7 @@ from ._arguments import (
     length,
     operand,
     operand_on_axis,
+    real_type,
     scale,
     swap_direction,
 )
@@ -52,9 +52,8 @@ def _rfft(a: Any, n: Any, axis: Any, norm: Any, what: str) -> DeviceArray:
                         "data, or gnp.real(a))")
     ax = along(a, axis)
     n = length(n, a.shape[ax])
-    work = operand_on_axis(a, ax, n, complex_type(a.dtype, what))
-    full = ops().fft_axis(work, ax, False, scale(n, norm, True))
-    return full[(slice(None),) * ax + (slice(0, n // 2 + 1),)].copy()
+    work = operand_on_axis(a, ax, n, real_type(a.dtype, what))
+    return ops().rfft_axis(work, ax, scale(n, norm, True))
 
 
 def rfft(a: Any, n: Any = None, axis: int = -1, norm: Any = None, out: Any = None) -> DeviceArray:
@@ -67,8 +66,7 @@ def _irfft(a: Any, n: Any, axis: Any, norm: Any, what: str) -> DeviceArray:
     ax = along(a, axis)
     n = length(n, 2 * (a.shape[ax] - 1))
     half = operand_on_axis(a, ax, n // 2 + 1, complex_type(a.dtype, what))
-    full = ops().hermitian_extend(half, ax, n)
-    return complex_part(ops().fft_axis(full, ax, True, scale(n, norm, False)), "real").copy()
+    return ops().irfft_axis(half, ax, n, scale(n, norm, False))
 
 
 def irfft(a: Any, n: Any = None, axis: int = -1, norm: Any = None, out: Any = None) -> DeviceArray:
