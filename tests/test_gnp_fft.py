@@ -234,6 +234,10 @@ def test_errors_say_what_went_wrong(backend):
         gnp.fft.fft(g, axis=1)
     with pytest.raises(ValueError, match="Shape and axes"):
         gnp.fft.fftn(g, s=(4, 4), axes=(0,))
+    with pytest.raises(IndexError, match="axes is empty"):        # numpy's and CuPy's IndexError
+        gnp.fft.rfftn(gnp.asarray(np.ones((2, 3)), device=backend), axes=())
+    with pytest.raises(IndexError, match="axes is empty"):
+        gnp.fft.irfft2(g[None], axes=())
 
 
 def test_a_warm_transform_copies_nothing_between_host_and_device(backend):

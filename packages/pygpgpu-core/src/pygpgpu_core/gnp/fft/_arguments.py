@@ -16,7 +16,8 @@ from .._array import DeviceArray, _normalize_axis
 from .._creation import zeros
 from .._views import device_operand
 
-__all__ = ["complex_type", "scale", "swap_direction", "length", "along", "cook_nd", "operand", "operand_on_axis", "into", "real_type"]
+__all__ = ["complex_type", "real_type", "scale", "swap_direction", "length", "along", "cook_nd", "operand",
+           "operand_on_axis", "into"]
 
 _SWAP_DIRECTION = {"backward": "forward", None: "forward", "ortho": "ortho", "forward": "backward"}
 

@@ -42,10 +42,10 @@ def rfftfreq(n: int, d: float = 1.0, device: Any = None) -> DeviceArray:
 
 
 def _shifts(x: DeviceArray, axes: Any, sign: int) -> tuple[Any, Any]:
+    """numpy's shifts of half each axis's length (rounded down; ``sign`` -1: ifftshift's)."""
     if axes is None:
-        axes = tuple(range(x.ndim))
-        return [sign * (dim // 2) for dim in x.shape], axes
-    if isinstance(axes, (int,)) or hasattr(axes, "__index__"):
+        return [sign * (dim // 2) for dim in x.shape], tuple(range(x.ndim))
+    if hasattr(axes, "__index__"):                       # one axis (an int or numpy integer)
         return sign * (x.shape[operator.index(axes)] // 2), axes
     return [sign * (x.shape[ax] // 2) for ax in axes], axes
 

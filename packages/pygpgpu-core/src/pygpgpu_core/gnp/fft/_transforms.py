@@ -122,8 +122,8 @@ def ifft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: Any = None, out: An
 def _rfftn(a: Any, s: Any, axes: Any, norm: Any, what: str) -> DeviceArray:
     a = operand(a, what)
     s, axes = cook_nd(a, s, axes)
-    if not axes:
-        raise ValueError(f"gnp.fft.{what} needs at least one axis")
+    if not axes:                                         # (numpy's and CuPy's IndexError)
+        raise IndexError(f"gnp.fft.{what} needs at least one axis to transform (axes is empty)")
     a = _rfft(a, s[-1], axes[-1], norm, what)
     for n, ax in reversed(list(zip(s[:-1], axes[:-1]))):
         a = _complex_fft(a, n, ax, norm, False, what)
@@ -133,8 +133,8 @@ def _rfftn(a: Any, s: Any, axes: Any, norm: Any, what: str) -> DeviceArray:
 def _irfftn(a: Any, s: Any, axes: Any, norm: Any, what: str) -> DeviceArray:
     a = operand(a, what)
     s, axes = cook_nd(a, s, axes, inverse_real=True)
-    if not axes:
-        raise ValueError(f"gnp.fft.{what} needs at least one axis")
+    if not axes:                                         # (numpy's and CuPy's IndexError)
+        raise IndexError(f"gnp.fft.{what} needs at least one axis to transform (axes is empty)")
     for n, ax in zip(s[:-1], axes[:-1]):
         a = _complex_fft(a, n, ax, norm, True, what)
     return _irfft(a, s[-1], axes[-1], norm, what)
