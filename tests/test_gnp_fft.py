@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pygpgpu.numpy as gnp
 import pytest
-from pygpgpu_translate.array_ops._fft import MAX_DIRECT_RADIX, radices
+from pygpgpu_translate.array_ops._fft import MAX_DIRECT_RADIX, _bluestein_length, radices
 
 LENGTHS = [1, 2, 3, 5, 7, 8, 12, 17, 97, 128, 134, 1000, 1024]
 NORMS = [None, "backward", "ortho", "forward"]
@@ -39,6 +39,8 @@ def test_lengths_cover_direct_passes_and_bluestein():
     assert radices(1000) == [8, 5, 5, 5] and radices(12) == [4, 3] and radices(17) == [17]
     assert radices(88) == [8, 11] and radices(32) == [8, 4] and radices(2 * 3 * 5 * 7 * 59) == [2, 3, 5, 7, 59]
     assert radices(97) is None and radices(134) is None and 97 > MAX_DIRECT_RADIX and 67 > MAX_DIRECT_RADIX
+    # Bluestein's convolution: the smallest 2-3-5-7-smooth length of at least 2n - 1 points
+    assert _bluestein_length(97) == 196 and _bluestein_length(67) == 135 and _bluestein_length(1009) == 2025
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

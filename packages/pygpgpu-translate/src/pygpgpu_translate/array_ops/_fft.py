@@ -10,7 +10,7 @@ Lengths whose prime factors are all at most :data:`MAX_DIRECT_RADIX` run as a mi
 Stockham FFT (radix 8, a 4 or 2, then each odd prime factor): one kernel launch per factor
 (:mod:`._fft_kernels`), twiddle factors from a table of ``exp(-2 pi i k / n)``. Other lengths
 use Bluestein's chirp-z: the
-transform of length ``n`` as a convolution, done with power-of-two FFTs of length ``m >= 2n - 1``.
+transform of length ``n`` as a convolution, done with FFTs of a 2-3-5-7-smooth length ``m >= 2n - 1``.
 Twiddles and chirps are computed on the host in float64 (exact integer angles, ``k*k mod 2n``)
 and uploaded once per (context, length, dtype); the data itself never leaves the device.
 """
@@ -29,7 +29,7 @@ from ._operands import check_dtype
 __all__ = ["fft_axis", "hermitian_extend", "radices", "MAX_DIRECT_RADIX"]
 
 # a prime factor up to this runs as one radix-p pass (p terms per output, as cheap as Bluestein's
-# three power-of-two FFTs of about 4n points up to here); larger ones go through Bluestein
+# three FFTs of at least 2n points up to here); larger ones go through Bluestein
 MAX_DIRECT_RADIX = 61
 
 
@@ -99,15 +99,22 @@ def _chirp(context: Any, n: int, sign: int, real: np.dtype) -> DeviceArray:
 
 
 def _bluestein_length(n: int) -> int:
-    m = 1
-    while m < 2 * n - 1:
-        m *= 2
-    return m
+    """The convolution's length: the smallest 2-3-5-7-smooth number of at least ``2n - 1`` points
+    (all of its passes unrolled butterflies; up to about half the work of the next power of two)."""
+    m = 2 * n - 1
+    while True:
+        rest = m
+        for p in (2, 3, 5, 7):
+            while rest % p == 0:
+                rest //= p
+        if rest == 1:
+            return m
+        m += 1
 
 
 def _filter(context: Any, n: int, sign: int, complex_dt: np.dtype) -> DeviceArray:
     """The transformed Bluestein filter: FFT_m of conj(chirp) at k and m - k (|k| < n), made on
-    the device with the same power-of-two FFT the convolution uses."""
+    the device with the same FFT the convolution uses."""
     m = _bluestein_length(n)
 
     def make() -> DeviceArray:

@@ -2,7 +2,7 @@
 
 Every transform runs in pygpgpu's own kernels on every backend (OpenCL, CUDA, HIP): a
 mixed-radix Stockham FFT for lengths whose prime factors are small, Bluestein's chirp-z (through
-a power-of-two FFT) for every other length, along any axis without transposes. Results follow
+a 2-3-5-7-smooth FFT) for every other length, along any axis without transposes. Results follow
 numpy's values, norms ("backward", "ortho", "forward"), ``n``/``s``/``axis``/``axes`` and shapes;
 their dtypes follow CuPy's: complex64 for float16/float32/complex64 input, complex128 otherwise
 (irfft/hfft: the matching float). Nothing is copied to the host.
