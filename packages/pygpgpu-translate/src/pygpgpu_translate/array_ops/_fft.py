@@ -1,6 +1,7 @@
 """Complex FFTs along one axis of a C-contiguous complex device array, in our own kernels (every
 backend): ``gnp.fft`` (pygpgpu-core) prepares the operand (dtype, length along the axis) and
-calls :func:`fft_axis`; :func:`hermitian_extend` builds the full spectrum ``irfft`` transforms.
+calls :func:`fft_axis`; :func:`hermitian_extend` builds the full spectrum an odd-length
+``irfft`` transforms (:mod:`._fft_real` has the real transforms).
 
 The array is seen as ``(outer, n, inner)`` with the transformed axis in the middle, so no
 transpose is needed for any axis. Complex elements are read and written as their interleaved
@@ -9,8 +10,8 @@ float parts (``a.view(float32)``), so the kernels are plain float arithmetic.
 Lengths whose prime factors are all at most :data:`MAX_DIRECT_RADIX` run as a mixed-radix
 Stockham FFT (radix 8, a 4 or 2, then each odd prime factor): one kernel launch per factor
 (:mod:`._fft_kernels`), twiddle factors from a table of ``exp(-2 pi i k / n)``. Other lengths
-use Bluestein's chirp-z: the
-transform of length ``n`` as a convolution, done with FFTs of a 2-3-5-7-smooth length ``m >= 2n - 1``.
+use Bluestein's chirp-z: the transform of length ``n`` as a convolution, done with FFTs of a
+2-3-5-7-smooth length ``m >= 2n - 1``.
 Twiddles and chirps are computed on the host in float64 (exact integer angles, ``k*k mod 2n``)
 and uploaded once per (context, length, dtype); the data itself never leaves the device.
 """
