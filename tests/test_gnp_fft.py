@@ -242,13 +242,31 @@ def test_errors_say_what_went_wrong(backend):
         gnp.fft.irfft2(g[None], axes=())
 
 
-def test_a_warm_transform_copies_nothing_between_host_and_device(backend):
-    g = gnp.asarray(signal((4, 97), np.complex64), device=backend)
-    r = gnp.asarray(signal((4, 24), np.float32), device=backend)
-    gnp.fft.fft(g), gnp.fft.irfft(gnp.fft.rfft(r))        # tables uploaded once per length and dtype
+def test_transforms_copy_nothing_between_host_and_device(backend):
+    """Also the first transform of a length: twiddles, chirps and Bluestein's filter are made on the device."""
+    g = gnp.asarray(signal((4, 4099), np.complex64), device=backend)      # 4099: prime, Bluestein
+    r = gnp.asarray(signal((4, 26), np.float32), device=backend)
     gnp.reset_transfer_stats()
-    gnp.fft.fft(g), gnp.fft.ifft(g), gnp.fft.irfft(gnp.fft.rfft(r)), gnp.fft.fft2(r)
+    gnp.fft.fft(g), gnp.fft.ifft(g), gnp.fft.irfft(gnp.fft.rfft(r)), gnp.fft.fft2(r), gnp.fft.irfft(r, n=7)
     assert gnp.transfer_stats()["d2h"] == 0 and gnp.transfer_stats()["h2d"] == 0
+
+
+@pytest.mark.parametrize("calc", [np.float32, np.float64])
+def test_device_tables_are_the_roots_of_unity(backend, calc):
+    """The twiddle and chirp tables' kernel, also with float32 angles (devices without float64)."""
+    from pygpgpu_core import registry
+    from pygpgpu_translate.array_ops._codegen import DEFAULT_CONFIG, launch
+    from pygpgpu_translate.array_ops._fft_kernels import roots_kernel
+    device = registry.get_device(backend)
+    n = 1000
+    k = np.arange(n)
+    for d, sign, square, exact in ((n, -1, 0, np.exp(-2j * np.pi * k / n)),
+                                   (2 * n, 1, 1, np.exp(1j * np.pi * ((k * k) % (2 * n)) / n))):
+        table = gnp.zeros(2 * n, np.float32, device=backend)
+        launch(roots_kernel(np.dtype(np.float32), np.dtype(calc)), device, DEFAULT_CONFIG,
+               (table, np.int64(n), np.int64(d), np.int64(sign), np.int64(square)))
+        got = table.get().view(np.complex64)
+        np.testing.assert_allclose(got, exact, rtol=0, atol=1e-6)
 
 
 def test_gnp_fft_is_a_module_not_a_stub():

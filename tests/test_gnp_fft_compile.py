@@ -1,5 +1,5 @@
 """The kernels of ``gnp.fft`` (every unrolled radix in both directions, the looped radix,
-Bluestein's steps, the real transforms' steps and the Hermitian extension, in float32 and
+Bluestein's steps, the real transforms' steps, the Hermitian extension and the tables, in float32 and
 float64), translated for CUDA and HIP and compiled with NVRTC and hiprtc (no GPU needed). They
 run first on an OpenCL device, which creates them and their argument signatures."""
 from __future__ import annotations
@@ -33,8 +33,9 @@ def translations():
         for radix in (2, 3, 4, 5, 7, 8):
             assert {f"gnp_fft_r{radix}_fwd_{real}_uint32", f"gnp_fft_r{radix}_inv_{real}_uint32"} <= names
         for step in ("looped", "chirp_in", "filter", "chirp_out", "pack", "rfft_post", "irfft_pre", "unpack",
-                     "hermitian"):
+                     "hermitian", "filter_fill"):
             assert f"gnp_fft_{step}_{real}_uint32" in names
+        assert f"gnp_fft_roots_{real}_float64" in names
     return found
 
 

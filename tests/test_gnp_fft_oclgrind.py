@@ -1,6 +1,6 @@
 """The kernels of ``gnp.fft`` under oclgrind: every pass (unrolled radix 2/3/4/5/7/8, the looped
-radix for 11, Bluestein's three steps, the even-length real transforms' pack/post/pre/unpack and
-the odd-length Hermitian extension) reads and writes only inside its buffers (exact-size
+radix for 11, Bluestein's steps and filter, the even-length real transforms' pack/post/pre/unpack,
+the odd-length Hermitian extension and the twiddle/chirp tables) reads and writes only inside its buffers (exact-size
 buffers, so one element past the end is an invalid access), with batches before and after the
 axis. A run that plants a pack kernel reading one pair past its row is the control."""
 from __future__ import annotations

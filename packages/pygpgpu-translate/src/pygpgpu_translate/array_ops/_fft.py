@@ -12,8 +12,9 @@ Stockham FFT (radix 8, a 4 or 2, then each odd prime factor): one kernel launch 
 (:mod:`._fft_kernels`), twiddle factors from a table of ``exp(-2 pi i k / n)``. Other lengths
 use Bluestein's chirp-z: the transform of length ``n`` as a convolution, done with FFTs of a
 2-3-5-7-smooth length ``m >= 2n - 1``.
-Twiddles and chirps are computed on the host in float64 (exact integer angles, ``k*k mod 2n``)
-and uploaded once per (context, length, dtype); the data itself never leaves the device.
+Twiddles and chirps are computed on the device (in float64 where it has it; the chirp's angles
+reduced exactly in integers, ``k*k mod 2n``) once per (context, length, dtype) and kept; nothing
+is copied between host and device.
 """
 from __future__ import annotations
 
@@ -21,10 +22,18 @@ import threading
 from typing import Any
 
 import numpy as np
-from pygpgpu_core.gnp import DeviceArray, asarray
+from pygpgpu_core.gnp import DeviceArray
 
 from ._codegen import DEFAULT_CONFIG, launch
-from ._fft_kernels import UNROLLED, bluestein_kernel, butterfly_pass, hermitian_kernel, looped_pass
+from ._fft_kernels import (
+    UNROLLED,
+    bluestein_kernel,
+    butterfly_pass,
+    filter_fill_kernel,
+    hermitian_kernel,
+    looped_pass,
+    roots_kernel,
+)
 from ._operands import check_dtype
 
 __all__ = ["fft_axis", "hermitian_extend", "radices", "MAX_DIRECT_RADIX"]
@@ -75,28 +84,24 @@ def _table(context: Any, kind: str, n: int, dtype: np.dtype, make: Any) -> Devic
     return table
 
 
-def _unit_circle(angle: np.ndarray, real: np.dtype, context: Any) -> DeviceArray:
-    """``exp(i * angle)`` (float64 angles) as interleaved ``real`` pairs on ``context``."""
-    host = np.empty((angle.size, 2), np.float64)
-    host[:, 0], host[:, 1] = np.cos(angle), np.sin(angle)
-    return asarray(host.astype(real).reshape(-1), device=context)
+def _roots(context: Any, device: Any, count: int, d: int, sign: int, square: bool, real: np.dtype) -> DeviceArray:
+    """``exp(sign * 2 pi i * r / d)`` for k < count, r = k or (with ``square``) k*k mod d, as
+    interleaved ``real`` pairs, computed on the device (angles in float64 where it has them)."""
+    table = DeviceArray((2 * count,), real, context)
+    calc = np.dtype(np.float64) if getattr(device, "fp64", True) else np.dtype(np.float32)
+    launch(roots_kernel(real, calc), device, DEFAULT_CONFIG,
+           (table, np.int64(count), np.int64(d), np.int64(sign), np.int64(square)))
+    return table
 
 
-def _twiddles(context: Any, n: int, real: np.dtype) -> DeviceArray:
+def _twiddles(a: DeviceArray, n: int, real: np.dtype) -> DeviceArray:
     """``exp(-2 pi i k / n)`` for k < n."""
-    return _table(context, "twiddles", n, real,
-                  lambda: _unit_circle((-2.0 * np.pi / n) * np.arange(n, dtype=np.float64), real, context))
+    return _table(a.context, "twiddles", n, real, lambda: _roots(a.context, a.device, n, n, -1, False, real))
 
 
-def _chirp_angles(n: int, sign: int) -> np.ndarray:
-    """``sign * pi * k^2 / n`` for k < n, with k^2 reduced mod 2n in integers (exact angles)."""
-    k = np.arange(n, dtype=np.int64)
-    return (sign * np.pi / n) * ((k * k) % (2 * n)).astype(np.float64)
-
-
-def _chirp(context: Any, n: int, sign: int, real: np.dtype) -> DeviceArray:
-    """``exp(sign * pi i k^2 / n)`` for k < n."""
-    return _table(context, f"chirp{sign}", n, real, lambda: _unit_circle(_chirp_angles(n, sign), real, context))
+def _chirp(a: DeviceArray, n: int, sign: int, real: np.dtype) -> DeviceArray:
+    """``exp(sign * pi i k^2 / n)`` for k < n (k^2 reduced mod 2n exactly, in integers)."""
+    return _table(a.context, f"chirp{sign}", n, real, lambda: _roots(a.context, a.device, n, 2 * n, sign, True, real))
 
 
 def _bluestein_length(n: int) -> int:
@@ -113,17 +118,19 @@ def _bluestein_length(n: int) -> int:
         m += 1
 
 
-def _filter(context: Any, n: int, sign: int, complex_dt: np.dtype) -> DeviceArray:
+def _filter(a: DeviceArray, n: int, sign: int) -> DeviceArray:
     """The transformed Bluestein filter: FFT_m of conj(chirp) at k and m - k (|k| < n), made on
     the device with the same FFT the convolution uses."""
     m = _bluestein_length(n)
+    real = _real_of(a.dtype)
 
     def make() -> DeviceArray:
-        b = np.zeros(m, np.complex128)
-        b[:n] = np.exp(1j * _chirp_angles(n, -sign))
-        b[m - n + 1:] = b[1:n][::-1]
-        return _stockham(asarray(b.astype(complex_dt), device=context), 1, m, 1, -1, 1.0)
-    return _table(context, f"filter{sign}", n, _real_of(complex_dt), make)
+        b = DeviceArray((m,), a.dtype, a.context)
+        idx, index = _index_type(b, m)
+        launch(filter_fill_kernel(real, idx), a.device, DEFAULT_CONFIG,
+               (_floats(b), _chirp(a, n, sign, real), index(m), index(n), index(m)))
+        return _stockham(b, 1, m, 1, -1, 1.0)
+    return _table(a.context, f"filter{sign}", n, real, make)
 
 
 def _floats(a: DeviceArray) -> DeviceArray:
@@ -147,7 +154,7 @@ def _stockham(a: DeviceArray, outer: int, n: int, inner: int, sign: int, scale: 
     assert passes is not None
     real = _real_of(a.dtype)
     idx, index = _index_type(a, a.size)
-    tw = _twiddles(a.context, n, real)
+    tw = _twiddles(a, n, real)
     out = DeviceArray(a.shape, a.dtype, a.context)
     spare = DeviceArray(a.shape, a.dtype, a.context) if len(passes) > 1 else None
     src, ns = a, 1
@@ -171,8 +178,8 @@ def _bluestein(a: DeviceArray, outer: int, n: int, inner: int, sign: int, scale:
     real = _real_of(a.dtype)
     m = _bluestein_length(n)
     idx, index = _index_type(a, outer * m * inner)
-    chirp = _chirp(a.context, n, sign, real)
-    filt = _floats(_filter(a.context, n, sign, a.dtype))
+    chirp = _chirp(a, n, sign, real)
+    filt = _floats(_filter(a, n, sign))
     work = DeviceArray((outer * m * inner,), a.dtype, a.context)
     total = index(outer * m * inner)
     launch(bluestein_kernel("chirp_in", real, idx), a.device, DEFAULT_CONFIG,

@@ -21,7 +21,8 @@ import numpy as np
 
 from ._codegen import kernel_from_source, np_type
 
-__all__ = ["UNROLLED", "butterfly_pass", "looped_pass", "bluestein_kernel", "hermitian_kernel", "real_kernel"]
+__all__ = ["UNROLLED", "butterfly_pass", "looped_pass", "bluestein_kernel", "hermitian_kernel", "real_kernel",
+           "roots_kernel", "filter_fill_kernel"]
 
 UNROLLED = (2, 3, 4, 5, 7, 8)
 
@@ -276,14 +277,54 @@ _UNPACK = '''def {kname}(dst, src, total, h, inner):
         dst[u] = src[2 * ((b_out * h + i // 2) * inner + b_in) + i % 2]
 '''
 
+
+# the tables: exp(sign * 2 pi i * r / d) with r = k (twiddles, d = n) or k*k mod d (Bluestein's
+# chirp, d = 2n: the angle pi k^2 / n reduced exactly in integers), computed in {calc}
+_ROOTS = '''def {kname}(dst, total, d, sign, square):
+    for t in range(total):
+        k = np.int64(t)
+        r = k
+        if square != 0:
+            r = (k * k) % d
+        a = {calc}(sign) * ({calc}(6.283185307179586) * {calc}(r) / {calc}(d))
+        dst[2 * t] = {real}(math.cos(a))
+        dst[2 * t + 1] = {real}(math.sin(a))
+'''
+
+# Bluestein's filter before its transform: conj(chirp[|j|]) at j and m - j for |j| < n, zeros between
+_FILTER_FILL = '''def {kname}(dst, chirp, total, n, m):
+    for t in range(total):
+        j = {idx}(t)
+        if j < n or j > m - n:
+            k = j
+            if j >= n:
+                k = m - j
+            dst[2 * j] = chirp[2 * k]
+            dst[2 * j + 1] = -chirp[2 * k + 1]
+        else:
+            dst[2 * j] = {real}(0)
+            dst[2 * j + 1] = {real}(0)
+'''
+
 _SOURCES = {"looped": _LOOPED, "chirp_in": _CHIRP_IN, "filter": _FILTER, "chirp_out": _CHIRP_OUT,
             "hermitian": _HERMITIAN, "pack": _PACK, "rfft_post": _RFFT_POST, "irfft_pre": _IRFFT_PRE,
-            "unpack": _UNPACK}
+            "unpack": _UNPACK, "filter_fill": _FILTER_FILL}
 
 
 def _from_table(which: str, real: np.dtype, idx: str):
     kname = f"gnp_fft_{which}_{real.name}_{idx}"
     return kernel_from_source(kname, _SOURCES[which].format(kname=kname, real=np_type(real), idx=f"np.{idx}"))
+
+
+def roots_kernel(real: np.dtype, calc: np.dtype):
+    """The twiddle and chirp tables' kernel: angles in ``calc`` (float64 where the device has it)."""
+    kname = f"gnp_fft_roots_{real.name}_{calc.name}"
+    return kernel_from_source(kname, _ROOTS.format(kname=kname, real=np_type(real), calc=np_type(calc)))
+
+
+def filter_fill_kernel(real: np.dtype, idx: str):
+    """Bluestein's filter from the chirp (before its transform)."""
+    return _from_table("filter_fill", real, idx)
 
 
 def looped_pass(real: np.dtype, idx: str):

@@ -53,7 +53,7 @@ def rfft_axis(x: DeviceArray, axis: int, scale: float) -> DeviceArray:
     z = fft_axis(pairs, axis, False, 1.0)
     out = DeviceArray(_with_axis(x, axis, h + 1), ct, x.context)
     launch(real_kernel("rfft_post", x.dtype, idx), x.device, DEFAULT_CONFIG,
-           (_floats(out), _floats(z), _twiddles(x.context, n, x.dtype), index(outer * (h + 1) * inner), index(h),
+           (_floats(out), _floats(z), _twiddles(x, n, x.dtype), index(outer * (h + 1) * inner), index(h),
             index(inner), x.dtype.type(scale)))
     return out
 
@@ -77,7 +77,7 @@ def irfft_axis(spectrum: DeviceArray, axis: int, n: int, scale: float) -> Device
     idx, index = _index_type(spectrum, outer * n * inner)
     combined = DeviceArray(_with_axis(spectrum, axis, h), spectrum.dtype, spectrum.context)
     launch(real_kernel("irfft_pre", real, idx), spectrum.device, DEFAULT_CONFIG,
-           (_floats(combined), _floats(spectrum), _twiddles(spectrum.context, n, real), index(outer * h * inner),
+           (_floats(combined), _floats(spectrum), _twiddles(spectrum, n, real), index(outer * h * inner),
             index(h), index(inner)))
     pairs = fft_axis(combined, axis, True, scale)
     if inner == 1:
