@@ -276,3 +276,21 @@ def test_gnp_fft_is_a_module_not_a_stub():
                                                           "ifft2", "fftfreq", "rfftfreq", "fftshift", "ifftshift"}
     from pygpgpu_core import gnp as core
     assert "fft" in core.__all__ and not isinstance(core.fft, core._not_implemented.NotInGnp)
+
+
+def test_int64_indices_of_huge_arrays_give_the_same_results(backend, monkeypatch):
+    """Arrays of 2**31 floats and more index in int64: the same kernels with int64 indices, forced
+    here on small arrays (every pass kind, Bluestein and both real paths)."""
+    from pygpgpu_translate.array_ops import _fft, _fft_real
+    wide = lambda a, elements: ("int64", np.int64)          # noqa: E731
+    monkeypatch.setattr(_fft, "_index_type", wide)
+    monkeypatch.setattr(_fft_real, "_index_type", wide)
+    x = signal((3, 2 * 3 * 5 * 7 * 8 * 11), np.complex128)
+    close(gnp.fft.fft(gnp.asarray(x, device=backend)), np.fft.fft(x))
+    y = signal((2, 71, 3), np.complex64)                   # Bluestein along the middle axis
+    close(gnp.fft.ifft(gnp.asarray(y, device=backend), axis=1), np.fft.ifft(y, axis=1))
+    r = signal((10, 3), np.float64)
+    s = np.fft.rfft(r, axis=0)
+    close(gnp.fft.rfft(gnp.asarray(r, device=backend), axis=0), s)
+    close(gnp.fft.irfft(gnp.asarray(s, device=backend), n=10, axis=0), np.fft.irfft(s, n=10, axis=0))
+    close(gnp.fft.irfft(gnp.asarray(s, device=backend), n=9, axis=0), np.fft.irfft(s, n=9, axis=0))
