@@ -33,3 +33,5 @@ from pygpgpu_core.gnp import *  # noqa: F401,F403,E402  (again, last: gnp's own 
 from pygpgpu_core.gnp import random  # noqa: F401,E402  (gnp.random)
 import sys as _sys  # noqa: E402
 _sys.modules.setdefault(__name__ + ".random", random)   # ``import pygpgpu.numpy.random`` (numpy.py is a module)
+from pygpgpu_core.gnp import fft  # noqa: F401,E402  (gnp.fft)
+_sys.modules.setdefault(__name__ + ".fft", fft)         # ``import pygpgpu.numpy.fft``

@@ -118,6 +118,9 @@ newaxis = None
 from . import random  # noqa: E402  (gnp.random: numpy's Generator API over Philox; needs the names above)
 
 __all__ += ["random"]
+from . import fft  # noqa: E402  (gnp.fft: numpy's transforms in our own FFT kernels)
+
+__all__ += ["fft"]
 
 
 def asnumpy(a: Any, out: Any = None) -> np.ndarray:

@@ -21,6 +21,8 @@ from pygpgpu_core.gnp._complex_parts import complex_part
 from ._bessel import bessel_i0
 from ._convolve import convolve
 from ._creation import arange, concatenate, linspace, stack
+from ._fft import fft_axis
+from ._fft_real import irfft_axis, rfft_axis
 from ._elementwise import assign, astype, binary, clip, copy, fill, supported_ufunc, ufunc_call, unary, where
 from ._indexing import getitem, nonzero, setitem, take
 from ._linalg import dot, matmul
@@ -38,6 +40,7 @@ __all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "
            "reduce_decorator", "DeviceReduction", "array_function", "convolve", "bessel_i0"]
 __all__ += ["random_draws", "random_search"]
 __all__ += ["searchsorted_sorted", "interp_sorted", "segment_sums", "bin_counts"]
+__all__ += ["fft_axis", "rfft_axis", "irfft_axis"]
 
 _REDUCE_METHODS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_and": "all",
                    "logical_or": "any"}
