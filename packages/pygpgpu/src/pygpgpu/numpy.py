@@ -30,5 +30,7 @@ from pygpgpu_core.gnp._histogramdd import *  # noqa: F401,F403
 from pygpgpu_core.gnp._cross import *  # noqa: F401,F403
 from pygpgpu_core.gnp._bessel import *  # noqa: F401,F403
 from pygpgpu_core.gnp import random  # noqa: F401,E402  (gnp.random)
+from pygpgpu_core.gnp import linalg  # noqa: F401,E402  (gnp.linalg)
 import sys as _sys  # noqa: E402
 _sys.modules.setdefault(__name__ + ".random", random)   # ``import pygpgpu.numpy.random`` (numpy.py is a module)
+_sys.modules.setdefault(__name__ + ".linalg", linalg)   # ``import pygpgpu.numpy.linalg``

@@ -119,6 +119,10 @@ from . import random  # noqa: E402  (gnp.random: numpy's Generator API over Phil
 
 __all__ += ["random"]
 
+from . import linalg  # noqa: E402  (gnp.linalg: numpy.linalg on the device; needs the names above)
+
+__all__ += ["linalg"]
+
 
 def asnumpy(a: Any, out: Any = None) -> np.ndarray:
     """A numpy copy of ``a`` (device arrays are read back; host data is returned as numpy)."""

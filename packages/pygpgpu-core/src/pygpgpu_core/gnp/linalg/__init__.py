@@ -1,0 +1,40 @@
+"""``gnp.linalg`` (``pygpgpu.numpy.linalg``): numpy.linalg's functions on device arrays, over stacks
+(..., M, N) of matrices as numpy takes them, with numpy's dtypes, shapes and errors
+(``LinAlgError`` is numpy's own class).
+
+Every function runs on the device through gnp's own kernels (one work group per matrix): LU
+with partial pivoting (det, slogdet, solve, inv), Cholesky, Householder QR with LAPACK's
+reflectors, Jacobi for eigh and svd; norms and products are device reductions and matmuls.
+Functions that must raise ``LinAlgError`` (solve, inv, cholesky) read one flag per matrix back
+to know; ``lstsq`` reads its rank back, as numpy returns it as an int. Complex matrices are not
+implemented yet (TypeError saying so). docs/device-arrays.md lists what runs where.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ._decompositions import eigh, eigvalsh, qr, svd, svdvals
+from ._least_squares import lstsq, matrix_rank, pinv
+from ._norms import cond, matrix_norm, norm, vector_norm
+from ._operands import LinAlgError
+from ._products import matrix_power, multi_dot
+from ._results import EighResult, QRResult, SlogdetResult, SVDResult
+from ._solve import cholesky, det, inv, slogdet, solve
+
+__all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "cond", "det", "slogdet", "solve", "inv", "cholesky",
+           "qr", "eigh", "eigvalsh", "svd", "svdvals", "lstsq", "pinv", "matrix_rank", "matrix_power", "multi_dot",
+           "EighResult", "QRResult", "SlogdetResult", "SVDResult", "eig", "eigvals", "tensorsolve", "tensorinv"]
+
+
+def _not_yet(name: str, instead: str) -> Any:
+    def missing(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"gnp.linalg.{name} is not implemented (general, non-symmetric matrices have "
+                                  f"complex eigenpairs); {instead}")
+    missing.__name__ = name
+    return missing
+
+
+eig = _not_yet("eig", "use gnp.linalg.eigh for symmetric matrices, or np.linalg.eig on a host copy (g.get())")
+eigvals = _not_yet("eigvals", "use gnp.linalg.eigvalsh for symmetric matrices, or np.linalg.eigvals on a host copy")
+tensorsolve = _not_yet("tensorsolve", "reshape to a matrix and use gnp.linalg.solve")
+tensorinv = _not_yet("tensorinv", "reshape to a matrix and use gnp.linalg.inv")

@@ -1,0 +1,245 @@
+"""``gnp.linalg.eigh`` and ``svd``'s kernels: Jacobi rotations in round-robin order, so that each
+step rotates n/2 disjoint pairs of indices at once (one work group per matrix of a stack).
+
+- eigh: two-sided Jacobi on the symmetric matrix (its lower or upper triangle mirrored first),
+  sweeps until the off-diagonal part is below ``eps * ||A||_F``; eigenvalues ascending with
+  their eigenvectors as columns (numpy's order; each vector's sign is the algorithm's own).
+- svd: one-sided Jacobi (Hestenes) on the columns of an m x n matrix with m >= n, until every
+  pair of columns is orthogonal to ``tol``; singular values descending, U's columns the
+  normalised columns (zero where a singular value is 0: gnp.linalg completes them), V from the
+  accumulated rotations.
+"""
+from __future__ import annotations
+
+import numpy as np
+from pygpgpu_core.gnp import DeviceArray
+
+from ._codegen import kernel_from_source, launch
+from ._linalg_common import BARRIER, group_grid, scalar_type
+
+__all__ = ["jacobi_eigh", "jacobi_svd"]
+
+MAX_SWEEPS = 60
+
+# the pair (p, q), p < q, that pair slot pk of round r joins (the circle method over mm players;
+# q >= n is the bye of an odd n)
+_PAIR = (
+    "p = 0 if pk == 0 else (pk - 1 + r) % (mm - 1) + 1",
+    "q = (mm - 2 - pk + r) % (mm - 1) + 1",
+    "if p > q:",
+    "    sw = p",
+    "    p = q",
+    "    q = sw",
+)
+
+_EIGH = '''def {name}(a, v, cs, w, vout, n, upper, tol2):
+    g = gpu.get_group_id(0)
+    t = gpu.get_local_id(0)
+    ws = gpu.get_local_size(0)
+    done = gpu.local_array(1, np.int32)
+    A = g * n * n
+    mm = n + n % 2
+    half = mm // 2
+    C = g * mm
+    for e in range(t, n * n, ws):
+        i = e // n
+        c = e % n
+        v[A + e] = {T}(1) if i == c else {T}(0)
+        if c > i:
+            a[A + e] = a[A + c * n + i] if upper == 0 else a[A + e]
+        if c < i and upper != 0:
+            a[A + e] = a[A + c * n + i]
+    {BARRIER}
+    for sweep in range({SWEEPS}):
+        if t == 0:
+            off = {T}(0)
+            fro = {T}(0)
+            for e in range(n * n):
+                x2 = a[A + e] * a[A + e]
+                fro = fro + x2
+                if e // n != e % n:
+                    off = off + x2
+            done[0] = 1 if off <= tol2 * fro else 0
+        {BARRIER}
+        if done[0] != 0:
+            break
+        for r in range(mm - 1):
+            for pk in range(t, half, ws):
+{PAIR}
+                co = {T}(1)
+                si = {T}(0)
+                if q < n:
+                    apq = a[A + p * n + q]
+                    if apq != {T}(0):
+                        theta = (a[A + q * n + q] - a[A + p * n + p]) / ({T}(2) * apq)
+                        tt = math.copysign({T}(1), theta) / (abs(theta) + math.hypot(theta, {T}(1)))
+                        co = {T}(1) / math.sqrt(tt * tt + {T}(1))
+                        si = tt * co
+                cs[2 * (C // 2 + pk)] = co
+                cs[2 * (C // 2 + pk) + 1] = si
+            {BARRIER}
+            for e in range(t, n * half, ws):
+                i = e // half
+                pk = e % half
+{PAIR}
+                if q < n:
+                    co = cs[2 * (C // 2 + pk)]
+                    si = cs[2 * (C // 2 + pk) + 1]
+                    x = a[A + i * n + p]
+                    y = a[A + i * n + q]
+                    a[A + i * n + p] = co * x - si * y
+                    a[A + i * n + q] = si * x + co * y
+                    x = v[A + i * n + p]
+                    y = v[A + i * n + q]
+                    v[A + i * n + p] = co * x - si * y
+                    v[A + i * n + q] = si * x + co * y
+            {BARRIER}
+            for e in range(t, n * half, ws):
+                i = e // half
+                pk = e % half
+{PAIR}
+                if q < n:
+                    co = cs[2 * (C // 2 + pk)]
+                    si = cs[2 * (C // 2 + pk) + 1]
+                    x = a[A + p * n + i]
+                    y = a[A + q * n + i]
+                    a[A + p * n + i] = co * x - si * y if i != q else {T}(0)
+                    a[A + q * n + i] = si * x + co * y if i != p else {T}(0)
+            {BARRIER}
+    for i in range(t, n, ws):
+        d = a[A + i * n + i]
+        rank = 0
+        for j in range(n):
+            dj = a[A + j * n + j]
+            if dj < d or (dj == d and j < i):
+                rank += 1
+        w[g * n + rank] = d
+        for row in range(n):
+            vout[A + row * n + rank] = v[A + row * n + i]
+'''
+
+_SVD = '''def {name}(a, v, s, u, vt, m, n, tol):
+    g = gpu.get_group_id(0)
+    t = gpu.get_local_id(0)
+    ws = gpu.get_local_size(0)
+    rotated = gpu.local_array(1, np.int32)
+    A = g * m * n
+    V = g * n * n
+    mm = n + n % 2
+    half = mm // 2
+    for e in range(t, n * n, ws):
+        v[V + e] = {T}(1) if e // n == e % n else {T}(0)
+    for sweep in range({SWEEPS}):
+        if t == 0:
+            rotated[0] = 0
+        {BARRIER}
+        for r in range(mm - 1):
+            for pk in range(t, half, ws):
+{PAIR}
+                if q < n:
+                    al = {T}(0)
+                    be = {T}(0)
+                    ga = {T}(0)
+                    for i in range(m):
+                        x = a[A + i * n + p]
+                        y = a[A + i * n + q]
+                        al = al + x * x
+                        be = be + y * y
+                        ga = ga + x * y
+                    if abs(ga) > tol * math.sqrt(al) * math.sqrt(be):
+                        rotated[0] = 1
+                        zeta = (be - al) / ({T}(2) * ga)
+                        tt = math.copysign({T}(1), zeta) / (abs(zeta) + math.hypot(zeta, {T}(1)))
+                        co = {T}(1) / math.sqrt(tt * tt + {T}(1))
+                        si = tt * co
+                        for i in range(m):
+                            x = a[A + i * n + p]
+                            y = a[A + i * n + q]
+                            a[A + i * n + p] = co * x - si * y
+                            a[A + i * n + q] = si * x + co * y
+                        for i in range(n):
+                            x = v[V + i * n + p]
+                            y = v[V + i * n + q]
+                            v[V + i * n + p] = co * x - si * y
+                            v[V + i * n + q] = si * x + co * y
+            {BARRIER}
+        if rotated[0] == 0:
+            break
+        {BARRIER}
+    for j in range(t, n, ws):
+        nj = {T}(0)
+        for i in range(m):
+            nj = nj + a[A + i * n + j] * a[A + i * n + j]
+        s[g * n + j] = math.sqrt(nj)
+    {BARRIER}
+    for j in range(t, n, ws):
+        sj = s[g * n + j]
+        rank = 0
+        for l in range(n):
+            sl = s[g * n + l]
+            if sl > sj or (sl == sj and l < j):
+                rank += 1
+        for i in range(m):
+            u[A + i * n + rank] = a[A + i * n + j] / sj if sj > {T}(0) else {T}(0)
+        for i in range(n):
+            vt[V + rank * n + i] = v[V + i * n + j]
+    {BARRIER}
+    for j in range(t, n, ws):
+        sj = s[g * n + j]
+        rank = 0
+        for l in range(n):
+            sl = s[g * n + l]
+            if sl > sj or (sl == sj and l < j):
+                rank += 1
+        a[A + rank] = sj
+    {BARRIER}
+    for j in range(t, n, ws):
+        s[g * n + j] = a[A + j]
+'''
+
+
+def _pair(indent: str) -> str:
+    return "".join(f"{indent}{line}\n" for line in _PAIR)
+
+
+def _source(template: str, name: str, dt: np.dtype) -> str:
+    body = template.replace("{PAIR}\n", _pair(" " * 16))
+    return body.format(name=name, T=scalar_type(dt), BARRIER=BARRIER, SWEEPS=MAX_SWEEPS)
+
+
+def jacobi_eigh(a: DeviceArray, upper: bool) -> "tuple[DeviceArray, DeviceArray]":
+    """Eigenvalues (batch, n) ascending and eigenvectors (batch, n, n) as columns of each
+    symmetric matrix of ``a`` (a fresh C-contiguous (batch, n, n) float array, overwritten),
+    reading its lower (or, ``upper``, its upper) triangle."""
+    batch, n = a.shape[0], a.shape[1]
+    dt, ctx = a.dtype, a.context
+    w = DeviceArray((batch, n), dt, ctx)
+    vout = DeviceArray((batch, n, n), dt, ctx)
+    if batch and n:
+        v = DeviceArray((batch, n, n), dt, ctx)
+        cs = DeviceArray((batch * (n + n % 2) + 2,), dt, ctx)
+        name = f"gnp_linalg_jacobi_eigh_{dt.name}"
+        kern = kernel_from_source(name, _source(_EIGH, name, dt), contract=False)
+        eps = float(np.finfo(dt).eps)
+        launch(kern, a.device, group_grid(batch, n * ((n + 1) // 2)),
+               (a.reshape(-1), v.reshape(-1), cs, w.reshape(-1), vout.reshape(-1), n, int(upper), eps * eps))
+    return w, vout
+
+
+def jacobi_svd(a: DeviceArray) -> "tuple[DeviceArray, DeviceArray, DeviceArray]":
+    """``(u, s, vt)`` of each matrix of ``a`` (a fresh C-contiguous (batch, m, n) float array with
+    m >= n, overwritten): u (batch, m, n) with zero columns where s is 0, s (batch, n)
+    descending, vt (batch, n, n)."""
+    batch, m, n = a.shape
+    dt, ctx = a.dtype, a.context
+    s = DeviceArray((batch, n), dt, ctx)
+    u = DeviceArray((batch, m, n), dt, ctx)
+    vt = DeviceArray((batch, n, n), dt, ctx)
+    if batch and n:
+        v = DeviceArray((batch, n, n), dt, ctx)
+        name = f"gnp_linalg_jacobi_svd_{dt.name}"
+        kern = kernel_from_source(name, _source(_SVD, name, dt), contract=False)
+        tol = float(np.finfo(dt).eps) * max(m, 1) ** 0.5
+        launch(kern, a.device, group_grid(batch, (n + 1) // 2),
+               (a.reshape(-1), v.reshape(-1), s.reshape(-1), u.reshape(-1), vt.reshape(-1), m, n, tol))
+    return u, s, vt

@@ -1,0 +1,286 @@
+"""gnp.linalg against numpy.linalg on real kernels (PoCL here): values, dtypes, shapes, stacks and
+numpy's errors. Decompositions whose vectors are only defined up to sign (eigh, svd) are checked
+through their defining identities and orthonormality, and their values against numpy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pygpgpu.numpy as gnp
+
+RNG = np.random.default_rng(32)
+TOL = {np.float32: 2e-4, np.float64: 1e-10}
+
+
+def _close(got, want, dt=np.float64, scale=1.0):
+    got = got.get() if isinstance(got, gnp.DeviceArray) else np.asarray(got)
+    assert got.shape == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=TOL[dt], atol=TOL[dt] * scale)
+
+
+def _mat(shape, dt=np.float64):
+    return RNG.standard_normal(shape).astype(dt)
+
+
+def _spd(shape, dt=np.float64):
+    x = _mat(shape)
+    return (x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dt)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 3), (17, 17), (4, 5, 5), (2, 3, 6, 6)])
+def test_det_slogdet_inv_match_numpy(dt, shape):
+    a = _mat(shape, dt)
+    g = gnp.asarray(a)
+    d = gnp.linalg.det(g)
+    assert d.dtype == np.linalg.det(a).dtype and d.shape == np.shape(np.linalg.det(a))
+    _close(d, np.linalg.det(a), dt, scale=float(np.abs(np.linalg.det(a)).max()))
+    sign, logdet = gnp.linalg.slogdet(g)
+    want = np.linalg.slogdet(a)
+    _close(sign, want.sign, dt)
+    _close(logdet, want.logabsdet, dt, scale=10)
+    i = gnp.linalg.inv(g)
+    assert i.dtype == dt
+    _close(i, np.linalg.inv(a), dt, scale=float(np.abs(np.linalg.inv(a)).max()) * 10)
+
+
+def test_det_of_singular_and_integer_matrices():
+    a = np.array([[[1, 2], [2, 4]], [[2, 0], [0, 3]]])
+    d = gnp.linalg.det(gnp.asarray(a))
+    assert d.dtype == np.float64
+    _close(d, np.linalg.det(a))
+    s = gnp.linalg.slogdet(gnp.asarray(a))
+    np.testing.assert_array_equal(s.sign.get(), [0.0, 1.0])
+    assert s.logabsdet.get()[0] == -np.inf
+    _close(gnp.linalg.det(gnp.zeros((0, 0))), np.linalg.det(np.zeros((0, 0))))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_solve_matrix_vector_and_broadcast_batches(dt):
+    a = _mat((3, 8, 8), dt) + 4 * np.eye(8, dtype=dt)
+    b = _mat((8, 3), dt)
+    _close(gnp.linalg.solve(gnp.asarray(a), gnp.asarray(b)), np.linalg.solve(a, b), dt, scale=10)
+    v = _mat((8,), dt)
+    x = gnp.linalg.solve(gnp.asarray(a), gnp.asarray(v))
+    assert x.shape == (3, 8)
+    _close(x, np.linalg.solve(a, v), dt, scale=10)
+    bb = _mat((2, 1, 8, 5), dt)
+    _close(gnp.linalg.solve(gnp.asarray(a), gnp.asarray(bb)), np.linalg.solve(a, bb), dt, scale=10)
+    mixed = gnp.linalg.solve(gnp.asarray(a.astype(np.float32)), gnp.asarray(b.astype(np.float64)))
+    assert mixed.dtype == np.linalg.solve(a.astype(np.float32), b.astype(np.float64)).dtype
+
+
+def test_singular_matrices_raise_linalgerror():
+    s = np.array([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        gnp.linalg.inv(gnp.asarray(np.stack([np.eye(2), s])))
+    with pytest.raises(gnp.linalg.LinAlgError, match="Singular matrix"):
+        gnp.linalg.solve(gnp.asarray(s), gnp.asarray(np.ones(2)))
+
+
+def test_shape_and_dtype_errors_are_numpys():
+    with pytest.raises(np.linalg.LinAlgError, match="at least two-dimensional"):
+        gnp.linalg.inv(gnp.ones(3))
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        gnp.linalg.det(gnp.ones((2, 3)))
+    with pytest.raises(TypeError, match="float16 is unsupported"):
+        gnp.linalg.inv(gnp.ones((2, 2), np.float32).astype(np.float16))
+    with pytest.raises(ValueError, match="Unrecognized mode"):
+        gnp.linalg.qr(gnp.ones((2, 2)), mode="economic")
+    with pytest.raises(ValueError, match="UPLO"):
+        gnp.linalg.eigh(gnp.ones((2, 2)), UPLO="X")
+    with pytest.raises(NotImplementedError, match="eigh"):
+        gnp.linalg.eig(gnp.ones((2, 2)))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (5, 5), (3, 20, 20)])
+def test_cholesky_lower_and_upper(dt, shape):
+    a = _spd(shape, dt)
+    low = gnp.linalg.cholesky(gnp.asarray(a))
+    assert low.dtype == dt
+    _close(low, np.linalg.cholesky(a), dt, scale=10)
+    _close(gnp.linalg.cholesky(gnp.asarray(a), upper=True), np.linalg.cholesky(a, upper=True), dt, scale=10)
+
+
+def test_cholesky_reads_only_the_lower_triangle_and_refuses_non_pd():
+    a = _spd((6, 6))
+    junk = a + np.triu(np.full((6, 6), 7.0), 1)
+    _close(gnp.linalg.cholesky(gnp.asarray(junk)), np.linalg.cholesky(junk))
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        gnp.linalg.cholesky(gnp.asarray(np.stack([a, -a])))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (5, 5), (2, 9, 3), (1, 1)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr_matches_numpy_including_signs(dt, shape, mode):
+    a = _mat(shape, dt)
+    got, want = gnp.linalg.qr(gnp.asarray(a), mode=mode), np.linalg.qr(a, mode=mode)
+    if mode == "r":
+        _close(got, want, dt, scale=10)
+        return
+    _close(got.Q, want.Q, dt, scale=10)
+    _close(got.R, want.R, dt, scale=10)
+
+
+def test_qr_raw_and_integer_input():
+    a = RNG.integers(-5, 5, (7, 4))
+    h, tau = gnp.linalg.qr(gnp.asarray(a), mode="raw")
+    wh, wtau = np.linalg.qr(a, mode="raw")
+    _close(h, wh)
+    _close(tau, wtau)
+    q, r = gnp.linalg.qr(gnp.asarray(a))
+    assert q.dtype == r.dtype == np.float64
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (7, 7), (3, 16, 16)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh_values_and_vectors(dt, shape, uplo):
+    x = _mat(shape, dt)
+    sym = x + np.swapaxes(x, -1, -2)
+    a = np.tril(x) + np.triu(_mat(shape, dt), 1) if uplo == "L" else np.triu(x) + np.tril(_mat(shape, dt), -1)
+    a = a.astype(dt)
+    want_w = np.linalg.eigvalsh(a, UPLO=uplo)
+    w, v = gnp.linalg.eigh(gnp.asarray(a), UPLO=uplo)
+    assert w.dtype == v.dtype == dt and w.shape == want_w.shape and v.shape == a.shape
+    _close(w, want_w, dt, scale=10)
+    _close(gnp.linalg.eigvalsh(gnp.asarray(a), UPLO=uplo), want_w, dt, scale=10)
+    full = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2) if uplo == "L" else np.triu(a) + np.swapaxes(np.triu(a, 1), -1, -2)
+    V, W = v.get(), w.get()
+    _close(full @ V, V * W[..., None, :], dt, scale=10)
+    _close(np.swapaxes(V, -1, -2) @ V, np.broadcast_to(np.eye(shape[-1]), a.shape), dt, scale=10)
+    del sym
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (5, 5), (2, 9, 3), (3, 2, 7), (1, 1)])
+@pytest.mark.parametrize("full", [True, False])
+def test_svd_reconstructs_with_orthonormal_factors(dt, shape, full):
+    a = _mat(shape, dt)
+    u, s, vh = gnp.linalg.svd(gnp.asarray(a), full_matrices=full)
+    wu, ws, wvh = np.linalg.svd(a, full_matrices=full)
+    assert (u.shape, s.shape, vh.shape) == (wu.shape, ws.shape, wvh.shape)
+    assert u.dtype == s.dtype == vh.dtype == dt
+    _close(s, ws, dt, scale=10)
+    k = min(shape[-2:])
+    U, S, VH = u.get(), s.get(), vh.get()
+    _close((U[..., :k] * S[..., None, :]) @ VH[..., :k, :], a, dt, scale=10)
+    _close(np.swapaxes(U, -1, -2) @ U, np.broadcast_to(np.eye(U.shape[-1]), U.shape[:-2] + (U.shape[-1],) * 2), dt, 10)
+    _close(VH @ np.swapaxes(VH, -1, -2), np.broadcast_to(np.eye(VH.shape[-2]), VH.shape[:-2] + (VH.shape[-2],) * 2),
+           dt, 10)
+    _close(gnp.linalg.svd(gnp.asarray(a), compute_uv=False), ws, dt, scale=10)
+
+
+def test_svd_of_rank_deficient_matrix_keeps_u_orthonormal():
+    a = np.outer(np.arange(1.0, 6.0), np.arange(1.0, 4.0))
+    u, s, vh = gnp.linalg.svd(gnp.asarray(a), full_matrices=False)
+    _close(s, np.linalg.svd(a, compute_uv=False), scale=10)
+    U = u.get()
+    _close(U.T @ U, np.eye(3))
+    _close((U * s.get()) @ vh.get(), a)
+
+
+VECTOR_ORDS = [None, 2, 1, -1, 0, np.inf, -np.inf, 3, 0.5]
+MATRIX_ORDS = [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf]
+
+
+@pytest.mark.parametrize("ord", VECTOR_ORDS)
+def test_vector_norms(ord):
+    x = _mat((4, 5))
+    g = gnp.asarray(x)
+    for axis in (0, 1, -1):
+        _close(gnp.linalg.norm(g, ord, axis), np.linalg.norm(x, ord, axis))
+        _close(gnp.linalg.norm(g, ord, axis, keepdims=True), np.linalg.norm(x, ord, axis, keepdims=True))
+    if ord is not None:
+        _close(gnp.linalg.norm(gnp.asarray(x[0]), ord), np.linalg.norm(x[0], ord))
+
+
+@pytest.mark.parametrize("ord", MATRIX_ORDS)
+def test_matrix_norms(ord):
+    x = _mat((3, 4, 5))
+    g = gnp.asarray(x)
+    for axis in ((1, 2), (2, 1), (0, 2), (-1, -3)):
+        _close(gnp.linalg.norm(g, ord, axis), np.linalg.norm(x, ord, axis))
+    _close(gnp.linalg.norm(g, ord, (1, 2), keepdims=True), np.linalg.norm(x, ord, (1, 2), keepdims=True))
+    _close(gnp.linalg.norm(gnp.asarray(x[0]), ord), np.linalg.norm(x[0], ord))
+
+
+def test_norm_defaults_dtypes_and_errors():
+    x = RNG.integers(-9, 9, (3, 4, 2))
+    got = gnp.linalg.norm(gnp.asarray(x))
+    assert got.dtype == np.float64
+    _close(got, np.linalg.norm(x))
+    _close(gnp.linalg.norm(gnp.asarray(x), keepdims=True), np.linalg.norm(x, keepdims=True))
+    f = _mat((5,), np.float32)
+    assert gnp.linalg.norm(gnp.asarray(f)).dtype == np.float32
+    with pytest.raises(ValueError, match="Invalid norm order 'fro' for vectors"):
+        gnp.linalg.norm(gnp.asarray(f), "fro", 0)
+    with pytest.raises(ValueError, match="Invalid norm order for matrices"):
+        gnp.linalg.norm(gnp.ones((2, 2)), 3)
+    with pytest.raises(ValueError, match="Improper number of dimensions"):
+        gnp.linalg.norm(gnp.ones((2, 2, 2)), 2)
+    with pytest.raises(ValueError, match="Duplicate axes"):
+        gnp.linalg.norm(gnp.ones((2, 2)), None, (0, 0))
+    _close(gnp.linalg.vector_norm(gnp.asarray(x), axis=(0, 2), ord=3), np.linalg.vector_norm(x, axis=(0, 2), ord=3))
+    _close(gnp.linalg.matrix_norm(gnp.asarray(x), ord="nuc"), np.linalg.matrix_norm(x, ord="nuc"))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, -1, -3])
+def test_matrix_power(n):
+    a = _mat((2, 4, 4)) / 2 + np.eye(4)
+    got = gnp.linalg.matrix_power(gnp.asarray(a), n)
+    _close(got, np.linalg.matrix_power(a, n), scale=10)
+    ints = RNG.integers(-3, 3, (3, 3))
+    if n >= 0:
+        gi = gnp.linalg.matrix_power(gnp.asarray(ints), n)
+        assert gi.dtype == ints.dtype
+        np.testing.assert_array_equal(gi.get(), np.linalg.matrix_power(ints, n))
+    with pytest.raises(TypeError, match="exponent must be an integer"):
+        gnp.linalg.matrix_power(gnp.asarray(a), 1.5)
+
+
+def test_multi_dot_chains_and_vector_ends():
+    shapes = [(10, 30), (30, 5), (5, 60), (60, 3)]
+    ms = [_mat(s) for s in shapes]
+    _close(gnp.linalg.multi_dot([gnp.asarray(m) for m in ms]), np.linalg.multi_dot(ms), scale=100)
+    v0, v1 = _mat((10,)), _mat((3,))
+    args = [v0] + ms + [v1]
+    _close(gnp.linalg.multi_dot([gnp.asarray(m) for m in args]), np.linalg.multi_dot(args), scale=1000)
+    _close(gnp.linalg.multi_dot([gnp.asarray(m) for m in [v0] + ms[:2]]), np.linalg.multi_dot([v0] + ms[:2]), scale=100)
+    with pytest.raises(ValueError, match="at least two"):
+        gnp.linalg.multi_dot([gnp.asarray(v0)])
+
+
+def test_lstsq_pinv_matrix_rank_cond():
+    a = _mat((9, 4))
+    b = _mat((9, 2))
+    x, res, rank, s = gnp.linalg.lstsq(gnp.asarray(a), gnp.asarray(b))
+    wx, wres, wrank, ws = np.linalg.lstsq(a, b)
+    _close(x, wx)
+    _close(res, wres)
+    assert rank == wrank
+    _close(s, ws)
+    deficient = np.outer(np.arange(1.0, 7.0), np.arange(1.0, 4.0))
+    y = _mat((6,))
+    x, res, rank, s = gnp.linalg.lstsq(gnp.asarray(deficient), gnp.asarray(y))
+    wx, wres, wrank, ws = np.linalg.lstsq(deficient, y)
+    _close(x, wx)
+    assert rank == wrank == 1 and res.shape == wres.shape == (0,)
+    stack = _mat((2, 5, 3))
+    _close(gnp.linalg.pinv(gnp.asarray(stack)), np.linalg.pinv(stack))
+    _close(gnp.linalg.matrix_rank(gnp.asarray(deficient)), np.linalg.matrix_rank(deficient))
+    _close(gnp.linalg.matrix_rank(gnp.asarray(stack)), np.linalg.matrix_rank(stack))
+    sq = _mat((3, 4, 4))
+    for p in (None, 2, -2, 1, np.inf, "fro"):
+        _close(gnp.linalg.cond(gnp.asarray(sq), p), np.linalg.cond(sq, p), scale=100)
+
+
+def test_results_stay_on_the_device():
+    a = gnp.asarray(_spd((4, 4)))
+    gnp.reset_transfer_stats()
+    results = (gnp.linalg.det(a), gnp.linalg.qr(a).Q, gnp.linalg.eigh(a).eigenvectors, gnp.linalg.svd(a).U,
+               gnp.linalg.norm(a, 2), gnp.linalg.matrix_power(a, 3))
+    assert all(isinstance(r, gnp.DeviceArray) for r in results)
+    assert gnp.transfer_stats()["d2h"] == 0 and gnp.transfer_stats()["h2d"] == 0
