@@ -284,3 +284,25 @@ def test_results_stay_on_the_device():
                gnp.linalg.norm(a, 2), gnp.linalg.matrix_power(a, 3))
     assert all(isinstance(r, gnp.DeviceArray) for r in results)
     assert gnp.transfer_stats()["d2h"] == 0 and gnp.transfer_stats()["h2d"] == 0
+
+
+def test_empty_stacks_and_empty_matrices_have_numpys_shapes():
+    for shape in ((0, 3, 2), (0, 3), (2, 0, 4)):
+        got, want = gnp.linalg.qr(gnp.zeros(shape)), np.linalg.qr(np.zeros(shape))
+        assert (got.Q.shape, got.R.shape) == (want.Q.shape, want.R.shape)
+    assert gnp.linalg.inv(gnp.zeros((0, 3, 3))).shape == (0, 3, 3)
+    assert gnp.linalg.solve(gnp.zeros((0, 3, 3)), gnp.zeros((0, 3, 2))).shape == (0, 3, 2)
+    np.testing.assert_array_equal(gnp.linalg.det(gnp.zeros((2, 0, 0))).get(), np.linalg.det(np.zeros((2, 0, 0))))
+    w, v = gnp.linalg.eigh(gnp.zeros((2, 0, 0)))
+    assert (w.shape, v.shape) == ((2, 0), (2, 0, 0))
+
+
+def test_degenerate_spectra():
+    w, v = gnp.linalg.eigh(gnp.asarray(np.eye(5)))
+    _close(w, np.ones(5))
+    V = v.get()
+    _close(V.T @ V, np.eye(5))
+    u, s, vh = gnp.linalg.svd(gnp.zeros((4, 3)))
+    _close(s, np.zeros(3))
+    _close(u.get().T @ u.get(), np.eye(4))
+    _close(vh.get() @ vh.get().T, np.eye(3))

@@ -52,7 +52,8 @@ def compute_dtype(*dtypes: np.dtype, op: str) -> np.dtype:
 
 def work_copy(a: DeviceArray, dtype: np.dtype) -> DeviceArray:
     """A fresh C-contiguous copy of the stack ``a`` in ``dtype``, shaped (batch, m, n)."""
-    return a.astype(dtype, copy=True).reshape(-1, a.shape[-2], a.shape[-1])
+    batch = int(np.prod(a.shape[:-2], dtype=np.int64))      # (explicit: -1 is ambiguous for empty matrices)
+    return a.astype(dtype, copy=True).reshape(batch, a.shape[-2], a.shape[-1])
 
 
 def raise_if(info: DeviceArray, message: str) -> None:
