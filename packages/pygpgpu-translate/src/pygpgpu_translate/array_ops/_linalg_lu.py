@@ -45,15 +45,14 @@ _SOURCE = '''def {name}(a, b, sign, logdet, info, n, k):
                 b[B + p * k + c] = y
         {BARRIER}
         d = a[A + j * n + j]
-        if t == 0:
-            if p != j:
+        if d == {T}(0):
+            bad = 1         # every work item: the back substitution's barriers depend on it
+        elif t == 0:
+            if d < {T}(0):
                 sg = -sg
-            if d == {T}(0):
-                bad = 1
-            else:
-                if d < {T}(0):
-                    sg = -sg
-                la = la + math.log(abs(d))
+            la = la + math.log(abs(d))
+        if t == 0 and p != j:
+            sg = -sg
         if d != {T}(0):
             for i in range(j + 1 + t, n, ws):
                 a[A + i * n + j] = a[A + i * n + j] / d
