@@ -306,3 +306,35 @@ def test_degenerate_spectra():
     _close(s, np.zeros(3))
     _close(u.get().T @ u.get(), np.eye(4))
     _close(vh.get() @ vh.get().T, np.eye(3))
+
+
+def test_tensorsolve_and_tensorinv():
+    a = _mat((6, 2, 3)) + np.eye(6).reshape(6, 2, 3) * 3
+    b = _mat((6,))
+    _close(gnp.linalg.tensorsolve(gnp.asarray(a), gnp.asarray(b)), np.linalg.tensorsolve(a, b), scale=10)
+    a4 = _mat((4, 6, 2, 12))
+    b4 = _mat((2, 12))
+    _close(gnp.linalg.tensorsolve(gnp.asarray(a4), gnp.asarray(b4), axes=(0, 1)),
+           np.linalg.tensorsolve(a4, b4, axes=(0, 1)), scale=1e4)
+    t = _mat((4, 6, 8, 3)) + 0
+    _close(gnp.linalg.tensorinv(gnp.asarray(t), ind=2), np.linalg.tensorinv(t, ind=2), scale=1e3)
+    with pytest.raises(np.linalg.LinAlgError, match="prod"):
+        gnp.linalg.tensorsolve(gnp.ones((2, 3)), gnp.ones(2))
+    with pytest.raises(ValueError, match="Invalid ind"):
+        gnp.linalg.tensorinv(gnp.ones((2, 2)), ind=0)
+
+
+def test_array_api_names():
+    x, y = _mat((2, 3, 3)), _mat((2, 3, 3))
+    gx, gy = gnp.asarray(x), gnp.asarray(y)
+    _close(gnp.linalg.matmul(gx, gy), np.linalg.matmul(x, y))
+    _close(gnp.linalg.trace(gx, offset=1), np.linalg.trace(x, offset=1))
+    _close(gnp.linalg.diagonal(gx, offset=-1), np.linalg.diagonal(x, offset=-1))
+    _close(gnp.linalg.matrix_transpose(gx), np.linalg.matrix_transpose(x))
+    _close(gnp.linalg.vecdot(gx, gy, axis=1), np.linalg.vecdot(x, y, axis=1))
+    _close(gnp.linalg.cross(gx, gy), np.linalg.cross(x, y))
+    _close(gnp.linalg.outer(gx[0, 0], gy[0, 1]), np.linalg.outer(x[0, 0], y[0, 1]))
+    z = _mat((3, 4))
+    _close(gnp.linalg.tensordot(gx, gnp.asarray(z), axes=1), np.linalg.tensordot(x, z, axes=1))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        gnp.linalg.outer(gx, gy)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._array_api import cross, diagonal, matmul, matrix_transpose, outer, tensordot, trace, vecdot
 from ._decompositions import eigh, eigvalsh, qr, svd, svdvals
 from ._least_squares import lstsq, matrix_rank, pinv
 from ._norms import cond, matrix_norm, norm, vector_norm
@@ -20,10 +21,12 @@ from ._operands import LinAlgError
 from ._products import matrix_power, multi_dot
 from ._results import EighResult, QRResult, SlogdetResult, SVDResult
 from ._solve import cholesky, det, inv, slogdet, solve
+from ._tensor import tensorinv, tensorsolve
 
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "cond", "det", "slogdet", "solve", "inv", "cholesky",
            "qr", "eigh", "eigvalsh", "svd", "svdvals", "lstsq", "pinv", "matrix_rank", "matrix_power", "multi_dot",
-           "EighResult", "QRResult", "SlogdetResult", "SVDResult", "eig", "eigvals", "tensorsolve", "tensorinv"]
+           "EighResult", "QRResult", "SlogdetResult", "SVDResult", "eig", "eigvals", "tensorsolve", "tensorinv",
+           "matmul", "tensordot", "outer", "trace", "diagonal", "matrix_transpose", "vecdot", "cross"]
 
 
 def _not_yet(name: str, instead: str) -> Any:
@@ -36,5 +39,3 @@ def _not_yet(name: str, instead: str) -> Any:
 
 eig = _not_yet("eig", "use gnp.linalg.eigh for symmetric matrices, or np.linalg.eig on a host copy (g.get())")
 eigvals = _not_yet("eigvals", "use gnp.linalg.eigvalsh for symmetric matrices, or np.linalg.eigvals on a host copy")
-tensorsolve = _not_yet("tensorsolve", "reshape to a matrix and use gnp.linalg.solve")
-tensorinv = _not_yet("tensorinv", "reshape to a matrix and use gnp.linalg.inv")
