@@ -338,3 +338,31 @@ def test_array_api_names():
     _close(gnp.linalg.tensordot(gx, gnp.asarray(z), axes=1), np.linalg.tensordot(x, z, axes=1))
     with pytest.raises(ValueError, match="one-dimensional"):
         gnp.linalg.outer(gx, gy)
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_norms_of_complex_arrays_use_magnitudes(dt):
+    z = (_mat((3, 4)) + 1j * _mat((3, 4))).astype(dt)
+    g = gnp.asarray(z)
+    real = np.float32 if dt == np.complex64 else np.float64
+    for ord in (None, 1, -1, 2, 3, 0, np.inf, -np.inf):
+        got = gnp.linalg.norm(g, ord, 1)
+        assert got.dtype == np.dtype(real)
+        _close(got, np.linalg.norm(z, ord, 1), real)
+    for ord in (None, "fro", 1, -1, np.inf, -np.inf):
+        _close(gnp.linalg.norm(g, ord), np.linalg.norm(z, ord), real)
+    with pytest.raises(TypeError, match="complex SVD"):
+        gnp.linalg.norm(g, "nuc")
+
+
+def test_cond_of_singular_matrices_is_inf_unless_nan():
+    s = np.array([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 2.0]], [[np.nan, 0.0], [0.0, 1.0]]])
+    for p in (1, -1, np.inf, "fro"):
+        got = gnp.linalg.cond(gnp.asarray(s), p).get()
+        want = np.linalg.cond(s, p)
+        np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got[1], want[1])
+    assert np.isinf(gnp.linalg.cond(gnp.asarray(s[0])).get()) or gnp.linalg.cond(gnp.asarray(s[0])).get() > 1e15
+    with pytest.raises(np.linalg.LinAlgError, match="empty"):
+        gnp.linalg.cond(gnp.zeros((0, 0)))

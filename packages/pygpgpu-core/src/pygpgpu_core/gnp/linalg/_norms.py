@@ -8,11 +8,10 @@ from typing import Any
 import numpy as np
 
 from .._array import DeviceArray
-from .._functions import amax, amin, sum
+from .._functions import amax, amin, sum, where
 from .._views import device_operand, moveaxis, normalize_axes
 from ._decompositions import svd
 from ._operands import ufunc
-from ._solve import inv
 
 
 def absolute(x: DeviceArray) -> DeviceArray:
@@ -33,10 +32,18 @@ _INF = float("inf")
 
 def _float_operand(x: Any) -> DeviceArray:
     x = device_operand(x, "linalg.norm")
-    if x.dtype.kind == "c":
-        raise TypeError("gnp.linalg.norm: complex arrays are not implemented yet; take gnp.abs(x) first for the "
-                        "vector norms")
-    return x if x.dtype.kind == "f" else x.astype(np.float64)     # numpy: non-inexact types become float
+    return x if x.dtype.kind in "fc" else x.astype(np.float64)     # numpy: non-inexact types become float
+
+
+def _magnitudes(x: DeviceArray, ord: Any, matrix: bool) -> DeviceArray:
+    """Complex ``x`` as its magnitudes (real, of the matching precision): every norm but the
+    matrix 2, -2 and nuclear norms depends on those alone."""
+    if x.dtype.kind != "c":
+        return x
+    if matrix and ord in (2, -2, "nuc"):
+        raise TypeError(f"gnp.linalg.norm: the matrix norm ord={ord!r} of complex matrices needs a complex SVD, "
+                        "which gnp.linalg does not have yet; use np.linalg.norm on a host copy (g.get())")
+    return absolute(x)
 
 
 def _svd_norm(x: DeviceArray, row: int, col: int, how: Any) -> DeviceArray:
@@ -45,6 +52,7 @@ def _svd_norm(x: DeviceArray, row: int, col: int, how: Any) -> DeviceArray:
 
 
 def _vector(x: DeviceArray, ord: Any, axis: "tuple[int, ...]", keepdims: bool) -> DeviceArray:
+    x = _magnitudes(x, ord, False)
     if ord == _INF:
         return amax(absolute(x), axis=axis, keepdims=keepdims)
     if ord == -_INF:
@@ -64,6 +72,7 @@ def _vector(x: DeviceArray, ord: Any, axis: "tuple[int, ...]", keepdims: bool) -
 def _matrix(x: DeviceArray, ord: Any, row: int, col: int, keepdims: bool) -> DeviceArray:
     if row == col:
         raise ValueError("Duplicate axes given.")
+    x = _magnitudes(x, ord, True)
     if ord == 2:
         ret = _svd_norm(x, row, col, amax)
     elif ord == -2:
@@ -95,7 +104,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> D
     x = _float_operand(x)
     if axis is None:
         if ord is None or (ord in ("f", "fro") and x.ndim == 2) or (ord == 2 and x.ndim == 1):
-            flat = x.reshape(-1)
+            flat = _magnitudes(x, None, False).reshape(-1)
             ret = sqrt(sum(flat * flat))
             return ret.reshape((1,) * x.ndim) if keepdims else ret
         axes: tuple[int, ...] = tuple(range(x.ndim))
@@ -138,10 +147,19 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Devic
 
 def cond(x: Any, p: Any = None) -> DeviceArray:
     """The condition number of each matrix: ``s[0] / s[-1]`` for p None/2 (-2: the inverse),
-    else ``norm(x, p) * norm(inv(x), p)`` (square matrices)."""
-    from ._operands import matrix_operand
+    else ``norm(x, p) * norm(inv(x), p)`` (square matrices); inf for singular matrices, as numpy
+    (NaN only where x has NaN)."""
+    from .._functions import any as any_of
+    from ._operands import LinAlgError, matrix_operand, square_operand
+    from ._solve import inv_or_nan
     x = matrix_operand(x, "cond")
+    if x.size == 0:
+        raise LinAlgError("cond is not defined on empty arrays")
     if p is None or p in (2, -2):
         s = svd(x, compute_uv=False)
-        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+        r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    else:
+        x = square_operand(x, "cond")
+        r = norm(x, p, axis=(-2, -1)) * norm(inv_or_nan(x), p, axis=(-2, -1))
+    undefined = ufunc("logical_and", ufunc("isnan", r), ufunc("logical_not", any_of(ufunc("isnan", x), axis=(-2, -1))))
+    return where(undefined, np.inf, r).astype(r.dtype)

@@ -10,12 +10,13 @@ import numpy as np
 from .._array import DeviceArray
 from .._creation import ones, zeros
 from .._dispatch import ops
+from .._functions import where
 from .._patterns import eye
 from .._views import broadcast_to, device_operand, swapaxes
 from ._operands import compute_dtype, raise_if, square_operand, ufunc, work_copy
 from ._results import SlogdetResult
 
-__all__ = ["det", "slogdet", "solve", "inv", "cholesky"]
+__all__ = ["det", "slogdet", "solve", "inv", "inv_or_nan", "cholesky"]
 
 
 def slogdet(a: Any) -> SlogdetResult:
@@ -75,6 +76,19 @@ def inv(a: Any) -> DeviceArray:
     _, _, info = ops().lu_solve(work_copy(a, dt), bw)
     raise_if(info, "Singular matrix")
     return bw.reshape(a.shape)
+
+
+def inv_or_nan(a: DeviceArray) -> DeviceArray:
+    """:func:`inv` with NaN matrices where ``a`` is singular instead of LinAlgError (what numpy's
+    cond computes with), reading nothing back."""
+    a = square_operand(a, "inv")
+    dt = compute_dtype(a.dtype, op="inv")
+    if a.size == 0:
+        return zeros(a.shape, dt, a.device)
+    bw = work_copy(broadcast_to(eye(a.shape[-1], dtype=dt, device=a.device), a.shape), dt)
+    _, _, info = ops().lu_solve(work_copy(a, dt), bw)
+    singular = (info != 0).reshape(a.shape[:-2] + (1, 1))
+    return where(singular, np.nan, bw.reshape(a.shape)).astype(dt)
 
 
 def cholesky(a: Any, /, *, upper: bool = False) -> DeviceArray:
