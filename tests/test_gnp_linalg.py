@@ -366,3 +366,40 @@ def test_cond_of_singular_matrices_is_inf_unless_nan():
     assert np.isinf(gnp.linalg.cond(gnp.asarray(s[0])).get()) or gnp.linalg.cond(gnp.asarray(s[0])).get() > 1e15
     with pytest.raises(np.linalg.LinAlgError, match="empty"):
         gnp.linalg.cond(gnp.zeros((0, 0)))
+
+
+def _cmat(shape, dt):
+    return (_mat(shape) + 1j * _mat(shape)).astype(dt)
+
+
+CTOL = {np.complex64: np.float32, np.complex128: np.float64}
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_complex_det_slogdet_solve_inv(dt):
+    a = _cmat((3, 6, 6), dt)
+    g = gnp.asarray(a)
+    tol = CTOL[dt]
+    d = gnp.linalg.det(g)
+    assert d.dtype == dt
+    _close(d, np.linalg.det(a), tol, scale=float(np.abs(np.linalg.det(a)).max()))
+    sign, logdet = gnp.linalg.slogdet(g)
+    want = np.linalg.slogdet(a)
+    assert sign.dtype == want.sign.dtype and logdet.dtype == want.logabsdet.dtype
+    _close(sign, want.sign, tol)
+    _close(logdet, want.logabsdet, tol, scale=10)
+    _close(gnp.linalg.inv(g), np.linalg.inv(a), tol, scale=100)
+    b = _cmat((6, 2), dt)
+    _close(gnp.linalg.solve(g, gnp.asarray(b)), np.linalg.solve(a, b), tol, scale=100)
+    mixed = gnp.linalg.solve(gnp.asarray(np.eye(2, dtype=np.float32)), gnp.asarray(np.ones(2, np.complex64)))
+    assert mixed.dtype == np.complex64
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_complex_cholesky_lower_and_upper(dt):
+    x = _cmat((2, 5, 5), np.complex128)
+    a = (x @ np.conj(np.swapaxes(x, -1, -2)) + 5 * np.eye(5)).astype(dt)
+    for upper in (False, True):
+        got = gnp.linalg.cholesky(gnp.asarray(a), upper=upper)
+        assert got.dtype == dt
+        _close(got, np.linalg.cholesky(a, upper=upper), CTOL[dt], scale=10)

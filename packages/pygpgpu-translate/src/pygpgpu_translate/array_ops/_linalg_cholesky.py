@@ -1,5 +1,5 @@
 """``gnp.linalg.cholesky``'s kernel: right-looking Cholesky of the lower triangle (LAPACK potrf
-with 'L': the upper triangle is never read), one work group per matrix of a stack. A pivot
+with 'L': the upper triangle is never read; L L^H for complex), one work group per matrix of a stack. A pivot
 that is not > 0 (or NaN) marks the matrix not positive definite, as LAPACK's info does."""
 from __future__ import annotations
 
@@ -11,6 +11,16 @@ from ._linalg_common import BARRIER, group_grid, scalar_type
 
 __all__ = ["cholesky_lower"]
 
+def real_part(z):          # helpers of the complex kernels: the Hermitian matrix's real diagonal, conjugates
+    return z.real
+
+
+def conj(z):
+    return z.conjugate()
+
+
+_PARTS = {"f": ("", ""), "c": ("real_part", "conj")}
+
 _SOURCE = '''def {name}(a, info, n):
     g = gpu.get_group_id(0)
     t = gpu.get_local_id(0)
@@ -18,14 +28,14 @@ _SOURCE = '''def {name}(a, info, n):
     A = g * n * n
     bad = 0
     for j in range(n):
-        d = a[A + j * n + j]
-        if not d > {T}(0):
+        d = {REAL}(a[A + j * n + j])
+        if not d > {R}(0):
             bad = 1
             break
         r = math.sqrt(d)
         {BARRIER}
         if t == 0:
-            a[A + j * n + j] = r
+            a[A + j * n + j] = {T}(r)
         for i in range(j + 1 + t, n, ws):
             a[A + i * n + j] = a[A + i * n + j] / r
         {BARRIER}
@@ -34,7 +44,7 @@ _SOURCE = '''def {name}(a, info, n):
             i = j + 1 + e // m
             c = j + 1 + e % m
             if c <= i:
-                a[A + i * n + c] = a[A + i * n + c] - a[A + i * n + j] * a[A + c * n + j]
+                a[A + i * n + c] = a[A + i * n + c] - a[A + i * n + j] * {CONJ}(a[A + c * n + j])
         {BARRIER}
     if t == 0:
         info[g] = bad
@@ -45,14 +55,18 @@ _SOURCE = '''def {name}(a, info, n):
 
 
 def cholesky_lower(a: DeviceArray) -> DeviceArray:
-    """Overwrite each matrix of ``a`` (a fresh C-contiguous (batch, n, n) float array) by its lower
+    """Overwrite each matrix of ``a`` (a fresh C-contiguous (batch, n, n) float or complex array) by its lower
     Cholesky factor (upper triangle zeroed); returns ``info`` per matrix, 1 where it is not
     positive definite (the factor is then incomplete)."""
     batch, n = a.shape[0], a.shape[1]
     info = DeviceArray((batch,), np.dtype(np.int32), a.context)
     if batch:
         name = f"gnp_linalg_cholesky_{a.dtype.name}"
-        kern = kernel_from_source(name, _SOURCE.format(name=name, T=scalar_type(a.dtype), BARRIER=BARRIER),
-                                  contract=False)
+        dt = a.dtype
+        real = np.dtype(dt.char.lower()) if dt.kind == "c" else dt
+        take_real, conjugate = _PARTS[dt.kind]
+        source = _SOURCE.format(name=name, T=scalar_type(dt), R=scalar_type(real), BARRIER=BARRIER, REAL=take_real,
+                                CONJ=conjugate)
+        kern = kernel_from_source(name, source, helpers={"real_part": real_part, "conj": conj}, contract=False)
         launch(kern, a.device, group_grid(batch, n * n), (a.reshape(-1), info, n))
     return info

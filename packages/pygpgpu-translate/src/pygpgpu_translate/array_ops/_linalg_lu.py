@@ -12,6 +12,15 @@ from ._linalg_common import BARRIER, group_grid, scalar_type
 
 __all__ = ["lu_solve"]
 
+# the pivot's magnitude (LAPACK's: |re| + |im| for complex, izamax's cabs1) and the sign's update by a pivot d
+_MAG = {"f": "abs", "c": "cabs1"}
+_SIGN = {"f": "if d < {T}(0):\n                sg = -sg", "c": "sg = sg * (d / abs(d))"}
+
+
+def cabs1(z):          # a helper of the complex kernels (called inside them)
+    return abs(z.real) + abs(z.imag)
+
+
 _SOURCE = '''def {name}(a, b, sign, logdet, info, n, k):
     g = gpu.get_group_id(0)
     t = gpu.get_local_id(0)
@@ -20,14 +29,14 @@ _SOURCE = '''def {name}(a, b, sign, logdet, info, n, k):
     A = g * n * n
     B = g * n * k
     sg = {T}(1)
-    la = {T}(0)
+    la = {R}(0)
     bad = 0
     for j in range(n):
         if t == 0:
             p = j
-            best = abs(a[A + j * n + j])
+            best = {MAG}(a[A + j * n + j])
             for i in range(j + 1, n):
-                v = abs(a[A + i * n + j])
+                v = {MAG}(a[A + i * n + j])
                 if v > best:
                     best = v
                     p = i
@@ -48,8 +57,7 @@ _SOURCE = '''def {name}(a, b, sign, logdet, info, n, k):
         if d == {T}(0):
             bad = 1         # every work item: the back substitution's barriers depend on it
         elif t == 0:
-            if d < {T}(0):
-                sg = -sg
+            {SIGN}
             la = la + math.log(abs(d))
         if t == 0 and p != j:
             sg = -sg
@@ -94,15 +102,18 @@ def lu_solve(a: DeviceArray, b: "DeviceArray | None") -> "tuple[DeviceArray, Dev
     1 where a pivot is exactly zero (numpy's "Singular matrix"; ``b`` is then not solved)."""
     batch, n = a.shape[0], a.shape[1]
     dt = a.dtype
+    real = np.dtype(dt.char.lower()) if dt.kind == "c" else dt
     ctx = a.context
     sign = DeviceArray((batch,), dt, ctx)
-    logdet = DeviceArray((batch,), dt, ctx)
+    logdet = DeviceArray((batch,), real, ctx)
     info = DeviceArray((batch,), np.dtype(np.int32), ctx)
     k = 0 if b is None else b.shape[2]
     rhs = DeviceArray((1,), dt, ctx) if b is None or b.size == 0 else b
     if batch:
         name = f"gnp_linalg_lu_{dt.name}"
-        kern = kernel_from_source(name, _SOURCE.format(name=name, T=scalar_type(dt), BARRIER=BARRIER), contract=False)
+        source = _SOURCE.format(name=name, T=scalar_type(dt), R=scalar_type(real), BARRIER=BARRIER, MAG=_MAG[dt.kind],
+                                SIGN=_SIGN[dt.kind].format(T=scalar_type(dt)))
+        kern = kernel_from_source(name, source, helpers={"cabs1": cabs1}, contract=False)
         launch(kern, a.device, group_grid(batch, n * max(k, 1)),
                (a.reshape(-1), rhs.reshape(-1), sign, logdet, info, n, k))
     return sign, logdet, info

@@ -11,7 +11,7 @@ from .._array import DeviceArray
 from .._dispatch import ops
 from .._views import device_operand
 
-__all__ = ["LinAlgError", "matrix_operand", "square_operand", "compute_dtype", "work_copy", "raise_if", "ufunc"]
+__all__ = ["LinAlgError", "matrix_operand", "square_operand", "compute_dtype", "work_copy", "raise_if", "ufunc", "real_dtype"]
 
 # numpy's own class, so that ``except np.linalg.LinAlgError`` catches gnp's errors (CuPy does the same)
 LinAlgError = np.linalg.LinAlgError
@@ -34,10 +34,13 @@ def square_operand(a: Any, op: str) -> DeviceArray:
     return a
 
 
-def compute_dtype(*dtypes: np.dtype, op: str) -> np.dtype:
+def compute_dtype(*dtypes: np.dtype, op: str, complex_ok: bool = False) -> np.dtype:
     """numpy.linalg's type: float32 stays float32, float64 and every integer or bool type compute in
-    float64. float16 is refused as numpy refuses it; complex is not implemented yet."""
+    float64, complex64/complex128 stay (where ``complex_ok``: the function has complex kernels).
+    float16 is refused as numpy refuses it."""
     for dt in dtypes:
+        if dt.kind == "c" and complex_ok:
+            continue
         if dt == np.float16:
             raise TypeError(f"array type float16 is unsupported in linalg (gnp.linalg.{op}); convert with "
                             ".astype(np.float32)")
@@ -46,7 +49,7 @@ def compute_dtype(*dtypes: np.dtype, op: str) -> np.dtype:
                             "parts (the real 2n x 2n form) or np.linalg on a host copy (g.get())")
         if dt.kind not in "biuf":
             raise TypeError(f"gnp.linalg.{op}: unsupported dtype {dt}")
-    result = np.result_type(*(dt if dt.kind == "f" else np.dtype(np.float64) for dt in dtypes))
+    result = np.result_type(*(dt if dt.kind in "fc" else np.dtype(np.float64) for dt in dtypes))
     return np.dtype(result)
 
 
@@ -67,3 +70,8 @@ def ufunc(name: str, *operands: Any) -> DeviceArray:
     """gnp's ufunc ``name`` (``exp``, ``sqrt``...: created at import time, so called through the provider)."""
     result: DeviceArray = ops().ufunc_call(name, operands)
     return result
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """The real type of the same precision (float32 for complex64)."""
+    return np.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype
