@@ -403,3 +403,21 @@ def test_complex_cholesky_lower_and_upper(dt):
         got = gnp.linalg.cholesky(gnp.asarray(a), upper=upper)
         assert got.dtype == dt
         _close(got, np.linalg.cholesky(a, upper=upper), CTOL[dt], scale=10)
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (5, 5), (2, 9, 3), (1, 1)])
+def test_complex_qr_matches_numpy_including_phases(dt, shape):
+    a = _cmat(shape, dt)
+    tol = CTOL[dt]
+    for mode in ("reduced", "complete"):
+        got, want = gnp.linalg.qr(gnp.asarray(a), mode=mode), np.linalg.qr(a, mode=mode)
+        assert got.Q.dtype == got.R.dtype == dt
+        _close(got.Q, want.Q, tol, scale=10)
+        _close(got.R, want.R, tol, scale=10)
+    _close(gnp.linalg.qr(gnp.asarray(a), mode="r"), np.linalg.qr(a, mode="r"), tol, scale=10)
+    if len(shape) == 2:
+        h, tau = gnp.linalg.qr(gnp.asarray(a), mode="raw")
+        wh, wtau = np.linalg.qr(a, mode="raw")
+        _close(h, wh, tol, scale=10)
+        _close(tau, wtau, tol, scale=10)

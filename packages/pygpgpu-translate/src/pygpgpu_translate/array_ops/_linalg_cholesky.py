@@ -8,18 +8,9 @@ from pygpgpu_core.gnp import DeviceArray
 
 from ._codegen import kernel_from_source, launch
 from ._linalg_common import BARRIER, group_grid, scalar_type
+from ._linalg_parts import parts, real_type
 
 __all__ = ["cholesky_lower"]
-
-def real_part(z):          # helpers of the complex kernels: the Hermitian matrix's real diagonal, conjugates
-    return z.real
-
-
-def conj(z):
-    return z.conjugate()
-
-
-_PARTS = {"f": ("", ""), "c": ("real_part", "conj")}
 
 _SOURCE = '''def {name}(a, info, n):
     g = gpu.get_group_id(0)
@@ -28,7 +19,7 @@ _SOURCE = '''def {name}(a, info, n):
     A = g * n * n
     bad = 0
     for j in range(n):
-        d = {REAL}(a[A + j * n + j])
+        d = re(a[A + j * n + j])
         if not d > {R}(0):
             bad = 1
             break
@@ -44,7 +35,7 @@ _SOURCE = '''def {name}(a, info, n):
             i = j + 1 + e // m
             c = j + 1 + e % m
             if c <= i:
-                a[A + i * n + c] = a[A + i * n + c] - a[A + i * n + j] * {CONJ}(a[A + c * n + j])
+                a[A + i * n + c] = a[A + i * n + c] - a[A + i * n + j] * conj(a[A + c * n + j])
         {BARRIER}
     if t == 0:
         info[g] = bad
@@ -63,10 +54,7 @@ def cholesky_lower(a: DeviceArray) -> DeviceArray:
     if batch:
         name = f"gnp_linalg_cholesky_{a.dtype.name}"
         dt = a.dtype
-        real = np.dtype(dt.char.lower()) if dt.kind == "c" else dt
-        take_real, conjugate = _PARTS[dt.kind]
-        source = _SOURCE.format(name=name, T=scalar_type(dt), R=scalar_type(real), BARRIER=BARRIER, REAL=take_real,
-                                CONJ=conjugate)
-        kern = kernel_from_source(name, source, helpers={"real_part": real_part, "conj": conj}, contract=False)
+        source = _SOURCE.format(name=name, T=scalar_type(dt), R=scalar_type(real_type(dt)), BARRIER=BARRIER)
+        kern = kernel_from_source(name, source, helpers=parts(dt), contract=False)
         launch(kern, a.device, group_grid(batch, n * n), (a.reshape(-1), info, n))
     return info

@@ -1,6 +1,7 @@
 """``gnp.linalg.qr``'s kernels: Householder QR with LAPACK's reflectors (geqr2/larfg: ``beta =
 -sign(alpha) * norm``, ``v[0] = 1``, no reflection where the column below the diagonal is zero),
-so Q and R carry numpy's signs; Q is accumulated backwards as LAPACK's org2r does. One work
+so Q and R carry numpy's signs (complex: zlarfg's real beta and complex tau, H^H applied while
+factoring); Q is accumulated backwards as LAPACK's org2r/ung2r does. One work
 group per matrix of a stack; its work items split the columns a reflector updates."""
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pygpgpu_core.gnp import DeviceArray
 
 from ._codegen import kernel_from_source, launch
 from ._linalg_common import BARRIER, group_grid, scalar_type
+from ._linalg_parts import parts, real_type
 
 __all__ = ["householder_qr", "form_qr"]
 
@@ -18,25 +20,25 @@ _FACTOR = '''def {name}(a, tau, m, n, k):
     A = g * m * n
     for j in range(k):
         alpha = a[A + j * n + j]
-        xs = {T}(0)
+        xs = {R}(0)
         for i in range(j + 1, m):
-            xs = xs + a[A + i * n + j] * a[A + i * n + j]
+            xs = xs + abs2(a[A + i * n + j])
         tj = {T}(0)
-        if xs != {T}(0):
-            beta = -math.copysign(math.sqrt(alpha * alpha + xs), alpha)
-            tj = (beta - alpha) / beta
-            scale = {T}(1) / (alpha - beta)
+        if xs != {R}(0) or im(alpha) != {R}(0):
+            beta = -math.copysign(math.sqrt(abs2(alpha) + xs), re(alpha))
+            tj = ({T}(beta) - alpha) / {T}(beta)
+            scale = {T}(1) / (alpha - {T}(beta))
             {BARRIER}
             for i in range(j + 1 + t, m, ws):
                 a[A + i * n + j] = a[A + i * n + j] * scale
             if t == 0:
-                a[A + j * n + j] = beta
+                a[A + j * n + j] = {T}(beta)
             {BARRIER}
             for c in range(j + 1 + t, n, ws):
                 w = a[A + j * n + c]
                 for i in range(j + 1, m):
-                    w = w + a[A + i * n + j] * a[A + i * n + c]
-                w = w * tj
+                    w = w + conj(a[A + i * n + j]) * a[A + i * n + c]
+                w = w * conj(tj)
                 a[A + j * n + c] = a[A + j * n + c] - w
                 for i in range(j + 1, m):
                     a[A + i * n + c] = a[A + i * n + c] - a[A + i * n + j] * w
@@ -67,7 +69,7 @@ _FORM = '''def {name}(a, tau, q, r, m, n, k, mq, mr):
                 for c in range(j + t, mq, ws):
                     w = q[Q + j * mq + c]
                     for i in range(j + 1, m):
-                        w = w + a[A + i * n + j] * q[Q + i * mq + c]
+                        w = w + conj(a[A + i * n + j]) * q[Q + i * mq + c]
                     w = w * tj
                     q[Q + j * mq + c] = q[Q + j * mq + c] - w
                     for i in range(j + 1, m):
@@ -84,8 +86,8 @@ def householder_qr(a: DeviceArray) -> DeviceArray:
     tau = DeviceArray((batch, k), a.dtype, a.context)
     if batch and k:
         name = f"gnp_linalg_geqrf_{a.dtype.name}"
-        kern = kernel_from_source(name, _FACTOR.format(name=name, T=scalar_type(a.dtype), BARRIER=BARRIER),
-                                  contract=False)
+        source = _FACTOR.format(name=name, T=scalar_type(a.dtype), R=scalar_type(real_type(a.dtype)), BARRIER=BARRIER)
+        kern = kernel_from_source(name, source, helpers=parts(a.dtype), contract=False)
         launch(kern, a.device, group_grid(batch, max(m, n)), (a.reshape(-1), tau.reshape(-1), m, n, k))
     return tau
 
@@ -100,7 +102,7 @@ def form_qr(a: DeviceArray, tau: DeviceArray, q_columns: int, r_rows: int) -> "t
     if batch and (q.size or r.size):
         name = f"gnp_linalg_orgqr_{a.dtype.name}"
         kern = kernel_from_source(name, _FORM.format(name=name, T=scalar_type(a.dtype), BARRIER=BARRIER),
-                                  contract=False)
+                                  helpers=parts(a.dtype), contract=False)
         qa = q if q.size else DeviceArray((1,), a.dtype, a.context)
         ra = r if r.size else DeviceArray((1,), a.dtype, a.context)
         ta = tau if tau.size else DeviceArray((1,), a.dtype, a.context)

@@ -27,7 +27,7 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     if mode not in _QR_MODES:
         raise ValueError(f"Unrecognized mode '{mode}' (gnp.linalg.qr takes one of {', '.join(_QR_MODES)})")
     a = matrix_operand(a, "qr")
-    dt = compute_dtype(a.dtype, op="qr")
+    dt = compute_dtype(a.dtype, op="qr", complex_ok=True)
     m, n = a.shape[-2:]
     k = min(m, n)
     batch = a.shape[:-2]
