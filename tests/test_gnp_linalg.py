@@ -341,7 +341,7 @@ def test_array_api_names():
 
 
 @pytest.mark.parametrize("dt", [np.complex64, np.complex128])
-def test_norms_of_complex_arrays_use_magnitudes(dt):
+def test_norms_of_complex_arrays(dt):
     z = (_mat((3, 4)) + 1j * _mat((3, 4))).astype(dt)
     g = gnp.asarray(z)
     real = np.float32 if dt == np.complex64 else np.float64
@@ -349,10 +349,8 @@ def test_norms_of_complex_arrays_use_magnitudes(dt):
         got = gnp.linalg.norm(g, ord, 1)
         assert got.dtype == np.dtype(real)
         _close(got, np.linalg.norm(z, ord, 1), real)
-    for ord in (None, "fro", 1, -1, np.inf, -np.inf):
-        _close(gnp.linalg.norm(g, ord), np.linalg.norm(z, ord), real)
-    with pytest.raises(TypeError, match="complex SVD"):
-        gnp.linalg.norm(g, "nuc")
+    for ord in (None, "fro", 1, -1, np.inf, -np.inf, 2, -2, "nuc"):
+        _close(gnp.linalg.norm(g, ord), np.linalg.norm(z, ord), real, scale=10)
 
 
 def test_cond_of_singular_matrices_is_inf_unless_nan():
@@ -421,3 +419,52 @@ def test_complex_qr_matches_numpy_including_phases(dt, shape):
         wh, wtau = np.linalg.qr(a, mode="raw")
         _close(h, wh, tol, scale=10)
         _close(tau, wtau, tol, scale=10)
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_complex_eigh_of_hermitian_matrices(dt, uplo):
+    x = _cmat((3, 7, 7), dt)
+    tol = CTOL[dt]
+    w, v = gnp.linalg.eigh(gnp.asarray(x), UPLO=uplo)
+    want = np.linalg.eigvalsh(x, UPLO=uplo)
+    assert w.dtype == want.dtype and v.dtype == dt
+    _close(w, want, tol, scale=10)
+    tri = np.tril(x) if uplo == "L" else np.triu(x)
+    h = tri + np.conj(np.swapaxes(tri, -1, -2))
+    h[:, range(7), range(7)] = x[:, range(7), range(7)].real
+    V, W = v.get(), w.get()
+    _close(h @ V, V * W[..., None, :], tol, scale=10)
+    _close(np.conj(np.swapaxes(V, -1, -2)) @ V, np.broadcast_to(np.eye(7), (3, 7, 7)), tol, scale=10)
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (2, 5, 5)])
+def test_complex_svd_lstsq_pinv(dt, shape):
+    a = _cmat(shape, dt)
+    tol = CTOL[dt]
+    for full in (True, False):
+        u, s, vh = gnp.linalg.svd(gnp.asarray(a), full_matrices=full)
+        wu, ws, wvh = np.linalg.svd(a, full_matrices=full)
+        assert (u.shape, s.shape, vh.shape) == (wu.shape, ws.shape, wvh.shape)
+        assert u.dtype == vh.dtype == dt and s.dtype == ws.dtype
+        _close(s, ws, tol, scale=10)
+        k = min(shape[-2:])
+        U, S, VH = u.get(), s.get(), vh.get()
+        _close((U[..., :k] * S[..., None, :]) @ VH[..., :k, :], a, tol, scale=10)
+        _close(np.conj(np.swapaxes(U, -1, -2)) @ U, np.broadcast_to(np.eye(U.shape[-1]), U.shape[:-2] + (U.shape[-1],) * 2),
+               tol, 10)
+    _close(gnp.linalg.pinv(gnp.asarray(a)), np.linalg.pinv(a), tol, scale=100)
+    if len(shape) == 2:
+        b = _cmat((shape[0], 2), dt)
+        x, res, rank, sv = gnp.linalg.lstsq(gnp.asarray(a), gnp.asarray(b))
+        wx, wres, wrank, wsv = np.linalg.lstsq(a, b)
+        _close(x, wx, tol, scale=100)
+        assert res.dtype == wres.dtype and res.shape == wres.shape and rank == wrank
+        _close(res, wres, tol, scale=100)
+    _close(gnp.linalg.matrix_rank(gnp.asarray(a)), np.linalg.matrix_rank(a))
+
+
+def test_complex_vecdot_conjugates_the_first_operand():
+    x, y = _cmat((3, 4), np.complex128), _cmat((3, 4), np.complex128)
+    _close(gnp.linalg.vecdot(gnp.asarray(x), gnp.asarray(y)), np.linalg.vecdot(x, y))

@@ -1,7 +1,8 @@
 """``gnp.linalg.eigh`` and ``svd``'s kernels: Jacobi rotations in round-robin order, so that each
 step rotates n/2 disjoint pairs of indices at once (one work group per matrix of a stack).
 
-- eigh: two-sided Jacobi on the symmetric matrix (its lower or upper triangle mirrored first),
+- eigh: two-sided Jacobi on the symmetric/Hermitian matrix (its lower or upper triangle mirrored
+  first; complex rotations carry the phase of the element they zero),
   sweeps until the off-diagonal part is below ``eps * ||A||_F``; eigenvalues ascending with
   their eigenvectors as columns (numpy's order; each vector's sign is the algorithm's own).
 - svd: one-sided Jacobi (Hestenes) on the columns of an m x n matrix with m >= n, until every
@@ -16,6 +17,7 @@ from pygpgpu_core.gnp import DeviceArray
 
 from ._codegen import kernel_from_source, launch
 from ._linalg_common import BARRIER, group_grid, scalar_type
+from ._linalg_parts import parts, real_type
 
 __all__ = ["jacobi_eigh", "jacobi_svd"]
 
@@ -40,22 +42,24 @@ _EIGH = '''def {name}(a, v, cs, w, vout, n, upper, tol2):
     A = g * n * n
     mm = n + n % 2
     half = mm // 2
-    C = g * mm
+    C = g * half
     for e in range(t, n * n, ws):
         i = e // n
         c = e % n
         v[A + e] = {T}(1) if i == c else {T}(0)
-        if c > i:
-            a[A + e] = a[A + c * n + i] if upper == 0 else a[A + e]
+        if c > i and upper == 0:
+            a[A + e] = conj(a[A + c * n + i])
         if c < i and upper != 0:
-            a[A + e] = a[A + c * n + i]
+            a[A + e] = conj(a[A + c * n + i])
+        if c == i:
+            a[A + e] = {T}(re(a[A + e]))
     {BARRIER}
     for sweep in range({SWEEPS}):
         if t == 0:
-            off = {T}(0)
-            fro = {T}(0)
+            off = {R}(0)
+            fro = {R}(0)
             for e in range(n * n):
-                x2 = a[A + e] * a[A + e]
+                x2 = abs2(a[A + e])
                 fro = fro + x2
                 if e // n != e % n:
                     off = off + x2
@@ -66,51 +70,55 @@ _EIGH = '''def {name}(a, v, cs, w, vout, n, upper, tol2):
         for r in range(mm - 1):
             for pk in range(t, half, ws):
 {PAIR}
-                co = {T}(1)
-                si = {T}(0)
+                co = {R}(1)
+                si = {R}(0)
+                ph = {T}(1)
                 if q < n:
                     apq = a[A + p * n + q]
-                    if apq != {T}(0):
-                        theta = (a[A + q * n + q] - a[A + p * n + p]) / ({T}(2) * apq)
-                        tt = math.copysign({T}(1), theta) / (abs(theta) + math.hypot(theta, {T}(1)))
-                        co = {T}(1) / math.sqrt(tt * tt + {T}(1))
+                    gg = math.sqrt(abs2(apq))
+                    if gg != {R}(0):
+                        ph = apq / {T}(gg)
+                        theta = (re(a[A + q * n + q]) - re(a[A + p * n + p])) / ({R}(2) * gg)
+                        tt = math.copysign({R}(1), theta) / (abs(theta) + math.hypot(theta, {R}(1)))
+                        co = {R}(1) / math.sqrt(tt * tt + {R}(1))
                         si = tt * co
-                cs[2 * (C // 2 + pk)] = co
-                cs[2 * (C // 2 + pk) + 1] = si
+                cs[3 * (C + pk)] = {T}(co)
+                cs[3 * (C + pk) + 1] = {T}(si)
+                cs[3 * (C + pk) + 2] = ph
             {BARRIER}
             for e in range(t, n * half, ws):
                 i = e // half
                 pk = e % half
 {PAIR}
                 if q < n:
-                    co = cs[2 * (C // 2 + pk)]
-                    si = cs[2 * (C // 2 + pk) + 1]
+                    co = cs[3 * (C + pk)]
+                    sp = cs[3 * (C + pk) + 1] * cs[3 * (C + pk) + 2]
                     x = a[A + i * n + p]
                     y = a[A + i * n + q]
-                    a[A + i * n + p] = co * x - si * y
-                    a[A + i * n + q] = si * x + co * y
+                    a[A + i * n + p] = co * x - conj(sp) * y
+                    a[A + i * n + q] = sp * x + co * y
                     x = v[A + i * n + p]
                     y = v[A + i * n + q]
-                    v[A + i * n + p] = co * x - si * y
-                    v[A + i * n + q] = si * x + co * y
+                    v[A + i * n + p] = co * x - conj(sp) * y
+                    v[A + i * n + q] = sp * x + co * y
             {BARRIER}
             for e in range(t, n * half, ws):
-                i = e // half
-                pk = e % half
+                i = e % n
+                pk = e // n
 {PAIR}
                 if q < n:
-                    co = cs[2 * (C // 2 + pk)]
-                    si = cs[2 * (C // 2 + pk) + 1]
+                    co = cs[3 * (C + pk)]
+                    sp = cs[3 * (C + pk) + 1] * cs[3 * (C + pk) + 2]
                     x = a[A + p * n + i]
                     y = a[A + q * n + i]
-                    a[A + p * n + i] = co * x - si * y if i != q else {T}(0)
-                    a[A + q * n + i] = si * x + co * y if i != p else {T}(0)
+                    a[A + p * n + i] = co * x - sp * y if i != q else {T}(0)
+                    a[A + q * n + i] = conj(sp) * x + co * y if i != p else {T}(0)
             {BARRIER}
     for i in range(t, n, ws):
-        d = a[A + i * n + i]
+        d = re(a[A + i * n + i])
         rank = 0
         for j in range(n):
-            dj = a[A + j * n + j]
+            dj = re(a[A + j * n + j])
             if dj < d or (dj == d and j < i):
                 rank += 1
         w[g * n + rank] = d
@@ -137,39 +145,40 @@ _SVD = '''def {name}(a, v, s, u, vt, m, n, tol):
             for pk in range(t, half, ws):
 {PAIR}
                 if q < n:
-                    al = {T}(0)
-                    be = {T}(0)
+                    al = {R}(0)
+                    be = {R}(0)
                     ga = {T}(0)
                     for i in range(m):
                         x = a[A + i * n + p]
                         y = a[A + i * n + q]
-                        al = al + x * x
-                        be = be + y * y
-                        ga = ga + x * y
-                    if abs(ga) > tol * math.sqrt(al) * math.sqrt(be):
+                        al = al + abs2(x)
+                        be = be + abs2(y)
+                        ga = ga + conj(x) * y
+                    gg = math.sqrt(abs2(ga))
+                    if gg > tol * math.sqrt(al) * math.sqrt(be):
                         rotated[0] = 1
-                        zeta = (be - al) / ({T}(2) * ga)
-                        tt = math.copysign({T}(1), zeta) / (abs(zeta) + math.hypot(zeta, {T}(1)))
-                        co = {T}(1) / math.sqrt(tt * tt + {T}(1))
-                        si = tt * co
+                        zeta = (be - al) / ({R}(2) * gg)
+                        tt = math.copysign({R}(1), zeta) / (abs(zeta) + math.hypot(zeta, {R}(1)))
+                        co = {T}({R}(1) / math.sqrt(tt * tt + {R}(1)))
+                        sp = co * {T}(tt) * (ga / {T}(gg))
                         for i in range(m):
                             x = a[A + i * n + p]
                             y = a[A + i * n + q]
-                            a[A + i * n + p] = co * x - si * y
-                            a[A + i * n + q] = si * x + co * y
+                            a[A + i * n + p] = co * x - conj(sp) * y
+                            a[A + i * n + q] = sp * x + co * y
                         for i in range(n):
                             x = v[V + i * n + p]
                             y = v[V + i * n + q]
-                            v[V + i * n + p] = co * x - si * y
-                            v[V + i * n + q] = si * x + co * y
+                            v[V + i * n + p] = co * x - conj(sp) * y
+                            v[V + i * n + q] = sp * x + co * y
             {BARRIER}
         if rotated[0] == 0:
             break
         {BARRIER}
     for j in range(t, n, ws):
-        nj = {T}(0)
+        nj = {R}(0)
         for i in range(m):
-            nj = nj + a[A + i * n + j] * a[A + i * n + j]
+            nj = nj + abs2(a[A + i * n + j])
         s[g * n + j] = math.sqrt(nj)
     {BARRIER}
     for j in range(t, n, ws):
@@ -180,9 +189,9 @@ _SVD = '''def {name}(a, v, s, u, vt, m, n, tol):
             if sl > sj or (sl == sj and l < j):
                 rank += 1
         for i in range(m):
-            u[A + i * n + rank] = a[A + i * n + j] / sj if sj > {T}(0) else {T}(0)
+            u[A + i * n + rank] = a[A + i * n + j] / {T}(sj) if sj > {R}(0) else {T}(0)
         for i in range(n):
-            vt[V + rank * n + i] = v[V + i * n + j]
+            vt[V + rank * n + i] = conj(v[V + i * n + j])
     {BARRIER}
     for j in range(t, n, ws):
         sj = s[g * n + j]
@@ -191,10 +200,10 @@ _SVD = '''def {name}(a, v, s, u, vt, m, n, tol):
             sl = s[g * n + l]
             if sl > sj or (sl == sj and l < j):
                 rank += 1
-        a[A + rank] = sj
+        a[A + rank] = {T}(sj)
     {BARRIER}
     for j in range(t, n, ws):
-        s[g * n + j] = a[A + j]
+        s[g * n + j] = re(a[A + j])
 '''
 
 
@@ -204,22 +213,22 @@ def _pair(indent: str) -> str:
 
 def _source(template: str, name: str, dt: np.dtype) -> str:
     body = template.replace("{PAIR}\n", _pair(" " * 16))
-    return body.format(name=name, T=scalar_type(dt), BARRIER=BARRIER, SWEEPS=MAX_SWEEPS)
+    return body.format(name=name, T=scalar_type(dt), R=scalar_type(real_type(dt)), BARRIER=BARRIER, SWEEPS=MAX_SWEEPS)
 
 
 def jacobi_eigh(a: DeviceArray, upper: bool) -> "tuple[DeviceArray, DeviceArray]":
-    """Eigenvalues (batch, n) ascending and eigenvectors (batch, n, n) as columns of each
-    symmetric matrix of ``a`` (a fresh C-contiguous (batch, n, n) float array, overwritten),
-    reading its lower (or, ``upper``, its upper) triangle."""
+    """Eigenvalues (batch, n) ascending (real) and eigenvectors (batch, n, n) as columns of each
+    symmetric or Hermitian matrix of ``a`` (a fresh C-contiguous (batch, n, n) array, overwritten),
+    reading its lower (or, ``upper``, its upper) triangle and the real part of its diagonal."""
     batch, n = a.shape[0], a.shape[1]
     dt, ctx = a.dtype, a.context
-    w = DeviceArray((batch, n), dt, ctx)
+    w = DeviceArray((batch, n), real_type(dt), ctx)
     vout = DeviceArray((batch, n, n), dt, ctx)
     if batch and n:
         v = DeviceArray((batch, n, n), dt, ctx)
-        cs = DeviceArray((batch * (n + n % 2) + 2,), dt, ctx)
+        cs = DeviceArray((batch * 3 * ((n + 1) // 2) + 3,), dt, ctx)
         name = f"gnp_linalg_jacobi_eigh_{dt.name}"
-        kern = kernel_from_source(name, _source(_EIGH, name, dt), contract=False)
+        kern = kernel_from_source(name, _source(_EIGH, name, dt), helpers=parts(dt), contract=False)
         eps = float(np.finfo(dt).eps)
         launch(kern, a.device, group_grid(batch, n * ((n + 1) // 2)),
                (a.reshape(-1), v.reshape(-1), cs, w.reshape(-1), vout.reshape(-1), n, int(upper), eps * eps))
@@ -227,18 +236,18 @@ def jacobi_eigh(a: DeviceArray, upper: bool) -> "tuple[DeviceArray, DeviceArray]
 
 
 def jacobi_svd(a: DeviceArray) -> "tuple[DeviceArray, DeviceArray, DeviceArray]":
-    """``(u, s, vt)`` of each matrix of ``a`` (a fresh C-contiguous (batch, m, n) float array with
-    m >= n, overwritten): u (batch, m, n) with zero columns where s is 0, s (batch, n)
-    descending, vt (batch, n, n)."""
+    """``(u, s, vh)`` of each matrix of ``a`` (a fresh C-contiguous (batch, m, n) array with
+    m >= n, overwritten): u (batch, m, n) with zero columns where s is 0, s (batch, n) real and
+    descending, vh (batch, n, n) (V's conjugate transpose)."""
     batch, m, n = a.shape
     dt, ctx = a.dtype, a.context
-    s = DeviceArray((batch, n), dt, ctx)
+    s = DeviceArray((batch, n), real_type(dt), ctx)
     u = DeviceArray((batch, m, n), dt, ctx)
     vt = DeviceArray((batch, n, n), dt, ctx)
     if batch and n:
         v = DeviceArray((batch, n, n), dt, ctx)
         name = f"gnp_linalg_jacobi_svd_{dt.name}"
-        kern = kernel_from_source(name, _source(_SVD, name, dt), contract=False)
+        kern = kernel_from_source(name, _source(_SVD, name, dt), helpers=parts(dt), contract=False)
         tol = float(np.finfo(dt).eps) * max(m, 1) ** 0.5
         launch(kern, a.device, group_grid(batch, (n + 1) // 2),
                (a.reshape(-1), v.reshape(-1), s.reshape(-1), u.reshape(-1), vt.reshape(-1), m, n, tol))

@@ -6,9 +6,9 @@ Every function runs on the device through gnp's own kernels (one work group per 
 with partial pivoting (det, slogdet, solve, inv), Cholesky, Householder QR with LAPACK's
 reflectors, Jacobi for eigh and svd; norms and products are device reductions and matmuls.
 Functions that must raise ``LinAlgError`` (solve, inv, cholesky) read one flag per matrix back
-to know; ``lstsq`` reads its rank back, as numpy returns it as an int. Complex matrices work in
-det, slogdet, solve, inv, cholesky, qr and norm (not its matrix 2/-2/nuc norms); eigh and svd
-refuse them (TypeError saying so). docs/device-arrays.md lists what runs where.
+to know; ``lstsq`` reads its rank back, as numpy returns it as an int. complex64/complex128
+matrices work everywhere (real eigenvalues, singular values and norms, as numpy).
+docs/device-arrays.md lists what runs where.
 """
 from __future__ import annotations
 

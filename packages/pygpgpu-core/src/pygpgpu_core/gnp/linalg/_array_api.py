@@ -8,6 +8,7 @@ from typing import Any
 from .. import _contractions, _cross, _functions, _products, _shorthands
 from .._array import DeviceArray
 from .._views import device_operand
+from ._operands import ufunc
 
 __all__ = ["matmul", "tensordot", "outer", "trace", "diagonal", "matrix_transpose", "vecdot", "cross"]
 
@@ -44,10 +45,10 @@ def diagonal(x: Any, /, *, offset: int = 0) -> DeviceArray:
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> DeviceArray:
-    """The dot product of the vectors along ``axis`` (broadcast over the others; real arrays)."""
+    """The dot product of the vectors along ``axis`` (broadcast over the others), x1 conjugated."""
     x1, x2 = device_operand(x1, "linalg.vecdot"), device_operand(x2, "linalg.vecdot")
-    if x1.dtype.kind == "c" or x2.dtype.kind == "c":
-        raise TypeError("gnp.linalg.vecdot: complex arrays are not implemented yet")
+    if x1.dtype.kind == "c":
+        x1 = ufunc("conjugate", x1)
     return _functions.sum(x1 * x2, axis=axis)
 
 

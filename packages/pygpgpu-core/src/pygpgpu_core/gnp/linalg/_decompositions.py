@@ -7,15 +7,16 @@ from typing import Any
 import numpy as np
 
 from .._array import DeviceArray
+from .._complex_parts import real
 from .._creation import ones, zeros
 from .._dispatch import ops
 from .._functions import concatenate, where
 from .._patterns import eye
 from .._views import broadcast_to, diagonal, swapaxes
-from ._operands import compute_dtype, matrix_operand, square_operand, work_copy
+from ._operands import compute_dtype, matrix_operand, real_dtype, square_operand, ufunc, work_copy
 from ._results import EighResult, QRResult, SVDResult
 
-__all__ = ["qr", "eigh", "eigvalsh", "svd", "svdvals"]
+__all__ = ["qr", "eigh", "eigvalsh", "svd", "svdvals", "adjoint"]
 
 _QR_MODES = ("reduced", "complete", "r", "raw")
 
@@ -27,7 +28,7 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     if mode not in _QR_MODES:
         raise ValueError(f"Unrecognized mode '{mode}' (gnp.linalg.qr takes one of {', '.join(_QR_MODES)})")
     a = matrix_operand(a, "qr")
-    dt = compute_dtype(a.dtype, op="qr", complex_ok=True)
+    dt = compute_dtype(a.dtype, op="qr")
     m, n = a.shape[-2:]
     k = min(m, n)
     batch = a.shape[:-2]
@@ -73,7 +74,8 @@ def _complete(y: DeviceArray, s: DeviceArray, columns: int) -> DeviceArray:
     w = work_copy(y, y.dtype)
     tau = ops().householder_qr(w)
     q, r = ops().form_qr(w, tau, p, p)
-    signs = where(diagonal(r, 0, -2, -1) < 0, -1.0, 1.0).astype(y.dtype)        # (batch, k)
+    diag = diagonal(r, 0, -2, -1)                         # (batch, k); real for complex too (LAPACK's real beta)
+    signs = where(real(diag) < 0, -1.0, 1.0).astype(y.dtype)
     if columns > k:
         signs = concatenate([signs, ones((batch, columns - k), y.dtype, y.device)], axis=-1)
     q = q[:, :, :columns] * signs.reshape(batch, 1, columns)
@@ -82,6 +84,12 @@ def _complete(y: DeviceArray, s: DeviceArray, columns: int) -> DeviceArray:
     keep = broadcast_to((s > 0).reshape(batch, 1, k), (batch, p, k))
     head = where(keep, y, q[:, :, :k])
     return concatenate([head, q[:, :, k:]], axis=-1)
+
+
+def adjoint(x: DeviceArray) -> DeviceArray:
+    """The conjugate transpose of each matrix (a copy)."""
+    t = swapaxes(x, -1, -2).copy()
+    return ufunc("conjugate", t) if t.dtype.kind == "c" else t
 
 
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
@@ -96,9 +104,9 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     batch = a.shape[:-2]
     nb = int(np.prod(batch, dtype=np.int64))
     wide = m < n
-    src = swapaxes(a, -1, -2) if wide else a
+    src = adjoint(a) if wide else a
     if k == 0 or nb == 0:
-        s = zeros(batch + (k,), dt, a.device)
+        s = zeros(batch + (k,), real_dtype(dt), a.device)
         if not compute_uv:
             return s
         mu, nv = (m, n) if full_matrices else (k, k)
@@ -109,8 +117,8 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
         return s.reshape(batch + (k,))
     p = n if wide else m
     u = _complete(u, s, p if full_matrices else k)            # (nb, P, P or k)
-    if wide:       # a^T = u s vt  ->  a = vt^T s u^T
-        big_u, vh = swapaxes(vt, -1, -2).copy(), swapaxes(u, -1, -2).copy()
+    if wide:       # a^H = u s vh  ->  a = vh^H s u^H
+        big_u, vh = adjoint(vt), adjoint(u)
     else:
         big_u, vh = u, vt
     return SVDResult(big_u.reshape(batch + big_u.shape[1:]), s.reshape(batch + (k,)), vh.reshape(batch + vh.shape[1:]))

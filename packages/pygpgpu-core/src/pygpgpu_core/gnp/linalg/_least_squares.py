@@ -10,11 +10,15 @@ from .._array import DeviceArray
 from .._creation import zeros
 from .._functions import amax, matmul, sum, where
 from .._statistics import count_nonzero
-from .._views import device_operand, swapaxes
-from ._decompositions import svd
-from ._operands import LinAlgError, compute_dtype, matrix_operand
+from .._views import device_operand
+from ._decompositions import adjoint, svd
+from ._operands import LinAlgError, compute_dtype, matrix_operand, real_dtype, ufunc
 
 __all__ = ["lstsq", "pinv", "matrix_rank"]
+
+
+def absolute(x: DeviceArray) -> DeviceArray:
+    return ufunc("absolute", x)
 
 
 def _reciprocal_above(s: DeviceArray, cutoff: Any) -> DeviceArray:
@@ -45,18 +49,18 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple:
     k = b2.shape[1]
     if min(m, n) == 0:
         x = zeros((n, k), dt, a.device)
-        s = zeros((0,), dt, a.device)
+        s = zeros((0,), real_dtype(dt), a.device)
         rank = 0
     else:
         u, s, vh = svd(a.astype(dt), full_matrices=False)
         cutoff = amax(s) * float(rcond)
-        x = matmul(swapaxes(vh, 0, 1), _reciprocal_above(s, cutoff).reshape(-1, 1) * matmul(swapaxes(u, 0, 1), b2))
+        x = matmul(adjoint(vh), _reciprocal_above(s, cutoff).reshape(-1, 1).astype(dt) * matmul(adjoint(u), b2))
         rank = int(count_nonzero(s > cutoff).get())
     if rank == n and m > n:
         r = b2 - matmul(a.astype(dt), x)
-        residuals = sum(r * r, axis=0)
+        residuals = sum(absolute(r) ** 2 if dt.kind == "c" else r * r, axis=0)
     else:
-        residuals = zeros((0,), dt, a.device)
+        residuals = zeros((0,), real_dtype(dt), a.device)
     return (x.reshape(n) if vector else x), residuals, rank, s
 
 
@@ -72,8 +76,8 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None
         return zeros(a.shape[:-2] + (n, m), dt, a.device)
     u, s, vh = svd(a.astype(dt), full_matrices=False)
     cutoff = amax(s, axis=-1, keepdims=True) * rcond
-    scaled = swapaxes(vh, -1, -2) * _reciprocal_above(s, cutoff)[..., None, :]
-    return matmul(scaled, swapaxes(u, -1, -2))
+    scaled = adjoint(vh) * _reciprocal_above(s, cutoff)[..., None, :].astype(dt)
+    return matmul(scaled, adjoint(u))
 
 
 def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> DeviceArray:

@@ -37,12 +37,9 @@ def _float_operand(x: Any) -> DeviceArray:
 
 def _magnitudes(x: DeviceArray, ord: Any, matrix: bool) -> DeviceArray:
     """Complex ``x`` as its magnitudes (real, of the matching precision): every norm but the
-    matrix 2, -2 and nuclear norms depends on those alone."""
-    if x.dtype.kind != "c":
+    matrix 2, -2 and nuclear norms (which take the complex SVD) depends on those alone."""
+    if x.dtype.kind != "c" or (matrix and ord in (2, -2, "nuc")):
         return x
-    if matrix and ord in (2, -2, "nuc"):
-        raise TypeError(f"gnp.linalg.norm: the matrix norm ord={ord!r} of complex matrices needs a complex SVD, "
-                        "which gnp.linalg does not have yet; use np.linalg.norm on a host copy (g.get())")
     return absolute(x)
 
 

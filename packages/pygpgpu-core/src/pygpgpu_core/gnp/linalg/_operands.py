@@ -34,20 +34,15 @@ def square_operand(a: Any, op: str) -> DeviceArray:
     return a
 
 
-def compute_dtype(*dtypes: np.dtype, op: str, complex_ok: bool = False) -> np.dtype:
-    """numpy.linalg's type: float32 stays float32, float64 and every integer or bool type compute in
-    float64, complex64/complex128 stay (where ``complex_ok``: the function has complex kernels).
-    float16 is refused as numpy refuses it."""
+def compute_dtype(*dtypes: np.dtype, op: str) -> np.dtype:
+    """numpy.linalg's type: float32, complex64 and complex128 stay, float64 and every integer or
+    bool type compute in float64 (mixed operands: numpy's promotion). float16 is refused as numpy
+    refuses it."""
     for dt in dtypes:
-        if dt.kind == "c" and complex_ok:
-            continue
         if dt == np.float16:
             raise TypeError(f"array type float16 is unsupported in linalg (gnp.linalg.{op}); convert with "
                             ".astype(np.float32)")
-        if dt.kind == "c":
-            raise TypeError(f"gnp.linalg.{op}: complex matrices are not implemented yet; use the real and imaginary "
-                            "parts (the real 2n x 2n form) or np.linalg on a host copy (g.get())")
-        if dt.kind not in "biuf":
+        if dt.kind not in "biufc":
             raise TypeError(f"gnp.linalg.{op}: unsupported dtype {dt}")
     result = np.result_type(*(dt if dt.kind in "fc" else np.dtype(np.float64) for dt in dtypes))
     return np.dtype(result)

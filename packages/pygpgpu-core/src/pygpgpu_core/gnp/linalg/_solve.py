@@ -22,7 +22,7 @@ __all__ = ["det", "slogdet", "solve", "inv", "inv_or_nan", "cholesky"]
 def slogdet(a: Any) -> SlogdetResult:
     """``(sign, logabsdet)`` of each matrix: sign 0 and logabsdet -inf where it is singular."""
     a = square_operand(a, "slogdet")
-    dt = compute_dtype(a.dtype, op="slogdet", complex_ok=True)
+    dt = compute_dtype(a.dtype, op="slogdet")
     batch_shape = a.shape[:-2]
     if a.shape[-1] == 0:
         return SlogdetResult(ones(batch_shape, dt, a.device), zeros(batch_shape, real_dtype(dt), a.device))
@@ -52,7 +52,7 @@ def solve(a: Any, b: Any) -> DeviceArray:
     if b.ndim < 2 or b.shape[-2] != n:
         raise ValueError(f"solve: Input operand 1 has a mismatch in its core dimension 0 (size {b.shape[-2] if b.ndim > 1 else b.shape} "
                          f"is different from {n}): b must be (..., {n}, K) or ({n},)")
-    dt = compute_dtype(a.dtype, b.dtype, op="solve", complex_ok=True)
+    dt = compute_dtype(a.dtype, b.dtype, op="solve")
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     k = b.shape[-1]
     out_shape = batch + ((n,) if vector else (n, k))
@@ -68,7 +68,7 @@ def solve(a: Any, b: Any) -> DeviceArray:
 def inv(a: Any) -> DeviceArray:
     """The inverse of each matrix (``solve(a, I)``); LinAlgError "Singular matrix" as numpy."""
     a = square_operand(a, "inv")
-    dt = compute_dtype(a.dtype, op="inv", complex_ok=True)
+    dt = compute_dtype(a.dtype, op="inv")
     n = a.shape[-1]
     if a.size == 0:
         return zeros(a.shape, dt, a.device)
@@ -82,7 +82,7 @@ def inv_or_nan(a: DeviceArray) -> DeviceArray:
     """:func:`inv` with NaN matrices where ``a`` is singular instead of LinAlgError (what numpy's
     cond computes with), reading nothing back."""
     a = square_operand(a, "inv")
-    dt = compute_dtype(a.dtype, op="inv", complex_ok=True)
+    dt = compute_dtype(a.dtype, op="inv")
     if a.size == 0:
         return zeros(a.shape, dt, a.device)
     bw = work_copy(broadcast_to(eye(a.shape[-1], dtype=dt, device=a.device), a.shape), dt)
@@ -95,7 +95,7 @@ def cholesky(a: Any, /, *, upper: bool = False) -> DeviceArray:
     """The lower Cholesky factor L of each matrix (``upper=True``: L's transpose), reading only the
     lower triangle as numpy does; LinAlgError "Matrix is not positive definite" otherwise."""
     a = square_operand(a, "cholesky")
-    dt = compute_dtype(a.dtype, op="cholesky", complex_ok=True)
+    dt = compute_dtype(a.dtype, op="cholesky")
     if a.size == 0:
         return zeros(a.shape, dt, a.device)
     w = work_copy(a, dt)
