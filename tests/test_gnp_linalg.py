@@ -468,3 +468,20 @@ def test_complex_svd_lstsq_pinv(dt, shape):
 def test_complex_vecdot_conjugates_the_first_operand():
     x, y = _cmat((3, 4), np.complex128), _cmat((3, 4), np.complex128)
     _close(gnp.linalg.vecdot(gnp.asarray(x), gnp.asarray(y)), np.linalg.vecdot(x, y))
+
+
+def test_pinv_and_matrix_rank_cutoffs_follow_numpy():
+    a = np.diag([1.0, 1e-9, 8e-16])      # 8e-16: below the default 1e-15, above 3 * eps
+    g = gnp.asarray(a)
+    _close(gnp.linalg.pinv(g), np.linalg.pinv(a), scale=1e16)                    # rcond 1e-15 by default
+    _close(gnp.linalg.pinv(g, rtol=None), np.linalg.pinv(a, rtol=None), scale=1e9)
+    _close(gnp.linalg.pinv(g, rcond=1e-6), np.linalg.pinv(a, rcond=1e-6))
+    stack = np.stack([a, a])
+    per = np.array([1e-12, 1e-6])
+    _close(gnp.linalg.pinv(gnp.asarray(stack), rcond=per), np.linalg.pinv(stack, rcond=per), scale=1e9)
+    with pytest.raises(ValueError, match="both set"):
+        gnp.linalg.pinv(g, rcond=1e-3, rtol=1e-3)
+    _close(gnp.linalg.matrix_rank(gnp.asarray(stack), rtol=per), np.linalg.matrix_rank(stack, rtol=per))
+    _close(gnp.linalg.matrix_rank(gnp.asarray(stack), tol=np.array([0.5, 1e-12])),
+           np.linalg.matrix_rank(stack, tol=np.array([0.5, 1e-12])))
+    assert gnp.linalg.pinv(gnp.zeros((2, 0, 3), np.int64)).dtype == np.linalg.pinv(np.zeros((2, 0, 3), np.int64)).dtype

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._array import DeviceArray
-from .._creation import zeros
+from .._creation import asarray, zeros
 from .._functions import amax, matmul, sum, where
 from .._statistics import count_nonzero
 from .._views import device_operand
@@ -64,18 +64,33 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple:
     return (x.reshape(n) if vector else x), residuals, rank, s
 
 
-def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None) -> DeviceArray:
+_NO_VALUE = object()     # rtol not given (numpy's _NoValue: the default rcond differs from rtol=None's)
+
+
+def _per_matrix(x: Any, device: Any) -> Any:
+    """A cut-off that may be one value per matrix (numpy's ``asarray(rcond)[..., newaxis]``)."""
+    if isinstance(x, DeviceArray):
+        return x[..., None]
+    host = np.asarray(x)
+    return float(host) if host.ndim == 0 else asarray(host, device=device)[..., None]
+
+
+def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO_VALUE) -> DeviceArray:
     """The Moore-Penrose pseudo-inverse of each matrix, from its SVD; singular values at most
-    ``rcond * s.max()`` (rcond, or rtol, None: ``eps * max(M, N)``) are dropped."""
+    ``rcond * s.max()`` are dropped (numpy's defaults: rcond 1e-15 when neither rcond nor rtol is
+    given, ``max(M, N) * eps`` for ``rtol=None``; both may be one value per matrix)."""
     a = matrix_operand(a, "pinv")
-    dt = compute_dtype(a.dtype, op="pinv")
-    m, n = a.shape[-2:]
     if rcond is None:
-        rcond = rtol if rtol is not None else np.finfo(dt).eps * max(m, n)
+        rcond = 1e-15 if rtol is _NO_VALUE else (max(a.shape[-2:]) * np.finfo(compute_dtype(a.dtype, op="pinv")).eps
+                                                  if rtol is None else rtol)
+    elif rtol is not _NO_VALUE:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    m, n = a.shape[-2:]
     if a.size == 0:
-        return zeros(a.shape[:-2] + (n, m), dt, a.device)
+        return zeros(a.shape[:-2] + (n, m), a.dtype, a.device)
+    dt = compute_dtype(a.dtype, op="pinv")
     u, s, vh = svd(a.astype(dt), full_matrices=False)
-    cutoff = amax(s, axis=-1, keepdims=True) * rcond
+    cutoff = amax(s, axis=-1, keepdims=True) * _per_matrix(rcond, a.device)
     scaled = adjoint(vh) * _reciprocal_above(s, cutoff)[..., None, :].astype(dt)
     return matmul(scaled, adjoint(u))
 
@@ -89,7 +104,8 @@ def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any =
     s = svd(A, compute_uv=False)
     if tol is None:
         m, n = A.shape[-2:]
-        tol = amax(s, axis=-1, keepdims=True) * (rtol if rtol is not None else max(m, n) * np.finfo(s.dtype).eps)
+        rel = max(m, n) * np.finfo(s.dtype).eps if rtol is None else _per_matrix(rtol, A.device)
+        tol = amax(s, axis=-1, keepdims=True) * rel
     else:
-        tol = tol[..., None] if isinstance(tol, DeviceArray) else tol
+        tol = _per_matrix(tol, A.device)
     return count_nonzero(s > tol, axis=-1)
