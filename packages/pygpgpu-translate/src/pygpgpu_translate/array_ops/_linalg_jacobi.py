@@ -211,6 +211,9 @@ def _pair(indent: str) -> str:
     return "".join(f"{indent}{line}\n" for line in _PAIR)
 
 
+# the tolerances are passed in the matrix's real type: a float32 kernel stays free of float64 (devices without fp64)
+
+
 def _source(template: str, name: str, dt: np.dtype) -> str:
     body = template.replace("{PAIR}\n", _pair(" " * 16))
     return body.format(name=name, T=scalar_type(dt), R=scalar_type(real_type(dt)), BARRIER=BARRIER, SWEEPS=MAX_SWEEPS)
@@ -231,7 +234,7 @@ def jacobi_eigh(a: DeviceArray, upper: bool) -> "tuple[DeviceArray, DeviceArray]
         kern = kernel_from_source(name, _source(_EIGH, name, dt), helpers=parts(dt), contract=False)
         eps = float(np.finfo(dt).eps)
         launch(kern, a.device, group_grid(batch, n * ((n + 1) // 2)),
-               (a.reshape(-1), v.reshape(-1), cs, w.reshape(-1), vout.reshape(-1), n, int(upper), eps * eps))
+               (a.reshape(-1), v.reshape(-1), cs, w.reshape(-1), vout.reshape(-1), n, int(upper), real_type(dt).type(eps * eps)))
     return w, vout
 
 
@@ -250,5 +253,5 @@ def jacobi_svd(a: DeviceArray) -> "tuple[DeviceArray, DeviceArray, DeviceArray]"
         kern = kernel_from_source(name, _source(_SVD, name, dt), helpers=parts(dt), contract=False)
         tol = float(np.finfo(dt).eps) * max(m, 1) ** 0.5
         launch(kern, a.device, group_grid(batch, (n + 1) // 2),
-               (a.reshape(-1), v.reshape(-1), s.reshape(-1), u.reshape(-1), vt.reshape(-1), m, n, tol))
+               (a.reshape(-1), v.reshape(-1), s.reshape(-1), u.reshape(-1), vt.reshape(-1), m, n, real_type(dt).type(tol)))
     return u, s, vt
