@@ -485,3 +485,17 @@ def test_pinv_and_matrix_rank_cutoffs_follow_numpy():
     _close(gnp.linalg.matrix_rank(gnp.asarray(stack), tol=np.array([0.5, 1e-12])),
            np.linalg.matrix_rank(stack, tol=np.array([0.5, 1e-12])))
     assert gnp.linalg.pinv(gnp.zeros((2, 0, 3), np.int64)).dtype == np.linalg.pinv(np.zeros((2, 0, 3), np.int64)).dtype
+
+
+def test_float32_jacobi_kernels_hold_no_float64():
+    """Devices without fp64 must compile the float32 kernels: their tolerances are float32 too."""
+    from pygpgpu_translate.array_ops import _linalg_jacobi as jacobi
+    from pygpgpu_translate.array_ops._codegen import kernel_from_source
+    from pygpgpu_translate.array_ops._linalg_parts import parts
+
+    dt = np.dtype(np.float32)
+    f = gnp.zeros(16, np.float32)
+    tol = np.float32(np.finfo(np.float32).eps)
+    for template, args in ((jacobi._EIGH, (f, f, f, f, f, 4, 0, tol)), (jacobi._SVD, (f, f, f, f, f, 4, 4, tol))):
+        kern = kernel_from_source("probe32", jacobi._source(template, "probe32", dt), helpers=parts(dt), contract=False)
+        assert "double" not in str(kern.inspect(*args))
