@@ -499,3 +499,11 @@ def test_float32_jacobi_kernels_hold_no_float64():
     for template, args in ((jacobi._EIGH, (f, f, f, f, f, 4, 0, tol)), (jacobi._SVD, (f, f, f, f, f, 4, 4, tol))):
         kern = kernel_from_source("probe32", jacobi._source(template, "probe32", dt), helpers=parts(dt), contract=False)
         assert "double" not in str(kern.inspect(*args))
+
+
+def test_nan_input_gives_nan_not_unwritten_memory():
+    a = np.array([[np.nan, 0.0], [0.0, 1.0]])
+    w, v = gnp.linalg.eigh(gnp.asarray(a))
+    np.testing.assert_array_equal(w.get(), [1.0, np.nan])           # NaN sorts last, as np.sort does
+    s = gnp.linalg.svd(gnp.asarray(a), compute_uv=False).get()
+    np.testing.assert_array_equal(s, [1.0, np.nan])

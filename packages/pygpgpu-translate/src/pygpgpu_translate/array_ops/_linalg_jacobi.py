@@ -23,6 +23,9 @@ __all__ = ["jacobi_eigh", "jacobi_svd"]
 
 MAX_SWEEPS = 60
 
+# Sorting is by rank (how many values go before each), with NaN after every number and ties in
+# index order, so that the ranks are a permutation even for non-finite input (no slot unwritten).
+
 # the pair (p, q), p < q, that pair slot pk of round r joins (the circle method over mm players;
 # q >= n is the bye of an odd n)
 _PAIR = (
@@ -90,7 +93,7 @@ _EIGH = '''def {name}(a, v, cs, w, vout, n, upper, tol2):
                 i = e // half
                 pk = e % half
 {PAIR}
-                if q < n:
+                if q < n and cs[3 * (C + pk) + 1] != {T}(0):       # (identity rotations skipped: NaN stays put)
                     co = cs[3 * (C + pk)]
                     sp = cs[3 * (C + pk) + 1] * cs[3 * (C + pk) + 2]
                     x = a[A + i * n + p]
@@ -106,7 +109,7 @@ _EIGH = '''def {name}(a, v, cs, w, vout, n, upper, tol2):
                 i = e % n
                 pk = e // n
 {PAIR}
-                if q < n:
+                if q < n and cs[3 * (C + pk) + 1] != {T}(0):       # (identity rotations skipped: NaN stays put)
                     co = cs[3 * (C + pk)]
                     sp = cs[3 * (C + pk) + 1] * cs[3 * (C + pk) + 2]
                     x = a[A + p * n + i]
@@ -119,7 +122,7 @@ _EIGH = '''def {name}(a, v, cs, w, vout, n, upper, tol2):
         rank = 0
         for j in range(n):
             dj = re(a[A + j * n + j])
-            if dj < d or (dj == d and j < i):
+            if dj < d or (d != d and dj == dj) or ((dj == d or (d != d and dj != dj)) and j < i):
                 rank += 1
         w[g * n + rank] = d
         for row in range(n):
@@ -186,7 +189,7 @@ _SVD = '''def {name}(a, v, s, u, vt, m, n, tol):
         rank = 0
         for l in range(n):
             sl = s[g * n + l]
-            if sl > sj or (sl == sj and l < j):
+            if sl > sj or (sj != sj and sl == sl) or ((sl == sj or (sj != sj and sl != sl)) and l < j):
                 rank += 1
         for i in range(m):
             u[A + i * n + rank] = a[A + i * n + j] / {T}(sj) if sj > {R}(0) else {T}(0)
@@ -198,7 +201,7 @@ _SVD = '''def {name}(a, v, s, u, vt, m, n, tol):
         rank = 0
         for l in range(n):
             sl = s[g * n + l]
-            if sl > sj or (sl == sj and l < j):
+            if sl > sj or (sj != sj and sl == sl) or ((sl == sj or (sj != sj and sl != sl)) and l < j):
                 rank += 1
         a[A + rank] = {T}(sj)
     {BARRIER}
