@@ -165,3 +165,14 @@ def _add_not_implemented_stubs() -> None:
 
 
 _add_not_implemented_stubs()
+
+
+def _follow_operands() -> None:
+    """Last: every public function and array method runs on its operands' device (:mod:`._operand_device`)."""
+    from ._operand_device import follow_operands_in_class, follow_operands_in_namespace
+
+    follow_operands_in_namespace(globals(), __all__, DeviceArray, __name__)
+    follow_operands_in_class(DeviceArray, DeviceArray, __name__)
+
+
+_follow_operands()
