@@ -89,8 +89,6 @@ def test_shape_and_dtype_errors_are_numpys():
         gnp.linalg.qr(gnp.ones((2, 2)), mode="economic")
     with pytest.raises(ValueError, match="UPLO"):
         gnp.linalg.eigh(gnp.ones((2, 2)), UPLO="X")
-    with pytest.raises(NotImplementedError, match="eigh"):
-        gnp.linalg.eig(gnp.ones((2, 2)))
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
@@ -507,3 +505,40 @@ def test_nan_input_gives_nan_not_unwritten_memory():
     np.testing.assert_array_equal(w.get(), [1.0, np.nan])           # NaN sorts last, as np.sort does
     s = gnp.linalg.svd(gnp.asarray(a), compute_uv=False).get()
     np.testing.assert_array_equal(s, [1.0, np.nan])
+
+
+def _same_eigenvalues(got, want, tol):
+    """Each eigenvalue of one set is within tol of one of the other (order is the algorithm's own)."""
+    distance = np.abs(got[..., :, None] - want[..., None, :])
+    assert distance.min(axis=-1).max() <= tol and distance.min(axis=-2).max() <= tol
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (3, 7, 7), (16, 16)])
+def test_eig_and_eigvals_of_general_matrices(dt, shape):
+    a = (_cmat(shape, dt) if np.dtype(dt).kind == "c" else _mat(shape, dt))
+    w, v = gnp.linalg.eig(gnp.asarray(a))
+    complex_type = np.complex64 if dt in (np.float32, np.complex64) else np.complex128
+    assert w.dtype == v.dtype == complex_type and w.shape == shape[:-1] and v.shape == shape
+    tol = TOL[np.float32 if complex_type == np.complex64 else np.float64] * 100
+    W, V = w.get(), v.get()
+    _same_eigenvalues(W, np.linalg.eigvals(a), tol)
+    _same_eigenvalues(gnp.linalg.eigvals(gnp.asarray(a)).get(), np.linalg.eigvals(a), tol)
+    np.testing.assert_allclose(a @ V, V * W[..., None, :], atol=tol)
+    np.testing.assert_allclose(np.linalg.norm(V, axis=-2), 1.0, atol=tol)
+    lead = np.take_along_axis(V, np.abs(V).argmax(axis=-2)[..., None, :], axis=-2)
+    np.testing.assert_allclose(lead.imag, 0.0, atol=tol)              # geev's scaling: largest component real
+
+
+def test_eig_special_matrices_and_empty_shapes():
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]])
+    _same_eigenvalues(gnp.linalg.eigvals(gnp.asarray(rotation)).get(), np.array([1j, -1j]), 1e-12)
+    jordan = np.array([[2.0, 1.0], [0.0, 2.0]])
+    _same_eigenvalues(gnp.linalg.eigvals(gnp.asarray(jordan)).get(), np.array([2.0, 2.0]), 1e-7)
+    w, v = gnp.linalg.eig(gnp.zeros((3, 3)))
+    np.testing.assert_array_equal(w.get(), np.zeros(3))
+    for shape in ((0, 0), (2, 0, 0), (0, 3, 3)):
+        w, v = gnp.linalg.eig(gnp.zeros(shape))
+        assert (w.shape, v.shape) == (shape[:-1], shape)
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        gnp.linalg.eigvals(gnp.zeros((2, 3)))

@@ -5,7 +5,12 @@ from typing import NamedTuple
 
 from .._array import DeviceArray
 
-__all__ = ["EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+__all__ = ["EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: DeviceArray
+    eigenvectors: DeviceArray
 
 
 class EighResult(NamedTuple):
