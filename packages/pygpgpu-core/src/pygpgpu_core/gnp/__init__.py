@@ -122,6 +122,10 @@ from . import fft  # noqa: E402  (gnp.fft: numpy's transforms in our own FFT ker
 
 __all__ += ["fft"]
 
+from . import linalg  # noqa: E402  (gnp.linalg: numpy.linalg on the device; needs the names above)
+
+__all__ += ["linalg"]
+
 
 def asnumpy(a: Any, out: Any = None) -> np.ndarray:
     """A numpy copy of ``a`` (device arrays are read back; host data is returned as numpy)."""

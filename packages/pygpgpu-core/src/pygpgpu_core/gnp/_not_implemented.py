@@ -32,7 +32,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
     "c_": _JOIN, "r_": _JOIN,
     "choose": "gnp.where (two choices) or gnp.take",
     "einsum": _PRODUCTS,
-    "linalg": "np.linalg on a host copy (g.get()); gnp.linalg is planned (gnp.matmul and gnp.dot exist)", "flatiter": "g.ravel() (a view)",
+    "flatiter": "g.ravel() (a view)",
     "format_float_positional": "np.format_float_positional (it formats host scalars)",
     "format_float_scientific": "np.format_float_scientific (it formats host scalars)",
     "frexp": _HOST, "ldexp": "g * 2.0 ** e", "modf": "gnp.trunc(g) and g - gnp.trunc(g)", "nextafter": _HOST,
