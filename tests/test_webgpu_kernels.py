@@ -584,7 +584,7 @@ def test_float_remainders_are_exact_where_wgsls_percent_is_not(dev):
 
 def test_device_array_elementwise_operations(dev):
     """gnp's generated elementwise kernels run on webgpu now that // and % and min/max are WGSL
-    (reductions are not yet: they count in int64)."""
+    (reductions: test_webgpu_reductions.py)."""
     import pygpgpu.numpy as gnp
     x = np.linspace(-7, 7, 301).astype(np.float32)
     y = np.linspace(1, 4, 301).astype(np.float32)
