@@ -23,7 +23,7 @@ D1 = [d.selector for d in registry.backend_devices("opencl")
 rng = np.random.default_rng(5)
 h = rng.random(7)
 x = np.cumsum(rng.random(7))
-m = rng.random((3, 3))
+m = rng.random((3, 3)) + 3 * np.eye(3)     # well conditioned: linalg.solve below
 ints = np.arange(10) % 4
 
 def on(a):
@@ -59,6 +59,11 @@ CASES = {
     "cross with a list": (lambda mod, a: mod.cross(a, [1.0, 0.0, 0.0]), m),
     "maximum with a list": (lambda mod, a: mod.maximum(a, [0.5] * 3), m),
     "fill_diagonal then take": (lambda mod, a: mod.take(filled_diagonal(mod, a), [0, 4]), np.zeros((3, 3))),
+    "linalg.solve with a list": (lambda mod, a: mod.linalg.solve(a, [1.0, 2.0, 3.0]), m),
+    "linalg.norm": (lambda mod, a: mod.linalg.norm(a, ord=2), m),
+    "linalg.det": (lambda mod, a: mod.linalg.det(a), m),
+    "fft.fft padded": (lambda mod, a: mod.fft.fft(a, n=12), h),
+    "fft.irfft": (lambda mod, a: mod.fft.irfft(a, n=10), h),
     "corrcoef with a second operand": (lambda mod, a: mod.corrcoef(a, h[::-1].tolist()), h),
 }
 report = {}
@@ -82,7 +87,7 @@ print(json.dumps({"failures": report, "count": len(CASES)}))
 def test_gnp_calls_with_host_operands_run_on_the_operands_device(tmp_path):
     _pocl_or_skip()
     result = _run(_CASES, tmp_path, "pthread pthread")
-    assert result["count"] >= 24
+    assert result["count"] >= 29
     assert result["failures"] == {}
 
 

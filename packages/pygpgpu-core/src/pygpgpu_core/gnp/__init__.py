@@ -175,6 +175,8 @@ def _follow_operands() -> None:
     from ._operand_device import follow_operands_in_class, follow_operands_in_namespace
 
     follow_operands_in_namespace(globals(), __all__, DeviceArray, __name__)
+    for submodule in (fft, linalg):          # gnp.random's generators carry their own device
+        follow_operands_in_namespace(vars(submodule), submodule.__all__, DeviceArray, __name__)
     follow_operands_in_class(DeviceArray, DeviceArray, __name__)
 
 
