@@ -691,6 +691,33 @@ MUTATIONS = [
              "return f\"return select(a {'/' if op == 'pyfloordiv' else '%'} b, 0u, b == 0u);\"",
              "return f\"return a {'/' if op == 'pyfloordiv' else '%'} b;\"",
              ("tests/test_webgpu_kernels.py",), "WGSL uint // and % by zero give 0 as numpy"),
+    Mutation("reduction-32-bit-index", f"{TRANSLATE}/array_ops/_reduction.py",
+             'return _INT64 if option(device, "int64") else np.dtype(np.int32)', "return _INT64",
+             ("tests/test_webgpu_reductions.py",), "a device without int64 reduces with 32-bit indices"),
+    Mutation("reduction-rows-layout-ids64", f"{TRANSLATE}/array_ops/_reduction.py",
+             "if (chunked and ids64) or wide:", "if chunked or wide:",
+             ("tests/test_webgpu_reductions.py",), "the chunked rows kernel forces 64-bit ids only where it needs them"),
+    # ---- gnp.fft (our own kernels) ----
+    Mutation("fft-quarter-turn", f"{TRANSLATE}/array_ops/_fft_kernels.py",
+             "        times_minus_i = quarter != inverse", "        times_minus_i = quarter == inverse",
+             ("tests/test_gnp_fft.py",), "a radix-4 butterfly turns by -i forward and +i inverse"),
+    Mutation("fft-irfft-dc-imaginary", f"{TRANSLATE}/array_ops/_fft_kernels.py",
+             "            yi = {real}(0)", "            yi = yi",
+             ("tests/test_gnp_fft.py",), "irfft ignores the imaginary parts of DC and Nyquist"),
+    Mutation("fft-ortho-norm", f"{CORE}/gnp/fft/_arguments.py", "        return 1.0 / math.sqrt(n)",
+             "        return 1.0 / n", ("tests/test_gnp_fft.py",), "norm='ortho' scales by 1/sqrt(n)"),
+    Mutation("fft-real-even-path", f"{TRANSLATE}/array_ops/_fft_real.py", "    if x.size == 0 or n % 2:",
+             "    if x.size == 0 or n % 2 == 0:", ("tests/test_gnp_fft.py",),
+             "even-length real transforms go through a half-length complex FFT"),
+    Mutation("fft-radix-plan", f"{TRANSLATE}/array_ops/_fft.py", "        out.append(n & -n)", "        out.append(2)",
+             ("tests/test_gnp_fft.py",), "the pass plan factors a length into its radices"),
+    # ---- gnp.linalg (our own kernels) ----
+    Mutation("linalg-cholesky-triangle", f"{TRANSLATE}/array_ops/_linalg_cholesky.py", "            if c <= i:",
+             "            if c < i:", ("tests/test_gnp_linalg.py",), "Cholesky fills the lower triangle with the diagonal"),
+    Mutation("linalg-eig-rotation-conj", f"{TRANSLATE}/array_ops/_linalg_eig.py",
+             "                h[H + k * n + c] = conj(co) * p + conj(sn) * q",
+             "                h[H + k * n + c] = co * p + conj(sn) * q",
+             ("tests/test_gnp_linalg.py",), "the QR step's rotation applies conj(c) on the left"),
 ]
 
 
