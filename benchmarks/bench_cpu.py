@@ -9,6 +9,12 @@ users write, and a sum (16M float32: ``g.sum()`` against Numba's ``prange`` redu
 ``gnp.sort`` of 16M float32 beside numpy's own. Every result is checked against the other first.
 Times: the median of batches after a warm-up (compiling included in the warm-up), in ms per call;
 ``ratio`` is ours / peer (below 1: faster). The device defaults to the first PoCL device.
+
+    python benchmarks/bench_cpu.py OUT.json --ab
+
+adds, for each ``@kernel`` row, the same kernel built with the CPU choices off (``PYGPGPU_CPU_TUNING=0``:
+the GPU-shaped wide kernel and the runtime's group pick; ``pygpgpu_translate._cpu_choices``) as the peer,
+timed alternately with it in this process (``--rounds`` times, median): ratio = with / without.
 """
 from __future__ import annotations
 
@@ -29,6 +35,9 @@ _parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 _parser.add_argument("out", nargs="?", help="where to write the JSON report")
 _parser.add_argument("--device", default=None, help="device selector (default: the first PoCL device)")
 _parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test)")
+_parser.add_argument("--ab", action="store_true",
+                     help="also time each @kernel with the CPU choices off (PYGPGPU_CPU_TUNING=0), alternately")
+_parser.add_argument("--rounds", type=int, default=5, help="alternations of --ab (median of each side)")
 _args = _parser.parse_args([] if __name__ != "__main__" else None)
 SCALE = 16 if _args.quick else 1
 
@@ -153,6 +162,29 @@ if numba is not None:
         return s
 
 
+def untuned(kfunc, dev, *first_args):
+    """The kernel of ``kfunc``'s Python function as a separate kernel object whose plan (translation
+    and group pick) is made with the CPU choices off: its first call happens here."""
+    import pygpgpu_translate._cpu_choices as cpu_choices
+    k = kernel(kfunc.py_func)[dev.selector]
+    was, cpu_choices.ENABLED = cpu_choices.ENABLED, False
+    try:
+        k(*first_args)
+    finally:
+        cpu_choices.ENABLED = was
+    return k
+
+
+def alternate_ms(call_a, call_b, sync, batch: int, rounds: int) -> "tuple[float, float]":
+    """Medians of ``rounds`` alternations of timed_ms on a then b: a burst of load from other
+    jobs lands on both sides alike."""
+    a, b = [], []
+    for _ in range(rounds):
+        a.append(timed_ms(call_a, sync, batch, repeats=3, warmup=1))
+        b.append(timed_ms(call_b, sync, batch, repeats=3, warmup=1))
+    return sorted(a)[len(a) // 2], sorted(b)[len(b) // 2]
+
+
 def main() -> int:
     dev = pocl_device()
     rng = np.random.default_rng(0)
@@ -163,6 +195,14 @@ def main() -> int:
                      "peer_ms": None if peer_ms is None else round(peer_ms, 4),
                      "ratio": None if peer_ms is None else round(ours_ms / peer_ms, 3)})
         print(rows[-1], flush=True)
+
+    def ab(name, kfunc, k, args, sync, batch):
+        """--ab: ``k`` (as the plain run builds it) against the same kernel with the CPU choices off."""
+        if not _args.ab:
+            return
+        off = untuned(kfunc, dev, *args)
+        with_ms, without_ms = alternate_ms(lambda: k(*args), lambda: off(*args), sync, batch, _args.rounds)
+        row(f"{name} [CPU choices on / off]", with_ms, "PYGPGPU_CPU_TUNING=0", without_ms)
 
     def put(a):
         return gnp.asarray(a, device=dev)
@@ -185,6 +225,10 @@ def main() -> int:
         saxpy_nb(np.float32(2.0), x, y, out)
         peer = timed_ms(lambda: saxpy_nb(np.float32(2.0), x, y, out), lambda: None, 10)
     row(f"saxpy {n >> 20}M", ours, "numba parallel", peer)
+    ab(f"saxpy {n >> 20}M", saxpy, k, (np.float32(2.0), gx, gy, gout), sync_on(gout), 10)
+    if _args.ab:                # a prime length: the runtime's pick is a divisor of it (groups of one work item)
+        gp1, gq1, go1 = gx[:n - 3], gy[:n - 3], gnp.empty(n - 3, np.float32, device=dev)
+        ab(f"saxpy {n >> 20}M - 3 (prime)", saxpy, k, (np.float32(2.0), gp1, gq1, go1), sync_on(go1), 10)
 
     side = 2048 // int(math.sqrt(SCALE))
     a = rng.random((side, side), dtype=np.float32)
@@ -199,6 +243,7 @@ def main() -> int:
         np.testing.assert_allclose(gs.get(), out, rtol=1e-5, atol=1e-6)
         peer = timed_ms(lambda: stencil_nb(a, out), lambda: None, 10)
     row(f"stencil 5-point {side}²", ours, "numba parallel", peer)
+    ab(f"stencil 5-point {side}²", stencil, k, (ga, gs), sync_on(gs), 10)
 
     side = 1024 // int(math.sqrt(SCALE))
     gm = gnp.zeros((side, side), np.int32, device=dev)
@@ -212,6 +257,7 @@ def main() -> int:
         assert np.mean(out != gm.get()) < 1e-3      # float32 on both sides; a boundary pixel may differ
         peer = timed_ms(lambda: mandelbrot_nb(out, 200), lambda: None, 3)
     row(f"mandelbrot {side}², 200 iterations", ours, "numba parallel", peer)
+    ab(f"mandelbrot {side}²", mandelbrot, k, (gm, 200), sync_on(gm), 3)
 
     bodies = 4096 // SCALE
     pos = rng.random((bodies, 4), dtype=np.float32)
@@ -226,6 +272,7 @@ def main() -> int:
         np.testing.assert_allclose(gacc.get(), acc, rtol=1e-3, atol=1e-3)
         peer = timed_ms(lambda: nbody_nb(pos, acc), lambda: None, 2)
     row(f"n-body {bodies}", ours, "numba parallel", peer)
+    ab(f"n-body {bodies}", nbody, k, (gp, gacc), sync_on(gacc), 2)
 
     np.testing.assert_allclose(float(gx.sum()), float(x.sum()), rtol=1e-4)
     ours = timed_ms(lambda: gx.sum(), ctx.synchronize, 10)
