@@ -115,6 +115,23 @@ def test_switched_off_keeps_the_gpu_shapes(cpu, monkeypatch):
     assert plan.t.lanes == 4 and plan.cpu_groups is None
 
 
+def with_barrier(x, out):
+    for i in range(x.shape[0]):
+        v = x[i] * 2
+        gpu.barrier()
+        out[i] = v
+
+
+def test_kernels_whose_groups_show_keep_the_runtime_pick(cpu):
+    n = 1001
+    x = np.arange(n, dtype=np.float32)
+    k = kernel(with_barrier)[cpu.selector]
+    out = gnp.zeros(n, np.float32, device=cpu)
+    k(gnp.asarray(x, device=cpu), out)
+    np.testing.assert_array_equal(out.get(), 2 * x)
+    assert _plan(k, cpu).cpu_groups is None
+
+
 class _Gpu:
     is_gpu, is_cpu, compute_units, max_work_group_size = True, False, 132, 1024
 

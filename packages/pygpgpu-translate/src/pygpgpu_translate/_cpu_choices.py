@@ -15,7 +15,8 @@ against that:
   (512, 8). :func:`cpu_group_shape` gives a run of one row instead: as wide as the device allows
   along dimension 0 (the vectorized, contiguous one), narrowed while there would be fewer than
   ``GROUPS_PER_UNIT`` groups per compute unit to share out (uneven work such as mandelbrot's).
-  The domain guard skips the work items that rounding up to whole groups adds.
+  The domain guard skips the work items that rounding up to whole groups adds. Kernels whose
+  groups show (a barrier, a local array, an array sized by the group) keep the runtime's pick.
 
 ``PYGPGPU_CPU_TUNING=0`` (read at import) keeps the GPU-shaped kernels and the runtime's pick on
 CPUs, to compare (``benchmarks/bench_cpu.py --ab`` flips :data:`ENABLED` in one process).

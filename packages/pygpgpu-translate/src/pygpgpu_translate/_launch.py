@@ -120,9 +120,11 @@ class CallPlan:
         pick = option(self.device, "guarded_local_size")
         self.guarded_local = (pick(translation.domain_ndim, option(kernel_handle, "work_group_size") or 1)
                               if pick is not None and self.auto_local is None and translation.domain_ndim else None)
-        # CPUs: a row-shaped group sized per launch (_cpu_choices), where the backend chose none
+        # CPUs: a row-shaped group sized per launch (_cpu_choices), where the backend chose none and
+        # the kernel's groups do not show (no barrier, local array or group-sized array)
         self.cpu_groups = (group_limits(self.device, option(kernel_handle, "work_group_size"))
                            if self.guarded_local is None and self.auto_local is None and translation.domain_ndim
+                           and not (self.local_sized or translation.uses_barrier or translation.local_shapes)
                            else None)
         self._extra_state()
         # _packed(values, None, domain) unrolled for this layout: the warm path with resident arrays
