@@ -290,6 +290,17 @@ def main() -> int:
     np.testing.assert_array_equal(gnp.sort(gx).get(), np.sort(x))
     row(f"gnp sort {n >> 20}M", timed_ms(lambda: gnp.sort(gx), ctx.synchronize, 1), "numpy",
         timed_ms(lambda: np.sort(x), lambda: None, 1))
+    if _args.ab:                # the sort reads the switch at each call
+        import pygpgpu_translate._cpu_choices as cpu_choices
+
+        def tiled_sort():
+            cpu_choices.ENABLED = False
+            try:
+                return gnp.sort(gx)
+            finally:
+                cpu_choices.ENABLED = True
+        with_ms, without_ms = alternate_ms(lambda: gnp.sort(gx), tiled_sort, ctx.synchronize, 1, min(_args.rounds, 3))
+        row(f"gnp sort {n >> 20}M [CPU choices on / off]", with_ms, "PYGPGPU_CPU_TUNING=0", without_ms)
 
     report = {"device": str(dev), "cpus": os.cpu_count(), "machine": platform.processor() or platform.machine(),
               "numba": getattr(numba, "__version__", None), "numpy": np.__version__,

@@ -18,8 +18,10 @@ against that:
   The domain guard skips the work items that rounding up to whole groups adds. Kernels whose
   groups show (a barrier, a local array, an array sized by the group) keep the runtime's pick.
 
-``PYGPGPU_CPU_TUNING=0`` (read at import) keeps the GPU-shaped kernels and the runtime's pick on
-CPUs, to compare (``benchmarks/bench_cpu.py --ab`` flips :data:`ENABLED` in one process).
+``gnp.sort`` of long 1-D arrays takes the chunked radix sort of ``array_ops._radix_cpu`` there.
+
+``PYGPGPU_CPU_TUNING=0`` (read at import) keeps the GPU-shaped kernels, the runtime's pick and the
+tiled sort on CPUs, to compare (``benchmarks/bench_cpu.py --ab`` flips :data:`ENABLED` in one process).
 """
 from __future__ import annotations
 
