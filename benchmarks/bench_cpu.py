@@ -15,6 +15,8 @@ Times: the median of batches after a warm-up (compiling included in the warm-up)
 adds, for each ``@kernel`` row, the same kernel built with the CPU choices off (``PYGPGPU_CPU_TUNING=0``:
 the GPU-shaped wide kernel and the runtime's group pick; ``pygpgpu_translate._cpu_choices``) as the peer,
 timed alternately with it in this process (``--rounds`` times, median): ratio = with / without.
+``--groups`` adds the 2-D kernels (stencil, mandelbrot) at fixed bracket group shapes beside the
+automatic pick (peer), for tuning ``_cpu_choices.cpu_group_shape`` on a given CPU.
 """
 from __future__ import annotations
 
@@ -38,6 +40,8 @@ _parser.add_argument("--quick", action="store_true", help="smaller sizes (a smok
 _parser.add_argument("--ab", action="store_true",
                      help="also time each @kernel with the CPU choices off (PYGPGPU_CPU_TUNING=0), alternately")
 _parser.add_argument("--rounds", type=int, default=5, help="alternations of --ab (median of each side)")
+_parser.add_argument("--groups", action="store_true", help="also time the 2-D kernels at fixed group shapes")
+GROUP_SHAPES = [(8, 8), (64, 1), (256, 1), (1024, 1), (2048, 1), (512, 8), (1024, 4), (2048, 2)]
 _args = _parser.parse_args([] if __name__ != "__main__" else None)
 SCALE = 16 if _args.quick else 1
 
@@ -204,6 +208,17 @@ def main() -> int:
         with_ms, without_ms = alternate_ms(lambda: k(*args), lambda: off(*args), sync, batch, _args.rounds)
         row(f"{name} [CPU choices on / off]", with_ms, "PYGPGPU_CPU_TUNING=0", without_ms)
 
+    def shapes(name, kfunc, k, args, side, sync, batch):
+        """--groups: ``kfunc`` launched over (side, side) in each of GROUP_SHAPES, alternately
+        with the automatic pick ``k``."""
+        if not _args.groups:
+            return
+        for shape in GROUP_SHAPES:
+            fixed = kfunc[dev.selector][(side, side), shape]
+            fixed(*args)
+            mine, auto = alternate_ms(lambda: fixed(*args), lambda: k(*args), sync, batch, _args.rounds)
+            row(f"{name} group {shape}", mine, "automatic group", auto)
+
     def put(a):
         return gnp.asarray(a, device=dev)
 
@@ -244,6 +259,7 @@ def main() -> int:
         peer = timed_ms(lambda: stencil_nb(a, out), lambda: None, 10)
     row(f"stencil 5-point {side}²", ours, "numba parallel", peer)
     ab(f"stencil 5-point {side}²", stencil, k, (ga, gs), sync_on(gs), 10)
+    shapes(f"stencil 5-point {side}²", stencil, k, (ga, gs), side, sync_on(gs), 10)
 
     side = 1024 // int(math.sqrt(SCALE))
     gm = gnp.zeros((side, side), np.int32, device=dev)
@@ -258,6 +274,7 @@ def main() -> int:
         peer = timed_ms(lambda: mandelbrot_nb(out, 200), lambda: None, 3)
     row(f"mandelbrot {side}², 200 iterations", ours, "numba parallel", peer)
     ab(f"mandelbrot {side}²", mandelbrot, k, (gm, 200), sync_on(gm), 3)
+    shapes(f"mandelbrot {side}²", mandelbrot, k, (gm, 200), side, sync_on(gm), 3)
 
     bodies = 4096 // SCALE
     pos = rng.random((bodies, 4), dtype=np.float32)
