@@ -115,21 +115,26 @@ def test_switched_off_keeps_the_gpu_shapes(cpu, monkeypatch):
     assert plan.t.lanes == 4 and plan.cpu_groups is None
 
 
-def with_barrier(x, out):
-    for i in range(x.shape[0]):
-        v = x[i] * 2
-        gpu.barrier()
-        out[i] = v
+def group_sized(x):
+    gpu.work_size(x)
+    t = gpu.local_array(gpu.get_local_size(0), np.float32)
+    i = gpu.get_global_id(0)
+    t[gpu.get_local_id(0)] = 1.0
+    if i < x.shape[0]:
+        x[i] = x[i] + t[gpu.get_local_id(0)]
 
 
 def test_kernels_whose_groups_show_keep_the_runtime_pick(cpu):
+    """An array sized by the group: no CPU pick, so a call without a local size still says it
+    needs one (a barrier without local arrays is refused the same way before any pick)."""
     n = 1001
-    x = np.arange(n, dtype=np.float32)
-    k = kernel(with_barrier)[cpu.selector]
-    out = gnp.zeros(n, np.float32, device=cpu)
-    k(gnp.asarray(x, device=cpu), out)
-    np.testing.assert_array_equal(out.get(), 2 * x)
-    assert _plan(k, cpu).cpu_groups is None
+    x = gnp.asarray(np.arange(n, dtype=np.float32), device=cpu)
+    k = kernel(group_sized)
+    with pytest.raises(ValueError, match="needs the local size at the call"):
+        k[cpu.selector](x)
+    k[cpu.selector][(1024, 64)](x)
+    np.testing.assert_array_equal(x.get(), np.arange(n, dtype=np.float32) + 1)
+    assert _plan(k[cpu.selector], cpu).cpu_groups is None
 
 
 class _Gpu:
