@@ -15,6 +15,7 @@ from pygpgpu_core.backend.fastpath import compile_source
 from pygpgpu_core.protocols import option
 
 from ._domain import build_function as compile_domain
+from ._cpu_choices import cpu_group_shape, group_limits
 from ._aliases import numpy_aliases
 from ._launch_checks import (LOCAL_SIZE_POSITIONS, NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit,
                              check_int_ranges, extent_checker, group_limit, guard_checker, int_range_checks,
@@ -119,6 +120,12 @@ class CallPlan:
         pick = option(self.device, "guarded_local_size")
         self.guarded_local = (pick(translation.domain_ndim, option(kernel_handle, "work_group_size") or 1)
                               if pick is not None and self.auto_local is None and translation.domain_ndim else None)
+        # CPUs: a row-shaped group sized per launch (_cpu_choices), where the backend chose none and
+        # the kernel's groups do not show (no barrier, local array or group-sized array)
+        self.cpu_groups = (group_limits(self.device, option(kernel_handle, "work_group_size"))
+                           if self.guarded_local is None and self.auto_local is None and translation.domain_ndim
+                           and not (self.local_sized or translation.uses_barrier or translation.local_shapes)
+                           else None)
         self._extra_state()
         # _packed(values, None, domain) unrolled for this layout: the warm path with resident arrays
         self._resident_packer = _unrolled_packer(self)
@@ -188,6 +195,8 @@ class CallPlan:
                 local_size = self._automatic_local(global_size, domain)
             elif derived and self.guarded_local is not None and len(self.guarded_local) == len(global_size):
                 local_size = self.guarded_local
+            elif derived and self.cpu_groups is not None:
+                local_size = cpu_group_shape(global_size, *self.cpu_groups)
         elif len(local_size) != len(global_size):
             if len(local_size) > len(global_size):
                 raise ValueError(f"kernel {self.t.name!r}: local size {local_size} has more dimensions than the "
