@@ -718,6 +718,26 @@ MUTATIONS = [
              "                h[H + k * n + c] = conj(co) * p + conj(sn) * q",
              "                h[H + k * n + c] = co * p + conj(sn) * q",
              ("tests/test_gnp_linalg.py",), "the QR step's rotation applies conj(c) on the left"),
+    # ---- CPU devices (cpu33) ----
+    Mutation("cpu-choices-only-on-cpus", f"{TRANSLATE}/_cpu_choices.py",
+             'return ENABLED and bool(option(device, "is_cpu"))', "return ENABLED",
+             ("tests/test_cpu_choices.py",), "GPUs keep the wide kernels and the runtime's group pick"),
+    Mutation("cpu-row-groups", f"{TRANSLATE}/_launch.py", "            elif derived and self.cpu_groups is not None:",
+             "            elif False:", ("tests/test_cpu_choices.py",), "CPU launches get row-shaped groups"),
+    Mutation("cpu-no-wide-kernel", f"{TRANSLATE}/_translate.py",
+             "debug=prog.bounds is not None) if vector_views and wide else None",
+             "debug=prog.bounds is not None) if vector_views else None",
+             ("tests/test_cpu_choices.py",), "CPU devices get one-element kernels, not float4-wide ones"),
+    Mutation("cpu-groups-that-show", f"{TRANSLATE}/_launch.py",
+             "and not (self.local_sized or translation.uses_barrier or translation.local_shapes)",
+             "and not (translation.uses_barrier or translation.local_shapes)",
+             ("tests/test_cpu_choices.py",), "kernels whose groups show keep the runtime's pick"),
+    Mutation("cpu-radix-slot", f"{TRANSLATE}/array_ops/_radix_cpu.py",
+             '"            slot[d] = np.uint32(incl[d * T + t] - cnt[d * T + t])",',
+             '"            slot[d] = np.uint32(incl[d * T + t])",',
+             ("tests/test_gnp_radix_cpu.py",), "the chunked radix sort scatters from the exclusive prefix"),
+    Mutation("cpu-radix-chosen", f"{TRANSLATE}/array_ops/_radix.py", "    if on_cpu(x.device):", "    if False:",
+             ("tests/test_gnp_radix_cpu.py",), "gnp.sort on a CPU device takes the chunked radix sort"),
 ]
 
 
