@@ -17,7 +17,7 @@ from .prelude._native import NATIVE_PIECES
 from ._bindings import TupleRef
 from ._bounds import BoundsChecks
 from ._complex import complex_builtin, is_complex
-from ._types import BOOL, FLOAT32, INT32, INT64, UINT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
+from ._types import BOOL, FLOAT32, INT32, INT64, UINT64, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
 BARRIER_IN_DOMAIN = ("{} cannot be inside a magic loop: work items past the end of the domain skip the "
                      "loop body and never reach it")
@@ -132,8 +132,6 @@ def call_builtin(self, b, node, obj):
 def _on_numbers(fn):
     def lower(self, b, node):
         args = [self.value(a) for a in node.args]
-        if any(a.type is UNKNOWN for a in args):
-            return ir.Raw("?", UNKNOWN)
         for a in args:
             if isinstance(a.type, ArrayType):
                 raise self.err(node, f"{b.name}() works on numbers and vectors, not whole arrays", "index the array")
@@ -222,8 +220,6 @@ def lower_subgroup(self, b, node):
     if op in ("size", "local_id"):
         return ir.Call(self.prog.need_piece(f"subgroup_{op}", INT32), [], INT32)
     v = self.value(node.args[0])
-    if v.type is UNKNOWN:
-        return ir.Raw("?", UNKNOWN)
     if op in ("any", "all", "ballot"):
         p = self.convert(self.truth(v, node.args[0]), INT32)
         call = ir.Call(self.prog.need_piece(f"subgroup_{op}", INT32), [p], INT32)
@@ -238,8 +234,6 @@ def lower_subgroup(self, b, node):
     args = [self.convert(v, t)]
     if len(node.args) > 1:
         k = self.value(node.args[1])
-        if k.type is UNKNOWN:
-            return ir.Raw("?", UNKNOWN)
         args.append(self.convert(k, INT32))
     self.prog.note_type(t)
     return ir.Call(self.prog.need_piece(f"subgroup_{op}", t), args, t)
@@ -342,7 +336,7 @@ def lower_float_to_int(self, b, node, args):
 def lower_python_classify(self, b, node):
     """math.isnan/isinf/isfinite: a Python bool (math.isnan(a) + math.isnan(b) is 2)."""
     c = lower_classify(self, b, node)
-    return c if c is None or c.type is UNKNOWN else self.python_bool(c)
+    return c if c is None else self.python_bool(c)
 
 
 @_on_numbers
@@ -594,8 +588,6 @@ def _atomic(self, b, node):
     idx = self.index_list(node.args[1])
     flat, ok = self.checked_index(arr, idx, node, "atomic")
     vals = [self.value(a) for a in node.args[2:]]
-    if flat.type is UNKNOWN or any(v.type is UNKNOWN for v in vals):
-        return ir.Raw("?", UNKNOWN)
     self.prog.note_type(t)
     local = ".local" if arr.type.space == "local" else ""
     fn = self.prog.need_piece(f"atomic_{op}{local}", t)     # pragmas for 64-bit types come with it
