@@ -612,7 +612,7 @@ class ExpressionRules:
             return f
         ct = concrete(t, df)
         if opname in ("//", "%"):
-            return self.prelude_call("pyfloordiv" if opname == "//" else "pymod", [a, b], t)
+            return _calls.prelude_call(self.fb, "pyfloordiv" if opname == "//" else "pymod", [a, b], t)
         ca, cb = self.convert(a, ct), self.convert(b, ct)
         if ct.kind == "b":       # True + True == 2 in Python
             ct = t = INT32
@@ -719,7 +719,7 @@ class ExpressionRules:
         ca, cb = self.convert(a, ct), self.convert(b, ct)
         if count_in_range or (isinstance(cb, ir.Const) and 0 <= cb.value < ct.bits):
             return self.wrap_narrow(ir.Bin(opname, ca, cb, t))
-        return self.prelude_call("pyshl" if opname == "<<" else "pyshr", [ca, cb], t)
+        return _calls.prelude_call(self.fb, "pyshl" if opname == "<<" else "pyshr", [ca, cb], t)
 
     def power(self, a, b, node):
         df = self.prog.default_float
@@ -756,10 +756,10 @@ class ExpressionRules:
                 out = self.wrap_narrow(ir.Bin("*", out, x, t))
             return out
         if isinstance(b, ir.Const) and b.value == 0.5 and not a.type.is_int:
-            return self.call_math("sqrt", [a], node)
+            return _calls.call_math(self.fb, "sqrt", [a], node)
         t = binary_result(a.type, b.type, df)
         if t.is_int or t.kind == "b":
-            return self.prelude_call("pypow", [a, b], t)
+            return _calls.prelude_call(self.fb, "pypow", [a, b], t)
         ct = concrete(t, df)
         return ir.MathCall("pow", [self.convert(a, ct), self.convert(b, ct)], t, ct)
 
@@ -808,7 +808,7 @@ class ExpressionRules:
             if isinstance(ct, Scalar) and ct.kind == "i" and ct.bits < 32:
                 # int8/int16: the prelude's wrapping negation (-int16(-32768) is -32768); the plain
                 # (short)-a came out of NVRTC 13.0 as 32768 once widened (prelude._pysem.negation)
-                return self.prelude_call("pyneg", [v], t)
+                return _calls.prelude_call(self.fb, "pyneg", [v], t)
             return self.wrap_narrow(ir.Un("-", self.convert(v, ct), t))
         if v.type.is_float:
             raise self.type_err(node, f"operator ~ needs an integer, got {v.type}")
@@ -1045,7 +1045,7 @@ class ExpressionRules:
         obj = callee.obj
         b = self.builtin_of(callee)
         if b is not None:
-            return self.call_builtin(b, node, obj)
+            return _calls.call_builtin(self.fb, b, node, obj)
         vi = vector_class_info(obj)
         if vi:
             return self.vector_ctor(Vector(Scalar(vi[0]), vi[1]), node)
@@ -1159,13 +1159,6 @@ class ExpressionRules:
                            f"pass {vt.width} numbers, one number to broadcast, or smaller vectors plus numbers")
         self.prog.note_type(vt)
         return ir.VecCtor([convert_component(self.fb, c, vt.base) for c in comps], vt)   # the host's rule
-
-    # the call rules, written in _calls
-    call_builtin = _calls.call_builtin
-    call_math = _calls.call_math
-    float_type_of = _calls.float_type_of
-    componentwise = _calls.componentwise
-    prelude_call = _calls.prelude_call
 
 
 def _arithmetic_of(e, names) -> bool:
