@@ -1,9 +1,10 @@
 """Type inference over chains of locals whose types settle last to first (issue 34): a worklist
 re-runs only the assignments that read a widened local (``_infer``), so the builder passes over a
 function's body stay at two (a first pass, then the final one) whatever the chain's length, and the
-types, the source and the results are those of the passes. Where the worklist does not see a type
-(a loop variable, a tuple loop's item), the final pass tried early finds a change and the passes go
-on as before.
+types, the source and the results are those of the passes. A for loop's head (the loop variable
+typed by range bounds or a tuple's items) is re-run by the worklist too. Where the worklist does
+not see a type (a name bound to a tuple), the final pass tried early finds a change and the passes
+go on as before.
 The shared-store check (``_races``) finds varying locals along such chains the same way."""
 from __future__ import annotations
 
@@ -184,19 +185,49 @@ def late_tuple_item(x, out):
         out[i] = acc
 
 
-@pytest.mark.parametrize("fn, args, declared", [
-    (late_loop_bound, (np.arange(9, dtype=np.float32), np.int64(3), np.zeros(9, np.float32)), "long k;"),
-    (late_tuple_item, (np.arange(9, dtype=np.float32), np.zeros(9, np.float32)), "float w;"),
-])
-def test_types_the_worklist_does_not_see_are_settled_by_the_passes(backend, monkeypatch, fn, args, declared):
-    count = _passes(monkeypatch)
-    src = _source(fn, *args)
-    assert declared in src, src
-    assert count[0] > 2                             # the early final pass changed a type: more passes ran
+def late_tuple_binding(x, out):
+    for i in range(x.shape[0]):
+        acc = 0.0
+        a = 0
+        for rep in range(2):
+            t = (a, 1)                  # binds t to a tuple of a's value: the passes see it, not the worklist
+            b = t[0]
+            acc += b
+            a = x[i]
+        out[i] = acc
+
+
+def _compare_with_host(backend, fn, args):
     want = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
     fn(*want)
     kernel(fn)[backend](*args)
     np.testing.assert_allclose(args[-1], want[-1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn, args, declared", [
+    (late_loop_bound, (np.arange(9, dtype=np.float32), np.int64(3), np.zeros(9, np.float32)), "long k;"),
+    (late_tuple_item, (np.arange(9, dtype=np.float32), np.zeros(9, np.float32)), "float w;"),
+])
+def test_loop_heads_typed_later_in_the_source_are_rerun_by_the_worklist(backend, monkeypatch, fn, args, declared):
+    """A for loop's head (range bounds, a tuple's items) reads a local that a later line widens: the
+    worklist runs the head again (_infer.AssignmentLog.note_head), so the loop variable is typed
+    before the final pass, which then changes nothing: two passes."""
+    count = _passes(monkeypatch)
+    src = _source(fn, *args)
+    assert declared in src, src
+    assert count[0] == 2, count[0]
+    _compare_with_host(backend, fn, args)
+
+
+def test_types_the_worklist_does_not_see_are_settled_by_the_passes(backend, monkeypatch):
+    """A name bound to a tuple of a local that widens later: the worklist does not re-bind it, the
+    early final pass finds b's type changing, and the passes go on until none changes."""
+    count = _passes(monkeypatch)
+    args = (np.arange(9, dtype=np.float32) + 0.5, np.zeros(9, np.float32))
+    src = _source(late_tuple_binding, *args)
+    assert "float b;" in src, src
+    assert count[0] > 2, count[0]
+    _compare_with_host(backend, late_tuple_binding, args)
 
 
 def test_a_vector_component_chain_computes_what_python_computes(backend):

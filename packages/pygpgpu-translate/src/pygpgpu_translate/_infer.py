@@ -13,15 +13,20 @@ one pass over the whole body per link, and a body typed in source order re-runs 
 builder then tries the final pass at once (``_final_if_settled``), so translation time grows
 linearly with the kernel (benchmarks/translate_time.py).
 
-The worklist applies the builder's own rules (an assignment is re-run through ``stmt``), so it
-widens each local at most to the type the passes would reach, never past it. What it does not
-see (a loop variable bound by ``for``, a tuple loop's item, an assignment that binds an array or
-a record element) the final pass finds changing: its IR is dropped and the whole passes go on
-until none changes a type, as before, so the worklist only saves passes and never decides a type
-the passes would not.
+The worklist applies the builder's own rules (an assignment is re-run through ``stmt``, a for
+loop's head, which types the loop variable from the range's bounds or the tuple's items, through
+``loop_head``), so it widens each local at most to the type the passes would reach, never past
+it. What it does not see (an assignment that binds a tuple, an array or a record element) the
+final pass finds changing: its IR is dropped and the whole passes go on until none changes a
+type, as before, so the worklist only saves passes and never decides a type the passes would not.
 
-Still to do for issue 34 item 1: an inference pass that types without lowering (the passes
-above still build IR into a scratch ``Recording``, and rules still meet ``UNKNOWN``).
+A provisional pass that reads a local no assignment has typed yet raises ``NotYetTyped`` from the
+name lookup; the statement that read it types nothing this time and is run again once the local
+has a type (the worklist notes it like any other), so the lowering rules never meet ``UNKNOWN``:
+it is named only here and in ``_types`` (the lattice's bottom).
+
+Still to do for issue 34 item 1: an inference pass that types without lowering (the provisional
+passes above still run the lowering rules and build IR into a scratch ``Recording``).
 """
 from __future__ import annotations
 
@@ -127,6 +132,13 @@ class _Noted:
     line: int
     state: dict[str, Any]           # builder_state before the statement ran
     seen: dict[str, Any]            # the types of the locals it reads, as it read them
+    head: bool = False              # a for loop's head (the loop variable's typing), not the statement
+
+    def rerun(self, fb: FunctionBuilder) -> None:
+        if self.head:
+            fb.loop_head(self.stmt)
+        else:
+            fb.stmt(self.stmt, False)
 
 
 def _reads(s: ast.stmt) -> set[str]:
@@ -167,6 +179,17 @@ class AssignmentLog:
             self.readers.setdefault(name, []).append(index)
         return res
 
+    def note_head(self, fb: FunctionBuilder, s: ast.For) -> None:
+        """Note the head of ``for`` loop ``s`` (run next by the builder): it types the loop variable
+        from the range's bounds or the tuple's items, so the worklist re-runs it (``loop_head``, not
+        the body, whose statements are noted one by one) when a local it reads widens."""
+        reads = {node.id for node in ast.walk(s.iter) if isinstance(node, ast.Name)}
+        seen = {name: fb.local_types.get(name, UNKNOWN) for name in reads}
+        index = len(self.noted)
+        self.noted.append(_Noted(s, s.lineno, builder_state(fb), seen, head=True))
+        for name in reads:
+            self.readers.setdefault(name, []).append(index)
+
     def settle(self, fb: FunctionBuilder, widened: set[str]) -> None:
         """Re-run the noted assignments that read a local whose type has changed since they ran (one
         of ``widened``, the pass's widened locals), then those reading what a re-run widens, until
@@ -192,7 +215,7 @@ class AssignmentLog:
                 fb.pre = []
                 fb.changed = set()
                 try:
-                    fb.stmt(noted.stmt, False)
+                    noted.rerun(fb)
                 except NotYetTyped:    # reads a local still untyped: it runs again when that one widens
                     continue
                 except Exception:      # noqa: BLE001 -- the whole passes after this raise it, in order

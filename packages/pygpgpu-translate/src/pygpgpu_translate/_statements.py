@@ -113,6 +113,9 @@ class StatementRules:
             self.line = s.lineno
             self.pre = []
             state = None if self.final else builder_state(self.fb)
+            if (self.assignment_log is not None and isinstance(s, ast.For)
+                    and not (top and self.is_kernel and self.domain is not None and self.domain.node is s)):
+                self.assignment_log.note_head(self.fb, s)       # the loop variable's typing (_infer)
             try:
                 if self.assignment_log is not None and is_name_assignment(s):
                     res = self.assignment_log.run_noted(self.fb, s, top)     # type inference's worklist (_infer)
@@ -550,24 +553,7 @@ class StatementRules:
                                "loop over an index: for j in range(len(x)): a, b = x[j], y[j]")
             raise self.err(s, "for loops inside a kernel must iterate over range(...)",
                            "write for i in range(n): ... (lists and arbitrary iterables are not supported)")
-        if not isinstance(s.target, ast.Name):
-            raise self.err(s.target, "the loop variable of a range loop must be a plain name")
-        if it.keywords or not 1 <= len(it.args) <= 3:
-            raise self.err(it, "range() takes 1 to 3 positional arguments")
-        vals = [self.value(a) for a in it.args]
-        for v, a in zip(vals, it.args):
-            if isinstance(v.type, Scalar) and not (v.type.is_int or v.type.kind == "b"):
-                raise self.type_err(a, f"range() needs integers, got {'a Python float' if v.type.weak else v.type}; "
-                                    "convert with int(...)")
-        if len(vals) == 1:
-            vals = [ir.Const(0, Scalar("int32", weak=True))] + vals
-        if len(vals) == 2:
-            vals.append(ir.Const(1, Scalar("int32", weak=True)))
-        start, stop, step = vals
-        t = start.type
-        for v in (stop, step):
-            t = binary_result(t, v.type, self.prog.default_float)
-        store = self.store(s.target, self._range_item_sign(start, stop, step, t), s)
+        start, stop, step, t, store = self.range_head(s)
         if self.store_counts.get(s.target.id) == 1:     # only this loop binds it: a Python int, weak
             self.index_names = self.index_names | {s.target.id}
         if not store:
@@ -611,6 +597,41 @@ class StatementRules:
             body = [ir.Assign(var, self.convert(counter, var.type), s.lineno)] + body
         return ir.For(counter, start_c, stop, step_c, body, s.lineno, sign)
 
+    def range_head(self, s):
+        """The head of ``for k in range(...)``: the range's start, stop and step, the type they count
+        in, and the store binding ``k`` (which types it). Also what the worklist re-runs (``loop_head``)."""
+        it = s.iter
+        if not isinstance(s.target, ast.Name):
+            raise self.err(s.target, "the loop variable of a range loop must be a plain name")
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.err(it, "range() takes 1 to 3 positional arguments")
+        vals = [self.value(a) for a in it.args]
+        for v, a in zip(vals, it.args):
+            if isinstance(v.type, Scalar) and not (v.type.is_int or v.type.kind == "b"):
+                raise self.type_err(a, f"range() needs integers, got {'a Python float' if v.type.weak else v.type}; "
+                                    "convert with int(...)")
+        if len(vals) == 1:
+            vals = [ir.Const(0, Scalar("int32", weak=True))] + vals
+        if len(vals) == 2:
+            vals.append(ir.Const(1, Scalar("int32", weak=True)))
+        start, stop, step = vals
+        t = start.type
+        for v in (stop, step):
+            t = binary_result(t, v.type, self.prog.default_float)
+        store = self.store(s.target, self._range_item_sign(start, stop, step, t), s)
+        return start, stop, step, t, store
+
+    def loop_head(self, s) -> None:
+        """Type the loop variable of ``for`` loop ``s`` as its head does, without the body: type
+        inference's worklist runs this again when a local the head reads widens (_infer)."""
+        it = s.iter
+        if isinstance(it, (ast.Name, ast.Attribute, ast.Tuple, ast.Subscript)):
+            items = self.expr(it) if not isinstance(it, ast.Subscript) or isinstance(it.slice, ast.Slice) else None
+            if isinstance(items, TupleRef):
+                self.tuple_head(s, items)
+                return
+        self.range_head(s)
+
     def _range_item_sign(self, start, stop, step, t):
         """A stand-in for the items of ``range(start, stop, step)`` that types the loop variable and
         is provably >= 0 only when every item is (counting up from >= 0, or down to a stop >= -1): a
@@ -627,18 +648,11 @@ class StatementRules:
     def for_tuple(self, s, items):
         """``for w in WEIGHTS:`` over a tuple of numbers or vectors (a module constant, a literal):
         a counted loop that binds ``w`` to each item in turn (``WEIGHTS[k]``, _expressions)."""
-        if not isinstance(s.target, ast.Name):
-            raise self.err(s.target, "the loop variable of a loop over a tuple must be a plain name")
         if not items.items:                          # for w in (): no turn
+            if not isinstance(s.target, ast.Name):
+                raise self.err(s.target, "the loop variable of a loop over a tuple must be a plain name")
             return []
-        counter = self.temp(INT32)
-        outer, self.pre = self.pre, []
-        python_item = self._item_is_a_python_number(s, items)
-        with self.non_negative_names([counter.name]):
-            item = self.tuple_item(items, counter, s.iter, where=s.iter)
-            head = [] if python_item else self.store(s.target, item, s)
-            head = self.pre + list(head or [])
-        self.pre = outer
+        counter, python_item, item, head = self.tuple_head(s, items)
         self.loop_depth += 1
         saved = self.top_level_of_domain
         self.top_level_of_domain = False
@@ -652,6 +666,21 @@ class StatementRules:
         self.loop_depth -= 1
         return ir.For(counter, ir.Const(0, INT32), ir.Const(len(items.items), INT32), ir.Const(1, INT32),
                       head + body, s.lineno, 1)
+
+    def tuple_head(self, s, items):
+        """The head of ``for w in (a, b, ...)``: the loop's counter, whether ``w`` stands for the item
+        itself (a Python number), the item, and the statements binding ``w`` (which type it)."""
+        if not isinstance(s.target, ast.Name):
+            raise self.err(s.target, "the loop variable of a loop over a tuple must be a plain name")
+        counter = self.temp(INT32)
+        outer, self.pre = self.pre, []
+        python_item = self._item_is_a_python_number(s, items)
+        with self.non_negative_names([counter.name]):
+            item = self.tuple_item(items, counter, s.iter, where=s.iter)
+            head = [] if python_item else self.store(s.target, item, s)
+            head = self.pre + list(head or [])
+        self.pre = outer
+        return counter, python_item, item, head
 
     def _item_is_a_python_number(self, loop, items) -> bool:
         """``for w in (0.1, 0.2):`` binds ``w`` to Python numbers of one kind: a local would fix its
