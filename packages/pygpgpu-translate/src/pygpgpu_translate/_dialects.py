@@ -533,7 +533,7 @@ class OpenCL(Dialect):
     # types, None there meaning the prelude's formula: OpenCL bounds the float error of mix
     # (1e-3) and smoothstep (1e-5) and leaves their double precision to the vendor (NVIDIA's double
     # smoothstep is float-accurate). Its integer abs returns the unsigned type: pg_abs_<int> keeps it.
-    _FUNCS = {"dot": {"float": "dot"}, "cross": {"float": "cross"}, "length": {"float": "length"},
+    _FUNCS: dict[str, dict[str, str | None]] = {"dot": {"float": "dot"}, "cross": {"float": "cross"}, "length": {"float": "length"},
               "distance": {"float": "distance"}, "normalize": {"float": "normalize"},
               "clamp": {"float": "clamp", "int": "clamp"}, "mix": {"float": "mix", "double": None},
               "step": {"float": "step"}, "smoothstep": {"float": "smoothstep", "double": None},

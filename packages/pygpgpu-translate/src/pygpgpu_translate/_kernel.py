@@ -544,9 +544,8 @@ class KernelFunction(Generic[P]):
                     if (shape[0] > INDEX_LIMIT if len(shape) == 1 else len(shape) and _prod(shape) > INDEX_LIMIT):
                         big = True
             else:
-                tokens = tuple(tokens)
                 bits = 64 if big or config.wide else 32
-                plan = self._plans.get((id(device), tokens, bits))
+                plan = self._plans.get((id(device), tuple(tokens), bits))
                 if plan is not None and (not plan.t.refs or refs_current(plan.t.refs)):
                     try:
                         ran = plan.run(args, config.global_size, config.local_size)
@@ -669,7 +668,7 @@ def _contiguous_views(values):
     groups: dict = {}
     out = None
     for k, v in enumerate(values):
-        if is_device_array(v) and (getattr(v, "offset", 0) or not getattr(v, "is_contiguous", True)):
+        if is_device_array(v) and (getattr(v, "offset", 0) != 0 or not getattr(v, "is_contiguous", True)):
             if out is None:
                 out = list(values)
             key = (id(v.buffer), v.offset, v.shape, v.strides, v.dtype)
