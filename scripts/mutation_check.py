@@ -388,7 +388,7 @@ MUTATIONS = [
              "        return isinstance(e, ir.Var) and e.name in names or is_non_negative(e, self.non_negative)",
              (TRUST_MORE, "-k", "counter_of_uint64"), "h = h * 31 + x_u64[j] with h = 0 first is uint64"),
     Mutation("math-isnan-is-numpy-bool", f"{TRANSLATE}/_calls.py",
-             "    return c if c is None or c.type is UNKNOWN else self.python_bool(c)", "    return c",
+             "    return c if c is None else self.python_bool(c)", "    return c",
              (TRUST_MORE, "-k", "bools_add"), "math.isfinite(a) + math.isfinite(b) is 2 (Python bools)"),
     Mutation("module-helper-not-watched", f"{TRANSLATE}/_expressions.py",
              "                    if lookup_object(value) is None:      # mod.helper: rebinding it retranslates, as for a global",
