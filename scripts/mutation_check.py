@@ -738,6 +738,14 @@ MUTATIONS = [
              ("tests/test_gnp_radix_cpu.py",), "the chunked radix sort scatters from the exclusive prefix"),
     Mutation("cpu-radix-chosen", f"{TRANSLATE}/array_ops/_radix.py", "    if on_cpu(x.device):", "    if False:",
              ("tests/test_gnp_radix_cpu.py",), "gnp.sort on a CPU device takes the chunked radix sort"),
+    # ---- typing: UNKNOWN stays in the inference (typing34b) ----
+    Mutation("typing-loop-head-stop", f"{TRANSLATE}/_statements.py", "        for v in (stop, step):",
+             "        for v in (step,):", ("tests/test_translate_inference_chains.py",),
+             "a range head's stop widens the loop variable"),
+    Mutation("typing-not-yet-typed", f"{TRANSLATE}/_builder.py",
+             "                raise NotYetTyped(name)          # the statement reading it runs again later (_infer)",
+             "                return ir.Var(self.cname(name), INT32)",
+             ("tests/test_translate_inference_chains.py",), "a read of a not-yet-typed local defers its statement"),
 ]
 
 
