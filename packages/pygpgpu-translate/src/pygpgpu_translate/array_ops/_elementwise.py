@@ -274,6 +274,7 @@ def _loop(name: str, keys: tuple, dtype: Any, casting: str = "same_kind") -> tup
 # numpy's casting rules (np.can_cast); an unknown one is numpy's ValueError
 Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
 
+_HALF = np.dtype(np.float16)
 _COMPARISONS = frozenset(("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"))
 
 
@@ -581,6 +582,9 @@ def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, cas
         else:
             keys.append(x.key)
     in_dts, out_dt = _loop(name, tuple(keys), dtype, casting)
+    if out_dt == _HALF and stores_half_only(device):
+        # numpy computes np.sqrt(int8) in float16 (small integers convert to half exactly): through float32
+        return _through_float32(name, ops, out, dtype, casting)
     for k, dt in enumerate(in_dts):
         check_dtype(dt, name, k, device)
     check_dtype(out_dt, name, "result", device)
@@ -617,8 +621,8 @@ def _through_float32(name: str, ops: list, out: Any, dtype: Any, casting: Castin
     wide = [widen(x) if isinstance(x, DeviceArray) and x.dtype == half else
             (np.float32(x.value) if isinstance(x, Scalar) and x.dtype == half and not x.weak else x.value
              if isinstance(x, Scalar) else x) for x in ops]
-    res = ufunc_call(name, tuple(wide), dtype=np.float32 if dtype is not None and np.dtype(dtype) == half else dtype,
-                     casting=casting)
+    # a float16 result is computed in float32 (np.sqrt(int8) too: numpy's e->e loop gets exact halves)
+    res = ufunc_call(name, tuple(wide), dtype=np.float32 if out_dt == half else dtype, casting=casting)
     if out_dt == half:
         res = narrow(res)
     if out is None:
