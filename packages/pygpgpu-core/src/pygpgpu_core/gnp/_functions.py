@@ -26,7 +26,7 @@ UFUNC_NAMES = (
     "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
     "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "fabs",
     "float_power", "conjugate", "deg2rad", "radians", "rad2deg", "degrees", "signbit", "logaddexp", "logaddexp2",
-    "heaviside",
+    "heaviside", "gcd", "lcm", "bitwise_count",
 )
 ALIASES = {"abs": "absolute", "bitwise_not": "invert", "pow": "power", "bitwise_invert": "invert",
            "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift", "acos": "arccos",
@@ -46,7 +46,7 @@ def ufunc_operands(args: tuple, out: Any = None) -> tuple:
     """numpy's ufunc operands as device operations take them: lists and tuples uploaded, and, where
     no operand is a device array (``gnp.true_divide(0, 0)``), one scalar uploaded as a 0-d array:
     a numpy scalar if there is one (it is strong, so the result type stays numpy's: NEP 50), else
-    the first Python scalar (np.asarray's int64/float64/bool, the types numpy gives weak scalars alone).
+    the first Python scalar (np.asarray's int64/float64/complex128/bool, the types numpy gives weak scalars alone).
     The result is then a 0-d device array, where numpy returns a scalar, as CuPy does."""
     from ._array import DeviceArray
     from ._creation import asarray
@@ -56,7 +56,7 @@ def ufunc_operands(args: tuple, out: Any = None) -> tuple:
     if builtins.any(isinstance(a, DeviceArray) for a in args):     # (this module's any is gnp.any)
         return args
     pick = next((k for k, a in enumerate(args) if isinstance(a, np.generic)),
-                next((k for k, a in enumerate(args) if isinstance(a, (bool, int, float))), None))
+                next((k for k, a in enumerate(args) if isinstance(a, (bool, int, float, complex))), None))
     if pick is None:
         return args
     return args[:pick] + (asarray(args[pick], device=device),) + args[pick + 1:]
@@ -113,7 +113,7 @@ def clip(a: Any, a_min: Any = _NOT_GIVEN, a_max: Any = _NOT_GIVEN, out: Any = No
 def _operand(a: Any, device: Any = None) -> Any:
     """``a``, or a Python scalar, list or tuple uploaded (numpy takes those wherever it takes arrays)."""
     from ._views import device_operand
-    return device_operand(a, "reduction", device) if isinstance(a, (list, tuple, bool, int, float)) else a
+    return device_operand(a, "reduction", device) if isinstance(a, (list, tuple, bool, int, float, complex)) else a
 
 
 def _sequences(*args: Any) -> tuple:

@@ -200,6 +200,42 @@ def _heaviside(dts):
     return f"{name}({{0}}, {{1}})", f"def {name}(x, h0):\n{body}"
 
 
+def _gcd(dts):
+    """numpy's npy_gcd: Euclid's algorithm on the magnitudes (gcd(0, 0) is 0)."""
+    t = dts[0]
+    name = f"_gnp_gcd_{t.name}"
+    x, y = ("abs(a)", "abs(b)") if t.kind == "i" else ("a", "b")
+    body = (f"    x = {x}\n    y = {y}\n"
+            "    while y != 0:\n        r = x % y\n        x = y\n        y = r\n"
+            f"    return {np_type(t)}(x)\n")
+    return f"{name}({{0}}, {{1}})", f"def {name}(a, b):\n{body}"
+
+
+def _lcm(dts):
+    """numpy's npy_lcm: |a / gcd(a, b) * b|, and 0 where gcd is 0."""
+    t = dts[0]
+    gcd_call, gcd_helper = _gcd(dts)
+    name = f"_gnp_lcm_{t.name}"
+    mag = "abs" if t.kind == "i" else ""
+    # C's integer promotion: numpy's int8/int16 products are formed in int, then wrap to the type
+    w = "np.int32" if t.itemsize < 4 else np_type(t)
+    body = (f"    g = {gcd_call.format('a', 'b')}\n    if g == 0:\n        return {np_type(t)}(0)\n"
+            f"    return {np_type(t)}({mag}({w}(a) // {w}(g) * {w}(b)))\n")
+    return f"{name}({{0}}, {{1}})", f"{gcd_helper}\ndef {name}(a, b):\n{body}"
+
+
+def _bitwise_count(dts):
+    """numpy 2's bitwise_count: the number of 1 bits of |x| (a uint8)."""
+    t = dts[0]
+    name = f"_gnp_popcount_{t.name}"
+    unsigned = np_type(np.dtype(f"uint{t.itemsize * 8}"))
+    start = "abs(a)" if t.kind == "i" else "a"
+    body = (f"    x = {unsigned}({start})\n    n = np.uint8(0)\n"
+            f"    while x != {unsigned}(0):\n        n = np.uint8(n + np.uint8(x & {unsigned}(1)))\n"
+            f"        x = x >> {unsigned}(1)\n    return n\n")
+    return f"{name}({{0}})", f"def {name}(a):\n{body}"
+
+
 # ufunc name -> expression rule, for the ufuncs whose rule is not "call np.<name>"; which ufuncs exist
 # is gnp's table (pygpgpu_core.gnp._functions.UFUNC_NAMES, the one list of names), and UFUNCS below
 # gives each of them this rule or the plain call
@@ -222,7 +258,8 @@ _RULES: dict[str, Callable] = {
     "conjugate": lambda d: "{0}",
     "deg2rad": _scale(np.pi, 180.0), "radians": _scale(np.pi, 180.0), "rad2deg": _scale(180.0, np.pi),
     "degrees": _scale(180.0, np.pi), "signbit": _signbit, "logaddexp": _logaddexp("e"),
-    "logaddexp2": _logaddexp("2"), "heaviside": _heaviside,
+    "logaddexp2": _logaddexp("2"), "heaviside": _heaviside, "gcd": _gcd, "lcm": _lcm,
+    "bitwise_count": _bitwise_count,
     "floor": _float_or_identity("np.floor"), "ceil": _float_or_identity("np.ceil"),
     "trunc": _float_or_identity("np.trunc"), "rint": _float_or_identity("np.rint"),
     "isnan": _predicate("np.isnan", "False"), "isinf": _predicate("np.isinf", "False"),
