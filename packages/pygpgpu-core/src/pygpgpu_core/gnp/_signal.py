@@ -17,14 +17,19 @@ __all__ = ["correlate", "bartlett", "hanning", "hamming", "blackman", "sinc"]
 
 
 def correlate(a: Any, v: Any, mode: str = "valid") -> DeviceArray:
-    """``np.correlate`` of real 1-D arrays: ``sum(a[n + k] * v[n])``, which is the convolution of
-    ``a`` with ``v`` reversed (numpy's default mode is "valid")."""
+    """``np.correlate`` of 1-D arrays: ``sum(a[n + k] * conj(v[n]))``, which is the convolution of
+    ``a`` with ``v`` conjugated and reversed (numpy's default mode is "valid")."""
     from ._polynomials import convolve
     a, v = device_operand(a, "correlate"), device_operand(v, "correlate")
     if a.ndim == 0 or v.ndim == 0:      # numpy's correlate (unlike its convolve) refuses 0-d operands
         raise ValueError("object of too small depth for desired array")
     if v.size > a.size:     # numpy swaps the operands and reverses the result (an even "same" centres apart)
-        return correlate(v, a, mode)[::-1].copy()
+        swapped = correlate(v, a, mode)
+        if swapped.dtype.kind == "c":     # correlate(a, v) is conj(correlate(v, a)) reversed
+            swapped = ops().ufunc_call("conjugate", (swapped,))
+        return swapped[::-1].copy()
+    if v.dtype.kind == "c":              # numpy's sum(a[n + k] * conj(v[n]))
+        v = ops().ufunc_call("conjugate", (v,))
     return convolve(a, v[::-1] if v.ndim else v, mode)
 
 

@@ -58,6 +58,19 @@ def _rows_last(a: DeviceArray, axis: Any) -> "tuple[DeviceArray, tuple, tuple]":
     return moved.reshape(kept + (n,)), kept, keep
 
 
+def _sorted_into_input(a: DeviceArray, s: DeviceArray, axis: Any) -> None:
+    """``overwrite_input=True``: numpy sorts (partitions) the input in place, so ``a`` may change;
+    gnp writes the sorted rows back, which is such a change (the values are ``a``'s own)."""
+    if getattr(a, "_readonly", False):
+        return
+    if axis is None:
+        a[...] = s.reshape(a.shape)
+        return
+    axes = normalize_axes(axis, a.ndim)
+    view = a.transpose([k for k in range(a.ndim) if k not in axes] + list(axes))
+    view[...] = s.reshape(view.shape)
+
+
 def _host_q(q: Any, op: str, scale: float) -> "tuple[np.ndarray, bool]":
     """``q`` as a float host array in [0, 1] and whether it was a Python scalar (weak, NEP 50)."""
     if isinstance(q, DeviceArray):
@@ -118,6 +131,8 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
         raise IndexError(f"gnp.{_op}: cannot take a quantile of an empty array (numpy raises: index -1 is out of "
                          "bounds for axis 0 with size 0)")
     s = ops().sort(x, axis=-1)
+    if overwrite_input:
+        _sorted_into_input(a, s, axis)
     props = methods[method]
     vi = np.asanyarray(props["get_virtual_index"](n, qa))
     direct = props["fix_gamma"] is None or (method == "linear" and vi.dtype.kind in "iu")
@@ -160,6 +175,8 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
     if n == 0:
         return _finish(full(kept, np.nan, rdt, a.context), (), kept, keep, keepdims, out)
     s = ops().sort(x, axis=-1)
+    if overwrite_input:
+        _sorted_into_input(a, s, axis)
     hi = s[..., n // 2].astype(rdt)
     res = hi if n % 2 else _ufunc("true_divide", _ufunc("add", s[..., n // 2 - 1].astype(rdt), hi), 2)
     nan_rows = _nan_rows(s)

@@ -1,0 +1,71 @@
+"""Complex data in numpy's NaN-ignoring reductions (a complex number is NaN where either part is;
+nanvar is the mean squared magnitude, real), complex correlate (the second operand conjugated, and
+numpy's swap of a longer one), and quantile/median with overwrite_input=True (the input may change,
+as numpy's partitions it in place)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pygpgpu.numpy as gnp
+import pytest
+
+
+def complex_sample(dt, shape=(4, 3, 5)):
+    rng = np.random.default_rng(0)
+    a = (rng.random(shape) + 1j * rng.random(shape)).astype(dt)
+    a[0, :] = np.nan
+    a[:, 1] = complex(np.nan, 0)
+    a[2, 2, 2] = complex(0, np.nan)
+    return a
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("name", ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nancumsum", "nancumprod"])
+@pytest.mark.parametrize("axis", [None, 0, 2])
+def test_nan_reductions_of_complex_as_numpy(backend, dt, name, axis):
+    a = complex_sample(dt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = getattr(gnp, name)(gnp.asarray(a, device=backend), axis=axis).get()
+        want = getattr(np, name)(a, axis=axis)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=2e-5 if dt == np.complex64 else 1e-12)
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128, np.float64], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("m, n", [(5, 21), (21, 5), (20, 21), (7, 7)])
+@pytest.mark.parametrize("mode", ["valid", "same", "full"])
+def test_correlate_conjugates_the_second_operand(backend, dt, m, n, mode):
+    rng = np.random.default_rng(m * 100 + n)
+    x = rng.random(m) + (1j * rng.random(m) if dt != np.float64 else 0)
+    y = rng.random(n) + (1j * rng.random(n) if dt != np.float64 else 0)
+    x, y = x.astype(dt), y.astype(dt)
+    got = gnp.correlate(gnp.asarray(x, device=backend), gnp.asarray(y, device=backend), mode)
+    want = np.correlate(x, y, mode)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got.get(), want, rtol=1e-4)
+
+
+def test_correlate_of_real_and_complex(backend):
+    rng = np.random.default_rng(9)
+    x, y = rng.random(30), rng.random(7) + 1j * rng.random(7)
+    for a, b in ((x, y), (y, x)):
+        got = gnp.correlate(gnp.asarray(a, device=backend), gnp.asarray(b, device=backend), "full")
+        np.testing.assert_allclose(got.get(), np.correlate(a, b, "full"))
+
+
+@pytest.mark.parametrize("axis", [-1, None, (0, 2)])
+def test_overwrite_input_may_change_the_input_and_gives_numpys_result(backend, axis):
+    a = np.random.default_rng(1).random((10, 2, 3, 2))
+    g = gnp.asarray(a, device=backend)
+    got = gnp.quantile(g, [0.2, 0.7], axis=axis, overwrite_input=True, method="weibull")
+    np.testing.assert_allclose(got.get(), np.quantile(a, [0.2, 0.7], axis=axis, method="weibull"))
+    changed = g.get()
+    assert not np.array_equal(changed, a)
+    np.testing.assert_array_equal(np.sort(changed, axis=None), np.sort(a, axis=None))   # a's own values
+    g = gnp.asarray(a, device=backend)
+    np.testing.assert_allclose(gnp.median(g, axis=axis, overwrite_input=True).get(), np.median(a, axis=axis))
+    g = gnp.asarray(a, device=backend)
+    gnp.percentile(g, 50, axis=axis)
+    np.testing.assert_array_equal(g.get(), a)          # without overwrite_input the input stays as it was
