@@ -328,9 +328,10 @@ def _scalar_value(s: Scalar, dt: np.dtype, name: str, position: int) -> np.gener
 def _comparison_key(s: Scalar, arrays_dt: np.dtype) -> Any:
     """numpy 2 compares integer arrays with out-of-range Python ints exactly (int8 == 300 is all
     False): give such a scalar the integer type it needs instead of the weak type."""
-    if s.weak and s.key is int and arrays_dt.kind in "iu":
-        info = np.iinfo(arrays_dt)
-        if not info.min <= s.value <= info.max:
+    if s.weak and s.key is int and arrays_dt.kind in "iub":
+        # (a bool array against 2**63: CuPy compares in uint64, where numpy's default int overflows)
+        low, high = (0, 1) if arrays_dt.kind == "b" else (np.iinfo(arrays_dt).min, np.iinfo(arrays_dt).max)
+        if not low <= s.value <= high:
             if -2**63 <= s.value < 2**63:
                 return np.dtype(np.int64)
             return np.dtype(np.uint64) if 0 <= s.value < 2**64 else np.dtype(np.float64)
@@ -654,10 +655,18 @@ def _through_float32(name: str, ops: list, out: Any, dtype: Any, casting: Castin
     element in float32 and round the result to half once, and so does this (``_half``)."""
     half = np.dtype(np.float16)
     keys = tuple(x.dtype if isinstance(x, DeviceArray) or not x.weak else x.key for x in ops)
-    _, out_dt = _loop(name, keys, dtype, casting)
+    in_dts, out_dt = _loop(name, keys, dtype, casting)
+
+    def scalar(x: Scalar, loop_dt: np.dtype) -> Any:
+        if x.dtype == half and not x.weak:
+            return np.float32(x.value)
+        if x.weak and loop_dt == half and x.key is not complex:
+            # numpy converts a weak scalar to the loop's half first: 2**32 is inf there (g16 <= 2**32)
+            with np.errstate(over="ignore"):
+                return np.float32(np.float16(x.value))
+        return x.value
     wide = [widen(x) if isinstance(x, DeviceArray) and x.dtype == half else
-            (np.float32(x.value) if isinstance(x, Scalar) and x.dtype == half and not x.weak else x.value
-             if isinstance(x, Scalar) else x) for x in ops]
+            scalar(x, in_dts[k]) if isinstance(x, Scalar) else x for k, x in enumerate(ops)]
     # a float16 result is computed in float32 (np.sqrt(int8) too: numpy's e->e loop gets exact halves)
     res = ufunc_call(name, tuple(wide), dtype=np.float32 if out_dt == half else dtype, casting=casting)
     if out_dt == half:
