@@ -90,8 +90,10 @@ def blackman(M: Any, *, device: Any = None) -> DeviceArray:
 
 
 def sinc(x: Any) -> DeviceArray:
-    """``sin(pi x) / (pi x)``, 1 at 0 (numpy's 1e-20 stand-in for 0), in x's float type."""
+    """``sin(pi x) / (pi x)``, 1 at 0 (numpy's 1e-20 stand-in for 0 gives 1; it would underflow
+    to 0 in float16, so 0 is chosen directly), in x's float type."""
     x = device_operand(x, "sinc")
     u = ops().ufunc_call
-    y = u("multiply", (np.pi, ops().where(u("equal", (x, 0)), 1.0e-20, x)))
-    return u("true_divide", (u("sin", (y,)), y))
+    zero = u("equal", (x, 0))
+    y = u("multiply", (np.pi, ops().where(zero, 1, x)))
+    return ops().where(zero, 1.0, u("true_divide", (u("sin", (y,)), y)))
