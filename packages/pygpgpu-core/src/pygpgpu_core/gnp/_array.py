@@ -44,6 +44,14 @@ def order_name(order: Any) -> Any:
     return order.upper() if isinstance(order, str) and len(order) == 1 else order
 
 
+def warn_complex_to_real(src: np.dtype, dst: np.dtype) -> None:
+    """numpy's ComplexWarning where complex data converts to a real type (the imaginary parts are dropped)."""
+    if src.kind == "c" and dst.kind not in "cb":
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                      stacklevel=3)
+
+
 def check_out_writeable(out: Any) -> None:
     """numpy's ValueError for a read-only device array given as ``out=``."""
     if getattr(out, "_readonly", False):
@@ -541,6 +549,7 @@ class DeviceArray(ArrayOperators):
             return self.copy() if copy else self
         if not np.can_cast(self.dtype, dt, casting):
             raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dt!r} according to the rule {casting!r}")
+        warn_complex_to_real(self.dtype, dt)
         return ops().astype(self, dt)
 
     def reshape(self, *shape: Any, order: str = "C", copy: "bool | None" = None) -> "DeviceArray":

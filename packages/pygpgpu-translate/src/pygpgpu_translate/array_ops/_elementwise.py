@@ -23,7 +23,7 @@ from typing import Any, Callable, Literal, cast
 import numpy as np
 from pygpgpu_core import funcs
 from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
-from pygpgpu_core.gnp._array import check_out_writeable
+from pygpgpu_core.gnp._array import check_out_writeable, warn_complex_to_real
 from pygpgpu_core.gnp._functions import UFUNC_NAMES
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
@@ -746,6 +746,7 @@ def assign(dst: DeviceArray, src: Any) -> None:
         if shape != dst.shape:
             raise ValueError(f"could not broadcast input array from shape {shape_text(c.shape)} into shape "
                              f"{shape_text(dst.shape)}")
+        warn_complex_to_real(c.dtype, dst.dtype)
         if c.dtype == dst.dtype and _stored_only(c.dtype):
             # complex or half data: copied as raw bytes, as copy() does
             run(_COPY, [_raw_view(c)], (_raw_view(c).dtype,), _raw_view(dst), device)
