@@ -69,3 +69,19 @@ def test_overwrite_input_may_change_the_input_and_gives_numpys_result(backend, a
     g = gnp.asarray(a, device=backend)
     gnp.percentile(g, 50, axis=axis)
     np.testing.assert_array_equal(g.get(), a)          # without overwrite_input the input stays as it was
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
+def test_nanmedian_of_complex_as_numpy(backend, dt, axis):
+    rng = np.random.default_rng(6)
+    a = (rng.random((3, 4, 5)) + 1j * rng.random((3, 4, 5))).astype(dt)
+    a[0, 1, :] = np.nan
+    a[1, :, 2] = complex(1, np.nan)
+    a[2, 2, 2] = complex(np.nan, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = gnp.nanmedian(gnp.asarray(a, device=backend), axis=axis, keepdims=True).get()
+        want = np.nanmedian(a, axis=axis, keepdims=True)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want)

@@ -188,7 +188,7 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
 def _valid_counts(s: DeviceArray) -> DeviceArray:
     """How many numbers (not NaN) each sorted row holds, as int64."""
     n = s.shape[-1]
-    if s.dtype.kind != "f":
+    if s.dtype.kind not in "fc":
         return full(s.shape[:-1], n, np.int64, s.context)
     nans = _ufunc("isnan", s).sum(axis=-1, dtype=np.int64)
     return _ufunc("subtract", np.int64(n), nans)
@@ -201,9 +201,11 @@ def _gather_rows(s: DeviceArray, idx: DeviceArray) -> DeviceArray:
     return ops().take(s.reshape(-1), flat)
 
 
-def _nan_prepare(a: Any, axis: Any, op: str) -> "tuple[DeviceArray, DeviceArray, tuple, tuple, int]":
+def _nan_prepare(a: Any, axis: Any, op: str, kinds: str = "biuf") -> "tuple[DeviceArray, DeviceArray, tuple, tuple, int]":
+    """The rows sorted (NaNs last: numpy's complex order puts a NaN in either part last too), and
+    each row's count of numbers."""
     a = device_operand(a, op)
-    if a.dtype.kind not in "biuf":
+    if a.dtype.kind not in kinds:
         raise TypeError(f"gnp.{op}: a must be a real array, got {a.dtype}")
     x, kept, keep = _rows_last(a, axis)
     n = x.shape[-1]
@@ -217,7 +219,7 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
               keepdims: bool = False) -> DeviceArray:
     """``np.nanmedian``: the median of each row's numbers (NaNs sort last, so each row's count
     of numbers picks its middle on the device); all-NaN rows give NaN."""
-    s, c, kept, keep, n = _nan_prepare(a, axis, "nanmedian")
+    s, c, kept, keep, n = _nan_prepare(a, axis, "nanmedian", "biufc")
     rdt = np.nanmedian(np.zeros(2, s.dtype)).dtype
     if n == 0 or s.shape[0] == 0:
         return _finish(full(kept, np.nan, rdt, s.context), (), kept, keep, keepdims, out)
