@@ -85,3 +85,18 @@ def test_nanmedian_of_complex_as_numpy(backend, dt, axis):
         want = np.nanmedian(a, axis=axis, keepdims=True)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_allclose(got, want)
+
+
+@pytest.mark.parametrize("left, right", [(None, None), (1 + 2j, 3 - 1j), (2.0, -1)])
+def test_interp_of_complex_fp_interpolates_each_part(backend, left, right):
+    rng = np.random.default_rng(7)
+    xp = np.sort(rng.random(10))
+    fp = (rng.random(10) + 1j * rng.random(10)).astype(np.complex64)
+    fp[3] = complex(np.inf, 1)
+    x = rng.random(25) * 1.4 - 0.2
+    up = lambda v: gnp.asarray(v, device=backend)   # noqa: E731
+    got = gnp.interp(up(x), up(xp), up(fp), left, right)
+    want = np.interp(x, xp, fp, left, right)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got.get(), want)
+    np.testing.assert_allclose(gnp.interp(up(x), up(xp), up(fp), period=1.0).get(), np.interp(x, xp, fp, period=1.0))

@@ -19,7 +19,7 @@ import numpy as np
 
 from ._array import DeviceArray
 from ._array import _normalize_axis as normalize_axis
-from ._creation import arange, full, zeros
+from ._creation import arange, empty, full, zeros
 from ._dispatch import ops
 from ._views import device_operand, normalize_axes
 
@@ -547,15 +547,24 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: 
 
 
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None) -> DeviceArray:
-    """``np.interp`` (float64, real ``fp``): piecewise-linear interpolation of increasing ``xp``;
-    ``period`` wraps ``x`` and ``xp`` as numpy does."""
+    """``np.interp`` (float64; complex128 for complex ``fp``, each part apart): piecewise-linear
+    interpolation of increasing ``xp``; ``period`` wraps ``x`` and ``xp`` as numpy does."""
     x = _as_operand(x, None if not isinstance(xp, DeviceArray) else xp.context, "interp")
     xp = device_operand(xp, "interp")
     fp = device_operand(fp, "interp")
+    if fp.dtype.kind == "c":     # numpy: the real and imaginary parts interpolated apart, complex128
+        from ._complex_parts import complex_part
+        parts = []
+        for which in ("real", "imag"):
+            ends = [None if v is None else getattr(complex(v), which) for v in (left, right)]
+            parts.append(interp(x, xp, complex_part(fp, which), ends[0], ends[1], period))
+        res = empty(parts[0].shape, np.complex128, parts[0].context)     # (no arithmetic: inf parts stay as they are)
+        complex_part(res, "real")[...] = parts[0]
+        complex_part(res, "imag")[...] = parts[1]
+        return res
     for name, arr in (("x", x), ("xp", xp), ("fp", fp)):
         if arr.dtype.kind not in "biuf":
-            raise TypeError(f"gnp.interp: {name} must be real (complex fp is not supported on device arrays), "
-                            f"got {arr.dtype}")
+            raise TypeError(f"gnp.interp: {name} must be real, got {arr.dtype}")
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("object too deep for desired array")
     if xp.shape[0] != fp.shape[0]:
