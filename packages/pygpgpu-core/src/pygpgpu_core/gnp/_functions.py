@@ -229,10 +229,45 @@ def vdot(a: Any, b: Any) -> DeviceArray:
                      ops().copy(b).reshape(-1) if b.ndim != 1 else b)
 
 
-def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
-    """``np.matmul`` / ``a @ b`` for 1-D and 2-D arrays (a tiled kernel in local memory)."""
-    a, b = _sequences(a, b)
-    return ops().matmul(a, b, out=out)
+def matmul(a: Any, b: Any, out: Any = None, *, casting: Any = "same_kind", order: Any = "K", dtype: Any = None,
+           subok: bool = True, axes: Any = None, axis: Any = None) -> DeviceArray:
+    """``np.matmul`` / ``a @ b`` (a tiled kernel in local memory; stacks of matrices), with numpy's
+    gufunc parameters: ``dtype`` (the inputs converted to it), ``out`` of another type where
+    ``casting`` allows, and ``axes`` (which axes hold each operand's matrices)."""
+    a, b = _sequences(_operand(a), _operand(b))
+    if order not in ("K", "C", "A", None):
+        raise ValueError(f"gnp.matmul: device arrays are C-ordered (order={order!r})")
+    if axis is not None:        # numpy's error: matmul's core dimensions are not one shared one
+        raise TypeError("matmul: axis can only be used with a single shared core dimension, not with the 3 distinct "
+                        "ones implied by signature (n?,k),(k,m?)->(n?,m?).")
+    if dtype is not None:
+        dt = np.dtype(dtype)
+        for x in (a, b):
+            if not np.can_cast(x.dtype, dt, casting):
+                raise TypeError(f"Cannot cast ufunc 'matmul' input from {x.dtype!r} to {dt!r} with casting rule "
+                                f"{casting!r}")
+        a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
+    out_axes = None
+    if axes is not None:
+        from ._views import moveaxis
+        if len(axes) != 3:
+            raise ValueError(f"axes should be a list with an entry for all 3 inputs and outputs; entry for {len(axes)} "
+                             "given")
+        a_axes, b_axes, out_axes = (tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) for ax in axes)
+        a = moveaxis(a, a_axes, tuple(range(-len(a_axes), 0)))
+        b = moveaxis(b, b_axes, tuple(range(-len(b_axes), 0)))
+    direct = out is not None and out_axes is None and out.dtype == np.result_type(a.dtype, b.dtype)
+    result = ops().matmul(a, b, out=out if direct else None)
+    if out_axes:
+        from ._views import moveaxis
+        result = moveaxis(result, tuple(range(-len(out_axes), 0)), out_axes)
+    if out is None or direct:
+        return result
+    if not np.can_cast(result.dtype, out.dtype, casting):
+        raise TypeError(f"Cannot cast ufunc 'matmul' output from {result.dtype!r} to {out.dtype!r} with casting "
+                        f"rule {casting!r}")
+    out[...] = result
+    return out
 
 
 def around(a: Any, decimals: Any = 0, out: Any = None) -> DeviceArray:
