@@ -74,6 +74,8 @@ class _PoolAllocation:
 
 
 def _normalize_shape(shape: Any) -> tuple[int, ...]:
+    if shape is None:                   # numpy's message: a 0-d shape is spelled ()
+        raise TypeError("Use () not None as shape arguments")
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
