@@ -168,7 +168,7 @@ def ones(shape: Any, dtype: Any = np.float64, device: Any = None, order: Any = "
     return full(shape, 1, np.float64 if dtype is None else dtype, device, order)
 
 
-def _like(a: Any, dtype: Any, order: Any, shape: Any, device: Any) -> tuple:
+def _like(a: Any, dtype: Any, order: Any, shape: Any, device: Any) -> "tuple[Any, Any, Any, Any]":
     """(shape, dtype, device, order) of numpy's ``*_like``: ``order`` "K"/"A" keeps a Fortran-ordered
     prototype's layout when the shape is kept ("K" a strided one's axis order, as a tuple), "C"/"F"
     say it (numpy's ValueError for other values)."""
