@@ -569,8 +569,12 @@ class DeviceArray(ArrayOperators):
 
     def _reshape(self, *shape: Any, order: str = "C") -> "DeviceArray":
         order = order_name(order)
+        if order == "K":
+            raise ValueError("order 'K' is not permitted for reshaping")
         if order not in ("C", "A", "F"):
             raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
+        if order == "A":      # numpy: Fortran order for a Fortran-ordered array, else C
+            order = "F" if self._fortran_only() else "C"
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = tuple(shape[0])
         dims = [int(operator_index(n)) for n in shape]
@@ -597,8 +601,26 @@ class DeviceArray(ArrayOperators):
         strides = self.strides if new == self.shape else _c_strides(new, self.dtype.itemsize)
         return _view(self, new, strides, self.offset)
 
+    def _fortran_only(self) -> bool:
+        flags = self.flags
+        return bool(flags.f_contiguous and not flags.c_contiguous)
+
     def ravel(self, order: str = "C") -> "DeviceArray":
-        return self.reshape(-1, order="F" if order_name(order) == "F" else "C")
+        """A 1-D view where the layout allows (a copy otherwise): ``order`` "C"/"F" read row- or
+        column-major, "A" as the array is laid out (F for a Fortran-ordered one), "K" in memory
+        order (axes from the largest stride; along a negative stride in index order), as numpy's."""
+        order = order_name(order)
+        if order == "A":
+            order = "F" if self._fortran_only() else "C"
+        elif order == "K":
+            if self._fortran_only():
+                order = "F"
+            elif self.ndim > 1 and not self.flags.c_contiguous:
+                perm = sorted(range(self.ndim), key=lambda k: -abs(self.strides[k]))
+                return self.transpose(perm).reshape(-1)
+            else:
+                order = "C"
+        return self.reshape(-1, order="F" if order == "F" else "C")
 
     def flatten(self, order: str = "C") -> "DeviceArray":
         """A new 1-D copy (``order="F"``: column by column)."""
