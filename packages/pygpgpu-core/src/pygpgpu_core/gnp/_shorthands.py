@@ -38,7 +38,9 @@ def matrix_transpose(x: Any, /) -> DeviceArray:
 
 
 def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> DeviceArray:
-    """numpy's older name of ``vstack``."""
+    """numpy's older name of ``vstack`` (deprecated in numpy 2.0: numpy's DeprecationWarning)."""
+    import warnings
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning, stacklevel=2)
     return vstack(tup, dtype=dtype, casting=casting)
 
 
