@@ -100,3 +100,22 @@ def test_interp_of_complex_fp_interpolates_each_part(backend, left, right):
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got.get(), want)
     np.testing.assert_allclose(gnp.interp(up(x), up(xp), up(fp), period=1.0).get(), np.interp(x, xp, fp, period=1.0))
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("bins", [[0, 2, 3], 4])
+def test_histogram_sums_complex_weights(backend, dt, bins):
+    values = np.asarray([1.3, 2.5, 2.3, 0.5, 7])
+    weights = (np.asarray([1, -1, 2, 4, 1]) + 1j * np.asarray([2, 1, 2, 3, 9])).astype(dt)
+    want, edges = np.histogram(values, bins=np.asarray(bins) if isinstance(bins, list) else bins, weights=weights)
+    got, got_edges = gnp.histogram(gnp.asarray(values, device=backend),
+                                   bins=gnp.asarray(bins, device=backend) if isinstance(bins, list) else bins,
+                                   weights=gnp.asarray(weights, device=backend))
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got.get(), want)
+    np.testing.assert_allclose(got_edges.get(), edges)
+
+
+def test_bincount_refuses_complex_weights_as_numpy(backend):
+    with pytest.raises(TypeError, match="safe"):
+        gnp.bincount(gnp.asarray([0, 1], device=backend), weights=gnp.asarray(np.array([1j, 2]), device=backend))

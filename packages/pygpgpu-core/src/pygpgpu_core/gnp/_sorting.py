@@ -414,6 +414,9 @@ def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> DeviceArray:
         raise ValueError("'minlength' must not be negative")
     if weights is not None:
         weights = device_operand(weights, "bincount")
+        if not np.can_cast(weights.dtype, np.float64, "safe"):       # numpy's bincount sums in double
+            raise TypeError(f"Cannot cast array data from {weights.dtype!r} to dtype('float64') according to the "
+                            "rule 'safe'")
         if weights.shape != x.shape:
             raise ValueError("The weights and list don't have the same length.")
     length = minlength
@@ -434,10 +437,18 @@ def _bin_sums(bins: DeviceArray, weights: DeviceArray, length: int) -> DeviceArr
     stable sort by bin keeps each bin's weights in their original order, numpy's adding order."""
     perm = ops().argsort(bins)
     s = ops().take(bins, perm)
-    ws = ops().take(weights, perm).astype(np.float64, copy=False)
     ks = arange(length, dtype=np.int64, device=bins.context)
-    return ops().segment_sums(ws, ops().searchsorted_sorted(s, ks, "left"),
-                              ops().searchsorted_sorted(s, ks, "right"))
+    lo, hi = ops().searchsorted_sorted(s, ks, "left"), ops().searchsorted_sorted(s, ks, "right")
+    if weights.dtype.kind == "c":        # (histogram's complex weights: each part summed, complex128)
+        from ._complex_parts import complex_part
+        ws = ops().take(weights, perm)
+        out = empty((length,), np.complex128, bins.context)
+        for which in ("real", "imag"):
+            part = complex_part(ws, which).astype(np.float64)
+            complex_part(out, which)[...] = ops().segment_sums(part, lo, hi)
+        return out
+    ws = ops().take(weights, perm).astype(np.float64, copy=False)
+    return ops().segment_sums(ws, lo, hi)
 
 
 def _histogram_edges(a: DeviceArray, bins: Any, range: Any) -> "tuple[Any, bool]":
