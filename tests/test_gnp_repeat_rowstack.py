@@ -28,3 +28,13 @@ def test_row_stack_is_deprecated_as_in_numpy(backend):
     with pytest.warns(DeprecationWarning, match="row_stack"):
         got = gnp.row_stack((a, b))
     np.testing.assert_array_equal(got.get(), np.vstack((np.zeros(2), np.ones(2))))
+
+
+def test_searchsorted_refuses_a_float_sorter_before_its_length(backend):
+    bins = gnp.asarray([10, 4, 2, 1, 8], device=backend)
+    with pytest.raises(TypeError, match="integers"):
+        gnp.searchsorted(bins, gnp.arange(12.0, device=backend), sorter=gnp.asarray(np.array([], np.float64),
+                                                                                  device=backend))
+    sorter = gnp.asarray(np.argsort([10, 4, 2, 1, 8]).astype(np.uint32), device=backend)
+    np.testing.assert_array_equal(gnp.searchsorted(bins, gnp.asarray([3, 9], device=backend), sorter=sorter).get(),
+                                  np.searchsorted([10, 4, 2, 1, 8], [3, 9], sorter=np.argsort([10, 4, 2, 1, 8])))

@@ -386,6 +386,8 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Devi
                          "gnp.searchsorted: a must be 1-D")
     if sorter is not None:
         sorter = device_operand(sorter, "searchsorted")
+        if sorter.dtype.kind not in "iu":            # numpy checks the type before the length
+            raise TypeError(f"sorter must only contain integers (got {sorter.dtype})")
         if sorter.shape != a.shape:
             raise ValueError("sorter.size must equal a.size")
         a = ops().take(a, sorter)
