@@ -38,3 +38,13 @@ def test_searchsorted_refuses_a_float_sorter_before_its_length(backend):
     sorter = gnp.asarray(np.argsort([10, 4, 2, 1, 8]).astype(np.uint32), device=backend)
     np.testing.assert_array_equal(gnp.searchsorted(bins, gnp.asarray([3, 9], device=backend), sorter=sorter).get(),
                                   np.searchsorted([10, 4, 2, 1, 8], [3, 9], sorter=np.argsort([10, 4, 2, 1, 8])))
+
+
+@pytest.mark.parametrize("ddof", [3, 4])
+def test_cov_warns_where_numpy_warns(backend, ddof):
+    a = np.arange(6.0).reshape(2, 3)
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        want = np.cov(a, ddof=ddof)
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        got = gnp.cov(gnp.asarray(a, device=backend), ddof=ddof)
+    np.testing.assert_array_equal(got.get(), want)

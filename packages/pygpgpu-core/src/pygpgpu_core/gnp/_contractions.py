@@ -85,6 +85,9 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
         ddof = 0 if bias else 1
     n = X.shape[1]
     fact = max(n - int(ddof), 0)
+    if fact <= 0:                   # numpy's warning (the shapes alone decide it: nothing is read back)
+        import warnings
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
     centred = ops().ufunc_call("subtract", (X, ops().reduce("mean", X, axis=1, keepdims=True)))
     c = ops().dot(centred, centred.T.copy())
     c = ops().ufunc_call("true_divide", (c, float(fact)))
