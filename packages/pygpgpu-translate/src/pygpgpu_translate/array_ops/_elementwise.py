@@ -689,7 +689,7 @@ _SELF_ONLY = (type(None), dict, set, frozenset, type)
 def _never_equal(x: Any) -> bool:
     """Whether ``x`` (no operand) equals no number: None, a dict..., or an object without an
     ``__eq__`` of its own. One with its own may say otherwise, so it is left to Python."""
-    return isinstance(x, _SELF_ONLY) or type(x).__eq__ is object.__eq__
+    return isinstance(x, _SELF_ONLY) or (type(x).__eq__ is object.__eq__ and type(x).__ne__ is object.__ne__)
 
 
 def _compared_with_object(name: str, inputs: tuple, out: Any) -> Any:
