@@ -626,8 +626,11 @@ def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, cas
     for k, dt in enumerate(in_dts):
         check_dtype(dt, name, k, device)
     check_dtype(out_dt, name, "result", device)
-    # scalars convert first, so uint8_array ** -2 is numpy's OverflowError (-2 does not fit)
-    operands = [x if isinstance(x, DeviceArray) else _scalar_value(x, in_dts[k], name, k) for k, x in enumerate(ops)]
+    # scalars convert first, so uint8_array ** -2 is numpy's OverflowError (-2 does not fit); a complex
+    # array in a real loop (np.add(c, c, dtype=np.float32, casting="unsafe")) converts first, as numpy's
+    # casts do (the real part, with its ComplexWarning; bool: either part nonzero)
+    operands = [(x.astype(in_dts[k]) if x.dtype.kind == "c" and in_dts[k].kind != "c" else x)
+                if isinstance(x, DeviceArray) else _scalar_value(x, in_dts[k], name, k) for k, x in enumerate(ops)]
     if name == "power" and in_dts[1].kind in "iu":
         s = ops[1]
         if isinstance(s, Scalar) and s.value < 0:
@@ -841,6 +844,8 @@ def where(condition: Any, x: Any = None, y: Any = None) -> DeviceArray | tuple:
             check_dtype(o.dtype, "where", k, device)
     check_dtype(out_dt, "where", "result", device)
     cond = ops[0]
+    if isinstance(cond, DeviceArray) and cond.dtype.kind == "c":      # a complex number is true where either part is
+        cond = ufunc_call("not_equal", (cond, 0))
     operands = [cond if isinstance(cond, DeviceArray) else _scalar_value(cond, np.dtype(bool), "where", 0)]
     for k, o in enumerate(ops[1:], 1):
         operands.append(o if isinstance(o, DeviceArray) else _scalar_value(o, out_dt, "where", k))
