@@ -49,3 +49,16 @@ def test_array_copy_false_raises_where_a_copy_is_needed(backend):
 def test_empty_of_none_is_numpys_type_error(backend):
     with pytest.raises(TypeError, match=r"Use \(\)"):
         gnp.empty(None, device=backend)
+
+
+@pytest.mark.parametrize("order", list("CFAK"))
+@pytest.mark.parametrize("shape", [None, (4, 3, 2), (6, 4), (24,), (2, 2)])
+def test_like_with_a_new_shape_takes_numpys_layout(backend, order, shape):
+    host = [np.asfortranarray(np.arange(24).reshape(2, 3, 4)), np.arange(24).reshape(2, 3, 4)[:, ::2, :].swapaxes(0, 1)]
+    g = gnp.arange(24, device=backend).reshape(2, 3, 4)
+    dev = [gnp.asfortranarray(g), g[:, ::2, :].swapaxes(0, 1)]
+    for a, d in zip(host, dev):
+        want, got = np.empty_like(a, order=order, shape=shape), gnp.empty_like(d, order=order, shape=shape)
+        assert got.shape == want.shape
+        assert (got.flags.c_contiguous, got.flags.f_contiguous) == (want.flags.c_contiguous, want.flags.f_contiguous)
+        assert got.strides == want.strides

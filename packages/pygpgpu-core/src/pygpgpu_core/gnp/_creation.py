@@ -175,13 +175,15 @@ def _like(a: Any, dtype: Any, order: Any, shape: Any, device: Any) -> "tuple[Any
     if order not in ("K", "A", "C", "F", "k", "a", "c", "f", None):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     order = "K" if order is None else order.upper()
-    kept = shape is None or _normalize_shape(shape) == a.shape
-    if order == "K" and kept and getattr(a, "ndim", 0) > 1 and not _contiguous(a):
+    # numpy: "K" follows the prototype's layout for a new shape of as many dimensions, "A" a
+    # Fortran-ordered prototype's order whatever the new shape
+    same_ndim = shape is None or len(_normalize_shape(shape)) == getattr(a, "ndim", -1)
+    flags = getattr(a, "flags", None)
+    fortran = flags is not None and flags.f_contiguous and not flags.c_contiguous
+    if order == "K" and same_ndim and getattr(a, "ndim", 0) > 1 and not _contiguous(a):
         order = _stride_order(a)
     elif order in ("K", "A"):
-        flags = getattr(a, "flags", None)
-        fortran = flags is not None and flags.f_contiguous and not flags.c_contiguous
-        order = "F" if fortran and kept else "C"
+        order = "F" if fortran and (same_ndim or order == "A") else "C"
     if dtype is None:
         dtype = a.dtype
     if shape is None:
