@@ -35,3 +35,13 @@ def test_reshape_orders_and_flags_as_numpy(backend, shape_in, shape_out, order_i
 def test_reshape_refuses_order_k(backend):
     with pytest.raises(ValueError, match="is not permitted"):
         gnp.arange(24, device=backend).reshape(2, 3, 4).reshape(2, 4, 3, order="K")
+
+
+@pytest.mark.parametrize("order", list("CFAK"))
+def test_ravel_and_empty_like_of_a_broadcast_array(backend, order):
+    a = np.arange(2.0).reshape(2, 1)
+    g = gnp.asarray(a, device=backend)
+    want = np.broadcast_to(a, (3, 2, 4))
+    got = gnp.broadcast_to(g, (3, 2, 4))
+    np.testing.assert_array_equal(got.ravel(order).get(), want.ravel(order))
+    assert gnp.empty_like(got, order=order).strides == np.empty_like(want, order=order).strides

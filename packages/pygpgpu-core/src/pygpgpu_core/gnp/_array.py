@@ -44,6 +44,15 @@ def order_name(order: Any) -> Any:
     return order.upper() if isinstance(order, str) and len(order) == 1 else order
 
 
+def stride_order(strides: tuple) -> list:
+    """The order ``ravel(order="K")`` reads axes in, as numpy's iterator does: the axes with a
+    nonzero stride from the largest to the smallest (ties keep their order); broadcast axes
+    (stride 0) stay where they are."""
+    moving = [k for k, st in enumerate(strides) if st != 0]
+    ordered = iter(sorted(moving, key=lambda k: -abs(strides[k])))
+    return [next(ordered) if st != 0 else k for k, st in enumerate(strides)]
+
+
 def warn_complex_to_real(src: np.dtype, dst: np.dtype) -> None:
     """numpy's ComplexWarning where complex data converts to a real type (the imaginary parts are dropped)."""
     if src.kind == "c" and dst.kind not in "cb":
@@ -616,8 +625,7 @@ class DeviceArray(ArrayOperators):
             if self._fortran_only():
                 order = "F"
             elif self.ndim > 1 and not self.flags.c_contiguous:
-                perm = sorted(range(self.ndim), key=lambda k: -abs(self.strides[k]))
-                return self.transpose(perm).reshape(-1)
+                return self.transpose(stride_order(self.strides)).reshape(-1)
             else:
                 order = "C"
         return self.reshape(-1, order="F" if order == "F" else "C")
