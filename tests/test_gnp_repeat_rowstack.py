@@ -48,3 +48,12 @@ def test_cov_warns_where_numpy_warns(backend, ddof):
     with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
         got = gnp.cov(gnp.asarray(a, device=backend), ddof=ddof)
     np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.bool_, np.uint32], ids=lambda t: np.dtype(t).name)
+def test_cov_of_an_integer_dtype_is_numpys_casting_error(backend, dt):
+    a = np.arange(6).reshape(2, 3).astype(dt)
+    with pytest.raises(TypeError):
+        np.cov(a, dtype=dt)
+    with pytest.raises(TypeError, match="same_kind"):
+        gnp.cov(gnp.asarray(a, device=backend), dtype=dt)
