@@ -63,3 +63,17 @@ def test_meshgrid_returns_numpys_container(backend, copy, sparse):
     assert type(gnp.meshgrid(x, y, copy=copy, sparse=sparse)) is type(
         np.meshgrid(np.arange(2), np.arange(3), copy=copy, sparse=sparse))
     assert gnp.meshgrid(copy=copy, sparse=sparse) == np.meshgrid(copy=copy, sparse=sparse)
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_and_correlate_of_float16(backend, mode):
+    rng = np.random.default_rng(0)
+    a = (rng.random(20) * 4).astype(np.float16)
+    v = (rng.random(5) * 4).astype(np.float16)
+    b = np.arange(7).astype(np.int8)
+    for x, y in [(a, v), (v, a), (a, b)]:
+        for name in ("convolve", "correlate"):
+            got = getattr(gnp, name)(gnp.asarray(x, device=backend), gnp.asarray(y, device=backend), mode)
+            want = getattr(np, name)(x, y, mode)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got.get().astype(np.float64), want.astype(np.float64), rtol=1e-2)
