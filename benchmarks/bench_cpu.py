@@ -9,6 +9,14 @@ users write, and a sum (16M float32: ``g.sum()`` against Numba's ``prange`` redu
 ``gnp.sort`` of 16M float32 beside numpy's own. Every result is checked against the other first.
 Times: the median of batches after a warm-up (compiling included in the warm-up), in ms per call;
 ``ratio`` is ours / peer (below 1: faster). The device defaults to the first PoCL device.
+
+    python benchmarks/bench_cpu.py OUT.json --ab
+
+adds, for each ``@kernel`` row, the same kernel built with the CPU choices off (``PYGPGPU_CPU_TUNING=0``:
+the GPU-shaped wide kernel and the runtime's group pick; ``pygpgpu_translate._cpu_choices``) as the peer,
+timed alternately with it in this process (``--rounds`` times, median): ratio = with / without.
+``--groups`` adds the 2-D kernels (stencil, mandelbrot) at fixed bracket group shapes beside the
+automatic pick (peer), for tuning ``_cpu_choices.cpu_group_shape`` on a given CPU.
 """
 from __future__ import annotations
 
@@ -29,6 +37,11 @@ _parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 _parser.add_argument("out", nargs="?", help="where to write the JSON report")
 _parser.add_argument("--device", default=None, help="device selector (default: the first PoCL device)")
 _parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test)")
+_parser.add_argument("--ab", action="store_true",
+                     help="also time each @kernel with the CPU choices off (PYGPGPU_CPU_TUNING=0), alternately")
+_parser.add_argument("--rounds", type=int, default=5, help="alternations of --ab (median of each side)")
+_parser.add_argument("--groups", action="store_true", help="also time the 2-D kernels at fixed group shapes")
+GROUP_SHAPES = [(8, 8), (64, 1), (256, 1), (1024, 1), (2048, 1), (512, 8), (1024, 4), (2048, 2)]
 _args = _parser.parse_args([] if __name__ != "__main__" else None)
 SCALE = 16 if _args.quick else 1
 
@@ -153,6 +166,29 @@ if numba is not None:
         return s
 
 
+def untuned(kfunc, dev, *first_args):
+    """The kernel of ``kfunc``'s Python function as a separate kernel object whose plan (translation
+    and group pick) is made with the CPU choices off: its first call happens here."""
+    import pygpgpu_translate._cpu_choices as cpu_choices
+    k = kernel(kfunc.py_func)[dev.selector]
+    was, cpu_choices.ENABLED = cpu_choices.ENABLED, False
+    try:
+        k(*first_args)
+    finally:
+        cpu_choices.ENABLED = was
+    return k
+
+
+def alternate_ms(call_a, call_b, sync, batch: int, rounds: int) -> "tuple[float, float]":
+    """Medians of ``rounds`` alternations of timed_ms on a then b: a burst of load from other
+    jobs lands on both sides alike."""
+    a, b = [], []
+    for _ in range(rounds):
+        a.append(timed_ms(call_a, sync, batch, repeats=3, warmup=1))
+        b.append(timed_ms(call_b, sync, batch, repeats=3, warmup=1))
+    return sorted(a)[len(a) // 2], sorted(b)[len(b) // 2]
+
+
 def main() -> int:
     dev = pocl_device()
     rng = np.random.default_rng(0)
@@ -163,6 +199,25 @@ def main() -> int:
                      "peer_ms": None if peer_ms is None else round(peer_ms, 4),
                      "ratio": None if peer_ms is None else round(ours_ms / peer_ms, 3)})
         print(rows[-1], flush=True)
+
+    def ab(name, kfunc, k, args, sync, batch):
+        """--ab: ``k`` (as the plain run builds it) against the same kernel with the CPU choices off."""
+        if not _args.ab:
+            return
+        off = untuned(kfunc, dev, *args)
+        with_ms, without_ms = alternate_ms(lambda: k(*args), lambda: off(*args), sync, batch, _args.rounds)
+        row(f"{name} [CPU choices on / off]", with_ms, "PYGPGPU_CPU_TUNING=0", without_ms)
+
+    def shapes(name, kfunc, k, args, side, sync, batch):
+        """--groups: ``kfunc`` launched over (side, side) in each of GROUP_SHAPES, alternately
+        with the automatic pick ``k``."""
+        if not _args.groups:
+            return
+        for shape in GROUP_SHAPES:
+            fixed = kfunc[dev.selector][(side, side), shape]
+            fixed(*args)
+            mine, auto = alternate_ms(lambda: fixed(*args), lambda: k(*args), sync, batch, _args.rounds)
+            row(f"{name} group {shape}", mine, "automatic group", auto)
 
     def put(a):
         return gnp.asarray(a, device=dev)
@@ -185,6 +240,10 @@ def main() -> int:
         saxpy_nb(np.float32(2.0), x, y, out)
         peer = timed_ms(lambda: saxpy_nb(np.float32(2.0), x, y, out), lambda: None, 10)
     row(f"saxpy {n >> 20}M", ours, "numba parallel", peer)
+    ab(f"saxpy {n >> 20}M", saxpy, k, (np.float32(2.0), gx, gy, gout), sync_on(gout), 10)
+    if _args.ab:                # a prime length: the runtime's pick is a divisor of it (groups of one work item)
+        gp1, gq1, go1 = gx[:n - 3], gy[:n - 3], gnp.empty(n - 3, np.float32, device=dev)
+        ab(f"saxpy {n >> 20}M - 3 (prime)", saxpy, k, (np.float32(2.0), gp1, gq1, go1), sync_on(go1), 10)
 
     side = 2048 // int(math.sqrt(SCALE))
     a = rng.random((side, side), dtype=np.float32)
@@ -199,6 +258,8 @@ def main() -> int:
         np.testing.assert_allclose(gs.get(), out, rtol=1e-5, atol=1e-6)
         peer = timed_ms(lambda: stencil_nb(a, out), lambda: None, 10)
     row(f"stencil 5-point {side}²", ours, "numba parallel", peer)
+    ab(f"stencil 5-point {side}²", stencil, k, (ga, gs), sync_on(gs), 10)
+    shapes(f"stencil 5-point {side}²", stencil, k, (ga, gs), side, sync_on(gs), 10)
 
     side = 1024 // int(math.sqrt(SCALE))
     gm = gnp.zeros((side, side), np.int32, device=dev)
@@ -212,6 +273,8 @@ def main() -> int:
         assert np.mean(out != gm.get()) < 1e-3      # float32 on both sides; a boundary pixel may differ
         peer = timed_ms(lambda: mandelbrot_nb(out, 200), lambda: None, 3)
     row(f"mandelbrot {side}², 200 iterations", ours, "numba parallel", peer)
+    ab(f"mandelbrot {side}²", mandelbrot, k, (gm, 200), sync_on(gm), 3)
+    shapes(f"mandelbrot {side}²", mandelbrot, k, (gm, 200), side, sync_on(gm), 3)
 
     bodies = 4096 // SCALE
     pos = rng.random((bodies, 4), dtype=np.float32)
@@ -226,6 +289,7 @@ def main() -> int:
         np.testing.assert_allclose(gacc.get(), acc, rtol=1e-3, atol=1e-3)
         peer = timed_ms(lambda: nbody_nb(pos, acc), lambda: None, 2)
     row(f"n-body {bodies}", ours, "numba parallel", peer)
+    ab(f"n-body {bodies}", nbody, k, (gp, gacc), sync_on(gacc), 2)
 
     np.testing.assert_allclose(float(gx.sum()), float(x.sum()), rtol=1e-4)
     ours = timed_ms(lambda: gx.sum(), ctx.synchronize, 10)
@@ -243,6 +307,17 @@ def main() -> int:
     np.testing.assert_array_equal(gnp.sort(gx).get(), np.sort(x))
     row(f"gnp sort {n >> 20}M", timed_ms(lambda: gnp.sort(gx), ctx.synchronize, 1), "numpy",
         timed_ms(lambda: np.sort(x), lambda: None, 1))
+    if _args.ab:                # the sort reads the switch at each call
+        import pygpgpu_translate._cpu_choices as cpu_choices
+
+        def tiled_sort():
+            cpu_choices.ENABLED = False
+            try:
+                return gnp.sort(gx)
+            finally:
+                cpu_choices.ENABLED = True
+        with_ms, without_ms = alternate_ms(lambda: gnp.sort(gx), tiled_sort, ctx.synchronize, 1, min(_args.rounds, 3))
+        row(f"gnp sort {n >> 20}M [CPU choices on / off]", with_ms, "PYGPGPU_CPU_TUNING=0", without_ms)
 
     report = {"device": str(dev), "cpus": os.cpu_count(), "machine": platform.processor() or platform.machine(),
               "numba": getattr(numba, "__version__", None), "numpy": np.__version__,

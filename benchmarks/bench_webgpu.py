@@ -1,81 +1,274 @@
-"""The WebGPU backend against CUDA (or, without CUDA, OpenCL) in one run: the four float32 kernels
-of bench_cpu.py (saxpy, 5-point stencil, mandelbrot, n-body), each the same @kernel function on
-both devices, on device arrays, checked against each other before timing (issue 35, item 5).
+"""The WebGPU backend against CUDA (or, without CUDA, OpenCL) in one process (issue 35, item 5):
+saxpy, a 5-point stencil, mandelbrot and n-body in float32, each one @kernel function run on
+both devices on device arrays, plus gnp's ``g.sum()``; the results are checked against each other
+before timing.
 
-On the GPU machine WebGPU runs on NVIDIA's Vulkan driver; in CI and here, on lavapipe (Vulkan on
-the CPU), where the numbers say only that it runs. ``python benchmarks/bench_webgpu.py [SCALE]``;
-SCALE divides the sizes (default 1; 16 for a quick run on a CPU).
+    python benchmarks/bench_webgpu.py [--quick | --scale N] [--json OUT.json] [--md OUT.md]
+                                      [--webgpu SELECTOR] [--peer SELECTOR ...]
+
+It first prints what it found: every WebGPU adapter wgpu sees (API, type, driver), the Vulkan
+driver files the loader was pointed at (VK_ICD_FILENAMES / VK_DRIVER_FILES), and the peers. On
+the GPU machine WebGPU should run on NVIDIA's Vulkan driver (benchmarks/run_gpu.sh finds it);
+where it only finds lavapipe (Vulkan on the CPU) the table says so, and the numbers only say
+that the kernels run. Times: the median over ``--repeats`` batches after ``--warmup`` calls
+(which include compiling), in ms per call; ``ratio`` is webgpu / peer (below 1: WebGPU faster).
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
+import os
+import platform
+import statistics
 import sys
-from pathlib import Path
+import time
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).parent))
-import pygpgpu  # noqa: E402
-import pygpgpu.numpy as gnp  # noqa: E402
-from _timing import timed_ms  # noqa: E402
-from bench_cpu import mandelbrot, nbody, saxpy, stencil  # noqa: E402
-
-SCALE = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+import pygpgpu
+import pygpgpu.numpy as gnp
+from pygpgpu import kernel
 
 
-def _peer() -> str:
+# --- the kernels: one source for every device ------------------------------------------------
+@kernel
+def saxpy(a, x, y, out):
+    for i in range(out.shape[0]):
+        out[i] = a * x[i] + y[i]
+
+
+@kernel
+def stencil(a, out):
+    for i, j in np.ndindex(a.shape):
+        if 0 < i < a.shape[0] - 1 and 0 < j < a.shape[1] - 1:
+            out[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1]) - a[i, j]
+
+
+@kernel
+def mandelbrot(out, iters):
+    for i, j in np.ndindex(out.shape):
+        cr = -2.0 + 3.0 * j / out.shape[1]
+        ci = -1.5 + 3.0 * i / out.shape[0]
+        zr = 0.0
+        zi = 0.0
+        n = 0
+        while n < iters and zr * zr + zi * zi < 4.0:
+            zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+            n += 1
+        out[i, j] = n
+
+
+@kernel
+def nbody(pos, acc):
+    for i in range(acc.shape[0]):
+        ax = 0.0
+        ay = 0.0
+        az = 0.0
+        for j in range(pos.shape[0]):
+            dx = pos[j, 0] - pos[i, 0]
+            dy = pos[j, 1] - pos[i, 1]
+            dz = pos[j, 2] - pos[i, 2]
+            inv = 1.0 / math.sqrt(dx * dx + dy * dy + dz * dz + 1e-3)
+            s = pos[j, 3] * inv * inv * inv
+            ax += dx * s
+            ay += dy * s
+            az += dz * s
+        acc[i, 0] = ax
+        acc[i, 1] = ay
+        acc[i, 2] = az
+
+
+# --- what is here ----------------------------------------------------------------------------
+def adapters() -> list:
+    """Every adapter wgpu enumerates (also those pygpgpu would order after others)."""
+    try:
+        import wgpu
+    except ImportError as exc:
+        return [{"error": f"wgpu-py does not import: {exc}"}]
+    found = []
+    for a in wgpu.gpu.enumerate_adapters_sync():
+        info = a.info
+        found.append({k: str(info.get(k, "")) for k in ("device", "adapter_type", "backend_type", "vendor",
+                                                         "architecture", "description")})
+    return found
+
+
+def report_environment() -> dict:
+    env = {k: os.environ[k] for k in ("VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_LOADER_DEBUG")
+           if k in os.environ}
+    try:
+        import wgpu
+        print(f"wgpu-py {wgpu.__version__} from {os.path.dirname(wgpu.__file__)}")
+    except ImportError:
+        pass
+    found = adapters()
+    print("Vulkan loader environment:", env or "(none set: the loader's default search)")
+    print(f"WebGPU adapters wgpu sees ({len(found)}):")
+    for a in found:
+        print("   ", "  ".join(f"{k}={v}" for k, v in a.items() if v))
+    if not found:
+        print("    none: no Vulkan/Metal/D3D12 driver found (Linux: libvulkan1 and an ICD json, e.g. "
+              "nvidia_icd.json or mesa-vulkan-drivers' lvp_icd)")
+    return {"vulkan_env": env, "adapters": found}
+
+
+def pick_peers(asked: list) -> list:
+    if asked:
+        return [pygpgpu.get_device(s) for s in asked]
     devices = pygpgpu.available_devices()
     for backend in ("cuda", "opencl"):
-        found = [d for d in devices if d.startswith(backend + ":")]
-        if found:
-            return found[0]
+        hits = [d for d in devices if d.startswith(backend + ":")]
+        if hits:
+            return [pygpgpu.get_device(hits[0])]
     raise SystemExit(f"no CUDA or OpenCL device to compare with (devices: {devices})")
 
 
-def main() -> int:
-    webgpu = pygpgpu.get_device("webgpu")
-    peer = pygpgpu.get_device(_peer())
+# --- timing ----------------------------------------------------------------------------------
+def median_ms(fn, sync, batch: int, repeats: int, warmup: int) -> "tuple[float, list]":
+    """Median over ``repeats`` of the ms per call of ``batch`` back-to-back calls then one
+    ``sync()``, after ``warmup`` calls (compiling included there); also every repeat's time."""
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        sync()
+        times.append((time.perf_counter() - t) / batch * 1e3)
+    return statistics.median(times), times
+
+
+def cases(scale: int) -> list:
+    """(row, size, how to run it on a device: args -> None, batch, check)."""
     rng = np.random.default_rng(0)
-    n = (1 << 24) // SCALE
-    side = 2048 // int(math.sqrt(SCALE))
-    mside = 1024 // int(math.sqrt(SCALE))
-    bodies = 4096 // SCALE
+    n = (1 << 24) // scale
+    side = max(64, 2048 // int(math.sqrt(scale)))
+    mside = max(64, 1024 // int(math.sqrt(scale)))
+    bodies = max(256, 4096 // scale)
     x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
     grid = rng.random((side, side), dtype=np.float32)
     pos = rng.random((bodies, 4), dtype=np.float32)
-    cases = [
-        (f"saxpy {n >> 20}M" if n >= 1 << 20 else f"saxpy {n}", saxpy,
-         lambda put, z: (np.float32(2.0), put(x), put(y), z((n,), np.float32)), 10),
-        (f"stencil 5-point {side}²", stencil, lambda put, z: (put(grid), z((side, side), np.float32)), 10),
-        (f"mandelbrot {mside}², 200 iterations", mandelbrot, lambda put, z: (z((mside, mside), np.int32), 200), 3),
-        (f"n-body {bodies}", nbody, lambda put, z: (put(pos), z((bodies, 3), np.float32)), 2),
-    ]
-    rows = []
-    for name, k, make, reps in cases:
-        times, results = {}, {}
-        for dev in (webgpu, peer):
-            args = make(lambda a, d=dev: gnp.asarray(a, device=d), lambda s, t, d=dev: gnp.zeros(s, t, device=d))
+    s = rng.random(n, dtype=np.float32)
+
+    def k_case(k, make):
+        def prepare(dev):
+            args = make(lambda a: gnp.asarray(a, device=dev), lambda shape, t: gnp.zeros(shape, t, device=dev))
             run = k[dev.selector]
-            run(*args)
             out = [a for a in args if isinstance(a, gnp.ndarray)][-1]
-            results[dev.backend.name] = out.get()
+            return (lambda: run(*args)), (lambda: out.get())
+        return prepare
+
+    def sum_case(dev):
+        g = gnp.asarray(s, device=dev)
+        return g.sum, (lambda: np.asarray(g.sum()))
+
+    return [
+        ("saxpy", f"{n:,} float32", k_case(saxpy, lambda put, z: (np.float32(2.0), put(x), put(y), z((n,), np.float32))),
+         10, "close"),
+        ("stencil 5-point", f"{side}x{side} float32", k_case(stencil, lambda put, z: (put(grid), z((side, side), np.float32))),
+         10, "close"),
+        ("mandelbrot", f"{mside}x{mside}, 200 iterations", k_case(mandelbrot, lambda put, z: (z((mside, mside), np.int32), 200)),
+         3, "pixels"),
+        ("n-body", f"{bodies} bodies float32", k_case(nbody, lambda put, z: (put(pos), z((bodies, 3), np.float32))),
+         2, "close"),
+        ("gnp g.sum()", f"{n:,} float32", sum_case, 10, "sum"),
+    ]
+
+
+def check(kind: str, row: str, ours: np.ndarray, theirs: np.ndarray) -> None:
+    if kind == "pixels":
+        # chaotic near the set's boundary: float32 rounding (contraction, division) moves ~0.1% of
+        # the pixels between any two devices
+        assert np.mean(ours != theirs) < 5e-3, row
+    elif kind == "sum":
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, err_msg=row)
+    else:
+        np.testing.assert_allclose(ours, theirs, rtol=1e-3, atol=1e-3, err_msg=row)
+
+
+def markdown(report: dict) -> str:
+    wg = report["webgpu"]
+    lines = [f"WebGPU: `{wg['selector']}` {wg['name']} ({wg['api']}, {wg['adapter_type']}, {wg['driver']})"]
+    for p in report["peers"]:
+        lines.append(f"peer: `{p['selector']}` {p['name']}")
+    lines += [f"Python {report['python']}, {report['machine']}; median of {report['repeats']} batches after "
+              f"{report['warmup']} warm-up calls, ms per call", ""]
+    head = "| kernel | size | webgpu ms |" + "".join(f" {p['selector']} ms | webgpu / {p['selector']} |"
+                                                    for p in report["peers"])
+    lines += [head, "|" + " --- |" * (3 + 2 * len(report["peers"]))]
+    for r in report["rows"]:
+        cells = [r["row"], r["size"], f"{r['webgpu_ms']:.3f}"]
+        for p in report["peers"]:
+            cells += [f"{r['peer_ms'][p['selector']]:.3f}", f"{r['ratio'][p['selector']]:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    if not wg["adapter_type"].endswith("GPU"):
+        lines += ["", f"The WebGPU adapter is a {wg['adapter_type'] or 'non-GPU'} adapter ({wg['name']}): "
+                      "these numbers say that the kernels run, not how fast WebGPU is on a GPU."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--scale", type=int, default=1, help="divide the sizes by this (default 1)")
+    p.add_argument("--quick", action="store_true", help="--scale 16: a run on a CPU (lavapipe)")
+    p.add_argument("--webgpu", default="webgpu", help="the WebGPU device (default: the first adapter, GPUs first)")
+    p.add_argument("--peer", action="append", default=[], help="a device to compare with (repeatable; default: "
+                   "the first CUDA device, else the first OpenCL device)")
+    p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--json", help="write the report here")
+    p.add_argument("--md", help="write the markdown table here")
+    args = p.parse_args(argv)
+    scale = 16 if args.quick else args.scale
+
+    found = report_environment()
+    webgpu = pygpgpu.get_device(args.webgpu)
+    peers = pick_peers(args.peer)
+    wg = {"selector": webgpu.selector, "name": webgpu.name, "api": webgpu.arch.split(":")[0],
+          "adapter_type": str(getattr(webgpu, "adapter_type", "")), "driver": str(getattr(webgpu, "driver", ""))}
+    print(f"webgpu: {wg['selector']} {wg['name']} ({wg['api']}, {wg['adapter_type']}, {wg['driver']})")
+    for peer in peers:
+        print(f"peer: {peer.selector} {peer.name}")
+    if not wg["adapter_type"].endswith("GPU"):
+        print(f"NOTE: the WebGPU adapter is not a GPU ({wg['adapter_type']}): on a GPU machine this means the GPU's "
+              "Vulkan driver was not found (see the adapters above; run_gpu.sh sets VK_ICD_FILENAMES when it finds "
+              "nvidia_icd.json or libGLX_nvidia.so.0)", flush=True)
+
+    rows = []
+    for name, size, prepare, batch, kind in cases(scale):
+        times, results = {}, {}
+        for dev in (webgpu, *peers):
+            run, result = prepare(dev)
+            run()
+            results[dev.selector] = result()
             ctx = dev.context()
-            times[dev.backend.name] = timed_ms(lambda run=run, args=args: run(*args), ctx.synchronize, reps)
-        ours, theirs = results["webgpu"], results[peer.backend.name]
-        if ours.dtype.kind == "i":
-            # chaotic near the set's boundary: float32 rounding (contraction, division) moves ~0.1% of the
-            # pixels between any two devices; PoCL against the host differs as much at 512² (1.0e-3)
-            assert np.mean(ours != theirs) < 5e-3, name
-        else:
-            np.testing.assert_allclose(ours, theirs, rtol=1e-3, atol=1e-3, err_msg=name)
-        rows.append({"row": name, "webgpu_ms": round(times["webgpu"], 4), "peer": peer.selector,
-                     "peer_ms": round(times[peer.backend.name], 4),
-                     "ratio": round(times["webgpu"] / times[peer.backend.name], 3),
-                     "webgpu_device": webgpu.name, "peer_device": peer.name})
-        print(json.dumps(rows[-1]), flush=True)
+            times[dev.selector] = median_ms(run, ctx.synchronize, batch, args.repeats, args.warmup)
+        for peer in peers:
+            check(kind, name, results[webgpu.selector], results[peer.selector])
+        row = {"row": name, "size": size, "webgpu_ms": round(times[webgpu.selector][0], 4),
+               "webgpu_repeats_ms": [round(t, 4) for t in times[webgpu.selector][1]],
+               "peer_ms": {pd.selector: round(times[pd.selector][0], 4) for pd in peers},
+               "peer_repeats_ms": {pd.selector: [round(t, 4) for t in times[pd.selector][1]] for pd in peers},
+               "ratio": {pd.selector: round(times[webgpu.selector][0] / times[pd.selector][0], 3) for pd in peers}}
+        rows.append(row)
+        print(json.dumps({k: row[k] for k in ("row", "size", "webgpu_ms", "peer_ms", "ratio")}), flush=True)
+
+    report = {"webgpu": wg, "peers": [{"selector": d.selector, "name": d.name} for d in peers],
+              "python": platform.python_version(), "machine": f"{platform.system()} {platform.machine()}",
+              "scale": scale, "repeats": args.repeats, "warmup": args.warmup, **found, "rows": rows}
+    table = markdown(report)
+    print()
+    print(table)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(table)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

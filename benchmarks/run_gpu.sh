@@ -10,7 +10,10 @@
 # Our packages are pure Python: PYTHONPATH points at packages/*/src, and a throw-away folder
 # of .dist-info stubs registers their `pygpgpu.backends` entry points, as an install would.
 # If .gpu-carry/ holds ocl-icd-libopencl1*.deb (apt-get download ocl-icd-libopencl1 here),
-# it is unpacked so that NVIDIA's OpenCL is usable too (for the mixed-backend test).
+# it is unpacked so that NVIDIA's OpenCL is usable too (for the mixed-backend test); so is
+# libvulkan1*.deb (apt-get download libvulkan1), the Vulkan loader the webgpu backend's wgpu needs.
+# Wheels in .gpu-carry/ go on PYTHONPATH: pure ones (*-py3-none-any) as they are, binary ones
+# (wgpu, cffi) unzipped into a temporary folder when their tags suit this Python and machine.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -19,7 +22,7 @@ QUICK=""
 if [ "${1:-}" = "--quick" ]; then QUICK="--quick"; shift; fi
 PY=${PYTHON:-python3}
 
-for deb in .gpu-carry/ocl-icd-libopencl1*.deb; do
+for deb in .gpu-carry/ocl-icd-libopencl1*.deb .gpu-carry/libvulkan1*.deb; do
   [ -f "$deb" ] && dpkg -x "$deb" / && ldconfig
 done
 
@@ -46,7 +49,26 @@ SRC=$(ls -d "$PWD"/packages/*/src | paste -sd:)
 # pure-Python dependencies the GPU machine lacks (platformdirs) import from carried wheels:
 # .venv/bin/pip download -c requirements/constraints.txt --no-deps -d .gpu-carry platformdirs
 WHEELS=$(ls "$PWD"/.gpu-carry/*-py3-none-any.whl 2>/dev/null | paste -sd:)
-export PYTHONPATH="$SRC:$STUBS${WHEELS:+:$WHEELS}${PYTHONPATH:+:$PYTHONPATH}"
+# binary wheels (wgpu-*-manylinux*, cffi-*-cp312-*) cannot be imported zipped: unzip the ones whose
+# python tag (py3, or this interpreter's cpXY) and platform (any, or this machine's) fit
+UNZIPPED=$(mktemp -d /tmp/pygpgpu-wheels.XXXXXX)
+"$PY" - "$UNZIPPED" .gpu-carry/*.whl <<'EOF'
+import platform, sys, zipfile
+here = f"cp{sys.version_info.major}{sys.version_info.minor}"
+for path in sys.argv[2:]:
+    parts = path.rsplit("/", 1)[-1][:-4].split("-")
+    if len(parts) < 5 or parts[-3:] == ["py3", "none", "any"]:
+        continue                                   # no wheel (the glob), or pure: on PYTHONPATH as it is
+    py, abi, plat = parts[-3:]
+    if not any(t in ("py3", here) or (abi == "abi3" and t.startswith("cp3")) for t in py.split(".")):
+        print(f"{path}: for {py}, not this Python ({here}): left out", file=sys.stderr)
+    elif plat != "any" and platform.machine() not in plat:
+        print(f"{path}: for {plat}, not this machine ({platform.machine()}): left out", file=sys.stderr)
+    else:
+        zipfile.ZipFile(path).extractall(sys.argv[1])
+        print(f"{path}: unzipped onto PYTHONPATH", file=sys.stderr)
+EOF
+export PYTHONPATH="$SRC:$STUBS${WHEELS:+:$WHEELS}:$UNZIPPED${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 export PYGPGPU_TEST_BACKENDS=${PYGPGPU_TEST_BACKENDS:-cuda,opencl}
 # Test NVIDIA's OpenCL rather than the PoCL that is also installed there.
@@ -57,6 +79,30 @@ if [ -n "$NV_OCL" ]; then
   echo "$NV_OCL" > "$ICDS/nvidia.icd"
   export OCL_ICD_VENDORS=$ICDS
 fi
+# NVIDIA's Vulkan driver for the webgpu backend: its ICD json where the image has one, else one
+# written here pointing at libGLX_nvidia.so.0 (the driver's Vulkan entry points); nothing is set
+# when neither is found (wgpu then finds whatever the loader's default search finds, or nothing).
+if [ -z "${VK_ICD_FILENAMES:-}" ]; then
+  VK_JSON=""
+  for j in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
+           /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/local/nvidia/etc/vulkan/icd.d/nvidia_icd.json; do
+    [ -f "$j" ] && { VK_JSON=$j; break; }
+  done
+  if [ -z "$VK_JSON" ]; then
+    GLX=$(ldconfig -p | awk '/libGLX_nvidia\.so\.0/ {print $NF; exit}')
+    [ -n "$GLX" ] || GLX=$(find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libGLX_nvidia.so.0' 2>/dev/null | head -n 1)
+    if [ -n "$GLX" ]; then
+      VK_JSON=$(mktemp -d /tmp/pygpgpu-vk.XXXXXX)/nvidia_icd.json
+      printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s", "api_version": "1.3.0"}}\n' "$GLX" > "$VK_JSON"
+    fi
+  fi
+  if [ -n "$VK_JSON" ]; then
+    export VK_ICD_FILENAMES=$VK_JSON VK_DRIVER_FILES=$VK_JSON
+    echo "Vulkan: NVIDIA's driver through $VK_JSON: $(tr -d '\n' < "$VK_JSON" | head -c 300)"
+  else
+    echo "Vulkan: no nvidia_icd.json and no libGLX_nvidia.so.0 found: VK_ICD_FILENAMES left unset"
+  fi
+fi
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; "$PY" --version; } 2>&1 | tee "$OUT/machine.txt"
 "$PY" -c "import pygpgpu_core.registry as r; print(r.diagnostics())" 2>&1 | tee -a "$OUT/machine.txt"
@@ -66,7 +112,7 @@ if [ "${1:-}" = "--python" ]; then
   shift
   "$PY" "$@"
   rc=$?
-  rm -rf "$STUBS"
+  rm -rf "$STUBS" "$UNZIPPED"
   exit $rc
 fi
 
@@ -79,6 +125,6 @@ if [ -z "${NOBENCH:-}" ]; then  # NOBENCH=1: tests only
   bench_rc=${PIPESTATUS[0]}
   "$PY" benchmarks/bench_arrays.py --json "$OUT/bench_arrays.json" $QUICK 2>&1 | tee "$OUT/bench_arrays.log"
 fi
-rm -rf "$STUBS"
+rm -rf "$STUBS" "$UNZIPPED"
 echo "tests exit $tests_rc, benchmark exit $bench_rc (outputs in $OUT)"
 exit $(( tests_rc != 0 || bench_rc != 0 ))

@@ -103,7 +103,7 @@ def test_arithmetic_with_specials_and_broadcasting(backend, dtype):
 
 
 @pytest.mark.parametrize("dtype", COMPLEX, ids=IDS)
-@pytest.mark.parametrize("name", ["negative", "positive", "conjugate", "square", "reciprocal", "sign", "rint",
+@pytest.mark.parametrize("name", ["negative", "positive", "conjugate", "square", "reciprocal", "rint",
                                   "isnan", "isinf", "isfinite", "logical_not"])
 def test_arithmetic_unary_ufuncs_are_exact(backend, dtype, name):
     a = np.concatenate([sample(64, dtype, 3), specials(dtype)])
@@ -113,7 +113,8 @@ def test_arithmetic_unary_ufuncs_are_exact(backend, dtype, name):
 
 
 @pytest.mark.parametrize("dtype", COMPLEX, ids=IDS)
-@pytest.mark.parametrize("name", ["absolute", "exp", "exp2", "expm1", "sqrt", "log", "log2", "log10", "log1p",
+# sign: z/|z|, whose last bit numpy 2.4 and 2.5 round differently (measured on CUDA)
+@pytest.mark.parametrize("name", ["sign", "absolute", "exp", "exp2", "expm1", "sqrt", "log", "log2", "log10", "log1p",
                                   "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan",
                                   "arcsinh", "arccosh", "arctanh"])
 def test_library_ufuncs_within_a_few_ulp(backend, dtype, name):

@@ -10,9 +10,10 @@ import pygpgpu.numpy as gnp
 import pytest
 
 PARAMS = [((3,), (3,), -1, -1, -1), ((1, 3), (1, 3), 1, -1, -1), ((2, 4, 5, 3), (2, 4, 5, 3), -1, -1, 0),
-          ((4, 1, 3), (5, 3), -1, -1, -1), ((0, 3), (0, 3), -1, -1, -1), ((2, 0, 3), (2, 0, 3), 0, 0, 0)]
+          ((4, 1, 3), (5, 3), -1, -1, -1), ((0, 3), (0, 3), -1, -1, -1), ((3, 0, 2), (3, 0, 2), 0, 0, 0)]
 DEPRECATED = [((1, 2), (1, 2), -1, -1, 1), ((1, 2), (1, 3), -1, -1, 1), ((2, 2), (1, 3), -1, -1, 0),
-              ((3, 3), (1, 2), 0, -1, -1), ((2, 4, 5, 2), (2, 4, 5, 2), 0, 0, -1)]
+              ((3, 3), (1, 2), 0, -1, -1), ((2, 4, 5, 2), (2, 4, 5, 2), 0, 0, -1),
+              ((2, 0, 3), (2, 0, 3), 0, 0, 0)]
 DTYPES = [("float32", "float32"), ("int32", "float64"), ("uint8", "int8"), ("int64", "int64"), ("uint16", "uint16"),
           ("bool", "int32")]
 
@@ -42,6 +43,13 @@ def test_cross_of_three_component_vectors(backend, params, dtypes):
 def test_cross_of_two_component_vectors_warns_as_numpy(backend, params, dtypes):
     sa, sb, axa, axb, axc = params
     a, b = operands(sa, sb, *dtypes)
+    if np.lib.NumpyVersion(np.__version__) >= "2.5.0.dev0":   # numpy 2.5 removed what 2.0 deprecated
+        with pytest.raises(ValueError) as want_error:
+            np.cross(a, b, axa, axb, axc)
+        with pytest.raises(ValueError) as got_error:
+            gnp.cross(gnp.asarray(a, device=backend), gnp.asarray(b, device=backend), axa, axb, axc)
+        assert str(got_error.value) == str(want_error.value)
+        return
     with pytest.warns(DeprecationWarning):
         want = np.cross(a, b, axa, axb, axc)
     with pytest.warns(DeprecationWarning):
@@ -65,3 +73,12 @@ def test_cross_raises_numpys_errors(backend, case):
             np.cross(a, b, **kw)
         with pytest.raises(want.type):
             gnp.cross(gnp.asarray(a, device=backend), gnp.asarray(b, device=backend), **kw)
+
+
+def test_two_component_vectors_raise_as_numpy_2_5_does(backend, monkeypatch):
+    # numpy 2.5 turned 2.0's deprecation into this ValueError; gnp follows the numpy installed beside it
+    from pygpgpu_core.gnp import _cross
+    monkeypatch.setattr(_cross, "_TWO_COMPONENTS_REMOVED", True)
+    a, b = operands((4, 2), (4, 3), "float32", "float32")
+    with pytest.raises(ValueError, match="but they are 2 and 3 dimensional instead"):
+        gnp.cross(gnp.asarray(a, device=backend), gnp.asarray(b, device=backend))

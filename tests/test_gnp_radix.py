@@ -11,10 +11,20 @@ import pygpgpu.numpy as gnp
 import pytest
 from pygpgpu_core import registry
 
+from pygpgpu_translate import _cpu_choices
 from pygpgpu_translate.array_ops import _radix, _sort
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
           np.float32, np.float64]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def tiled_sort_on_cpus_too():
+    """CPU devices sort with the chunked radix sort (_radix_cpu, tests/test_gnp_radix_cpu.py);
+    these tests run the tiled one there as on a GPU."""
+    was, _cpu_choices.ENABLED = _cpu_choices.ENABLED, False
+    yield
+    _cpu_choices.ENABLED = was
 
 
 @pytest.fixture

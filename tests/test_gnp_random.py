@@ -60,7 +60,7 @@ def test_generator_draws_what_a_kernel_draws(backend):
     rng.random(10)                                   # counters 0..9 used
     got = rng.random(1000)
     mine = gnp.empty(1000, dtype=np.float64, device=backend)
-    kernel_uniform(mine, np.uint64(77), np.int64(10))
+    kernel_uniform[backend](mine, np.uint64(77), np.int64(10))
     np.testing.assert_array_equal(got.get(), mine.get())
 
 

@@ -46,8 +46,9 @@ def _preprocessor() -> str:
 
 
 class FakeDevice:
-    def __init__(self, extensions, opencl_c_version="OpenCL C 1.2 fake"):
+    def __init__(self, extensions, opencl_c_version="OpenCL C 1.2 fake", is_gpu=True):
         self.extensions = frozenset(extensions)
+        self.is_gpu = is_gpu
         self.opencl_c_version = opencl_c_version
 
 
@@ -62,6 +63,13 @@ def test_build_options_define_native_subgroups_from_the_devices_extension_list(m
     assert ("-DPG_SG_DEVICE_SUBGROUPS" in build_options(device, "opencl", False, False, SUBGROUPS)) is native
     assert "-DPG_SG_DEVICE_SUBGROUPS" not in build_options(device, "opencl", False, True, ("fp64",))
     assert "-DPG_SG_DEVICE_SUBGROUPS" not in build_options(device, "cuda", False, True, SUBGROUPS)
+
+
+def test_a_cpu_device_emulates_subgroups_even_with_the_extensions():
+    # PoCL 5 on x86 lists cl_khr_subgroups but makes a sub-group the whole work-group (256 lanes):
+    # measured wrong against the 32-lane model, so CPUs keep the emulation.
+    device = FakeDevice(("cl_khr_subgroups", "cl_khr_subgroup_shuffle"), "OpenCL C 3.0 pocl", is_gpu=False)
+    assert not any("PG_SG_DEVICE_SUBGROUPS" in o for o in build_options(device, "opencl", False, True, SUBGROUPS))
 
 
 @pytest.mark.parametrize("version, std", [("OpenCL C 1.2 pocl", None), ("OpenCL C 2.0 ", "-cl-std=CL2.0"),

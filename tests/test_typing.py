@@ -345,3 +345,16 @@ def test_pyright_verifytypes_sees_at_least_90_percent_of_the_public_api_typed(tm
     assert report["packageRootDirectory"], "pyright did not find the installed pygpgpu"
     unknown = sorted(s["name"] for s in report["symbols"] if s["isExported"] and not s["isTypeKnown"])
     assert report["completenessScore"] >= VERIFYTYPES_MIN, (report["completenessScore"], unknown)
+
+
+def test_repository_mypy_checks_every_body_of_the_translator():
+    """mypy.ini (run by .ci/run) checks the body of every function of pygpgpu_translate, annotated
+    or not (issue 34): no translator module is exempt from check_untyped_defs."""
+    import configparser
+    config = configparser.ConfigParser()
+    config.read(ROOT / "mypy.ini")
+    assert config.getboolean("mypy-pygpgpu_translate.*", "check_untyped_defs")
+    exempt = [section for section in config.sections()
+              if "pygpgpu_translate" in section and config.has_option(section, "check_untyped_defs")
+              and not config.getboolean(section, "check_untyped_defs")]
+    assert exempt == [], f"translator modules exempt from check_untyped_defs: {exempt}"

@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from pygpgpu import gpu, kernel
+from pygpgpu import funcs, gpu, kernel
+from pygpgpu_core.vec_types import float2, float3, float4, float8, int4
 
 from webgpu_support import webgpu_device
 
@@ -192,8 +193,8 @@ def counting(a, total):
     (printing, (np.ones(4, np.float32),), "print()"),
     (array_helper, (np.ones(4, np.float32), np.zeros(4, np.float32)), "helpers cannot take arrays"),
     (masked, (np.ones(4, bool), np.zeros(4, np.float32)), "bool arrays"),
-    (counting, (np.ones(4, np.int32), np.zeros(1, np.int32)), "atomics"),
-], ids=["float64", "int64", "uint8", "print", "array-helper", "bool-array", "atomics"])
+    (counting, (np.ones(4, np.float32), np.zeros(1, np.float32)), "atomics on float"),
+], ids=["float64", "int64", "uint8", "print", "array-helper", "bool-array", "float-atomics"])
 def test_what_wgsl_lacks_is_refused_naming_it_and_the_backends_that_have_it(k, args, construct):
     pytest.importorskip("pygpgpu_webgpu")
     from pygpgpu_webgpu._target import WGSLUnsupported
@@ -233,26 +234,106 @@ def test_conditional_expressions_unproven_index_signs_and_runtime_steps(dev):
 
 
 @kernel
-def floor_div(a, out):
+def python_division(a, b, q, r, x, y, fq, fr):
+    for i in range(q.shape[0]):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+        fq[i] = x[i] // y[i]
+        fr[i] = x[i] % y[i]
+
+
+def test_floor_division_and_modulo_follow_python(dev):
+    """Python's // and % (floored, the sign of the divisor), on int32, uint32 and float32; an
+    integer division by zero gives 0 as on the other backends (numpy's result)."""
+    rng = np.random.default_rng(3)
+    n = 300
+    for itype in (np.int32, np.uint32):
+        low = 0 if itype is np.uint32 else -60
+        a = rng.integers(low, 60, n).astype(itype)
+        b = rng.integers(low // 8, 8, n).astype(itype)
+        a[:3] = [np.iinfo(itype).min, np.iinfo(itype).max, 7]
+        b[:3] = [itype(1) if itype is np.uint32 else -1, 0, 0]
+        x = (rng.standard_normal(n) * 20).astype(np.float32)
+        y = rng.standard_normal(n).astype(np.float32)
+        outs = [np.zeros(n, itype), np.zeros(n, itype), np.zeros(n, np.float32), np.zeros(n, np.float32)]
+        python_division["webgpu"](a, b, outs[0], outs[1], x, y, outs[2], outs[3])
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(outs[0], a // b)
+            np.testing.assert_array_equal(outs[1], a % b)
+            np.testing.assert_allclose(outs[2], x // y, rtol=1e-6)
+            np.testing.assert_allclose(outs[3], x % y, rtol=1e-5, atol=1e-5)
+
+
+@kernel
+def histogram(v, counts, extremes, bits, claimed):
+    for i in range(v.shape[0]):
+        gpu.atomic_add(counts, v[i] % 8, 1)
+        gpu.atomic_max(extremes, 0, v[i])
+        gpu.atomic_min(extremes, 1, v[i])
+        gpu.atomic_or(bits, 0, np.uint32(1) << np.uint32(v[i] % 32))
+        gpu.atomic_inc(bits, 1)
+        gpu.atomic_cmpxchg(claimed, v[i], 0, i + 1)
+
+
+def test_atomics_on_int32_and_uint32_arrays(dev):
+    rng = np.random.default_rng(4)
+    v = rng.integers(-1000, 1000, 5000).astype(np.int32)
+    counts = np.zeros(8, np.int32)
+    extremes = np.array([-2**31, 2**31 - 1], np.int32)
+    bits = np.zeros(2, np.uint32)
+    claimed = np.zeros(2000, np.int32)
+    histogram["webgpu"](v, counts, extremes, bits, claimed)
+    np.testing.assert_array_equal(counts, np.bincount(v % 8, minlength=8))
+    assert extremes.tolist() == [v.max(), v.min()]
+    assert bits[0] == np.bitwise_or.reduce(np.uint32(1) << (v % 32).astype(np.uint32)) and bits[1] == v.size
+    # each value's slot holds exactly one claimant, and one with that value
+    hit = np.flatnonzero(claimed)
+    assert sorted(hit.tolist()) == sorted(set((v % 2000).tolist()))
+    assert all(v[claimed[h] - 1] % 2000 == h for h in hit)
+
+
+@kernel
+def atomic_reads(total, out):
     for i in range(out.shape[0]):
-        out[i] = a[i] // 3
+        gpu.atomic_add(total, 0, np.uint32(1))
+        out[i] = total[1] + np.uint32(i)
+        if i == 3:
+            total[2] = np.uint32(9)
 
 
-def test_a_c_only_prelude_helper_is_named_in_the_compile_error(dev):
-    from pygpgpu_core.errors import CompileError
-    a = np.arange(-5, 5, dtype=np.int32)
-    with pytest.raises(CompileError, match=r"needs the translator's helper pg_pyfloordiv_int, which has no WGSL"):
-        floor_div["webgpu"](a, np.zeros_like(a))
+def test_plain_reads_and_writes_of_an_atomic_array(dev):
+    """An array some atomic updates is atomic<T> in WGSL: its plain reads and writes become
+    atomicLoad/atomicStore."""
+    total = np.array([0, 5, 0], np.uint32)
+    out = np.zeros(100, np.uint32)
+    got, want = _run_both(atomic_reads, total, out)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    src = atomic_reads.inspect(total, out, backend="webgpu").source
+    assert "array<atomic<u32>>" in src and "atomicLoad(&total[" in src and "atomicStore(&total[" in src
 
 
-def test_the_conditional_rewrite_keeps_nesting_and_loop_conditions():
-    pytest.importorskip("pygpgpu_webgpu")
-    from pygpgpu_webgpu._stopgaps import rewrite_conditionals, rewrite_literal_casts
-    assert rewrite_conditionals("v = (c ? (d ? 1 : 2) : (e ? 3 : 4));") == \
-        "v = (select((select(4, 3, e)), (select(2, 1, d)), c));"
-    assert rewrite_conditionals("for (k = a; (s > 0) ? (k < e) : (k > e); k += s) {") == \
-        "for (k = a; select((k > e), (k < e), (s > 0)); k += s) {"
-    assert rewrite_literal_casts("y = ((f16)1.5f) + ((u32)7u) + g((i32)(x));") == "y = (f16(1.5f)) + (u32(7u)) + g((i32)(x));"
+@kernel
+def local_histogram(v, counts):
+    gpu.work_size(v)
+    i = gpu.get_global_id(0)
+    lid = gpu.get_local_id(0)
+    h = gpu.local_array(8, np.int32)
+    if lid < 8:
+        h[lid] = 0
+    gpu.barrier()
+    if i < v.shape[0]:
+        gpu.atomic_add(h, v[i] % 8, 1)
+    gpu.barrier()
+    if lid < 8:
+        gpu.atomic_add(counts, lid, h[lid])
+
+
+def test_atomics_on_a_workgroup_array(dev):
+    v = np.random.default_rng(5).integers(0, 100, 64 * 20 + 7).astype(np.int32)
+    counts = np.zeros(8, np.int32)
+    local_histogram["webgpu"](v, counts)
+    np.testing.assert_array_equal(counts, np.bincount(v % 8, minlength=8))
 
 
 @kernel
@@ -384,14 +465,153 @@ def test_negative_indices_wrap_as_in_python(dev):
 
 
 @kernel
-def tens(x, out):
+def error_function(x, out):
     for i in range(out.shape[0]):
-        out[i] = math.log10(x[i])
+        out[i] = math.erf(x[i])
 
 
 def test_a_math_function_wgsl_lacks_is_refused_by_name():
     pytest.importorskip("pygpgpu_webgpu")
     from pygpgpu_webgpu._target import WGSLUnsupported
     x = np.ones(4, np.float32)
-    with pytest.raises(WGSLUnsupported, match=r"math function log10\(\); cuda, hip and opencl have it"):
-        tens.inspect(x, x, backend="wgsl")
+    with pytest.raises(WGSLUnsupported, match=r"math function erf\(\); cuda, hip and opencl have it"):
+        error_function.inspect(x, x, backend="wgsl")
+
+
+# ---- min/max/abs, math, helpers, vectors ----------------------------------------------------------
+
+def _clamped(v, lo, hi):
+    return min(max(v, lo), hi)
+
+
+@kernel
+def builtins_and_helpers(a, b, x, y, oi, of):
+    for i in range(oi.shape[0]):
+        oi[i] = (_clamped(a[i], -5, 5) + abs(b[i]) + max(a[i], b[i]) * 2 + funcs.min(a[i], b[i]) + a[i] ** 2
+                 + (a[i] << 2) + (b[i] >> 1))
+        of[i] = (min(x[i], y[i]) + max(x[i], 0.5) + abs(y[i]) + math.sqrt(abs(x[i])) + math.exp(-x[i] * x[i])
+                 + math.atan2(x[i], y[i]) + funcs.clamp(x[i], -1.0, 1.0) + math.floor(y[i])
+                 + funcs.mix(x[i], y[i], 0.25) + _clamped(x[i], -0.5, 0.5))
+
+
+def test_min_max_abs_powers_shifts_math_and_helpers(dev):
+    rng = np.random.default_rng(6)
+    n = 300
+    a = rng.integers(-50, 50, n).astype(np.int32)
+    b = rng.integers(-7, 7, n).astype(np.int32)
+    x, y = rng.standard_normal((2, n)).astype(np.float32)
+    got, want = _run_both(builtins_and_helpers, a, b, x, y, np.zeros(n, np.int32), np.zeros(n, np.float32))
+    np.testing.assert_array_equal(got[4], want[4])
+    np.testing.assert_allclose(got[5], want[5], rtol=1e-5, atol=1e-5)
+
+
+@kernel
+def vector_rows(v, out, iv, iout):
+    for i in range(v.shape[0]):
+        p = float4(v[i, 0], v[i, 1], v[i, 2], v[i, 3])
+        w = float4(p.xy, 1.0, 2.0) * 2.0 + p.wzyx
+        c = funcs.cross(p.xyz, float3(0.0, 0.0, 1.0))
+        d = funcs.dot(w, p) + funcs.length(c)
+        r = funcs.clamp(funcs.mix(w, float4(d), 0.25), -4.0, 40.0) + float4(c, funcs.distance(p.xy, float2(1.0)))
+        out[i, 0] = r.x
+        out[i, 1] = r.y
+        out[i, 2] = r.z
+        out[i, 3] = r.w
+        k = int4(iv[i, 0], iv[i, 1], iv[i, 2], iv[i, 3])
+        s = (k // 3) + (k % 3) * 10 + (k << 2) + (k & 6) - (k ^ 5)
+        iout[i, 0] = s.x
+        iout[i, 1] = s.y
+        iout[i, 2] = s.z
+        iout[i, 3] = s.w
+
+
+def test_vectors_swizzles_funcs_and_python_division(dev):
+    rng = np.random.default_rng(7)
+    v = rng.standard_normal((64, 4)).astype(np.float32)
+    iv = rng.integers(-50, 50, (64, 4)).astype(np.int32)
+    out, iout = np.zeros_like(v), np.zeros_like(iv)
+    vector_rows["webgpu"](v, out, iv, iout)
+    want = np.zeros_like(v)
+    for i in range(v.shape[0]):          # the host vector classes, row by row
+        p = float4(*v[i].tolist())
+        w = float4(p.xy, 1.0, 2.0) * 2.0 + p.wzyx
+        c = funcs.cross(p.xyz, float3(0.0, 0.0, 1.0))
+        d = funcs.dot(w, p) + funcs.length(c)
+        want[i] = (funcs.clamp(funcs.mix(w, float4(d), 0.25), -4.0, 40.0) + float4(c, funcs.distance(p.xy, float2(1.0)))).tolist()
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(iout, (iv // 3) + (iv % 3) * 10 + (iv << 2) + (iv & 6) - (iv ^ 5))
+
+
+@kernel
+def wide_vector(v, out):
+    for i in range(v.shape[0]):
+        w = float8(v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5], v[i, 6], v[i, 7])
+        out[i] = funcs.dot(w, w)
+
+
+def test_vectors_wider_than_four_are_refused_by_name():
+    pytest.importorskip("pygpgpu_webgpu")
+    from pygpgpu_webgpu._target import WGSLUnsupported
+    with pytest.raises(WGSLUnsupported, match=r"8-wide vectors \(float8\); cuda, hip and opencl have it"):
+        wide_vector.inspect(np.ones((4, 8), np.float32), np.zeros(4, np.float32), backend="wgsl")
+
+
+@kernel
+def float_remainders(x, y, fm, pm, fd):
+    for i in range(fm.shape[0]):
+        fm[i] = math.fmod(x[i], y[i])
+        pm[i] = x[i] % y[i]
+        fd[i] = x[i] // y[i]
+
+
+def test_float_remainders_are_exact_where_wgsls_percent_is_not(dev):
+    """WGSL's float % is x - y * trunc(x / y), off by the quotient's rounding (520.1797 % -5.3527455
+    gave -4.3893666, numpy -4.3893747): math.fmod, % and // use the exact fmod instead. Also
+    NaN/infinity operands and signed zeros, as numpy."""
+    rng = np.random.default_rng(8)
+    x = np.concatenate([[520.1797, 84.68, np.inf, -0.0, 6.0, -6.0, 1.0],
+                        rng.uniform(-3e4, 3e4, 500)]).astype(np.float32)
+    y = np.concatenate([[-5.3527455, 0.027628, 1.0, 3.0, -3.0, 3.0, np.nan],
+                        rng.uniform(-10, 10, 500)]).astype(np.float32)
+    outs = [np.zeros_like(x) for _ in range(3)]
+    float_remainders["webgpu"](x, y, *outs)
+    with np.errstate(all="ignore"):
+        for got, want in zip(outs, (np.fmod(x, y), x % y, x // y)):
+            np.testing.assert_array_equal(got, want)
+            real = ~np.isnan(want)          # (a NaN's sign is the hardware's)
+            np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(want[real]))
+
+
+def test_device_array_elementwise_operations(dev):
+    """gnp's generated elementwise kernels run on webgpu now that // and % and min/max are WGSL
+    (reductions: test_webgpu_reductions.py)."""
+    import pygpgpu.numpy as gnp
+    x = np.linspace(-7, 7, 301).astype(np.float32)
+    y = np.linspace(1, 4, 301).astype(np.float32)
+    g, h = gnp.asarray(x, device="webgpu"), gnp.asarray(y, device="webgpu")
+    np.testing.assert_allclose(np.asarray(g + h * 2), x + y * 2, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(gnp.sqrt(h) - gnp.abs(g)), np.sqrt(y) - np.abs(x), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(g // h), x // y)
+    np.testing.assert_array_equal(np.asarray(g % h), x % y)
+    np.testing.assert_array_equal(np.asarray(gnp.maximum(g, h)), np.maximum(x, y))
+
+
+@kernel
+def composed_and_native_math(x, y, out, fast):
+    for i in range(out.shape[0]):
+        out[i] = (math.log10(x[i]) + 10.0 ** (y[i] * 0.1) + math.hypot(x[i], y[i]) + math.copysign(x[i], y[i])
+                  + gpu.rsqrt(x[i]) + gpu.native_exp(y[i]) + gpu.native_divide(y[i], x[i]) + gpu.native_log10(x[i])
+                  + gpu.native_recip(x[i]) + gpu.native_powr(x[i], 0.5))
+        fast[i] = math.copysign(0.0, y[i])
+
+
+def test_math_functions_wgsl_composes_and_the_native_ones(dev):
+    """log10, exp10, hypot and copysign are composed of WGSL's own functions; gpu.rsqrt and
+    gpu.native_* are WGSL's functions (it has one precision)."""
+    rng = np.random.default_rng(9)
+    x = rng.uniform(0.1, 50, 200).astype(np.float32)
+    y = rng.uniform(-5, 5, 200).astype(np.float32)
+    y[:2] = [-0.0, 0.0]
+    got, want = _run_both(composed_and_native_math, x, y, np.zeros_like(x), np.zeros_like(x))
+    np.testing.assert_allclose(got[2], want[2], rtol=2e-5)
+    np.testing.assert_array_equal(np.signbit(got[3]), np.signbit(want[3]))

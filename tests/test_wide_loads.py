@@ -12,7 +12,17 @@ import pytest
 
 from pygpgpu_core import gnp, gpu, registry
 from pygpgpu_core.errors import PyGPGPUWarning
-from pygpgpu_translate import _wide, kernel
+from pygpgpu_translate import _cpu_choices, _wide, kernel
+
+
+@pytest.fixture(autouse=True, scope="module")
+def wide_on_cpus_too():
+    """CPU devices (PoCL) get the one-element kernel (_cpu_choices); these tests run the wide one
+    there as on a GPU, so that its vector and lane-by-lane paths run on every device."""
+    was, _cpu_choices.ENABLED = _cpu_choices.ENABLED, False
+    yield
+    _cpu_choices.ENABLED = was
+
 
 SIZES = list(range(0, 71)) + [1023, 4096 + 3]
 BIG = 100_003          # > 64 KiB per array: numpy arguments are staged one by one (zero-copy on PoCL)

@@ -292,6 +292,8 @@ OPTIONAL_ATTRIBUTES: "dict[str, tuple[str, Any, str]]" = {
                            "size comes from the domain (OpenCL GPUs); None: the runtime picks"),
     "is_gpu": ("Device", False, "a GPU (device order, reduction sizes)"),
     "is_cpu": ("Device", False, "a CPU device (device order, reduction sizes)"),
+    "int64": ("Device", True, "its kernels have 64-bit integers; False (WGSL): gnp's reductions count and index in "
+              "32 bits (argmin/argmax give int32, arrays past 2**30 elements refused), int64 operands are refused"),
     "handle": ("Queue", None, "the raw stream handle (an int or a ctypes pointer; 0 / None: the default stream)"),
     "zero_copy": ("Buffer", False, "the buffer aliases the host array it was made from"),
     "closed": ("Buffer", False, "the buffer was closed (``close()`` frees it once)"),

@@ -39,10 +39,12 @@ class CheckedLaunchPlan(LaunchPlan):
         self._turn = threading.Lock()
 
     def run(self, values, global_size, local_size):
+        buffer = self.error_buffer
+        assert buffer is not None          # made by _extra_state before the plan is sealed
         with self._turn:
-            self.error_buffer.write(self._clear)
+            buffer.write(self._clear)
             super().run(values, global_size, local_size)
-            self.error_buffer.read(self._errors)     # waits for the launch
+            buffer.read(self._errors)     # waits for the launch
             if self._errors[0]:
                 raise IndexError(describe(self.t, self._errors))
 

@@ -24,14 +24,14 @@ from ._captures import captured_value, constant_value
 from ._tuples import lower_tuple_returns
 from ._expressions import ExpressionRules
 from ._frontend import check_syntax
-from ._infer import AssignmentLog, builder_state, restore_builder_state
+from ._infer import AssignmentLog, NotYetTyped, builder_state, restore_builder_state
 from ._names import c_identifier
 from ._records import RecordRef, is_record_binding, record_argument, record_parameter
 from ._signs import KnownSigns
 from ._source import FunctionSource, KernelTypeError, definition_key, function_source, parameter_names, quoted_line, syntax_error
 from ._statements import StatementRules
 from .prelude import piece_function
-from ._types import (INT32, INT64, PYBOOL, TYPE_LATTICE_HEIGHT, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector,
+from ._types import (INT32, INT64, PYBOOL, TYPE_LATTICE_HEIGHT, VOID, ArrayType, JoinConflict, Scalar, Vector,
                      concrete, join)
 
 if TYPE_CHECKING:
@@ -280,8 +280,6 @@ class FunctionBuilder(StatementRules, ExpressionRules):
             return e
         if isinstance(e, ir.VecCtor) and all(isinstance(a, (ir.Var, ir.Const, ir.Swizzle)) for a in e.args):
             return e
-        if e.type is UNKNOWN:
-            return e
         v = self.temp(e.type)
         self.pre.append(ir.Assign(v, e, self.line))
         return v
@@ -295,11 +293,11 @@ class FunctionBuilder(StatementRules, ExpressionRules):
         if name in self.params:
             return self.params[name]
         if name in self.local_types or name in self.assigned:
-            t = self.local_types.get(name, UNKNOWN)
-            if t is UNKNOWN:
+            t = self.local_types.get(name)
+            if t is None:                        # no assignment has typed it yet
                 if self.final:
                     raise self.err(node, f"local variable {name!r} is used before it is assigned")
-                return ir.Var(self.cname(name), UNKNOWN)
+                raise NotYetTyped(name)          # the statement reading it runs again later (_infer)
             return ir.Var(self.cname(name), t)
         if name in self.func.__code__.co_freevars:      # read from the enclosing function (_captures)
             return captured_value(self, name, node)
@@ -517,7 +515,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
     def locals_table(self):
         table = {}
         for py, t in self.local_types.items():
-            if py in self.array_locals or py in self.tuple_locals or t is UNKNOWN:
+            if py in self.array_locals or py in self.tuple_locals:
                 continue
             table[self.cname(py)] = concrete(t, self.prog.default_float)
         table.update(self.temp_types)

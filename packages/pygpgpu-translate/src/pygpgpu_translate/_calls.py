@@ -1,13 +1,14 @@
 """Builtin calls: the lowering each row of the builtin table (``_builtins.BUILTINS``) names.
 
-``call_builtin`` and the helpers are methods of the function builder (bound in
-``_builder.FunctionBuilder``); the ``lower_*`` functions take the builder, the row and the call
-node. Kept here so each module has one job: the builder walks Python, this file knows what
+Every function here takes the function builder as its explicit, typed lowering context (``self:
+FunctionBuilder``, checked by mypy; called as ``_calls.call_builtin(fb, ...)``, not bound into the
+builder); the ``lower_*`` functions take it, the row and the call node. Kept here so each module has one job: the builder walks Python, this file knows what
 builtins mean.
 """
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,7 +18,10 @@ from .prelude._native import NATIVE_PIECES
 from ._bindings import TupleRef
 from ._bounds import BoundsChecks
 from ._complex import complex_builtin, is_complex
-from ._types import BOOL, FLOAT32, INT32, INT64, UINT64, UNKNOWN, VOID, ArrayType, Scalar, Vector, binary_result, concrete
+from ._types import BOOL, FLOAT32, INT32, INT64, UINT64, VOID, ArrayType, Scalar, Vector, binary_result, concrete
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 BARRIER_IN_DOMAIN = ("{} cannot be inside a magic loop: work items past the end of the domain skip the "
                      "loop body and never reach it")
@@ -27,7 +31,7 @@ BARRIER_HINT = ("declare the domain with gpu.work_size(x), take i = gpu.get_glob
 __all__ = ["call_builtin", "call_math", "float_type_of", "componentwise", "prelude_call"]
 
 
-def float_type_of(self, t):
+def float_type_of(self: FunctionBuilder, t):
     """The float type math on ``t`` runs in: floats keep theirs, ints use the default float."""
     if t.is_float:
         return t
@@ -36,7 +40,7 @@ def float_type_of(self, t):
     return self.prog.default_float if t.bits < 64 or self.prog.default_float.bits == 64 else Scalar("float64")
 
 
-def componentwise(self, fn, args, node):
+def componentwise(self: FunctionBuilder, fn, args, node):
     """Apply a scalar rule ``fn(*scalars)`` to vector arguments component by component (scalars broadcast)."""
     widths = {a.type.width for a in args if isinstance(a.type, Vector)}
     if not widths:
@@ -50,14 +54,14 @@ def componentwise(self, fn, args, node):
     return ir.VecCtor([self.convert(c, base) for c in comps], Vector(base, w))
 
 
-def _common_type(self, xs):
+def _common_type(self: FunctionBuilder, xs):
     t = xs[0].type
     for x in xs[1:]:
         t = binary_result(t, x.type, self.prog.default_float)
     return t
 
 
-def call_math(self, name, args, node):
+def call_math(self: FunctionBuilder, name, args, node):
     def scalar(*xs):
         ft = float_type_of(self, _common_type(self, xs))
         ct = concrete(ft, self.prog.default_float)
@@ -65,7 +69,7 @@ def call_math(self, name, args, node):
     return componentwise(self, scalar, args, node)
 
 
-def _native_math(self, name, args, node):
+def _native_math(self: FunctionBuilder, name, args, node):
     """gpu.rsqrt and gpu.native_*: the dialect's fast float32 function, the precise one for
     float64; float16 (which the fast hardware functions lack) runs the float32 one."""
     def scalar(*xs):
@@ -79,7 +83,7 @@ def _native_math(self, name, args, node):
     return componentwise(self, scalar, args, node)
 
 
-def prelude_call(self, family, xs, t=None):
+def prelude_call(self: FunctionBuilder, family, xs, t=None):
     """Call prelude piece ``family:<type>`` (Python semantics C lacks, e.g. ``pymod``) on scalars
     ``xs`` converted to their common type (or ``t``). bool computes as int32; float16, which has
     no pieces, computes in float32 (exact for these functions) and converts back."""
@@ -94,7 +98,7 @@ def prelude_call(self, family, xs, t=None):
     return ir.Call(self.prog.need_piece(family, ct), [self.convert(x, ct) for x in xs], t)
 
 
-def _min_max(self, kind, xs, nan_propagates=False):
+def _min_max(self: FunctionBuilder, kind, xs, nan_propagates=False):
     """Python's min/max of two scalars (``b`` only when strictly smaller/larger); with
     ``nan_propagates`` numpy's minimum/maximum. Integers have no NaN: funcs.min/max agree."""
     t = _common_type(self, xs)
@@ -103,13 +107,13 @@ def _min_max(self, kind, xs, nan_propagates=False):
     return prelude_call(self, ("np" + kind + "imum") if nan_propagates else ("py" + kind), xs, t)
 
 
-def _sign(self, x, nan_gives_zero=False):
+def _sign(self: FunctionBuilder, x, nan_gives_zero=False):
     """np.sign (NaN stays NaN) or, with ``nan_gives_zero``, OpenCL's sign (funcs.sign); both
     keep signed zeros, and integers have one meaning."""
     return prelude_call(self, "funcs.sign" if nan_gives_zero or not x.type.is_float else "npsign", [x])
 
 
-def call_builtin(self, b, node, obj):
+def call_builtin(self: FunctionBuilder, b, node, obj):
     """A call of builtin row ``b`` (``_builtins.BUILTINS``): its arity and keywords checked, then
     the row's own lowering."""
     if b.checked:
@@ -130,10 +134,8 @@ def call_builtin(self, b, node, obj):
 # numbers (@_on_numbers) gets the evaluated arguments; while a provisional pass still has an
 # argument of unknown type, the call's type is unknown too.
 def _on_numbers(fn):
-    def lower(self, b, node):
+    def lower(self: FunctionBuilder, b, node):
         args = [self.value(a) for a in node.args]
-        if any(a.type is UNKNOWN for a in args):
-            return ir.Raw("?", UNKNOWN)
         for a in args:
             if isinstance(a.type, ArrayType):
                 raise self.err(node, f"{b.name}() works on numbers and vectors, not whole arrays", "index the array")
@@ -172,19 +174,19 @@ def _fold_python_numbers(b, node, args):
 
 
 @_on_numbers
-def lower_divmod(self, b, node, args):
+def lower_divmod(self: FunctionBuilder, b, node, args):
     """divmod(a, b): the tuple (a // b, a % b) with Python's floor rules (ints and floats, numpy's
     0 for an integer division by zero); a and b are evaluated once. ``q, r = divmod(a, b)`` unpacks it."""
     a, d = (self.materialize(x) for x in args)
     return TupleRef([self.binop("//", a, d, node), self.binop("%", a, d, node)])
 
 
-def lower_work_size(self, b, node):
+def lower_work_size(self: FunctionBuilder, b, node):
     """gpu.work_size(...): read by the entry analysis, erased from the body."""
     return None
 
 
-def lower_local_array(self, b, node):
+def lower_local_array(self: FunctionBuilder, b, node):
     """gpu.local_array: only as the value of an assignment (``_statements``), never in an expression."""
     raise self.err(node, "gpu.local_array(...) must be assigned to a name: tile = gpu.local_array(256, np.float32)")
 
@@ -199,7 +201,7 @@ def _fence(node, default):
     return "both" if has_l and has_g else ("global" if has_g else "local")
 
 
-def lower_barrier(self, b, node):
+def lower_barrier(self: FunctionBuilder, b, node):
     if self.prog.in_domain_body:
         # The magic loop's body sits behind the bounds guard: work items past the end
         # would skip a barrier the others wait at (undefined on every backend).
@@ -211,7 +213,7 @@ def lower_barrier(self, b, node):
 _SUBGROUP_VALUES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
 
 
-def lower_subgroup(self, b, node):
+def lower_subgroup(self: FunctionBuilder, b, node):
     """gpu.shuffle & co (prelude/_subgroups): every work item of the group must reach them, so
     they stay outside a magic loop's bounds guard (helpers too: _builder; on OpenCL a helper
     gets the kernel's scratch, _subgroup_scratch)."""
@@ -222,8 +224,6 @@ def lower_subgroup(self, b, node):
     if op in ("size", "local_id"):
         return ir.Call(self.prog.need_piece(f"subgroup_{op}", INT32), [], INT32)
     v = self.value(node.args[0])
-    if v.type is UNKNOWN:
-        return ir.Raw("?", UNKNOWN)
     if op in ("any", "all", "ballot"):
         p = self.convert(self.truth(v, node.args[0]), INT32)
         call = ir.Call(self.prog.need_piece(f"subgroup_{op}", INT32), [p], INT32)
@@ -238,18 +238,16 @@ def lower_subgroup(self, b, node):
     args = [self.convert(v, t)]
     if len(node.args) > 1:
         k = self.value(node.args[1])
-        if k.type is UNKNOWN:
-            return ir.Raw("?", UNKNOWN)
         args.append(self.convert(k, INT32))
     self.prog.note_type(t)
     return ir.Call(self.prog.need_piece(f"subgroup_{op}", t), args, t)
 
 
-def lower_mem_fence(self, b, node):
+def lower_mem_fence(self: FunctionBuilder, b, node):
     return ir.MemFence(_fence(node, "both"), VOID)
 
 
-def lower_work_item(self, b, node):
+def lower_work_item(self: FunctionBuilder, b, node):
     """gpu.get_<key>(dim): widened to 64 bits by the dialect, then the kernel's index type."""
     d = 0
     if node.args:
@@ -262,7 +260,7 @@ def lower_work_item(self, b, node):
     return ir.Cast(ir.WorkItem(b.key, d, INT64), self.prog.index_type)
 
 
-def lower_work_items(self, b, node):
+def lower_work_items(self: FunctionBuilder, b, node):
     """gpu.<key>s(ndim): the tuple of gpu.get_<key>(ndim - 1) .. gpu.get_<key>(0), in array order
     as np.ndindex's domain (the last index is dimension 0, the fastest)."""
     nv = self.value(node.args[0])
@@ -272,7 +270,7 @@ def lower_work_items(self, b, node):
     return TupleRef([ir.Cast(ir.WorkItem(b.key, n - 1 - k, INT64), self.prog.index_type) for k in range(n)])
 
 
-def lower_len(self, b, node):
+def lower_len(self: FunctionBuilder, b, node):
     a = self.expr(node.args[0])
     if isinstance(a, ir.ArrayRef):
         return self.index_value(a.shape[0])        # a Python int on the host: weak (_expressions)
@@ -283,23 +281,23 @@ def lower_len(self, b, node):
     raise self.err(node, "len() needs an array, a vector or a tuple")
 
 
-def lower_atomic(self, b, node):
+def lower_atomic(self: FunctionBuilder, b, node):
     return _atomic(self, b, node)
 
 
 @_on_numbers
-def lower_math(self, b, node, args):
+def lower_math(self: FunctionBuilder, b, node, args):
     """The math function ``key`` (sqrt, atan2, fabs, np.floor...) in the arguments' float type."""
     return call_math(self, b.key, args, node)
 
 
 @_on_numbers
-def lower_native(self, b, node, args):
+def lower_native(self: FunctionBuilder, b, node, args):
     return _native_math(self, b.key, args, node)
 
 
 @_on_numbers
-def lower_log(self, b, node, args):
+def lower_log(self: FunctionBuilder, b, node, args):
     """math.log(x) and np.log(x); math.log(x, base) is log(x) / log(base), as Python computes it."""
     if len(args) == 1:
         return call_math(self, "log", args, node)
@@ -312,24 +310,24 @@ def lower_log(self, b, node, args):
 
 
 @_on_numbers
-def lower_operator(self, b, node, args):
+def lower_operator(self: FunctionBuilder, b, node, args):
     """np.add, np.floor_divide, np.mod...: the operator ``key`` with its Python/numpy rules."""
     return self.binop(b.key, args[0], args[1], node)
 
 
 @_on_numbers
-def lower_square(self, b, node, args):
+def lower_square(self: FunctionBuilder, b, node, args):
     x = self.materialize(args[0])
     return self.binop("*", x, x, node)
 
 
 @_on_numbers
-def lower_power(self, b, node, args):
+def lower_power(self: FunctionBuilder, b, node, args):
     return self.power(args[0], args[1], node)
 
 
 @_on_numbers
-def lower_float_to_int(self, b, node, args):
+def lower_float_to_int(self: FunctionBuilder, b, node, args):
     """math.floor/ceil/trunc: the float function, then an int (Python semantics)."""
     def f(x):
         if not x.type.is_float:
@@ -339,14 +337,14 @@ def lower_float_to_int(self, b, node, args):
     return componentwise(self, f, args, node)
 
 
-def lower_python_classify(self, b, node):
+def lower_python_classify(self: FunctionBuilder, b, node):
     """math.isnan/isinf/isfinite: a Python bool (math.isnan(a) + math.isnan(b) is 2)."""
     c = lower_classify(self, b, node)
-    return c if c is None or c.type is UNKNOWN else self.python_bool(c)
+    return c if c is None else self.python_bool(c)
 
 
 @_on_numbers
-def lower_classify(self, b, node, args):
+def lower_classify(self: FunctionBuilder, b, node, args):
     """math.isnan/isinf/isfinite: a bool; integers are finite."""
     x = args[0]
     if isinstance(x.type, Vector):
@@ -358,7 +356,7 @@ def lower_classify(self, b, node, args):
 
 
 @_on_numbers
-def lower_abs(self, b, node, args):
+def lower_abs(self: FunctionBuilder, b, node, args):
     """abs, np.abs, funcs.abs: the same type (ints stay ints, unsigned ones unchanged)."""
     def f(x):
         if x.type.is_float:
@@ -370,7 +368,7 @@ def lower_abs(self, b, node, args):
 
 
 @_on_numbers
-def lower_min_max(self, b, node, args):
+def lower_min_max(self: FunctionBuilder, b, node, args):
     """``key``: (min or max, NaN rule): None is Python's (the first of equal ones wins, a NaN first
     stays), "propagate" numpy's minimum/maximum, "ignore" C's fmin/fmax (the number wins)."""
     kind, nan_rule = b.key
@@ -389,14 +387,14 @@ def lower_min_max(self, b, node, args):
 
 
 @_on_numbers
-def lower_clamp(self, b, node, args):
+def lower_clamp(self: FunctionBuilder, b, node, args):
     """np.clip, funcs.clamp: min(max(x, lo), hi)."""
     return componentwise(self, lambda x, lo_, hi_: _min_max(self, "min", [_min_max(self, "max", [x, lo_]), hi_]),
                          args, node)
 
 
 @_on_numbers
-def lower_where(self, b, node, args):
+def lower_where(self: FunctionBuilder, b, node, args):
     cond = self.truth(args[0], node)
     t = self.common_type(args[1].type, args[2].type, node)
     ct = concrete(t, self.prog.default_float)
@@ -404,13 +402,13 @@ def lower_where(self, b, node, args):
 
 
 @_on_numbers
-def lower_sign(self, b, node, args):
+def lower_sign(self: FunctionBuilder, b, node, args):
     """np.sign(NaN) is NaN; OpenCL's (funcs.sign, ``key`` True) is 0."""
     return componentwise(self, lambda x: _sign(self, x, nan_gives_zero=b.key), args, node)
 
 
 @_on_numbers
-def lower_round(self, b, node, args):
+def lower_round(self: FunctionBuilder, b, node, args):
     """Python's round: half to even; an int without ndigits, the float's type with them."""
     x = args[0]
     if isinstance(x.type, Vector):
@@ -435,7 +433,7 @@ def lower_round(self, b, node, args):
     return ir.Bin("/", call_math(self, "rint", [ir.Bin("*", x, scale, ft)], node), scale, ft)
 
 
-def lower_cast(self, b, node):
+def lower_cast(self: FunctionBuilder, b, node):
     """int(x), float(x), bool(x) with Python semantics; np.<dtype>(x) converts to that type.
     ``float("inf")`` and friends are constants."""
     if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
@@ -444,7 +442,7 @@ def lower_cast(self, b, node):
 
 
 @_on_numbers
-def _cast(self, b, node, args):
+def _cast(self: FunctionBuilder, b, node, args):
     target = b.key
     df = self.prog.default_float
     x = args[0]
@@ -471,7 +469,7 @@ def _cast(self, b, node, args):
 
 # ---- funcs.*: geometric and blending functions, lowered to IR (the prelude's pg_<f> where Python
 # semantics need a piece) -------------------------------------------------------------------------------------
-def _dot(self, a, b, node):
+def _dot(self: FunctionBuilder, a, b, node):
     if not isinstance(a.type, Vector):
         return self.binop("*", a, b, node)
     a, b = self.materialize(a), self.materialize(b)
@@ -482,7 +480,7 @@ def _dot(self, a, b, node):
     return out
 
 
-def _length(self, v, node):
+def _length(self: FunctionBuilder, v, node):
     v = self.materialize(v)
     if not isinstance(v.type, Vector):
         return call_math(self, "fabs", [v], node)
@@ -490,22 +488,22 @@ def _length(self, v, node):
 
 
 @_on_numbers
-def lower_dot(self, b, node, args):
+def lower_dot(self: FunctionBuilder, b, node, args):
     return _dot(self, args[0], args[1], node)
 
 
 @_on_numbers
-def lower_length(self, b, node, args):
+def lower_length(self: FunctionBuilder, b, node, args):
     return _length(self, args[0], node)
 
 
 @_on_numbers
-def lower_distance(self, b, node, args):
+def lower_distance(self: FunctionBuilder, b, node, args):
     return _length(self, self.binop("-", args[0], args[1], node), node)
 
 
 @_on_numbers
-def lower_normalize(self, b, node, args):
+def lower_normalize(self: FunctionBuilder, b, node, args):
     """A zero vector comes back unchanged, as on the host and in OpenCL."""
     v = self.materialize(args[0])
     if not isinstance(v.type, Vector):
@@ -517,7 +515,7 @@ def lower_normalize(self, b, node, args):
 
 
 @_on_numbers
-def lower_cross(self, b, node, args):
+def lower_cross(self: FunctionBuilder, b, node, args):
     a, c = self.materialize(args[0]), self.materialize(args[1])
     if not (isinstance(a.type, Vector) and a.type.width in (3, 4) and a.type == c.type):
         raise self.type_err(node, "funcs.cross needs two 3- or 4-wide vectors of the same type")
@@ -532,13 +530,13 @@ def lower_cross(self, b, node, args):
 
 
 @_on_numbers
-def lower_mix(self, b, node, args):
+def lower_mix(self: FunctionBuilder, b, node, args):
     return componentwise(self, lambda x, y, t: self.scalar_binop(
         "+", x, self.scalar_binop("*", self.scalar_binop("-", y, x, node), t, node), node), args, node)
 
 
 @_on_numbers
-def lower_step(self, b, node, args):
+def lower_step(self: FunctionBuilder, b, node, args):
     df = self.prog.default_float
 
     def f(edge, x):
@@ -549,7 +547,7 @@ def lower_step(self, b, node, args):
 
 
 @_on_numbers
-def lower_smoothstep(self, b, node, args):
+def lower_smoothstep(self: FunctionBuilder, b, node, args):
     df = self.prog.default_float
 
     def f(e0, e1, x):
@@ -565,21 +563,21 @@ def lower_smoothstep(self, b, node, args):
 
 
 @_on_numbers
-def lower_scale(self, b, node, args):
+def lower_scale(self: FunctionBuilder, b, node, args):
     """funcs.radians / funcs.degrees: a product with the constant ``key``."""
     return componentwise(self, lambda x: self.scalar_binop("*", x, ir.Const(b.key, Scalar("float32", weak=True)), node),
                          args, node)
 
 
 @_on_numbers
-def lower_reflect(self, b, node, args):
+def lower_reflect(self: FunctionBuilder, b, node, args):
     i, nrm = self.materialize(args[0]), self.materialize(args[1])
     d = self.materialize(_dot(self, nrm, i, node))
     two_d = self.scalar_binop("*", ir.Const(2.0, Scalar("float32", weak=True)), d, node)
     return self.binop("-", i, self.binop("*", nrm, two_d, node), node)
 
 
-def _atomic(self, b, node):
+def _atomic(self: FunctionBuilder, b, node):
     op = b.key
     arr = self.expr(node.args[0])
     if not isinstance(arr, ir.ArrayRef):
@@ -594,8 +592,6 @@ def _atomic(self, b, node):
     idx = self.index_list(node.args[1])
     flat, ok = self.checked_index(arr, idx, node, "atomic")
     vals = [self.value(a) for a in node.args[2:]]
-    if flat.type is UNKNOWN or any(v.type is UNKNOWN for v in vals):
-        return ir.Raw("?", UNKNOWN)
     self.prog.note_type(t)
     local = ".local" if arr.type.space == "local" else ""
     fn = self.prog.need_piece(f"atomic_{op}{local}", t)     # pragmas for 64-bit types come with it

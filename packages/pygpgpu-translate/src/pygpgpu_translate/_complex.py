@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _ir as ir
-from ._types import BOOL, FLOAT32, FLOAT64, INT32, UNKNOWN, ArrayType, Scalar, Vector, binary_result, concrete
+from ._types import BOOL, FLOAT32, FLOAT64, INT32, ArrayType, Scalar, Vector, binary_result, concrete
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder
@@ -241,10 +241,8 @@ def complex_builtin(self: FunctionBuilder, b, node, args):
 
 
 # ---- the rows of _builtins that only complex numbers have --------------------------------------------------------
-def _numbers(self: FunctionBuilder, b, node):
+def _numbers(self: FunctionBuilder, b, node) -> list[ir.Expr]:
     args = [self.value(a) for a in node.args]
-    if any(a.type is UNKNOWN for a in args):
-        return None
     for a in args:
         if not (is_complex(a.type) or isinstance(a.type, Scalar)):
             raise self.type_err(node, f"{b.name}() takes numbers, got {a.type}")
@@ -264,8 +262,6 @@ def _complex_of(self: FunctionBuilder, e):
 def lower_cmath(self: FunctionBuilder, b, node):
     """cmath.exp / cmath.sqrt: of a real number too (cmath.sqrt(-1.0) is 1j)."""
     args = _numbers(self, b, node)
-    if args is None:
-        return ir.Raw("?", UNKNOWN)
     ct = _complex_of(self, args[0])
     return _call(self, ct, b.key, [complex_convert(self, args[0], ct)])
 
@@ -273,16 +269,12 @@ def lower_cmath(self: FunctionBuilder, b, node):
 def lower_part(self: FunctionBuilder, b, node):
     """np.real / np.imag."""
     args = _numbers(self, b, node)
-    if args is None:
-        return ir.Raw("?", UNKNOWN)
     return complex_attribute(self, args[0], b.key, node)
 
 
 def lower_conj(self: FunctionBuilder, b, node):
     """np.conj / np.conjugate."""
     args = _numbers(self, b, node)
-    if args is None:
-        return ir.Raw("?", UNKNOWN)
     return complex_conjugate(self, args[0], node)
 
 
@@ -290,8 +282,6 @@ def lower_complex(self: FunctionBuilder, b, node):
     """complex(re, im), np.complex64(...), np.complex128(...): ``key`` the part type, "" for
     complex() (the kernel's default float, float64 when a part is float64)."""
     args = _numbers(self, b, node)
-    if args is None:
-        return ir.Raw("?", UNKNOWN)
     if b.key:
         ct = ComplexType(Scalar(b.key))
     else:

@@ -224,6 +224,41 @@ class Dialect:
         """``a`` where ``cond`` holds, else ``b`` (C's ``?:``; WGSL ``select(b, a, cond)``)."""
         return f"({cond} ? {a} : {b})"
 
+    def atomic_element(self, elem_text: str) -> str:
+        """The element type of an array the kernel updates atomically (``gpu.atomic_*``), in its
+        kernel binding or local-array declaration: C's is the plain type (the prelude's atomics cast
+        the pointer); WGSL's is ``atomic<i32>``, whose plain reads and writes go through
+        :meth:`atomic_load` and :meth:`atomic_store`."""
+        return elem_text
+
+    def atomic_load(self, element: str) -> str:
+        """A plain read of ``element`` (``a[i]``) of an array that is updated atomically elsewhere
+        in the function (WGSL: ``atomicLoad(&a[i])``)."""
+        return element
+
+    def atomic_store(self, element: str, value: str) -> str:
+        """The statement writing ``value`` to ``element`` of such an array (WGSL: ``atomicStore``)."""
+        return f"{element} = {value};"
+
+    def expression_statement(self, expr: str) -> str:
+        """``expr`` evaluated for its effects alone (an atomic whose old value is not used): C's
+        ``expr;``. WGSL allows only calls there, and writes other values to ``_``."""
+        return f"{expr};"
+
+    def prelude_call(self, function: str, args: "list[str]") -> str:
+        """A call of prelude function ``function`` (``pg_atomic_add_int``, ``pg_pymod_int``...). A
+        language may write a piece inline instead (WGSL's atomics take pointers into storage,
+        which its functions cannot be given); its :meth:`prelude_piece` then answers "" for it."""
+        return f"{function}({', '.join(args)})"
+
+    def prelude_piece(self, name: str) -> "tuple[tuple[str, ...], str] | None":
+        """``(pieces it needs, source)`` of prelude piece ``name`` (``"pymod:int"``,
+        ``"funcs.min:float4"``, ``"atomic_add:uint"``; the families are listed in
+        ``pygpgpu_translate.prelude``) in this language, or None for the shared C piece. It must
+        depend on ``name`` alone (pieces are cached per dialect). A language not C-like answers
+        every piece its kernels may need, and raises naming the ones it cannot have."""
+        return None
+
     def line_directive(self, line: int, filename: str) -> str:
         """The directive that makes the compiler report ``line`` of ``filename`` ("" where the
         language has none: the generated lines then carry no mapping)."""
@@ -498,7 +533,7 @@ class OpenCL(Dialect):
     # types, None there meaning the prelude's formula: OpenCL bounds the float error of mix
     # (1e-3) and smoothstep (1e-5) and leaves their double precision to the vendor (NVIDIA's double
     # smoothstep is float-accurate). Its integer abs returns the unsigned type: pg_abs_<int> keeps it.
-    _FUNCS = {"dot": {"float": "dot"}, "cross": {"float": "cross"}, "length": {"float": "length"},
+    _FUNCS: dict[str, dict[str, str | None]] = {"dot": {"float": "dot"}, "cross": {"float": "cross"}, "length": {"float": "length"},
               "distance": {"float": "distance"}, "normalize": {"float": "normalize"},
               "clamp": {"float": "clamp", "int": "clamp"}, "mix": {"float": "mix", "double": None},
               "step": {"float": "step"}, "smoothstep": {"float": "smoothstep", "double": None},

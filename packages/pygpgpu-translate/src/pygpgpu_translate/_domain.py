@@ -20,6 +20,7 @@ import ast
 import copy
 import textwrap
 import types
+from typing import Any
 
 import numpy as np
 
@@ -201,9 +202,9 @@ def build_function(plan, func):
     fdef = _fresh_nodes(src)[0]
     params = [ast.arg(arg=name) for name in parameter_names(fdef.args)]
     body = stmts + [ast.Return(ast.Tuple(elts=exprs, ctx=ast.Load()))]
-    fields = dict(name="_pyg_domain", args=ast.arguments(posonlyargs=[], args=params, vararg=None, kwonlyargs=[],
-                                                          kw_defaults=[], kwarg=None, defaults=[]),
-                  body=body, decorator_list=[], returns=None, type_comment=None)
+    no_args: dict[str, Any] = dict(posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    fields: dict[str, Any] = dict(name="_pyg_domain", args=ast.arguments(args=params, **no_args), body=body,
+                                  decorator_list=[], returns=None, type_comment=None)
     if "type_params" in ast.FunctionDef._fields:       # Python 3.12+
         fields["type_params"] = []
     fn = ast.FunctionDef(**fields)
@@ -212,11 +213,10 @@ def build_function(plan, func):
         # the sizes may read names of the kernel's enclosing function (range(N), data.shape[0] of a
         # captured array): define the function where those names are locals of a maker, then give
         # it the kernel's own cells, so each call reads what they hold then
-        maker = dict(fields, name="_pyg_make", args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
-                                                                   kw_defaults=[], kwarg=None, defaults=[]),
-                     body=[ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store()) for n in cells],
-                                      value=ast.Constant(None)),
-                           fn, ast.Return(ast.Name(id="_pyg_domain", ctx=ast.Load()))])
+        maker: dict[str, Any] = dict(fields, name="_pyg_make", args=ast.arguments(args=[], **no_args),
+                                     body=[ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store()) for n in cells],
+                                                      value=ast.Constant(None)),
+                                           fn, ast.Return(ast.Name(id="_pyg_domain", ctx=ast.Load()))])
         fn = ast.FunctionDef(**maker)
     module = ast.fix_missing_locations(ast.Module(body=[fn], type_ignores=[]))
     g = dict(getattr(func, "__globals__", {}))

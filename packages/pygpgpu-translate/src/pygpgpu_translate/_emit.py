@@ -47,6 +47,7 @@ class Emitter:
         # helper name -> the work items it reads, itself or through its callees (printed before
         # their callers): where the dialect passes them as values, its calls pass them on
         self.helper_work_items: dict[str, frozenset[tuple[str, int]]] = {}
+        self.atomic_arrays: set[str] = set()   # arrays of the function being printed that atomics update
 
     # ---- types & constants ---------------------------------------------------------------------------
     def tname(self, t) -> str:
@@ -73,7 +74,7 @@ class Emitter:
                 return f"({v + 1}{suffix} - 1)" if v == -2**63 else (f"({v}{suffix})" if v < 0 else f"{v}{suffix}")
             if n == "uint64":
                 return f"{v & 0xFFFFFFFFFFFFFFFF}{d.ulong_suffix}"
-            return f"(({self.tname(t)}){v})"
+            return f"({self.d.cast(self.tname(t), str(v))})"
         v = float(v)
         if math.isnan(v) or math.isinf(v):
             text = d.float_special(v, t)
@@ -85,7 +86,7 @@ class Emitter:
                 r += ".0"
             text = f"{r}f" if v >= 0 else f"({r}f)"
         if n == "float16":
-            return f"(({self.tname(t)}){text})"
+            return f"({self.d.cast(self.tname(t), text)})"
         return text
 
     # ---- expressions ---------------------------------------------------------------------------------
@@ -99,7 +100,10 @@ class Emitter:
         if isinstance(e, ir.ArrayRef):
             return e.cname
         if isinstance(e, ir.Load):
-            return f"{e.array.cname}[{self.ex(e.index)}]{e.member}"
+            element = f"{e.array.cname}[{self.ex(e.index)}]{e.member}"
+            return self.d.atomic_load(element) if e.array.cname in self.atomic_arrays else element
+        if isinstance(e, ir.Un) and e.op == "&" and isinstance(e.a, ir.Load):      # an atomic's operand
+            return f"(&{e.a.array.cname}[{self.ex(e.a.index)}]{e.a.member})"
         if isinstance(e, ir.Bin):
             return self.chain(e)
         if isinstance(e, ir.Un):
@@ -125,7 +129,7 @@ class Emitter:
             if reads:
                 self.work_items |= reads
                 args += [name for _type, name in self.d.implicit_values(reads)]
-            return f"{fn}({', '.join(args)})"
+            return f"{fn}({', '.join(args)})" if helper is not None else self.d.prelude_call(fn, args)
         if isinstance(e, ir.Ternary):
             return self.d.ternary(self.ex(e.cond), self.ex(e.a), self.ex(e.b))
         if isinstance(e, ir.WideLoad):
@@ -174,12 +178,16 @@ class Emitter:
         if isinstance(s, ir.Assign):
             self.w(f"{s.target.name} = {self.ex(s.value)};", indent)
         elif isinstance(s, ir.Store):
-            self.w(f"{s.array.cname}[{self.ex(s.index)}]{s.member} = {self.ex(s.value)};", indent)
+            element = f"{s.array.cname}[{self.ex(s.index)}]{s.member}"
+            if s.array.cname in self.atomic_arrays:
+                self.w(self.d.atomic_store(element, self.ex(s.value)), indent)
+            else:
+                self.w(f"{element} = {self.ex(s.value)};", indent)
         elif isinstance(s, ir.WideStore):
             target = self.d.wide_access(s.type.name, f"{s.array.cname} + {self.ex(s.index)}", False)
             self.w(f"{target} = {self.d.vector_literal(s.type.name, [self.ex(v) for v in s.lanes])};", indent)
         elif isinstance(s, ir.ExprStmt):
-            self.w(f"{self.ex(s.value)};", indent)
+            self.w(self.d.expression_statement(self.ex(s.value)), indent)
         elif isinstance(s, ir.If):
             self.w(f"if ({_test(self.ex(s.cond))}) {{", indent)
             self.stmts(s.body, indent + 1)
@@ -200,7 +208,7 @@ class Emitter:
                 cond = f"{v} > {stop}"
             else:
                 # a step that is 0 at run time (Python's ValueError) runs no turn instead of forever
-                cond = f"({step} > 0) ? ({v} < {stop}) : (({step} < 0) && ({v} > {stop}))"
+                cond = self.d.ternary(f"({step} > 0)", f"({v} < {stop})", f"(({step} < 0) && ({v} > {stop}))")
             self.w(f"for ({v} = {self.ex(s.start)}; {cond}; {v} += {step}) {{", indent)
             self.stmts(s.body, indent + 1)
             self.w("}", indent)
@@ -213,6 +221,8 @@ class Emitter:
         elif isinstance(s, ir.LocalArrayDecl):
             elem = s.array.type.elem
             tn = self.d.param_scalar_name(elem) if isinstance(elem, Scalar) else self.tname(elem)
+            if s.array.cname in self.atomic_arrays:
+                tn = self.d.atomic_element(tn)
             self.w(self.d.array_variable(tn, s.array.cname, s.size, local=True), indent)
         else:
             raise TypeError(type(s).__name__)
@@ -227,7 +237,10 @@ class Emitter:
         t = p.type
         if isinstance(t, ArrayType):
             kind = "local" if t.space == "local" else "global"
-            return KernelParam(p.name, index, kind, self.elem_name(t.elem), "w" in fn.access.get(p.name, set()))
+            elem = self.elem_name(t.elem)
+            if p.name in self.atomic_arrays:
+                elem = self.d.atomic_element(elem)
+            return KernelParam(p.name, index, kind, elem, "w" in fn.access.get(p.name, set()))
         return KernelParam(p.name, index, "value", self.d.param_scalar_name(t) if isinstance(t, Scalar) else self.tname(t))
 
     def param_decl(self, p: ir.Param, fn: ir.Function) -> str:
@@ -245,6 +258,7 @@ class Emitter:
         # the body first: a kernel's signature depends on the work items it reads (implicit parameters)
         outer, self.out = self.out, []
         self.work_items = set()
+        self.atomic_arrays = _atomic_arrays(fn.body)
         self.last_line = None
         self.stmts(fn.body, 1)
         body, self.out = self.out, outer
@@ -287,6 +301,22 @@ class Emitter:
         self.out.extend(body)
         self.out.append("}")
         self.out.append("")
+
+
+def _atomic_arrays(body) -> set[str]:
+    """The names of the arrays that atomics in ``body`` update (their element's address is the
+    call's first argument)."""
+    found: set[str] = set()
+
+    def visit(node):
+        if isinstance(node, ir.Call) and node.atomic_root is not None:
+            ptr = node.args[0]
+            if isinstance(ptr, ir.Un) and isinstance(ptr.a, ir.Load):
+                found.add(ptr.a.array.cname)
+        return ir.rebuilt(node, visit)
+
+    visit(body)
+    return found
 
 
 def emit_program(dialect, default_float, kernel: ir.Function, helpers: list, features: set,

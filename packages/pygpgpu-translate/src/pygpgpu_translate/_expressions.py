@@ -14,7 +14,7 @@ import numpy as np
 from . import _calls
 from . import _ir as ir
 from ._builtins import lookup_namespace, lookup_object, supported_in
-from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, UNKNOWN, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
+from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
                      is_signed_and_uint64, wider_int)
 from ._attr_refs import AttrRef, DefaultsRef, child_path, same_value
 from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
@@ -185,8 +185,6 @@ class ExpressionRules:
                 return self.object_value(value, node, what, (obj.__dict__.get("__name__", "?"), attr))
             value, path = self.attribute_value(base, attr, node)
             return self.object_value(value, node, what, path)
-        if isinstance(base, ir.Expr) and base.type is UNKNOWN:
-            return ir.Raw("?", UNKNOWN)
         if isinstance(base, ir.Expr) and attr in ("shape", "size", "ndim"):
             # an array's attribute read from a number (a scalar passed for an array parameter) or a
             # vector (the row m[i] of an (n, 4) array, which reads as a float4)
@@ -291,8 +289,6 @@ class ExpressionRules:
                 raise self.err(node.slice, "vector components are indexed with a constant", "use v.x, v.s0 or v[0]")
             return self.comp(base, k.value)
         if not isinstance(base, ir.ArrayRef):
-            if isinstance(base, ir.Expr) and base.type is UNKNOWN:
-                return ir.Raw("?", UNKNOWN)
             raise self.err(node, "only arrays, vectors, shapes and tuples can be indexed")
         idx = self.index_list(node.slice)
         return self.index_array(base, idx, node)
@@ -321,15 +317,11 @@ class ExpressionRules:
         gives the last item. ``where``: the node errors point at (the subscript's index)."""
         items = tup.items
         where = where or node.slice
-        if isinstance(k, ir.Expr) and k.type is UNKNOWN:
-            return k
         if not (isinstance(k, ir.Expr) and isinstance(k.type, Scalar) and k.type.is_int):
             raise self.err(where, "a tuple index must be an integer")
         if not items or not all(isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayRef) for v in items):
             raise self.err(where, "only tuples of numbers or vectors can be indexed with a variable or looped over",
                            "index it with a constant, or pass the values as an array argument")
-        if any(v.type is UNKNOWN for v in items):
-            return ir.Raw("?", UNKNOWN)
         t = items[0].type
         for v in items[1:]:
             t = self.common_type(t, v.type, node)
@@ -370,8 +362,6 @@ class ExpressionRules:
         for k, i in enumerate(idx):
             if not isinstance(i, ir.Expr) or isinstance(i, ir.ArrayRef):
                 raise self.err(node, "array indices must be integers")
-            if i.type is UNKNOWN:
-                return ir.Raw("?", UNKNOWN), None
             if not isinstance(i.type, Scalar) or not (i.type.is_int or i.type.kind == "b"):
                 raise self.type_err(node, f"array index must be an integer, got {i.type}; convert with int(...)")
             n = arr.type.static_shape[k] if arr.type.static_shape else None     # a private or local array's
@@ -403,13 +393,9 @@ class ExpressionRules:
             return record_element(self.fb, arr, idx, node)
         if len(idx) == t.ndim:
             flat, ok = self.checked_index(arr, idx, node)
-            if flat.type is UNKNOWN:
-                return flat
             return BoundsChecks.load(ok, element_value(arr, flat, t.elem))
         if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS and isinstance(t.elem, Scalar):
             flat, ok = self.checked_index(arr, idx + [ir.Const(0, self.prog.index_type)], node)
-            if flat.type is UNKNOWN:
-                return flat
             flat = self.materialize(flat)
             ok = self.materialize(ok) if ok is not None else None
             vt = Vector(t.elem, t.row_width)
@@ -449,8 +435,6 @@ class ExpressionRules:
     # ---- conversions -------------------------------------------------------------------------------
     def convert(self, e: ir.Expr, t):
         """``e`` as a C value of concrete type ``t`` (casts only when the C types differ)."""
-        if e.type is UNKNOWN or t is UNKNOWN:
-            return e
         if is_complex(t) or is_complex(e.type):
             return complex_convert(self.fb, e, t)
         t = concrete(t, self.prog.default_float)
@@ -500,8 +484,6 @@ class ExpressionRules:
             f"to a wider type first (e.g. np.int64(x) + {v}), or write a constant that fits")
 
     def truth(self, e, node):
-        if e.type is UNKNOWN:
-            return e
         if is_complex(e.type):
             return complex_truth(self.fb, e)
         if isinstance(e.type, Vector):
@@ -534,8 +516,6 @@ class ExpressionRules:
 
     def binop(self, op, a, b, node):
         opname = self._BINOPS[type(op)] if not isinstance(op, str) else op
-        if a.type is UNKNOWN or b.type is UNKNOWN:
-            return ir.Raw("?", UNKNOWN)
         if is_complex(a.type) or is_complex(b.type):
             return complex_binop(self.fb, opname, a, b, node)
         if isinstance(a.type, Vector) or isinstance(b.type, Vector):
@@ -632,7 +612,7 @@ class ExpressionRules:
             return f
         ct = concrete(t, df)
         if opname in ("//", "%"):
-            return self.prelude_call("pyfloordiv" if opname == "//" else "pymod", [a, b], t)
+            return _calls.prelude_call(self.fb, "pyfloordiv" if opname == "//" else "pymod", [a, b], t)
         ca, cb = self.convert(a, ct), self.convert(b, ct)
         if ct.kind == "b":       # True + True == 2 in Python
             ct = t = INT32
@@ -739,7 +719,7 @@ class ExpressionRules:
         ca, cb = self.convert(a, ct), self.convert(b, ct)
         if count_in_range or (isinstance(cb, ir.Const) and 0 <= cb.value < ct.bits):
             return self.wrap_narrow(ir.Bin(opname, ca, cb, t))
-        return self.prelude_call("pyshl" if opname == "<<" else "pyshr", [ca, cb], t)
+        return _calls.prelude_call(self.fb, "pyshl" if opname == "<<" else "pyshr", [ca, cb], t)
 
     def power(self, a, b, node):
         df = self.prog.default_float
@@ -776,10 +756,10 @@ class ExpressionRules:
                 out = self.wrap_narrow(ir.Bin("*", out, x, t))
             return out
         if isinstance(b, ir.Const) and b.value == 0.5 and not a.type.is_int:
-            return self.call_math("sqrt", [a], node)
+            return _calls.call_math(self.fb, "sqrt", [a], node)
         t = binary_result(a.type, b.type, df)
         if t.is_int or t.kind == "b":
-            return self.prelude_call("pypow", [a, b], t)
+            return _calls.prelude_call(self.fb, "pypow", [a, b], t)
         ct = concrete(t, df)
         return ir.MathCall("pow", [self.convert(a, ct), self.convert(b, ct)], t, ct)
 
@@ -802,10 +782,8 @@ class ExpressionRules:
     def ex_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):
             c = self.condition(node.operand)
-            return c if c.type is UNKNOWN else ir.Un("!", c, PYBOOL)      # Python's not: a Python bool
+            return ir.Un("!", c, PYBOOL)      # Python's not: a Python bool
         v = self.value(node.operand)
-        if v.type is UNKNOWN:
-            return v
         if is_complex(v.type):
             return complex_unary(self.fb, node.op, v, node)
         if isinstance(v.type, Vector):
@@ -830,7 +808,7 @@ class ExpressionRules:
             if isinstance(ct, Scalar) and ct.kind == "i" and ct.bits < 32:
                 # int8/int16: the prelude's wrapping negation (-int16(-32768) is -32768); the plain
                 # (short)-a came out of NVRTC 13.0 as 32768 once widened (prelude._pysem.negation)
-                return self.prelude_call("pyneg", [v], t)
+                return _calls.prelude_call(self.fb, "pyneg", [v], t)
             return self.wrap_narrow(ir.Un("-", self.convert(v, ct), t))
         if v.type.is_float:
             raise self.type_err(node, f"operator ~ needs an integer, got {v.type}")
@@ -879,8 +857,6 @@ class ExpressionRules:
         op = "&&" if isinstance(node.op, ast.And) else "||"
         first = self.value(node.values[0])
         rest = [self.guarded(v) for v in node.values[1:]]
-        if first.type is UNKNOWN or any(v.type is UNKNOWN for v, _ in rest):
-            return ir.Raw("?", UNKNOWN)
         operands = [first] + [v for v, _ in rest]
         if not as_test and any(not (isinstance(v.type, Scalar) and v.type.kind == "b") for v in operands):
             return self.bool_op_value(op, first, rest, node)
@@ -929,8 +905,6 @@ class ExpressionRules:
         left = self.value(node.left)
         out = None
         rights = [self.value(c) for c in node.comparators]
-        if any(v.type is UNKNOWN for v in [left] + rights):
-            return ir.Raw("?", UNKNOWN)
         if any(is_complex(v.type) for v in [left] + rights):
             return complex_compare(self.fb, node, left, rights)
         for i, (op, right) in enumerate(zip(node.ops, rights)):
@@ -1003,8 +977,6 @@ class ExpressionRules:
             a, pre_a = self.guarded(node.body)
         with self.dead_unless(cond, False):
             b, pre_b = self.guarded(node.orelse)
-        if a.type is UNKNOWN or b.type is UNKNOWN or cond.type is UNKNOWN:
-            return ir.Raw("?", UNKNOWN)
         t = self.common_type(a.type, b.type, node)
         ct = concrete(t, self.prog.default_float)
         if not pre_a and not pre_b:
@@ -1073,7 +1045,7 @@ class ExpressionRules:
         obj = callee.obj
         b = self.builtin_of(callee)
         if b is not None:
-            return self.call_builtin(b, node, obj)
+            return _calls.call_builtin(self.fb, b, node, obj)
         vi = vector_class_info(obj)
         if vi:
             return self.vector_ctor(Vector(Scalar(vi[0]), vi[1]), node)
@@ -1139,8 +1111,6 @@ class ExpressionRules:
             else:
                 raise self.err(node, f"{func.__name__}() is missing argument {n!r}")
         for v, n in zip(values, names):
-            if isinstance(v, ir.Expr) and v.type is UNKNOWN:
-                return ir.Raw("?", UNKNOWN)
             if isinstance(v, ObjectRef):
                 raise self.err(node, f"argument {n!r} of {func.__name__}() is not a number, vector or array")
         fn = self.prog.specialize_helper(func, values, node, self)
@@ -1174,8 +1144,6 @@ class ExpressionRules:
         args = [item for a in node.args for item in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
         for a in args:
             v = self.value(a)
-            if v.type is UNKNOWN:
-                return ir.Raw("?", UNKNOWN)
             if isinstance(v.type, Vector):
                 v = self.materialize(v)
                 comps.extend(self.comp(v, k) for k in range(v.type.width))
@@ -1191,13 +1159,6 @@ class ExpressionRules:
                            f"pass {vt.width} numbers, one number to broadcast, or smaller vectors plus numbers")
         self.prog.note_type(vt)
         return ir.VecCtor([convert_component(self.fb, c, vt.base) for c in comps], vt)   # the host's rule
-
-    # the call rules, written in _calls
-    call_builtin = _calls.call_builtin
-    call_math = _calls.call_math
-    float_type_of = _calls.float_type_of
-    componentwise = _calls.componentwise
-    prelude_call = _calls.prelude_call
 
 
 def _arithmetic_of(e, names) -> bool:

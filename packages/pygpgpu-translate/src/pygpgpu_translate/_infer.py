@@ -13,15 +13,20 @@ one pass over the whole body per link, and a body typed in source order re-runs 
 builder then tries the final pass at once (``_final_if_settled``), so translation time grows
 linearly with the kernel (benchmarks/translate_time.py).
 
-The worklist applies the builder's own rules (an assignment is re-run through ``stmt``), so it
-widens each local at most to the type the passes would reach, never past it. What it does not
-see (a loop variable bound by ``for``, a tuple loop's item, an assignment that binds an array or
-a record element) the final pass finds changing: its IR is dropped and the whole passes go on
-until none changes a type, as before, so the worklist only saves passes and never decides a type
-the passes would not.
+The worklist applies the builder's own rules (an assignment is re-run through ``stmt``, a for
+loop's head, which types the loop variable from the range's bounds or the tuple's items, through
+``loop_head``), so it widens each local at most to the type the passes would reach, never past
+it. What it does not see (an assignment that binds a tuple, an array or a record element) the
+final pass finds changing: its IR is dropped and the whole passes go on until none changes a
+type, as before, so the worklist only saves passes and never decides a type the passes would not.
 
-Still to do for issue 34 item 1: an inference pass that types without lowering (the passes
-above still build IR into a scratch ``Recording``, and rules still meet ``UNKNOWN``).
+A provisional pass that reads a local no assignment has typed yet raises ``NotYetTyped`` from the
+name lookup; the statement that read it types nothing this time and is run again once the local
+has a type (the worklist notes it like any other), so the lowering rules never meet ``UNKNOWN``:
+it is named only here and in ``_types`` (the lattice's bottom).
+
+Still to do for issue 34 item 1: an inference pass that types without lowering (the provisional
+passes above still run the lowering rules and build IR into a scratch ``Recording``).
 """
 from __future__ import annotations
 
@@ -30,12 +35,25 @@ import heapq
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._types import UNKNOWN
+from ._types import UNKNOWN, JoinConflict, Scalar, join, literal_default, literal_join
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder
 
-__all__ = ["AssignmentLog", "is_name_assignment", "builder_state", "restore_builder_state"]
+__all__ = ["AssignmentLog", "NotYetTyped", "widen_local", "is_name_assignment", "builder_state", "restore_builder_state"]
+
+
+class NotYetTyped(Exception):
+    """A provisional pass read local ``name`` before any value typed it (a value carried round a loop,
+    ``prev`` read above ``prev = x[k]``). Raised by the builder's name lookup, caught where the
+    statement that read it is run (``_statements.StatementRules.stmts``, ``AssignmentLog``): that
+    statement types nothing this time, as it could not, and runs again once ``name`` has a type
+    (the worklist, or the next pass). So the lowering rules never meet a value of unknown type:
+    ``UNKNOWN`` is the inference's own (the type of a local no assignment has reached yet)."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
 
 # The builder state a statement's typing can depend on besides the locals' types: restored when
 # the statement is re-run (the dicts copied, as later statements of the pass change them).
@@ -58,6 +76,34 @@ def restore_builder_state(fb: FunctionBuilder, state: dict[str, Any]) -> None:
     for name in _STATE:
         setattr(fb, name, dict(state[name]) if name in _COPIED else state[name])
     fb.prog.in_domain_body = state["in_domain_body"]
+
+
+def widen_local(fb: FunctionBuilder, name: str, vt: Any, s: ast.stmt) -> Any:
+    """Local ``name`` is assigned a value of type ``vt`` (statement ``s``): its type becomes the join of
+    its values so far and ``vt`` (``fb.changed`` names it when that widened it). Returns its type.
+
+    A local first bound to a bare Python number (``acc = 0``) is concrete from the start, so
+    ``acc += img[y, x]`` over uint8 data counts past 255 instead of adopting uint8; a later bare
+    number (``acc = 2**40``) widens it instead of being squeezed into it."""
+    default_float = fb.prog.default_float
+    old = fb.local_types.get(name, UNKNOWN)
+    if vt.weak and (old is UNKNOWN or name in fb.literal_locals):
+        vt = literal_default(vt, default_float, fb.prog.index_type)
+        fb.literal_locals.add(name)
+    try:
+        new = join(old, vt, default_float)
+    except JoinConflict as exc:
+        # acc = 0, later acc = u32[i]: int64 holds both (the 0 was never meant as int32 only)
+        new = literal_join(exc.a, exc.b) if name in fb.literal_locals else None
+        if new is None:
+            fix = ("convert explicitly, e.g. " + ("float(...)" if exc.b.is_float else "int(...)")
+                   if isinstance(exc.a, Scalar) and isinstance(exc.b, Scalar) else "use one name per type")
+            raise fb.type_err(s, f"variable {name!r} is assigned {exc.a} and {exc.b} "
+                              f"(conflicting types); {fix}") from None
+    if new != old:
+        fb.local_types[name] = new
+        fb.changed.add(name)
+    return new
 
 
 def _name_targets(target: ast.expr) -> bool:
@@ -86,6 +132,13 @@ class _Noted:
     line: int
     state: dict[str, Any]           # builder_state before the statement ran
     seen: dict[str, Any]            # the types of the locals it reads, as it read them
+    head: bool = False              # a for loop's head (the loop variable's typing), not the statement
+
+    def rerun(self, fb: FunctionBuilder) -> None:
+        if self.head:
+            fb.loop_head(self.stmt)
+        else:
+            fb.stmt(self.stmt, False)
 
 
 def _reads(s: ast.stmt) -> set[str]:
@@ -114,7 +167,10 @@ class AssignmentLog:
         reads = _reads(s)
         seen = {name: fb.local_types.get(name, UNKNOWN) for name in reads}
         before = _bindings(fb)
-        res = fb.stmt(s, top)
+        try:
+            res = fb.stmt(s, top)
+        except NotYetTyped:
+            res = None                                   # typed nothing: the worklist runs it again
         if _bindings(fb) != before:                      # bound an array or a tuple: the passes handle it
             return res
         index = len(self.noted)
@@ -122,6 +178,17 @@ class AssignmentLog:
         for name in reads:
             self.readers.setdefault(name, []).append(index)
         return res
+
+    def note_head(self, fb: FunctionBuilder, s: ast.For) -> None:
+        """Note the head of ``for`` loop ``s`` (run next by the builder): it types the loop variable
+        from the range's bounds or the tuple's items, so the worklist re-runs it (``loop_head``, not
+        the body, whose statements are noted one by one) when a local it reads widens."""
+        reads = {node.id for node in ast.walk(s.iter) if isinstance(node, ast.Name)}
+        seen = {name: fb.local_types.get(name, UNKNOWN) for name in reads}
+        index = len(self.noted)
+        self.noted.append(_Noted(s, s.lineno, builder_state(fb), seen, head=True))
+        for name in reads:
+            self.readers.setdefault(name, []).append(index)
 
     def settle(self, fb: FunctionBuilder, widened: set[str]) -> None:
         """Re-run the noted assignments that read a local whose type has changed since they ran (one
@@ -148,7 +215,9 @@ class AssignmentLog:
                 fb.pre = []
                 fb.changed = set()
                 try:
-                    fb.stmt(noted.stmt, False)
+                    noted.rerun(fb)
+                except NotYetTyped:    # reads a local still untyped: it runs again when that one widens
+                    continue
                 except Exception:      # noqa: BLE001 -- the whole passes after this raise it, in order
                     return
                 for name in fb.changed:

@@ -28,6 +28,7 @@ from pygpgpu_core.scoped_device import SCOPES, scoped_device
 
 from ._aliases import device_view_aliases
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
+from ._cpu_choices import on_cpu
 from ._dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect, dialect_for, dialect_names
 from ._launch import CallPlan
 from ._launch_checks import WideIndexNeeded, needs_wide_ids
@@ -490,13 +491,15 @@ class KernelFunction(Generic[P]):
         return self._param_names + [f"self.{a}" for a in self._self_attrs] + [name for name, _cell in self._cells]
 
     # ---- translation ------------------------------------------------------------------------------
-    def _translation(self, dialect, tokens, bits, self_obj):
-        key = (dialect, tokens, bits, self.debug, self._fastmath, self._contract)
+    def _translation(self, dialect, tokens, bits, self_obj, wide=True):
+        """``wide=False``: no wide kernels (a CPU device, _cpu_choices)."""
+        key = (dialect, tokens, bits, self.debug, self._fastmath, self._contract, wide)
         t = self._translations.get(key)
         if t is None or not refs_current(t.refs):
             from ._translate import translate      # the translator loads on first use
             t = translate(self.py_func, self._specs(tokens), (tokens, bits), dialect, self.default_float, bits,
-                          self_obj, bounds_check=self.debug, fastmath=self._fastmath, contract=self._contract)
+                          self_obj, bounds_check=self.debug, fastmath=self._fastmath, contract=self._contract,
+                          wide=wide)
             self._translations[key] = t
         return t
 
@@ -541,9 +544,8 @@ class KernelFunction(Generic[P]):
                     if (shape[0] > INDEX_LIMIT if len(shape) == 1 else len(shape) and _prod(shape) > INDEX_LIMIT):
                         big = True
             else:
-                tokens = tuple(tokens)
                 bits = 64 if big or config.wide else 32
-                plan = self._plans.get((id(device), tokens, bits))
+                plan = self._plans.get((id(device), tuple(tokens), bits))
                 if plan is not None and (not plan.t.refs or refs_current(plan.t.refs)):
                     try:
                         ran = plan.run(args, config.global_size, config.local_size)
@@ -615,7 +617,7 @@ class KernelFunction(Generic[P]):
     def _build_plan(self, device, tokens, bits, values):
         backend = device.backend
         dialect = _backend_dialect(backend)
-        t = self._translation(dialect, tokens, bits, values[0] if self._is_method else None)
+        t = self._translation(dialect, tokens, bits, values[0] if self._is_method else None, wide=not on_cpu(device))
         if "fp64" in t.features and not getattr(device, "fp64", True):
             raise GPGPUError(f"kernel {self.__name__!r} uses float64, which {device.selector} ({device.name}) does not "
                              "support; pass float32 arrays or use @kernel(default_float=np.float32)")
@@ -666,7 +668,7 @@ def _contiguous_views(values):
     groups: dict = {}
     out = None
     for k, v in enumerate(values):
-        if is_device_array(v) and (getattr(v, "offset", 0) or not getattr(v, "is_contiguous", True)):
+        if is_device_array(v) and (getattr(v, "offset", 0) != 0 or not getattr(v, "is_contiguous", True)):
             if out is None:
                 out = list(values)
             key = (id(v.buffer), v.offset, v.shape, v.strides, v.dtype)

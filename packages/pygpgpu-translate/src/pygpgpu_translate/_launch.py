@@ -10,16 +10,23 @@ Running it does no translation, hashing or ctypes allocation of its own
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal
+
 import numpy as np
 from pygpgpu_core.backend.fastpath import compile_source
 from pygpgpu_core.protocols import option
 
 from ._domain import build_function as compile_domain
+from ._cpu_choices import cpu_group_shape, group_limits
 from ._aliases import numpy_aliases
 from ._launch_checks import (LOCAL_SIZE_POSITIONS, NARROW_MAX_WORK, WideIndexNeeded, automatic_local_size, check_group_limit,
                              check_int_ranges, extent_checker, group_limit, guard_checker, int_range_checks,
                              launched_items, missing_dimension, partial_launch, reached, with_local_size)
 from ._signature import base_view, is_device_array
+
+if TYPE_CHECKING:
+    from pygpgpu_core.gnp._staging import SmallBatchCache
+    from pygpgpu_core.protocols import Buffer
 
 __all__ = ["CallPlan", "LaunchPlan"]
 
@@ -74,7 +81,7 @@ class CallPlan:
         # launches whose numpy arguments are all small share one block per call (None: not yet
         # probed whether this backend's buffers have views; False: they do not)
         self.staging = _staging
-        self.small_cache = None
+        self.small_cache: SmallBatchCache | Literal[False] | None = None
         # host-visible pool memory is filled and read with memcpy after a context synchronize:
         # one wait before the launch and one after cover all of its arguments
         self.sync_once = SyncOnce
@@ -119,12 +126,18 @@ class CallPlan:
         pick = option(self.device, "guarded_local_size")
         self.guarded_local = (pick(translation.domain_ndim, option(kernel_handle, "work_group_size") or 1)
                               if pick is not None and self.auto_local is None and translation.domain_ndim else None)
+        # CPUs: a row-shaped group sized per launch (_cpu_choices), where the backend chose none and
+        # the kernel's groups do not show (no barrier, local array or group-sized array)
+        self.cpu_groups = (group_limits(self.device, option(kernel_handle, "work_group_size"))
+                           if self.guarded_local is None and self.auto_local is None and translation.domain_ndim
+                           and not (self.local_sized or translation.uses_barrier or translation.local_shapes)
+                           else None)
         self._extra_state()
         # _packed(values, None, domain) unrolled for this layout: the warm path with resident arrays
         self._resident_packer = _unrolled_packer(self)
         # no byte-swapped arrays: calls go straight to _run (unless a subclass has its own run)
         if not self.swapped and type(self).run is CallPlan.run:
-            self.run = self._run          # an instance attribute, per plan
+            self.run = self._run          # type: ignore[method-assign]  # an instance attribute, per plan
         # the memo's generated hit/keep pair, or False where the plan cannot be memoized (_memo)
         from ._memo import build_memo
         self._memo_hit = build_memo(self, func)
@@ -188,6 +201,8 @@ class CallPlan:
                 local_size = self._automatic_local(global_size, domain)
             elif derived and self.guarded_local is not None and len(self.guarded_local) == len(global_size):
                 local_size = self.guarded_local
+            elif derived and self.cpu_groups is not None:
+                local_size = cpu_group_shape(global_size, *self.cpu_groups)
         elif len(local_size) != len(global_size):
             if len(local_size) > len(global_size):
                 raise ValueError(f"kernel {self.t.name!r}: local size {local_size} has more dimensions than the "
@@ -207,8 +222,9 @@ class CallPlan:
                 self._warn_partial(domain, reach, global_size, local_size)
         if self.extent_check is not None and reach is not None:
             self.extent_check(values, reach)
-        if self.lanes > 1 and not derived:
-            # a bracket work size on a wide kernel: the elements it reaches, `lanes` per work item
+        if self.lanes > 1 and not derived and reach is not None:
+            # a bracket work size on a wide kernel (which has a domain): the elements it reaches,
+            # `lanes` per work item
             domain = reach
             global_size = (-(-reach[0] // self.lanes),) + tuple(global_size[1:])
             if not global_size[0]:
@@ -260,8 +276,8 @@ class CallPlan:
         if cache is None:
             cache = self.small_cache = (staging.SmallBatchCache(self.context)
                                         if staging.batch_supported(self.context) else False)
-            if cache is False:
-                return False
+        if cache is False:              # this backend's buffers have no views
+            return False
         limit = staging.SMALL_ARRAY_MAX
         key, ups, downs, slots = [], [], [], []
         buffers = {}
@@ -438,7 +454,7 @@ class CallPlan:
                 packed.append(domain[pos])
         return packed
 
-    error_buffer = None
+    error_buffer: Buffer | None = None      # the debug mode's (CheckedLaunchPlan)
 
 
 LaunchPlan = CallPlan       # the name it had before issue 33

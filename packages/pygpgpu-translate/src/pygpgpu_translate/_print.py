@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 from . import _ir as ir
-from ._types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UNKNOWN, VOID, ArrayType, Scalar, Vector, concrete
+from ._types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, VOID, ArrayType, Scalar, Vector, concrete
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder
@@ -83,8 +83,6 @@ def _value(self: FunctionBuilder, a, spec, parts) -> bool:
     if isinstance(e, ir.ArrayRef) or (isinstance(e, ir.Expr) and isinstance(e.type, ArrayType)):
         raise self.err(a, "print() cannot print a whole array in a kernel", "print its elements, e.g. print(x[i])")
     v = self.shallow(e) if isinstance(e, ir.Expr) else self.value(a)     # value() says what else is wrong
-    if v.type is UNKNOWN:
-        return False
     t = v.type
     if isinstance(t, Vector):
         if spec:

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _ir as ir
 from ._bindings import TupleRef
-from ._types import INT64, UNKNOWN, VECTOR_WIDTHS, ArrayType, Scalar, Vector, concrete
+from ._types import INT64, VECTOR_WIDTHS, ArrayType, Scalar, Vector, concrete
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder
@@ -61,12 +61,10 @@ def private_array(fb: FunctionBuilder, name: str, call, obj) -> list:
     dt_node = args[dtype_pos] if len(args) > dtype_pos else kw.get("dtype")
     if dt_node is not None:
         elem = fb.dtype_from_object(fb.expr(dt_node), dt_node)
-    elif fill is not None and fill.type is not UNKNOWN:
+    elif fill is not None:
         elem = _type_of_fill(fb, fill, fill_node)
     else:
         elem = fb.prog.default_float
-    if fill is not None and fill.type is UNKNOWN:
-        return []                               # a later pass knows the fill value's type
     if not isinstance(elem, Scalar):
         raise fb.err(dt_node or call, f"a private array holds numbers, not {elem}",
                      f"give it one more dimension for the components: {what}((n, {getattr(elem, 'width', 4)}), ...)"

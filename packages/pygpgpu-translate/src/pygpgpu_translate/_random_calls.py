@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import _ir as ir
-from ._types import FLOAT32, FLOAT64, INT32, INT64, UNKNOWN, Scalar, concrete
+from ._types import FLOAT32, FLOAT64, INT32, INT64, Scalar, concrete
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder
@@ -36,8 +36,6 @@ def call_random(self: FunctionBuilder, b, node):
     if len(node.args) != len(names):
         raise self.err(node, f"{b.name}() takes {len(names)} arguments ({', '.join(names)}), {len(node.args)} given")
     args = [self.value(a) for a in node.args]
-    if any(a.type is UNKNOWN for a in args):
-        return ir.Raw("?", UNKNOWN)
     for a, name in zip(args, names):
         if not (isinstance(a.type, Scalar) and a.type.is_int):
             raise self.type_err(node, f"{b.name}(): {name} must be an integer, got {concrete(a.type, float_type)}"

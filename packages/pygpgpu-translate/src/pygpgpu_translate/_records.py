@@ -35,7 +35,7 @@ import numpy as np
 from . import _ir as ir
 from ._bounds import BoundsChecks
 from ._elements import element_value
-from ._types import BOOL, UNKNOWN, VECTOR_WIDTHS, ArrayType, Scalar, Vector
+from ._types import BOOL, VECTOR_WIDTHS, ArrayType, Scalar, Vector
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder
@@ -269,8 +269,6 @@ def record_element(self: FunctionBuilder, arr, idx, node):
         raise self.err(node, f"a {t.ndim}-D record array needs {t.ndim} ind{'ex' if t.ndim == 1 else 'ices'}, "
                        f"got {len(idx)}", "index every dimension, then name a field: p[i].mass")
     flat, ok = self.checked_index(arr, idx, node)
-    if flat.type is UNKNOWN:
-        return ir.Raw("?", UNKNOWN)
     flat = self.materialize(flat)
     return RecordRef(arr, flat, self.materialize(ok) if ok is not None else None, "", t.elem)
 
@@ -392,8 +390,6 @@ def _stores(self: FunctionBuilder, rec: RecordRef, member: str, elem, value, lin
 def record_store(self: FunctionBuilder, base, key, value, s):
     """Statements storing ``value`` into field ``key`` of ``base`` (a RecordRef and a field name)
     or into element ``key`` (an ast slice) of a subarray field (``_statements.store``)."""
-    if value.type is UNKNOWN:
-        return []
     if isinstance(base, FieldArrayRef):
         f = base.field
         if isinstance(f.elem, RecordType):

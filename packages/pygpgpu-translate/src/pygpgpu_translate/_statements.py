@@ -10,13 +10,12 @@ import numpy as np
 
 from . import _ir as ir
 from ._builtins import CAST_TYPES
-from ._types import (BOOL, INT32, INT64, UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, binary_result, concrete,
-                     join, literal_default, literal_join)
+from ._types import (BOOL, INT32, INT64, VOID, ArrayType, Scalar, Vector, binary_result, concrete)
 from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._launch_checks import local_size_item
 from ._complex import complex_type_of
-from ._infer import AssignmentLog, is_name_assignment
+from ._infer import AssignmentLog, NotYetTyped, builder_state, is_name_assignment, restore_builder_state, widen_local
 from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
@@ -113,11 +112,22 @@ class StatementRules:
         for s in body:
             self.line = s.lineno
             self.pre = []
+            state = None if self.final else builder_state(self.fb)
+            if (self.assignment_log is not None and isinstance(s, ast.For)
+                    and not (top and self.is_kernel and self.domain is not None and self.domain.node is s)):
+                self.assignment_log.note_head(self.fb, s)       # the loop variable's typing (_infer)
             try:
                 if self.assignment_log is not None and is_name_assignment(s):
                     res = self.assignment_log.run_noted(self.fb, s, top)     # type inference's worklist (_infer)
                 else:
                     res = self.stmt(s, top)
+            except NotYetTyped:
+                if state is None:            # the final pass reads only typed locals (lookup says so)
+                    raise
+                restore_builder_state(self.fb, state)
+                self.pre = []
+                self.type_bodies(s)
+                res = None
             except RecursionError:
                 raise self.err(s, "this statement nests its expressions too deeply to translate (more levels of "
                                "brackets, calls or ** than Python's stack allows)",
@@ -129,6 +139,24 @@ class StatementRules:
             out.extend(res if isinstance(res, list) else [res])
         self.pre = outer_pre
         return out
+
+    def type_bodies(self, s) -> None:
+        """A provisional pass met a statement whose head reads a local not yet typed (``if prev > 0:``,
+        ``for k in range(m):`` with ``m`` assigned further down a loop): the statement types nothing
+        itself this time, but the statements inside it still type theirs (_infer.NotYetTyped)."""
+        if not isinstance(s, (ast.If, ast.For, ast.While)):
+            return None
+        saved = self.top_level_of_domain
+        self.top_level_of_domain = False
+        loop = 0 if isinstance(s, ast.If) else 1
+        self.loop_depth += loop
+        try:
+            self.stmts(s.body)
+            self.stmts(s.orelse)
+        finally:
+            self.loop_depth -= loop
+            self.top_level_of_domain = saved
+        return None
 
     def stmt(self, s, top):
         m = getattr(self, "st_" + type(s).__name__, None)
@@ -307,37 +335,11 @@ class StatementRules:
                 pv = self.params[name]
                 if not isinstance(pv, ir.Var):             # an ObjectRef (arrays and records are refused above)
                     raise self.err(target, f"cannot assign to {name!r}")
-                if value.type is UNKNOWN:
-                    return []
                 var = ir.Var(pv.name, concrete(pv.type, self.prog.default_float))
                 return [ir.Assign(var, self.convert(value, var.type), s.lineno)]
-            old = self.local_types.get(name, UNKNOWN)
-            vt = value.type
-            if vt is not UNKNOWN:
-                if isinstance(vt, ArrayType):
-                    raise self.err(target, "cannot assign an array here")
-                if vt.weak and (old is UNKNOWN or name in self.literal_locals):
-                    # first bound to a bare Python number (acc = 0): a concrete type from the start, so
-                    # acc += img[y, x] over uint8 data counts past 255 instead of adopting uint8; a later
-                    # bare number (acc = 2**40) widens it instead of being squeezed into it
-                    vt = literal_default(vt, self.prog.default_float, self.prog.index_type)
-                    self.literal_locals.add(name)
-                try:
-                    new = join(old, vt, self.prog.default_float)
-                except JoinConflict as exc:
-                    # acc = 0, later acc = u32[i]: int64 holds both (the 0 was never meant as int32 only)
-                    new = literal_join(exc.a, exc.b) if name in self.literal_locals else None
-                    if new is None:
-                        fix = ("convert explicitly, e.g. " + ("float(...)" if exc.b.is_float else "int(...)")
-                               if isinstance(exc.a, Scalar) and isinstance(exc.b, Scalar) else "use one name per type")
-                        raise self.type_err(s, f"variable {name!r} is assigned {exc.a} and {exc.b} "
-                                            f"(conflicting types); {fix}") from None
-                if new != old:
-                    self.local_types[name] = new
-                    self.changed.add(name)
-            t = self.local_types.get(name, UNKNOWN)
-            if t is UNKNOWN:
-                return []
+            if isinstance(value.type, ArrayType):
+                raise self.err(target, "cannot assign an array here")
+            t = widen_local(self.fb, name, value.type, s)        # the join of its values (_infer)
             var = ir.Var(self.cname(name), concrete(t, self.prog.default_float))
             converted = self.convert(value, var.type)
             if self.store_counts.get(name) == 1 and is_non_negative(converted, self.non_negative):
@@ -347,8 +349,6 @@ class StatementRules:
             arr, index, ok, row = self.subscript_target(target)
             if is_record_binding(arr):
                 return record_store(self.fb, arr, target.slice, value, s)
-            if value.type is UNKNOWN:
-                return []
             full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
                     and self.loop_depth == 0 and self.domain_identity)
             if full and self.domain is not None:       # full: is_domain_index found the domain
@@ -374,8 +374,6 @@ class StatementRules:
                 raise self.err(target, f"cannot set attribute {target.attr!r} of array {ast.unparse(target.value)!r}: "
                                "arrays have no attributes to assign in a kernel",
                                f"write elements instead, e.g. {ast.unparse(target.value)}[i] = ...")
-            if isinstance(base, ir.Expr) and base.type is UNKNOWN and not self.final:
-                return []                            # a vector local whose type a later pass learns
             if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
                 return self.component_store(target, base, value, s)
             raise self.err(target, f"cannot set attribute {target.attr!r} of {ast.unparse(target.value)!r} in a kernel",
@@ -433,7 +431,7 @@ class StatementRules:
                     v = self.expr(e)                 # x[a[f()]]: the inner f() with it, once
                 finally:
                     self.index_depth -= 1
-                if isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayRef) and v.type is not UNKNOWN:
+                if isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayRef):
                     self.evaluated[id(e)] = self.materialize(v)
                     once.append(e)
         return once
@@ -499,8 +497,6 @@ class StatementRules:
     def dynamic_local_array(self, name, call, size_name, size, kw):
         """``gpu.local_array(n, dtype)`` with ``n`` an int parameter of the kernel: local memory sized
         at each launch (OpenCL: a __local pointer argument; CUDA/HIP: the dynamic shared memory)."""
-        if size.type is UNKNOWN:
-            return None
         if not (isinstance(size.type, Scalar) and size.type.kind in "iu"):
             raise self.err(call, f"gpu.local_array({size_name}, ...): the size parameter {size_name!r} is a "
                            f"{size.type}, not an int", f"pass the number of elements as an int: {size_name}=256")
@@ -557,25 +553,7 @@ class StatementRules:
                                "loop over an index: for j in range(len(x)): a, b = x[j], y[j]")
             raise self.err(s, "for loops inside a kernel must iterate over range(...)",
                            "write for i in range(n): ... (lists and arbitrary iterables are not supported)")
-        if not isinstance(s.target, ast.Name):
-            raise self.err(s.target, "the loop variable of a range loop must be a plain name")
-        if it.keywords or not 1 <= len(it.args) <= 3:
-            raise self.err(it, "range() takes 1 to 3 positional arguments")
-        vals = [self.value(a) for a in it.args]
-        for v, a in zip(vals, it.args):
-            if isinstance(v.type, Scalar) and not (v.type.is_int or v.type.kind == "b"):
-                raise self.type_err(a, f"range() needs integers, got {'a Python float' if v.type.weak else v.type}; "
-                                    "convert with int(...)")
-        if len(vals) == 1:
-            vals = [ir.Const(0, Scalar("int32", weak=True))] + vals
-        if len(vals) == 2:
-            vals.append(ir.Const(1, Scalar("int32", weak=True)))
-        start, stop, step = vals
-        t = start.type
-        for v in (stop, step):
-            if v.type is not UNKNOWN and t is not UNKNOWN:
-                t = binary_result(t, v.type, self.prog.default_float)
-        store = self.store(s.target, self._range_item_sign(start, stop, step, t if t is not UNKNOWN else INT32), s)
+        start, stop, step, t, store = self.range_head(s)
         if self.store_counts.get(s.target.id) == 1:     # only this loop binds it: a Python int, weak
             self.index_names = self.index_names | {s.target.id}
         if not store:
@@ -619,6 +597,41 @@ class StatementRules:
             body = [ir.Assign(var, self.convert(counter, var.type), s.lineno)] + body
         return ir.For(counter, start_c, stop, step_c, body, s.lineno, sign)
 
+    def range_head(self, s):
+        """The head of ``for k in range(...)``: the range's start, stop and step, the type they count
+        in, and the store binding ``k`` (which types it). Also what the worklist re-runs (``loop_head``)."""
+        it = s.iter
+        if not isinstance(s.target, ast.Name):
+            raise self.err(s.target, "the loop variable of a range loop must be a plain name")
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.err(it, "range() takes 1 to 3 positional arguments")
+        vals = [self.value(a) for a in it.args]
+        for v, a in zip(vals, it.args):
+            if isinstance(v.type, Scalar) and not (v.type.is_int or v.type.kind == "b"):
+                raise self.type_err(a, f"range() needs integers, got {'a Python float' if v.type.weak else v.type}; "
+                                    "convert with int(...)")
+        if len(vals) == 1:
+            vals = [ir.Const(0, Scalar("int32", weak=True))] + vals
+        if len(vals) == 2:
+            vals.append(ir.Const(1, Scalar("int32", weak=True)))
+        start, stop, step = vals
+        t = start.type
+        for v in (stop, step):
+            t = binary_result(t, v.type, self.prog.default_float)
+        store = self.store(s.target, self._range_item_sign(start, stop, step, t), s)
+        return start, stop, step, t, store
+
+    def loop_head(self, s) -> None:
+        """Type the loop variable of ``for`` loop ``s`` as its head does, without the body: type
+        inference's worklist runs this again when a local the head reads widens (_infer)."""
+        it = s.iter
+        if isinstance(it, (ast.Name, ast.Attribute, ast.Tuple, ast.Subscript)):
+            items = self.expr(it) if not isinstance(it, ast.Subscript) or isinstance(it.slice, ast.Slice) else None
+            if isinstance(items, TupleRef):
+                self.tuple_head(s, items)
+                return
+        self.range_head(s)
+
     def _range_item_sign(self, start, stop, step, t):
         """A stand-in for the items of ``range(start, stop, step)`` that types the loop variable and
         is provably >= 0 only when every item is (counting up from >= 0, or down to a stop >= -1): a
@@ -635,18 +648,11 @@ class StatementRules:
     def for_tuple(self, s, items):
         """``for w in WEIGHTS:`` over a tuple of numbers or vectors (a module constant, a literal):
         a counted loop that binds ``w`` to each item in turn (``WEIGHTS[k]``, _expressions)."""
-        if not isinstance(s.target, ast.Name):
-            raise self.err(s.target, "the loop variable of a loop over a tuple must be a plain name")
         if not items.items:                          # for w in (): no turn
+            if not isinstance(s.target, ast.Name):
+                raise self.err(s.target, "the loop variable of a loop over a tuple must be a plain name")
             return []
-        counter = self.temp(INT32)
-        outer, self.pre = self.pre, []
-        python_item = self._item_is_a_python_number(s, items)
-        with self.non_negative_names([counter.name]):
-            item = self.tuple_item(items, counter, s.iter, where=s.iter)
-            head = [] if python_item else self.store(s.target, item, s)
-            head = self.pre + list(head or [])
-        self.pre = outer
+        counter, python_item, item, head = self.tuple_head(s, items)
         self.loop_depth += 1
         saved = self.top_level_of_domain
         self.top_level_of_domain = False
@@ -660,6 +666,21 @@ class StatementRules:
         self.loop_depth -= 1
         return ir.For(counter, ir.Const(0, INT32), ir.Const(len(items.items), INT32), ir.Const(1, INT32),
                       head + body, s.lineno, 1)
+
+    def tuple_head(self, s, items):
+        """The head of ``for w in (a, b, ...)``: the loop's counter, whether ``w`` stands for the item
+        itself (a Python number), the item, and the statements binding ``w`` (which type it)."""
+        if not isinstance(s.target, ast.Name):
+            raise self.err(s.target, "the loop variable of a loop over a tuple must be a plain name")
+        counter = self.temp(INT32)
+        outer, self.pre = self.pre, []
+        python_item = self._item_is_a_python_number(s, items)
+        with self.non_negative_names([counter.name]):
+            item = self.tuple_item(items, counter, s.iter, where=s.iter)
+            head = [] if python_item else self.store(s.target, item, s)
+            head = self.pre + list(head or [])
+        self.pre = outer
+        return counter, python_item, item, head
 
     def _item_is_a_python_number(self, loop, items) -> bool:
         """``for w in (0.1, 0.2):`` binds ``w`` to Python numbers of one kind: a local would fix its

@@ -228,12 +228,14 @@ def deps_refs(deps, func) -> "list | None":
 
 
 def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, index_bits: int,
-              self_obj=None, use_disk=True, bounds_check=False, fastmath=False, contract=True) -> Translation:
+              self_obj=None, use_disk=True, bounds_check=False, fastmath=False, contract=True,
+              wide=True) -> Translation:
     """``bounds_check``: the debug mode, every subscript checked on the device (``_bounds``).
     ``fastmath``: the source is the same code, marked in its header, so that a backend whose
     binary cache looks at the source alone still keeps fast-math and exact builds apart.
     ``contract=False``: no multiply-add contraction (a pragma in OpenCL C, marked in the header
-    elsewhere, where build options say it: :func:`~._kernel.build_options`)."""
+    elsewhere, where build options say it: :func:`~._kernel.build_options`).
+    ``wide=False``: no wide kernels (``_wide``), for CPU devices (``_cpu_choices``)."""
     src = function_source(func)
     from ._dialects import dialect_for
     # the dialect first: registering it (a plug-in's, from its entry point) adds its reserved words
@@ -248,6 +250,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                         "bounds-checked" if bounds_check else "", "fast-math" if fastmath else "",
                         "" if contract else "no-contract",
                         "" if _wide_enabled() and dialect.vector_views else "no-wide",
+                        "" if wide else "no-wide-kernels",
                         closure_fingerprint(func, _fingerprint_text))
         blob = _disk.get(key, ".json")
         if blob is not None:
@@ -268,7 +271,7 @@ def translate(func, specs, sig_key, dialect_name: str, default_float: Scalar, in
                 pass
     log.debug("translating %s for %s (generated-source cache key %s)", src.name, dialect_name, key or "none")
     t0 = time.perf_counter()
-    built = build(func, specs, default_float, index_bits, self_obj, bounds_check, dialect.vector_views)
+    built = build(func, specs, default_float, index_bits, self_obj, bounds_check, dialect.vector_views, wide)
     t = Translation(built.name, render(built, dialect_name, fastmath, contract), dialect_name, **built.info)
     t.refs = built.refs
     stats["translations"] += 1
@@ -297,10 +300,11 @@ class Built:
 
 
 def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bounds_check=False,
-          vector_views=True) -> Built:
+          vector_views=True, wide=True) -> Built:
     """Lower ``func`` at ``specs`` to the typed IR and run the analyses: everything but the text.
     ``vector_views=False``: no wide kernels and no row loads, for a dialect whose language cannot
-    view element pointers as vector pointers (``Dialect.vector_views``)."""
+    view element pointers as vector pointers (``Dialect.vector_views``); ``wide=False``: no wide
+    kernels (row loads stay), for CPU devices (``_cpu_choices``)."""
     # the translator proper loads here, on a cache miss: a process whose kernels all come from the
     # disk cache never imports the builder, the analyses or the emitter
     from ._access import access_word, analyze_function, own_index_accesses, streamed_arrays
@@ -340,7 +344,7 @@ def build(func, specs, default_float: Scalar, index_bits: int, self_obj=None, bo
     # last: the analyses above read the kernel's IR as written, one element per work item
     wide = plan_wide(kir.function, helpers, kir.domain_index, dom.kind if dom else "", stream, extents=own,
                      uses_barrier=kir.uses_barrier, local_arrays=prog.local_arrays,
-                     debug=prog.bounds is not None) if vector_views else None
+                     debug=prog.bounds is not None) if vector_views and wide else None
     if wide is not None:
         widen(kir.function, wide)
     row_loads(kir.function, prog.note_type, enabled=WIDE_LOADS and vector_views, debug=prog.bounds is not None)   # 2-D arrays: never widened

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from . import _ir as ir
 from ._bindings import TupleRef
-from ._types import UNKNOWN, VOID, ArrayType, JoinConflict, Scalar, Vector, concrete, join
+from ._types import VOID, ArrayType, JoinConflict, Scalar, Vector, concrete, join
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder
@@ -76,8 +76,8 @@ def lower_tuple_returns(fb: FunctionBuilder, body):
     n = lengths.pop()
     types: list[Scalar | Vector] = []
     for k in range(n):
-        t: object = UNKNOWN
-        for tt in tuples:
+        t: object = tuples[0].items[k]
+        for tt in tuples[1:]:
             try:
                 t = join(t, tt.items[k], fb.prog.default_float)
             except JoinConflict as exc:

@@ -14,7 +14,7 @@ from pygpgpu_core.vec_types import NUMPY_SCALAR_CLASHES
 
 from . import _ir as ir
 from ._bindings import vector_class_info
-from ._types import INT64, UNKNOWN, Scalar, Vector, concrete
+from ._types import INT64, Scalar, Vector, concrete
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder
@@ -62,8 +62,6 @@ def vector_convert_call(fb: FunctionBuilder, vt: Vector, node):
     if len(node.args) != 1 or node.keywords:
         raise fb.err(node, f"{vt}.convert() takes one vector")
     v = fb.value(node.args[0])
-    if v.type is UNKNOWN:
-        return ir.Raw("?", UNKNOWN)
     if not isinstance(v.type, Vector):
         raise fb.err(node.args[0], f"{vt}.convert() takes a vector of {vt.width} components, got a {v.type} scalar",
                      f"broadcast a scalar with {vt}(x)")

@@ -26,6 +26,7 @@ class WebGPUDevice:
     compute units: ``global_mem_size`` is the largest buffer, ``compute_units`` 1."""
 
     fp64 = False            # WGSL has no f64 (wgpu-native's shader-f64 is outside WebGPU)
+    int64 = False           # nor i64/u64: gnp's generated kernels count and index in 32 bits
 
     def __init__(self, backend: Any, index: int, adapter: Any) -> None:
         info = adapter.info

@@ -15,7 +15,6 @@ import numpy as np
 from pygpgpu_core.errors import ClosedError, CompileError
 from pygpgpu_core.kernel_files import parse_work_size
 
-from ._stopgaps import respell
 from ._errors import driver_error
 from ._wgpu import wgpu
 from ._limits import LimitExceeded
@@ -34,9 +33,7 @@ _BIND_GROUP_CACHE = 64      # bind groups a launcher keeps, by the buffers bound
 class WebGPUProgram:
     def __init__(self, context: Any, source: str, *, name: str = "") -> None:
         self.context = context
-        translated = self.translated = source.startswith("//") and TARGET_MARK in source.partition("\n")[0]
-        if translated:
-            source = respell(source)
+        self.translated = source.startswith("//") and TARGET_MARK in source.partition("\n")[0]
         self.source = source
         self.name = name
         self.closed = False
@@ -48,9 +45,8 @@ class WebGPUProgram:
             self.module = context.gpu.create_shader_module(code=source, label=name or "pygpgpu")
             info = self.module.get_compilation_info_sync()
         except Exception as exc:
-            why = _c_prelude(source) if translated else ""
             raise CompileError(f"WGSL did not compile for {context.device.selector} ({context.device.name}): "
-                               f"{why}{str(exc).strip()}", str(exc), source, name or None) from exc
+                               f"{str(exc).strip()}", str(exc), source, name or None) from exc
         self.build_log = "\n".join(str(m.get("message", m)) if isinstance(m, dict) else str(m) for m in info or [])
         self._kernels: dict[str, WebGPUKernel] = {}
 
@@ -73,19 +69,6 @@ class WebGPUProgram:
     def close(self) -> None:
         self.closed = True
         self._kernels.clear()
-
-
-def _c_prelude(source: str) -> str:
-    """Why a translated kernel failed, where it is the translator's C-only prelude: its helpers for
-    Python's ``//`` and ``%``, ``min``/``max``, ``funcs.*``... are written in C, and the target
-    surface cannot give WGSL bodies for them yet (docs/webgpu.md)."""
-    names = [line.split("(")[0].split()[-1] for line in source.splitlines() if line.startswith("static inline")]
-    if not names:
-        return ""
-    many = len(names) > 1
-    return (f"the kernel needs the translator's helper{'s' if many else ''} {', '.join(names)}, which "
-            f"{'have' if many else 'has'} no WGSL version yet (Python's // and %, min/max, funcs.*, vector helpers): write the "
-            "operation another way, or run the kernel on cuda, hip or opencl. The compiler said: ")
 
 
 def _layout_entry(b: Binding) -> dict:

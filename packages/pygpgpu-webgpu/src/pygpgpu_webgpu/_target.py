@@ -7,10 +7,14 @@ per launch argument at ``@binding(i)`` (``i``: the argument's position), and its
 their own names at the top of the body. The runtime packs the values into that struct in launch
 order (``_values``: WGSL's uniform layout). Work items come from ``@builtin`` parameters.
 
+The translator's prelude helpers (Python's ``//`` and ``%``, ``min``/``max``, ``funcs.*``...) are
+written in WGSL by ``_prelude`` (``prelude_piece``); atomics on int32/uint32 are written inline on
+``atomic<T>`` arrays (``prelude_call``, ``atomic_element``, ``atomic_load``, ``atomic_store``).
+
 What WGSL cannot express is refused by name while the kernel is written (``WGSLUnsupported``), with
 the backends that have it: float64, 64-bit integers, 8/16-bit integers and bool as array elements,
-print(), helpers taking arrays, local arrays sized at launch, math functions WGSL lacks, and atomics
-(which WGSL has, but only on ``atomic<T>`` bindings this surface cannot declare yet: docs/webgpu.md).
+print(), helpers taking arrays, local arrays sized at launch, math functions WGSL lacks, atomics on
+floats, vectors wider than 4, complex numbers, random numbers and subgroup operations.
 The words of the language are the dialect's; the rest is the shared translator.
 """
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pathlib import Path
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_translate.target import KernelParam, KernelSignature, OpenCL, Target
 
+from . import _prelude
 from ._values import VALUES_BINDING_NAME, VALUES_STRUCT, wgsl_value_type
 
 __all__ = ["WGSL", "TARGET", "WGSLUnsupported", "WORKGROUP_SIZE", "FOLD_MARK"]
@@ -45,6 +50,16 @@ _MATH = {"fabs": "abs", "fmin": "min", "fmax": "max", "rsqrt": "inverseSqrt", "a
          "hypot": None, "expm1": None, "log1p": None, "copysign": None, "nextafter": None,
          "isnan": None, "isinf": None, "isfinite": None}
 
+
+# math functions WGSL lacks, composed of its own (log10/exp10 through base 2: a rounding more)
+_COMPOSED = {"log10": "(log2({0}) * 0.30102999566398120)", "exp10": "exp2(({0}) * 3.3219280948873623)",
+             "hypot": "length(vec2({0}, {1}))"}
+# gpu.rsqrt and gpu.native_*: WGSL has one precision, so they are the ordinary functions
+_NATIVE = {"rsqrt": "inverseSqrt({0})", "native_sqrt": "sqrt({0})", "native_rsqrt": "inverseSqrt({0})",
+           "native_recip": "(1.0 / ({0}))", "native_exp": "exp({0})", "native_exp2": "exp2({0})",
+           "native_exp10": _COMPOSED["exp10"], "native_log": "log({0})", "native_log2": "log2({0})",
+           "native_log10": _COMPOSED["log10"], "native_sin": "sin({0})", "native_cos": "cos({0})",
+           "native_tan": "tan({0})", "native_divide": "(({0}) / ({1}))", "native_powr": "pow({0}, {1})"}
 
 _NEGATIVE_LITERAL = re.compile(r"\(*-(\d+)\)*")
 # math.isnan/isinf/isfinite at float32 on the magnitude's bits
@@ -74,7 +89,19 @@ class WGSL(OpenCL):
         "alias array atomic bitcast bool break case const const_assert continue continuing default diagnostic "
         "discard else enable f16 f32 false fn for i32 if let loop override ptr requires return select storage "
         "struct switch true u32 uniform var vec2 vec3 vec4 while workgroup read read_write write "
-        "mat2x2 mat3x3 mat4x4 sampler texture_2d arrayLength workgroupBarrier storageBarrier".split())
+        "mat2x2 mat3x3 mat4x4 sampler texture_2d arrayLength workgroupBarrier storageBarrier".split()) | frozenset(
+        # WGSL's reserved words (the spec's list: a kernel array named `of` failed to parse)
+        "NULL Self abstract active alignas alignof as asm asm_fragment async attribute auto await become "
+        "binding_array cast catch class co_await co_return co_yield coherent column_major common compile "
+        "compile_fragment concept const_cast consteval constexpr constinit crate debugger decltype delete demote "
+        "demote_to_helper do dynamic_cast enum explicit export extends extern external fallthrough filter final "
+        "finally friend from fxgroup get goto groupshared highp impl implements import inline instanceof interface "
+        "layout lowp macro macro_rules match mediump meta mod module move mut noexcept noinline nointerpolation "
+        "noperspective null nullptr of operator package packoffset partition pass patch pixelfragment precise "
+        "precision premerge priv protected pub public readonly ref regardless register reinterpret_cast require "
+        "resource restrict self set shared sizeof smooth snorm static static_assert static_cast std subroutine "
+        "super target template this thread_local throw trait try type typedef typeid typename typeof union unless "
+        "unorm unsafe unsized use using varying virtual volatile wgsl where with writeonly yield".split())
     vector_views = False                      # no pointer casts: no wide kernels, no row loads
     own_scalars = {"bool": "bool", "float16": "f16"}   # f16 where the adapter has shader-f16 (device.fp16)
     builtin_vectors = True
@@ -251,26 +278,75 @@ class WGSL(OpenCL):
         return _MATH.get(name) or name
 
     def math_call(self, name: str, at, args: "list[str]", fast: bool = False) -> str:
-        """The calls WGSL spells otherwise: ``fmod`` is WGSL's float ``%`` (also truncated, the sign
-        of the dividend); the classifications test the bits, since WGSL lets a compiler assume no
+        """The calls WGSL spells otherwise: ``fmod`` is the exact one every kernel carries
+        (``_prelude.exact_fmod``: WGSL's float ``%`` rounds the quotient first); the classifications test the bits, since WGSL lets a compiler assume no
         NaN or infinity reaches a comparison."""
-        if not fast and name == "fmod":
-            return f"(({args[0]}) % ({args[1]}))"
+        if not fast and name == "fmod" and getattr(at, "name", at) in ("float32", "float", "float16", "half"):
+            return f"pg_wgsl_fmod_{self.type_name(at) if not isinstance(at, str) else _SCALARS[at]}({args[0]}, {args[1]})"
         if not fast and name in _CLASSIFY and getattr(at, "name", at) in ("float32", "float"):
             return _CLASSIFY[name].format(f"(bitcast<u32>({args[0]}) & 0x7fffffffu)")
+        if not fast and name in _COMPOSED:
+            return _COMPOSED[name].format(*args)
+        if not fast and name == "copysign":
+            if getattr(at, "name", at) in ("float32", "float"):
+                return f"bitcast<f32>((bitcast<u32>({args[0]}) & 0x7fffffffu) | (bitcast<u32>({args[1]}) & 0x80000000u))"
+            return f"select(abs({args[0]}), -abs({args[0]}), ({args[1]}) < 0.0)"
         if not fast and name in _MATH and _MATH[name] is None:
             raise _refuse(f"math function {name}()", "or compose it from sqrt/exp/log/pow/abs")
         return super().math_call(name, at, args, fast)
 
     def native_math(self, name: str, t) -> str:
-        raise _refuse(f"gpu.{name}", "or use the math module's function")
+        if name not in _NATIVE:
+            raise _refuse(f"gpu.{name}", "or use the math module's function")
+        return _NATIVE[name]
 
-    def atomic_source(self, op: str, type_name: str, local: bool) -> str:
-        raise _refuse("atomics on array elements yet (WGSL needs atomic<i32> bindings; see docs/webgpu.md)")
+    def ternary(self, cond: str, a: str, b: str) -> str:
+        """WGSL's ``select`` evaluates both sides: the translator's conditionals have no side effects
+        on either, and a read out of range on the side not taken is bounded by WGSL's robust
+        buffer access."""
+        return f"select({b}, {a}, {cond})"
+
+    # ---- prelude pieces and atomics ------------------------------------------------------------------
+    def prelude_piece(self, name: str):
+        """Every piece in WGSL (``_prelude``); one WGSL cannot have is refused naming it."""
+        own = _prelude.piece(name, _refuse)
+        if own is not None:
+            return own
+        family, _, type_name = name.partition(":")
+        vec = _vector(type_name)
+        if type_name in _NUMPY:
+            raise _refuse(f"{_NUMPY[type_name]} type ({name})", "or use float32, int32 or uint32 values")
+        if vec is not None and vec[0] in _NUMPY:
+            raise _refuse(f"{_NUMPY[vec[0]]} type ({type_name} vectors)", "or use float32, int32 or uint32 vectors")
+        if vec is not None and vec[1] > 4:
+            raise _refuse(f"{vec[1]}-wide vectors ({type_name})", "or use vectors of 2 to 4 components")
+        what = {"complex": "complex numbers", "random_uniform": "gpu.uniform", "random_normal": "gpu.normal",
+                "random_randint": "gpu.randint", "philox": "gpu.* random numbers"}.get(family, "")
+        what = what or ("subgroup operations (gpu.subgroup_*)" if family.startswith("subgroup") else
+                        f"{type_name} values ({name})")
+        raise _refuse(what)
+
+    def prelude_call(self, function: str, args: "list[str]") -> str:
+        return _prelude.call(function, args) or super().prelude_call(function, args)
+
+    def expression_statement(self, expr: str) -> str:
+        # a call statement may be any call; another value (atomicCompareExchangeWeak(...).old_value) goes to _
+        return f"{expr};" if expr.endswith(")") else f"_ = {expr};"
+
+    def atomic_element(self, elem_text: str) -> str:
+        return f"atomic<{elem_text}>"
+
+    def atomic_load(self, element: str) -> str:
+        return f"atomicLoad(&{element})"
+
+    def atomic_store(self, element: str, value: str) -> str:
+        return f"atomicStore(&{element}, {value});"
 
     def headers(self, features: "set[str]") -> "list[str]":
         self._pending.arrays = []       # a program starts here: nothing left from one that failed
-        return ["enable f16;"] if "fp16" in features else []
+        if "fp16" in features:
+            return ["enable f16;", _prelude.exact_fmod("f32"), _prelude.exact_fmod("f16")]
+        return [_prelude.exact_fmod("f32")]
 
     def extension_pragma(self, extension: str) -> str:
         return ""

@@ -29,6 +29,11 @@ from pygpgpu_core.gnp._unwrap import *  # noqa: F401,F403
 from pygpgpu_core.gnp._histogramdd import *  # noqa: F401,F403
 from pygpgpu_core.gnp._cross import *  # noqa: F401,F403
 from pygpgpu_core.gnp._bessel import *  # noqa: F401,F403
+from pygpgpu_core.gnp import *  # noqa: F401,F403,E402  (again, last: gnp's own bindings run on their operands' device)
 from pygpgpu_core.gnp import random  # noqa: F401,E402  (gnp.random)
+from pygpgpu_core.gnp import linalg  # noqa: F401,E402  (gnp.linalg)
 import sys as _sys  # noqa: E402
 _sys.modules.setdefault(__name__ + ".random", random)   # ``import pygpgpu.numpy.random`` (numpy.py is a module)
+from pygpgpu_core.gnp import fft  # noqa: F401,E402  (gnp.fft)
+_sys.modules.setdefault(__name__ + ".fft", fft)         # ``import pygpgpu.numpy.fft``
+_sys.modules.setdefault(__name__ + ".linalg", linalg)   # ``import pygpgpu.numpy.linalg``

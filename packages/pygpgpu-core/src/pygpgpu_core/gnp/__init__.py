@@ -122,6 +122,13 @@ newaxis = None
 from . import random  # noqa: E402  (gnp.random: numpy's Generator API over Philox; needs the names above)
 
 __all__ += ["random"]
+from . import fft  # noqa: E402  (gnp.fft: numpy's transforms in our own FFT kernels)
+
+__all__ += ["fft"]
+
+from . import linalg  # noqa: E402  (gnp.linalg: numpy.linalg on the device; needs the names above)
+
+__all__ += ["linalg"]
 
 
 def asnumpy(a: Any, out: Any = None) -> np.ndarray:
@@ -165,3 +172,16 @@ def _add_not_implemented_stubs() -> None:
 
 
 _add_not_implemented_stubs()
+
+
+def _follow_operands() -> None:
+    """Last: every public function and array method runs on its operands' device (:mod:`._operand_device`)."""
+    from ._operand_device import follow_operands_in_class, follow_operands_in_namespace
+
+    follow_operands_in_namespace(globals(), __all__, DeviceArray, __name__)
+    for submodule in (fft, linalg):          # gnp.random's generators carry their own device
+        follow_operands_in_namespace(vars(submodule), submodule.__all__, DeviceArray, __name__)
+    follow_operands_in_class(DeviceArray, DeviceArray, __name__)
+
+
+_follow_operands()

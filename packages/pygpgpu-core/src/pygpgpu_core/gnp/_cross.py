@@ -18,12 +18,15 @@ __all__ = ["cross"]
 def _mul(x: DeviceArray, y: DeviceArray, dtype: np.dtype) -> DeviceArray:
     return ops().ufunc_call("multiply", (x, y)).astype(dtype, copy=False)
 
+# numpy 2.5 removed the 2-component vectors numpy 2.0 deprecated; gnp answers as the numpy beside it
+_TWO_COMPONENTS_REMOVED = np.lib.NumpyVersion(np.__version__) >= "2.5.0.dev0"
+
 
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: Any = None) -> DeviceArray:
     """The cross product of the vectors along ``axisa`` of ``a`` and ``axisb`` of ``b`` (both
     ``axis`` when given), broadcast over the other axes; 3-component results along ``axisc``.
-    2-component vectors are deprecated as in numpy 2 (a DeprecationWarning; 2 x 2 gives the z
-    component alone)."""
+    2-component vectors follow the installed numpy: deprecated in numpy 2.0-2.4 (a DeprecationWarning;
+    2 x 2 gives the z component alone), a ValueError from numpy 2.5 on."""
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = device_operand(a, "cross"), device_operand(b, "cross")
@@ -34,6 +37,9 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
     na, nb = a.shape[-1], b.shape[-1]
     if na not in (2, 3) or nb not in (2, 3):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if (na == 2 or nb == 2) and _TWO_COMPONENTS_REMOVED:
+        raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they are "
+                         f"{na} and {nb} dimensional instead.")
     if na == 2 or nb == 2:
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional vectors "
                       "instead. (deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=2)

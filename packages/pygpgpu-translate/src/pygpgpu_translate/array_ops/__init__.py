@@ -21,9 +21,16 @@ from pygpgpu_core.gnp._complex_parts import complex_part
 from ._bessel import bessel_i0
 from ._convolve import convolve
 from ._creation import arange, concatenate, linspace, stack
+from ._fft import fft_axis
+from ._fft_real import irfft_axis, rfft_axis
 from ._elementwise import assign, astype, binary, clip, copy, fill, supported_ufunc, ufunc_call, unary, where
 from ._indexing import getitem, nonzero, setitem, take
 from ._linalg import dot, matmul
+from ._linalg_cholesky import cholesky_lower
+from ._linalg_eig import schur_eig
+from ._linalg_jacobi import jacobi_eigh, jacobi_svd
+from ._linalg_lu import lu_solve
+from ._linalg_qr import form_qr, householder_qr
 from ._numpy_functions import array_function
 from ._random import random_draws, random_search
 from ._reduction import reduce
@@ -37,7 +44,9 @@ __all__ = ["ufunc_call", "binary", "unary", "array_ufunc", "reduce", "moment", "
            "matmul", "sort", "argsort", "arange", "linspace", "concatenate", "stack",
            "reduce_decorator", "DeviceReduction", "array_function", "convolve", "bessel_i0"]
 __all__ += ["random_draws", "random_search"]
+__all__ += ["lu_solve", "cholesky_lower", "householder_qr", "form_qr", "jacobi_eigh", "jacobi_svd", "schur_eig"]  # gnp.linalg
 __all__ += ["searchsorted_sorted", "interp_sorted", "segment_sums", "bin_counts"]
+__all__ += ["fft_axis", "rfft_axis", "irfft_axis"]
 
 _REDUCE_METHODS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum": "max", "logical_and": "all",
                    "logical_or": "any"}

@@ -159,7 +159,12 @@ _CLIP = """    m = x
 # ---- C library functions numpy calls (clog, csin...): the textbook forms on the parts ------------------------
 _LOG = "    return {M}(np.log(abs(z)), np.arctan2(z.imag, z.real))\n"
 _LOG_SCALED = "    w = _gnp_clog_{S}(z)\n    return {M}(w.real * {T}(%r), w.imag * {T}(%r))\n"
-_LOG1P = "    re = z.real + {T}(1)\n    return {M}(np.log(np.hypot(re, z.imag)), np.arctan2(z.imag, re))\n"
+# log|1+z| = log1p(x(2+x) + y^2) / 2 near 0, where log(hypot(1+x, y)) would cancel (measured: 2e-15
+# relative off numpy at z = 0.02+0.09j in complex128 on CUDA); hypot where the square could overflow
+_LOG1P = ("    re = z.real + {T}(1)\n"
+          "    if abs(z.real) < {T}(1) and abs(z.imag) < {T}(1):\n"
+          "        return {M}(np.log1p(z.real * (z.real + {T}(2)) + z.imag * z.imag) / {T}(2), np.arctan2(z.imag, re))\n"
+          "    return {M}(np.log(np.hypot(re, z.imag)), np.arctan2(z.imag, re))\n")
 _EXP2 = f"    return np.exp({{M}}(z.real * {{T}}({np.log(2.0)!r}), z.imag * {{T}}({np.log(2.0)!r})))\n"
 _EXPM1 = ("    a = np.sin(z.imag / {T}(2))\n"
           "    return {M}(np.expm1(z.real) * np.cos(z.imag) - {T}(2) * a * a, np.exp(z.real) * np.sin(z.imag))\n")

@@ -87,6 +87,13 @@ def _table() -> dict:
     # never over an entry above (numpy 2's np.concat is np.concatenate, np.permute_dims np.transpose)
     composed = {getattr(np, name): getattr(gnp, name) for name in COMPOSED if hasattr(np, name)}   # (numpy 2.1's)
     t.update({f: impl for f, impl in composed.items() if f not in t})
+    # np.fft.fft(g), np.linalg.solve(g, b): gnp's submodules of the same names (their functions only:
+    # np.linalg.LinAlgError is numpy's class, and gnp.linalg raises that very class)
+    for host_module, device_module in ((np.fft, gnp.fft), (np.linalg, gnp.linalg)):
+        for name in device_module.__all__:
+            host_func, device_func = getattr(host_module, name, None), getattr(device_module, name)
+            if callable(host_func) and not isinstance(host_func, type) and host_func not in t:
+                t[host_func] = device_func
     return t
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
+from pygpgpu_core.protocols import option
 
 __all__ = ["Scalar", "classify", "check_same_device", "broadcast_shapes", "check_dtype", "ELEMENT_KINDS",
            "Strided", "strided", "collapse", "flat", "contiguous", "normalize_axis", "normalize_axes",
@@ -88,6 +89,18 @@ def check_dtype(dtype: np.dtype, op: str, position: "int | str", device: Any = N
     if dtype in (np.float64, np.complex128) and device is not None and not getattr(device, "fp64", True):
         raise TypeError(f"gnp.{op}: operand {position} is {dtype}, which {device.selector} does not support; use "
                         f"{'float32' if dtype.kind == 'f' else 'complex64'}")
+    if dtype.kind in "iu" and dtype.itemsize == 8 and device is not None and not option(device, "int64"):
+        _refuse_int64(dtype, op, position, device)
+
+
+def _refuse_int64(dtype: np.dtype, op: str, position: "int | str", device: Any) -> None:
+    narrow = "np.uint32" if dtype.kind == "u" else "np.int32"
+    if position == "result":        # numpy's result type of an operation on 32-bit numbers (a sum)
+        raise TypeError(f"gnp.{op}: the result would be {dtype} (numpy's type for it), and {device.selector} has no "
+                        f"64-bit integers; pass dtype={narrow} (wraps past its range) or dtype=np.float32")
+    what = "dtype=" if position == "dtype" else f"operand {position}"
+    raise TypeError(f"gnp.{op}: {what} is {dtype}, and {device.selector} has no 64-bit integers; use {narrow} "
+                    "(.astype) or a device that has them (cuda, hip, opencl)")
 
 
 def _dialect_has_float16(device: Any) -> bool:

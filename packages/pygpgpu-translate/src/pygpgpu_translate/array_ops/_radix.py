@@ -388,6 +388,10 @@ def _passes(x: DeviceArray, out: DeviceArray, argsort: bool) -> None:
 
 def radix_sort(x: DeviceArray) -> DeviceArray:
     """``np.sort`` of the 1-D C-contiguous ``x`` (every bit pattern kept; NaN last)."""
+    from .._cpu_choices import on_cpu
+    if on_cpu(x.device):             # a chunk per work item, as CPU sorts go (_radix_cpu)
+        from ._radix_cpu import cpu_radix_sort
+        return cpu_radix_sort(x)
     out = DeviceArray(x.shape, x.dtype, x.context)
     _passes(x, out, False)
     return out

@@ -17,6 +17,10 @@ copy only when they are not already adjacent), then one of two kernels runs:
 
 numpy decides the result dtype (``np.sum(np.ones(1, dtype))``), so int32 sums are int64 like
 numpy's on Linux, mean of integers is float64, and so on.
+
+Positions (argmin/argmax) and counts are int64, on a device without 64-bit integers (its
+``int64`` capability False: WGSL) int32: the kernels then index in 32 bits, argmin/argmax give
+int32, and arrays of ``INDEX32_LIMIT`` elements or more are refused.
 """
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ from ._complex_ufuncs import complex_rule
 from ._half import narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axes
 
-__all__ = ["reduce", "Reduction", "REDUCTIONS", "reduce_with", "GROUP"]
+__all__ = ["reduce", "Reduction", "REDUCTIONS", "reduce_with", "GROUP", "index_dtype", "INDEX32_LIMIT"]
 
 GROUP = 256                  # work items per group in the rows kernel (a power of two)
 _COLS_MIN_R = 128            # rows shorter than this are reduced one per work item (columns kernel, inner 1)
@@ -47,6 +51,17 @@ _GPU_GROUPS_PER_CU = 8       # groups per compute unit a long row is split over 
 # reports the reads as races), so OpenCL keeps two launches. True/False: always/never (tests).
 _GPU_SINGLE_PASS: "bool | None" = None
 _SINGLE_PASS_DIALECTS = ("cuda", "hip")
+# Without 64-bit integers the kernels index in 32 bits: from 2**30 elements on, the index arithmetic
+# (a work item's next strided loads, a chunk's end) may pass 2**31, which is where devices that have
+# int64 switch to 64-bit indices (``wide`` in _rows_plan). No WebGPU buffer of 4-byte numbers is so big.
+INDEX32_LIMIT = 2**30
+_INT64 = np.dtype(np.int64)
+
+
+def index_dtype(device) -> np.dtype:
+    """The type of positions and counts in the device's reduction kernels: int64, or int32 where
+    the device declares no 64-bit integers (the ``int64`` capability)."""
+    return _INT64 if option(device, "int64") else np.dtype(np.int32)
 
 
 class Reduction:
@@ -122,6 +137,11 @@ def _tree(red: Reduction, lines: list, arg: bool) -> None:
 _MASK = {False: "2147483647", True: "9223372036854775807"}
 
 
+def _no_index(index: np.dtype) -> str:
+    """An index past every real one (``tidx`` of a work item that saw no element)."""
+    return f"{np_type(index)}({np.iinfo(index).max})"
+
+
 def _first_of_chunk() -> list:
     """j0 = (seg * GROUP + lid) * c, one operation per assignment: each is then a sum or product
     of two values the translator proves non-negative, and so is j0 (and the loop counter from it)."""
@@ -131,7 +151,7 @@ def _first_of_chunk() -> list:
 
 
 def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool, chunked: bool,
-                 two_d: bool, lanes: int = 1, single: bool = False) -> str:
+                 two_d: bool, lanes: int = 1, single: bool = False, index: np.dtype = _INT64) -> str:
     """The rows kernel: group (seg, row) reduces segment ``seg`` of row ``row`` into
     ``out[row * segs + seg]`` (``two_d``: a 2-D launch of (segs * GROUP, rows) work items; else a
     1-D launch with one group per row and one segment).
@@ -157,10 +177,14 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
     segment's partial result, counts itself done on its row's counter (an atomic increment after
     a global memory fence); the group that finds itself last combines the row's ``segs``
     partials and writes the result to ``res[row]``, then sets the counter back to 0 for the
-    next call. This saves the second launch (and its partial-result allocation on the host)."""
+    next call. This saves the second launch (and its partial-result allocation on the host).
+
+    ``index``: the type of positions (argmin/argmax); int32 also keeps the CPU layout's
+    parameters in 32 bits (a device without 64-bit integers)."""
     acc = np_type(red.acc)
     arg = red.arg is not None
-    mask = _MASK[chunked]
+    idx = np_type(index)
+    mask = _MASK[chunked and index == _INT64]
     lines = []
     if red.helper_source:
         lines.append(red.helper_source)
@@ -170,7 +194,7 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
     lines.append(f"def {kname}({', '.join(params)}):")
     lines.append(f"    tile = gpu.local_array({GROUP}, {acc})")
     if arg:
-        lines.append(f"    tidx = gpu.local_array({GROUP}, np.int64)")
+        lines.append(f"    tidx = gpu.local_array({GROUP}, {idx})")
     lines += ["    lid = gpu.get_local_id(0)"]
     if two_d:
         lines += ["    seg = gpu.get_group_id(0)",
@@ -190,11 +214,11 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
     def load(at):
         return load_value(f"x[row, {at}]")
     if arg and lanes > 1:
-        _arg_vector_loop(lines, red, lanes, load_value, load)
+        _arg_vector_loop(lines, red, lanes, load_value, load, index)
     elif arg:
-        vi_of = (lambda at: f"xi[row, {at}]") if arg_in else (lambda at: f"np.int64({at})")
+        vi_of = (lambda at: f"xi[row, {at}]") if arg_in else (lambda at: f"{idx}({at})")
         lines += ["    acc = ident",
-                  "    ai = np.int64(-1)"]
+                  f"    ai = {idx}(-1)"]
         if chunked:
             lines += [f"    c = cl & {mask}",
                       *_first_of_chunk(),
@@ -212,7 +236,7 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
                   f"{ind}    acc = v",
                   f"{ind}    ai = vi",
                   "    tile[lid] = acc",
-                  "    tidx[lid] = ai if ai >= 0 else np.int64(9223372036854775807)"]
+                  f"    tidx[lid] = ai if ai >= 0 else {_no_index(index)}"]
     elif lanes > 1:
         u = _GPU_VECTOR_LOADS
         comps = "xyzw"[:lanes]
@@ -267,11 +291,11 @@ def _rows_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
     lines.append("    if lid == 0:")
     lines += _store(red, final, arg, "o", "tile[0]", "tidx[0]")
     if single:
-        _finish_in_last_group(lines, red, arg)
+        _finish_in_last_group(lines, red, arg, index)
     return "\n".join(lines) + "\n"
 
 
-def _finish_in_last_group(lines: list, red: Reduction, arg: bool) -> None:
+def _finish_in_last_group(lines: list, red: Reduction, arg: bool, index: np.dtype) -> None:
     """The end of a ``single`` rows kernel (see _rows_source): the last group of a row to finish
     combines the row's partial results (``out``/``outi``) into ``res[row]``."""
     lines[1:1] = ["    last = gpu.local_array(1, np.int32)"]
@@ -285,7 +309,7 @@ def _finish_in_last_group(lines: list, red: Reduction, arg: bool) -> None:
               f"        k = lid & {_MASK[False]}",
               "        base = row * ns"]
     if arg:
-        lines += ["        ai = np.int64(-1)",
+        lines += [f"        ai = {np_type(index)}(-1)",
                   "        while k < ns:",
                   "            v = out[base + k]",
                   "            vi = outi[base + k]",
@@ -294,7 +318,7 @@ def _finish_in_last_group(lines: list, red: Reduction, arg: bool) -> None:
                   "                ai = vi",
                   f"            k += {GROUP}",
                   "        tile[lid] = acc",
-                  "        tidx[lid] = ai if ai >= 0 else np.int64(9223372036854775807)"]
+                  f"        tidx[lid] = ai if ai >= 0 else {_no_index(index)}"]
     else:
         lines += ["        while k < ns:",
                   f"            acc = {red.comb('acc', 'out[base + k]')}",
@@ -308,7 +332,7 @@ def _finish_in_last_group(lines: list, red: Reduction, arg: bool) -> None:
     lines.append("            counter[row] = 0")
 
 
-def _arg_vector_loop(lines: list, red: Reduction, lanes: int, load_value, load) -> None:
+def _arg_vector_loop(lines: list, red: Reduction, lanes: int, load_value, load, index: np.dtype) -> None:
     """argmin/argmax's first pass with 128-bit loads (GPUs): one (value, index) accumulator per
     lane, ``_GPU_VECTOR_LOADS`` vectors in flight per work item, the row's tail added by its first
     work item; the accumulators are then combined by ``_better``, a total order on (value,
@@ -316,8 +340,9 @@ def _arg_vector_loop(lines: list, red: Reduction, lanes: int, load_value, load) 
     u = _GPU_VECTOR_LOADS
     comps = "xyzw"[:lanes]
     n_acc = u * lanes
+    idx = np_type(index)
     lines += [f"    acc{k} = ident" for k in range(n_acc)]
-    lines += [f"    ai{k} = np.int64(-1)" for k in range(n_acc)]
+    lines += [f"    ai{k} = {idx}(-1)" for k in range(n_acc)]
 
     def take(lines_, k, value, index, ind):
         lines_ += [f"{ind}if ai{k} < 0 or _better(acc{k}, ai{k}, {value}, {index}):",
@@ -329,14 +354,14 @@ def _arg_vector_loop(lines: list, red: Reduction, lanes: int, load_value, load) 
               f"    while j + {u - 1} * step < rv:"]
     lines += [f"        v{k} = xv[row, {'j' if k == 0 else f'j + {k} * step'}]" for k in range(u)]
     for k in range(u):
-        lines.append(f"        e{k} = np.int64({'j' if k == 0 else f'j + {k} * step'}) * {lanes}")
+        lines.append(f"        e{k} = {idx}({'j' if k == 0 else f'j + {k} * step'}) * {lanes}")
         for c in range(lanes):
             lines.append(f"        w = {load_value(f'v{k}.{comps[c]}')}")
             take(lines, k * lanes + c, "w", f"e{k} + {c}", "        ")
     lines += [f"        j += {u} * step",
               "    while j < rv:",
               "        v0 = xv[row, j]",
-              f"        e0 = np.int64(j) * {lanes}"]
+              f"        e0 = {idx}(j) * {lanes}"]
     for c in range(lanes):
         lines.append(f"        w = {load_value(f'v0.{comps[c]}')}")
         take(lines, c, "w", f"e0 + {c}", "        ")
@@ -344,16 +369,17 @@ def _arg_vector_loop(lines: list, red: Reduction, lanes: int, load_value, load) 
               "    if seg == 0 and lid == 0:",
               f"        for jj in range(rv * {lanes}, rr):",
               f"            w = {load('jj')}"]
-    take(lines, 0, "w", "np.int64(jj)", "            ")
+    take(lines, 0, "w", f"{idx}(jj)", "            ")
     for k in range(1, n_acc):
         lines += [f"    if ai{k} >= 0 and (ai0 < 0 or _better(acc0, ai0, acc{k}, ai{k})):",
                   f"        acc0 = acc{k}",
                   f"        ai0 = ai{k}"]
     lines += ["    tile[lid] = acc0",
-              "    tidx[lid] = ai0 if ai0 >= 0 else np.int64(9223372036854775807)"]
+              f"    tidx[lid] = ai0 if ai0 >= 0 else {_no_index(index)}"]
 
 
-def _cols_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool) -> str:
+def _cols_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: bool,
+                 index: np.dtype = _INT64) -> str:
     """The columns kernel: work item t reduces rows [c*chunk, (c+1)*chunk) of column (o, j)
     (t = (c * outer + o) * inner + j) into out[t]."""
     arg = red.arg is not None
@@ -373,11 +399,11 @@ def _cols_source(kname: str, red: Reduction, mapped: bool, final: bool, arg_in: 
               "        base = o * r * inner + jj",
               "        acc = ident"]
     if arg:
-        lines.append("        ai = np.int64(-1)")
+        lines.append(f"        ai = {np_type(index)}(-1)")
     lines.append("        while k < k1:")
     v = red.map("x[base + k * inner]") if mapped else "x[base + k * inner]"
     if arg:
-        vi = "np.int64(k)" if not arg_in else "xi[base + k * inner]"
+        vi = f"{np_type(index)}(k)" if not arg_in else "xi[base + k * inner]"
         lines += [f"            v = {v}",
                   f"            vi = {vi}",
                   "            if ai < 0 or _better(acc, ai, v, vi):",
@@ -405,17 +431,17 @@ _kernels: dict = {}
 
 
 def _kernel(red: Reduction, shape: str, mapped: bool, final: bool, arg_in: bool = False, chunked: bool = False,
-            two_d: bool = False, lanes: int = 1, single: bool = False):
-    key = (red.key(), shape, mapped, final, arg_in, chunked, two_d, lanes, _GPU_VECTOR_LOADS, single)
+            two_d: bool = False, lanes: int = 1, single: bool = False, index: np.dtype = _INT64):
+    key = (red.key(), shape, mapped, final, arg_in, chunked, two_d, lanes, _GPU_VECTOR_LOADS, single, index)
     k = _kernels.get(key)
     if k is None:
         tag = (f"{red.name}_{shape}{'_map' if mapped else ''}{'_fin' if final else ''}{'_cpu' if chunked else ''}"
                f"{'_2d' if two_d else ''}{f'_v{lanes}' if lanes > 1 else ''}{'_one' if single else ''}")
         kname = f"gnp_red_{tag}"
         if shape == "rows":
-            src = _rows_source(kname, red, mapped, final, arg_in, chunked, two_d, lanes, single)
+            src = _rows_source(kname, red, mapped, final, arg_in, chunked, two_d, lanes, single, index)
         else:
-            src = _cols_source(kname, red, mapped, final, arg_in)
+            src = _cols_source(kname, red, mapped, final, arg_in, index)
         helpers = dict(red.helpers)
         if red.arg is not None:
             hname, hsrc = _arg_helper(red.arg, red.acc)
@@ -445,15 +471,16 @@ def _numpy_result_dtype(op: str, dt: np.dtype, dtype: Any) -> np.dtype:
 _reductions: dict = {}
 
 
-def _reduction_for(op: str, dt: np.dtype, dtype: Any) -> Reduction:
-    key = (op, dt, dtype)
+def _reduction_for(op: str, dt: np.dtype, dtype: Any, index: np.dtype = _INT64) -> Reduction:
+    key = (op, dt, dtype, index)
     red = _reductions.get(key)
     if red is None:
-        red = _reductions[key] = _new_reduction(op, dt, dtype)
+        red = _reductions[key] = _new_reduction(op, dt, dtype, index)
     return red
 
 
-def _new_reduction(op: str, dt: np.dtype, dtype: Any) -> Reduction:
+def _new_reduction(op: str, dt: np.dtype, dtype: Any, index: np.dtype) -> Reduction:
+    """``op`` of ``dt`` numbers; ``index``: the type of argmin/argmax's positions (index_dtype)."""
     if op in ("sum", "prod"):
         out = _numpy_result_dtype(op, dt, dtype)
         acc = out
@@ -467,7 +494,7 @@ def _new_reduction(op: str, dt: np.dtype, dtype: Any) -> Reduction:
         acc = np.dtype(np.float32) if out == np.float16 else out
         return Reduction("mean", "({a} + {b})", acc, out, 0, final=f"{{v}} / {np_type(acc)}(cnt)")
     if op in ("min", "max", "argmin", "argmax") and dt.kind == "c":
-        return _complex_extreme(op, dt)
+        return _complex_extreme(op, dt, index)
     if op in ("min", "max", "argmin", "argmax"):
         kind = op[-3:]
         acc = np.dtype(np.uint8) if dt.kind == "b" else dt
@@ -477,7 +504,7 @@ def _new_reduction(op: str, dt: np.dtype, dtype: Any) -> Reduction:
             info = np.iinfo(acc)
             ident = info.max if kind == "min" else info.min
         if op.startswith("arg"):
-            return Reduction(op, "", acc, np.dtype(np.int64), ident, arg=kind)
+            return Reduction(op, "", acc, index, ident, arg=kind)
         comb = "np.minimum({a}, {b})" if kind == "min" else "np.maximum({a}, {b})"
         return Reduction(op, comb, acc, dt, ident)
     if op in ("any", "all"):
@@ -487,14 +514,14 @@ def _new_reduction(op: str, dt: np.dtype, dtype: Any) -> Reduction:
     raise ValueError(f"unknown reduction {op!r}")
 
 
-def _complex_extreme(op: str, dt: np.dtype) -> Reduction:
+def _complex_extreme(op: str, dt: np.dtype, index: np.dtype) -> Reduction:
     """min/max/argmin/argmax of complex numbers in numpy's lexicographic order (real part, then
     imaginary), a NaN in either part winning as numpy's maximum/minimum and argmax/argmin make it.
     The identity is (inf, inf) for min, (-inf, -inf) for max: every number is at least as small."""
     kind = op[-3:]
     ident = complex(np.inf, np.inf) if kind == "min" else complex(-np.inf, -np.inf)
     if op.startswith("arg"):
-        return Reduction(op, "", dt, np.dtype(np.int64), ident, arg=kind)
+        return Reduction(op, "", dt, index, ident, arg=kind)
     call, source = complex_rule("minimum" if kind == "min" else "maximum", (dt, dt))
     return Reduction(op, call.replace("{0}", "{a}").replace("{1}", "{b}"), dt, dt, ident, helper_source=source or "")
 
@@ -541,14 +568,15 @@ def _empty_result(red: Reduction, op: str, shape: tuple, device) -> DeviceArray:
     return out
 
 
-def _rows_config(segs: int, rows: int, chunked: bool, wide: bool) -> _Config:
+def _rows_config(segs: int, rows: int, chunked: bool, wide: bool, ids64: bool = True) -> _Config:
     """The launch of the rows kernel: (segs * GROUP, rows) work items in groups of (GROUP, 1),
-    1-D when there is one segment per row; 64-bit indices on CPUs (see _rows_source)."""
+    1-D when there is one segment per row; 64-bit indices on CPUs (see _rows_source) that have
+    them (``ids64``)."""
     if segs == 1:
         c = _Config(None, (rows * GROUP,), (GROUP,))
     else:
         c = _Config(None, (segs * GROUP, rows), (GROUP, 1))
-    if chunked or wide:
+    if (chunked and ids64) or wide:
         c.wide = True
     return c
 
@@ -558,17 +586,19 @@ class _RowsPlan:
     kernels, their launch configurations and scalar arguments (a warm ``g.sum()`` only allocates
     its results and launches)."""
 
-    __slots__ = ("segs", "lanes", "single", "first", "cfg", "args", "second", "cfg2", "args2")
+    __slots__ = ("segs", "lanes", "single", "first", "cfg", "args", "second", "cfg2", "args2", "index")
 
     def __init__(self, red: Reduction, outer: int, r: int, device, chunked: bool, wide: bool, lanes: int):
         ident = red.acc.type(red.identity)
+        self.index = index = index_dtype(device)
+        ids64 = index == _INT64
         segs = 1
         target = _target_groups(device)
         if outer < target and r > 8 * GROUP and outer <= 65535:
             segs = min(-(-target // outer), -(-r // (8 * GROUP)))
         self.segs, self.lanes = segs, lanes
         cl = -(-r // (segs * GROUP * 8)) * 8          # elements per work item, a multiple of 8 (chunked)
-        self.cfg = _rows_config(segs, outer, chunked, wide)
+        self.cfg = _rows_config(segs, outer, chunked, wide, ids64)
         # then the count; the GPU layout takes no chunk sizes
         self.args = (r, r - r % 8, segs, cl, ident) if chunked else (r, segs, ident)
         single = _GPU_SINGLE_PASS
@@ -576,10 +606,10 @@ class _RowsPlan:
             single = getattr(device.backend, "dialect", "") in _SINGLE_PASS_DIALECTS
         self.single = segs > 1 and not chunked and single
         self.first = _kernel(red, "rows", True, segs == 1, chunked=chunked, two_d=segs > 1,
-                             lanes=lanes, single=self.single)
+                             lanes=lanes, single=self.single, index=index)
         if segs > 1 and not self.single:
-            self.second = _kernel(red, "rows", False, True, arg_in=red.arg is not None, chunked=chunked)
-            self.cfg2 = _rows_config(1, outer, chunked, False)
+            self.second = _kernel(red, "rows", False, True, arg_in=red.arg is not None, chunked=chunked, index=index)
+            self.cfg2 = _rows_config(1, outer, chunked, False, ids64)
             self.args2 = (segs, segs - segs % 8, 1, -(-segs // (GROUP * 8)) * 8, ident) if chunked else (segs, 1, ident)
 
 
@@ -627,14 +657,14 @@ def _launch_rows(plan: _RowsPlan, red: Reduction, x: DeviceArray, outer: int, r:
     if plan.single:
         counter = _row_counters(ctx, outer)
         if red.arg is not None:
-            parti = DeviceArray._empty((outer * segs,), np.dtype(np.int64), ctx.device, ctx, outer * segs * 8)
+            parti = DeviceArray._empty((outer * segs,), plan.index, ctx.device, ctx, outer * segs * plan.index.itemsize)
             launch(plan.first, device, plan.cfg, (*xs, part, parti, out, counter, *plan.args, count))
         else:
             launch(plan.first, device, plan.cfg, (*xs, part, out, counter, *plan.args, count))
         return out
     part2 = _shaped(part, (outer, segs))
     if red.arg is not None:
-        parti = DeviceArray._empty((outer * segs,), np.dtype(np.int64), ctx.device, ctx, outer * segs * 8)
+        parti = DeviceArray._empty((outer * segs,), plan.index, ctx.device, ctx, outer * segs * plan.index.itemsize)
         launch(plan.first, device, plan.cfg, (*xs, part, parti, *plan.args, count))
         launch(plan.second, device, plan.cfg2, (part2, _shaped(parti, (outer, segs)), out, *plan.args2, count))
         return out
@@ -681,6 +711,7 @@ _warm: dict = {}          # (op, dtype, shape, axis, keepdims, device, layout an
 def _run_cols(red: Reduction, x: DeviceArray, outer: int, r: int, inner: int, device, count: int) -> DeviceArray:
     """Reduce the middle axis of the flat ``x`` seen as (outer, r, inner)."""
     ident = red.acc.type(red.identity)
+    index = index_dtype(device)
     m = outer * inner
     ctx = device.context()
     xf = x.reshape(-1)
@@ -690,7 +721,7 @@ def _run_cols(red: Reduction, x: DeviceArray, outer: int, r: int, inner: int, de
         chunks = min(-(-threads // m), -(-r // 16))
     if chunks == 1:
         out = DeviceArray((m,), red.out, ctx)
-        k = _kernel(red, "cols", True, True)
+        k = _kernel(red, "cols", True, True, index=index)
         launch(k, device, DEFAULT_CONFIG, (xf, out, m, r, inner, m, r, ident, count))
         return out
     chunk = -(-r // chunks)
@@ -698,15 +729,15 @@ def _run_cols(red: Reduction, x: DeviceArray, outer: int, r: int, inner: int, de
     part = DeviceArray((chunks * m,), red.acc, ctx)
     out = DeviceArray((m,), red.out, ctx)
     if red.arg is not None:
-        parti = DeviceArray((chunks * m,), np.int64, ctx)
-        launch(_kernel(red, "cols", True, False), device, DEFAULT_CONFIG,
+        parti = DeviceArray((chunks * m,), index, ctx)
+        launch(_kernel(red, "cols", True, False, index=index), device, DEFAULT_CONFIG,
                (xf, part, parti, chunks * m, r, inner, m, chunk, ident, count))
-        launch(_kernel(red, "cols", False, True, arg_in=True), device, DEFAULT_CONFIG,
+        launch(_kernel(red, "cols", False, True, arg_in=True, index=index), device, DEFAULT_CONFIG,
                (part, parti, out, m, chunks, m, m, chunks, ident, count))
         return out
-    launch(_kernel(red, "cols", True, False), device, DEFAULT_CONFIG,
+    launch(_kernel(red, "cols", True, False, index=index), device, DEFAULT_CONFIG,
            (xf, part, chunks * m, r, inner, m, chunk, ident, count))
-    launch(_kernel(red, "cols", False, True), device, DEFAULT_CONFIG,
+    launch(_kernel(red, "cols", False, True, index=index), device, DEFAULT_CONFIG,
            (part, out, m, chunks, m, m, chunks, ident, count))
     return out
 
@@ -730,6 +761,10 @@ def reduce_with(red: Reduction, a: DeviceArray, axis: Any, keepdims: bool, op: s
         return DeviceArray(out_shape, red.out, device.context()).reshape(final_shape)
     if red.arg is not None and axis is not None and len(axes) != 1:
         raise ValueError(f"{op} takes one axis or None")
+    if a.size >= INDEX32_LIMIT and index_dtype(device) != _INT64:
+        raise ValueError(f"gnp.{op}: the array has {a.size} elements, and {device.selector} ({device.name}) has no "
+                         f"64-bit integers, so its reductions index in 32 bits: at most {INDEX32_LIMIT - 1} elements; "
+                         "reduce parts of it (g[:n] and g[n:]) or use a device that has them (cuda, hip, opencl)")
     # bring the reduced axes together: (outer, r, inner)
     lo, hi = (min(axes), max(axes)) if axes else (0, -1)
     adjacent = hi - lo + 1 == len(axes)
@@ -795,7 +830,7 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
         check_dtype(np.dtype(dtype), op, "dtype", device)
     if op in ("argmin", "argmax") and axis is not None and isinstance(axis, tuple):
         raise TypeError(f"{op}: axis must be an integer or None")
-    red = _reduction_for(op, a.dtype, dtype)
+    red = _reduction_for(op, a.dtype, dtype, index_dtype(device))
     check_dtype(red.out, op, "result", device)
     if initial is not None and (a.size == 0 and op in ("min", "max")):
         res = DeviceArray(_reduced_shape(a, axis, keepdims, op), red.out, device.context())

@@ -152,6 +152,9 @@ def _piece(dialect, name: str, native: bool = True) -> tuple[tuple[str, ...], st
         close = sorted(n for n in PRELUDE_NAMES if n.split(":")[0] == name.split(":")[0])[:6]
         hint = f" (same family: {', '.join(close)} ...)" if close else ""
         raise KeyError(f"no prelude piece {name!r}{hint}")
+    own = dialect.prelude_piece(name)       # a language's own spelling of the piece (WGSL)
+    if own is not None:
+        return tuple(own[0]), own[1]
     deps, src = _resolve(dialect, name, native)
     return tuple(deps), src
 

@@ -98,6 +98,11 @@ def cuda_subgroup_source(d, op: str, type_name: str, hip: bool = False) -> str:
     if op == "ballot":
         return f"{pre} unsigned long long {fn}(int p) {{ return (unsigned long long)__ballot{sync}({full}p); }}\n"
     t = d.c_type(type_name)
+    if op == "shuffle_xor":     # the H100 xors with the mask's low 5 bits (lane ^ 33 read lane ^ 1):
+        # a mask reaching past the subgroup gives the caller's own v, as the other paths do; every
+        # lane still takes part in the shuffle
+        return (f"{pre} {t} {fn}({t} v, int k) {{ {t} o = __shfl_xor{sync}({full}v, k & ({size} - 1)); "
+                f"return (unsigned int)k < (unsigned int){size} ? o : v; }}\n")
     if op in _CUDA_SHUFFLE:
         k = "(unsigned int)k" if op in ("shuffle_down", "shuffle_up") else "k"
         return f"{pre} {t} {fn}({t} v, int k) {{ return {_CUDA_SHUFFLE[op]}{sync}({full}v, {k}); }}\n"
@@ -114,6 +119,9 @@ def cuda_subgroup_source(d, op: str, type_name: str, hip: bool = False) -> str:
 # then fails to link get_sub_group_local_id), and cl_khr_subgroups declares the builtins only from
 # OpenCL C 2.0 on (kernels build as 1.2: such a device builds subgroup kernels with its newest
 # OpenCL C instead). A kernel is all native or all emulated: mixing would number lanes two ways.
+# Only GPUs take the native path: CPU implementations (PoCL 5 on x86, measured on the H100 machine)
+# make a sub-group the whole work-group, 256 lanes, wider than a 64-bit ballot and than the 32 lanes
+# a CUDA port counts on; the emulation gives them 32.
 # (macros, any of which serves) per requirement:
 NATIVE_REQUIREMENTS = (("cl_khr_subgroups", "__opencl_c_subgroups", "cl_intel_subgroups"),
                        ("cl_khr_subgroup_shuffle", "cl_intel_subgroups"))
@@ -130,7 +138,7 @@ def device_subgroup_options(device, dialect: str, features=()) -> tuple[str, ...
     """For a kernel using subgroups on an OpenCL device with native sub-groups: the define that tells
     the generated source so, and the device's newest OpenCL C from 2.0 on (which declares the
     cl_khr_subgroups builtins; 1.2, the default, does not)."""
-    if ("subgroups" not in features or dialect != "opencl"
+    if ("subgroups" not in features or dialect != "opencl" or not getattr(device, "is_gpu", False)
             or not native_opencl_subgroups(getattr(device, "extensions", None) or ())):
         return ()
     std = opencl_c_std(getattr(device, "opencl_c_version", "") or "")
