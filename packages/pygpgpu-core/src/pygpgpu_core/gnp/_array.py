@@ -44,6 +44,23 @@ def order_name(order: Any) -> Any:
     return order.upper() if isinstance(order, str) and len(order) == 1 else order
 
 
+def stride_order(strides: tuple) -> list:
+    """The order ``ravel(order="K")`` reads axes in, as numpy's iterator does: the axes with a
+    nonzero stride from the largest to the smallest (ties keep their order); broadcast axes
+    (stride 0) stay where they are."""
+    moving = [k for k, st in enumerate(strides) if st != 0]
+    ordered = iter(sorted(moving, key=lambda k: -abs(strides[k])))
+    return [next(ordered) if st != 0 else k for k, st in enumerate(strides)]
+
+
+def warn_complex_to_real(src: np.dtype, dst: np.dtype) -> None:
+    """numpy's ComplexWarning where complex data converts to a real type (the imaginary parts are dropped)."""
+    if src.kind == "c" and dst.kind not in "cb":
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                      stacklevel=3)
+
+
 def check_out_writeable(out: Any) -> None:
     """numpy's ValueError for a read-only device array given as ``out=``."""
     if getattr(out, "_readonly", False):
@@ -66,6 +83,8 @@ class _PoolAllocation:
 
 
 def _normalize_shape(shape: Any) -> tuple[int, ...]:
+    if shape is None:                   # numpy's message: a 0-d shape is spelled ()
+        raise TypeError("Use () not None as shape arguments")
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
@@ -541,6 +560,7 @@ class DeviceArray(ArrayOperators):
             return self.copy() if copy else self
         if not np.can_cast(self.dtype, dt, casting):
             raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dt!r} according to the rule {casting!r}")
+        warn_complex_to_real(self.dtype, dt)
         return ops().astype(self, dt)
 
     def reshape(self, *shape: Any, order: str = "C", copy: "bool | None" = None) -> "DeviceArray":
@@ -558,8 +578,12 @@ class DeviceArray(ArrayOperators):
 
     def _reshape(self, *shape: Any, order: str = "C") -> "DeviceArray":
         order = order_name(order)
+        if order == "K":
+            raise ValueError("order 'K' is not permitted for reshaping")
         if order not in ("C", "A", "F"):
             raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
+        if order == "A":      # numpy: Fortran order for a Fortran-ordered array, else C
+            order = "F" if self._fortran_only() else "C"
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = tuple(shape[0])
         dims = [int(operator_index(n)) for n in shape]
@@ -586,8 +610,25 @@ class DeviceArray(ArrayOperators):
         strides = self.strides if new == self.shape else _c_strides(new, self.dtype.itemsize)
         return _view(self, new, strides, self.offset)
 
+    def _fortran_only(self) -> bool:
+        flags = self.flags
+        return bool(flags.f_contiguous and not flags.c_contiguous)
+
     def ravel(self, order: str = "C") -> "DeviceArray":
-        return self.reshape(-1, order="F" if order_name(order) == "F" else "C")
+        """A 1-D view where the layout allows (a copy otherwise): ``order`` "C"/"F" read row- or
+        column-major, "A" as the array is laid out (F for a Fortran-ordered one), "K" in memory
+        order (axes from the largest stride; along a negative stride in index order), as numpy's."""
+        order = order_name(order)
+        if order == "A":
+            order = "F" if self._fortran_only() else "C"
+        elif order == "K":
+            if self._fortran_only():
+                order = "F"
+            elif self.ndim > 1 and not self.flags.c_contiguous:
+                return self.transpose(stride_order(self.strides)).reshape(-1)
+            else:
+                order = "C"
+        return self.reshape(-1, order="F" if order == "F" else "C")
 
     def flatten(self, order: str = "C") -> "DeviceArray":
         """A new 1-D copy (``order="F"``: column by column)."""

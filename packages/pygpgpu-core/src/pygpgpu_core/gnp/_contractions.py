@@ -70,6 +70,10 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     if dtype is None:
         dtype = np.result_type(m.dtype, np.float64) if y is None else \
             np.result_type(m.dtype, device_operand(y, "cov").dtype, np.float64)
+    mean_dt = np.result_type(dtype, np.float64) if np.dtype(dtype).kind in "biu" else np.dtype(dtype)
+    if not np.can_cast(mean_dt, dtype, "same_kind"):     # numpy centres in place: X -= mean
+        raise TypeError(f"Cannot cast ufunc 'subtract' output from {mean_dt!r} to {np.dtype(dtype)!r} with casting "
+                        "rule 'same_kind'")
     X = (m.reshape(1, -1) if m.ndim < 2 else m).astype(dtype)
     if not rowvar and X.shape[0] != 1:
         X = X.T
@@ -85,6 +89,9 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
         ddof = 0 if bias else 1
     n = X.shape[1]
     fact = max(n - int(ddof), 0)
+    if fact <= 0:                   # numpy's warning (the shapes alone decide it: nothing is read back)
+        import warnings
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
     centred = ops().ufunc_call("subtract", (X, ops().reduce("mean", X, axis=1, keepdims=True)))
     c = ops().dot(centred, centred.T.copy())
     c = ops().ufunc_call("true_divide", (c, float(fact)))

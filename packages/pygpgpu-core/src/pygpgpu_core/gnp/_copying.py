@@ -26,6 +26,11 @@ def copyto(dst: DeviceArray, src: Any, casting: str = "same_kind", where: Any = 
     TypeError otherwise), broadcast as numpy's; with ``where``, only where it is True. Host data
     as ``src`` is uploaded, as ``dst[...] = host`` uploads it."""
     dst = device_operand(dst, "copyto")
+    if isinstance(where, (bool, int, float, complex)) and not isinstance(where, np.ndarray):
+        where = bool(where)              # a Python scalar is weak: numpy takes its truth value
+    if where is False:
+        np.copyto(np.empty(0, dst.dtype), _stand_in(src), casting=casting)   # type: ignore[arg-type]
+        return
     if where is True:
         np.copyto(np.empty(0, dst.dtype), _stand_in(src), casting=casting)   # type: ignore[arg-type]
         dst[...] = src

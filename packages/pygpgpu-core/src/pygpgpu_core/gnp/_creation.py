@@ -79,7 +79,7 @@ def asarray(a: Any, dtype: Any = None, device: Any = None, order: str | None = N
             a = a.astype(dtype)
         return _fortran(a) if order == "F" and not a.flags.f_contiguous else a
     host = np.asarray(a, dtype=dtype)
-    return _upload_host(host, device, _layout(order, host))
+    return _upload_host(host, device, _layout("K" if order is None else order, host))     # numpy's None keeps
 
 
 def ascontiguousarray(a: Any, dtype: Any = None, device: Any = None) -> DeviceArray:
@@ -101,6 +101,12 @@ def array(obj: Any, dtype: Any = None, copy: bool | None = True, device: Any = N
 
 
 def _array(obj: Any, dtype: Any, copy: bool | None, device: Any, order: str | None) -> DeviceArray:
+    if copy is False and isinstance(obj, DeviceArray):
+        out = asarray(obj, dtype=dtype, device=device, order=order)
+        if out is not obj:
+            raise ValueError("Unable to avoid copy while creating an array as requested (gnp.array(g, copy=False) "
+                             "of another dtype, device or order; use gnp.asarray(g, ...) to allow a copy)")
+        return out
     if not copy:
         return asarray(obj, dtype=dtype, device=device, order=order)
     _layout(order)
@@ -111,8 +117,8 @@ def _array(obj: Any, dtype: Any, copy: bool | None, device: Any, order: str | No
         if dtype is not None and np.dtype(dtype) != out.dtype:
             out = out.astype(dtype, copy=False)
         return _fortran(out) if order == "F" and not out.flags.f_contiguous else out
-    host = np.array(obj, dtype=dtype, copy=True)
-    return _upload_host(host, device, _layout(order, host))
+    host = np.array(obj, dtype=dtype, copy=True, order="K")
+    return _upload_host(host, device, _layout("K" if order is None else order, host))
 
 
 _ORDER_NAMES = ("C", "F", "c", "f")
@@ -162,16 +168,22 @@ def ones(shape: Any, dtype: Any = np.float64, device: Any = None, order: Any = "
     return full(shape, 1, np.float64 if dtype is None else dtype, device, order)
 
 
-def _like(a: Any, dtype: Any, order: Any, shape: Any, device: Any) -> tuple:
+def _like(a: Any, dtype: Any, order: Any, shape: Any, device: Any) -> "tuple[Any, Any, Any, Any]":
     """(shape, dtype, device, order) of numpy's ``*_like``: ``order`` "K"/"A" keeps a Fortran-ordered
-    prototype's layout when the shape is kept, "C"/"F" say it (numpy's ValueError for other values)."""
+    prototype's layout when the shape is kept ("K" a strided one's axis order, as a tuple), "C"/"F"
+    say it (numpy's ValueError for other values)."""
     if order not in ("K", "A", "C", "F", "k", "a", "c", "f", None):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     order = "K" if order is None else order.upper()
-    if order in ("K", "A"):
-        flags = getattr(a, "flags", None)
-        fortran = flags is not None and flags.f_contiguous and not flags.c_contiguous
-        order = "F" if fortran and (shape is None or _normalize_shape(shape) == a.shape) else "C"
+    # numpy: "K" follows the prototype's layout for a new shape of as many dimensions, "A" a
+    # Fortran-ordered prototype's order whatever the new shape
+    same_ndim = shape is None or len(_normalize_shape(shape)) == getattr(a, "ndim", -1)
+    flags = getattr(a, "flags", None)
+    fortran = flags is not None and flags.f_contiguous and not flags.c_contiguous
+    if order == "K" and same_ndim and getattr(a, "ndim", 0) > 1 and not _contiguous(a):
+        order = _stride_order(a)
+    elif order in ("K", "A"):
+        order = "F" if fortran and (same_ndim or order == "A") else "C"
     if dtype is None:
         dtype = a.dtype
     if shape is None:
@@ -181,27 +193,53 @@ def _like(a: Any, dtype: Any, order: Any, shape: Any, device: Any) -> tuple:
     return shape, dtype, device, order
 
 
+def _contiguous(a: Any) -> bool:
+    flags = getattr(a, "flags", None)
+    return flags is None or flags.c_contiguous or flags.f_contiguous
+
+
+def _stride_order(a: Any) -> tuple[int, ...]:
+    """numpy's order "K" of a strided prototype: its axes from the largest stride to the smallest
+    (ties keep the axis order), the layout the new array's memory follows."""
+    return tuple(sorted(range(a.ndim), key=lambda k: -abs(a.strides[k])))
+
+
+def _made(shape: Any, dtype: Any, device: Any, order: Any, fill: Any = None) -> DeviceArray:
+    """A new array of ``order``: "C", "F", or an axis order (memory laid out in that order of axes)."""
+    if isinstance(order, tuple):
+        shape = _normalize_shape(shape)
+        base = empty(tuple(shape[k] for k in order), dtype, device)
+        out = base.transpose(tuple(int(k) for k in np.argsort(order)))
+    else:
+        out = empty(shape, dtype, device, order)
+    if fill is not None:
+        value = np.empty((), out.dtype)
+        np.copyto(value, fill, casting="unsafe")     # np.full's conversion
+        out.fill(value)
+    return out
+
+
 def empty_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None, *,
                device: Any = None) -> DeviceArray:
     """An uninitialised array shaped like ``a`` (on ``a``'s device when ``a`` is a device array);
-    numpy's parameters (``subok`` has nothing to keep: there are no device array subclasses)."""
-    return empty(*_like(a, dtype, order, shape, device))
+    numpy's parameters (``subok`` has nothing to keep: there are no device array subclasses);
+    ``order="K"`` lays it out as ``a`` is (a strided prototype's axis order too)."""
+    return _made(*_like(a, dtype, order, shape, device))
 
 
 def zeros_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None, *,
                device: Any = None) -> DeviceArray:
-    return zeros(*_like(a, dtype, order, shape, device))
+    return _made(*_like(a, dtype, order, shape, device), fill=0)
 
 
 def ones_like(a: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None, *,
               device: Any = None) -> DeviceArray:
-    return ones(*_like(a, dtype, order, shape, device))
+    return _made(*_like(a, dtype, order, shape, device), fill=1)
 
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None, order: Any = "K", subok: bool = True, shape: Any = None,
               *, device: Any = None) -> DeviceArray:
-    shape, dtype, device, order = _like(a, dtype, order, shape, device)
-    return full(shape, fill_value, dtype, device, order)
+    return _made(*_like(a, dtype, order, shape, device), fill=fill_value)
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, device: Any = None) -> DeviceArray:

@@ -26,7 +26,7 @@ UFUNC_NAMES = (
     "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
     "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "fabs",
     "float_power", "conjugate", "deg2rad", "radians", "rad2deg", "degrees", "signbit", "logaddexp", "logaddexp2",
-    "heaviside",
+    "heaviside", "gcd", "lcm", "bitwise_count",
 )
 ALIASES = {"abs": "absolute", "bitwise_not": "invert", "pow": "power", "bitwise_invert": "invert",
            "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift", "acos": "arccos",
@@ -46,7 +46,7 @@ def ufunc_operands(args: tuple, out: Any = None) -> tuple:
     """numpy's ufunc operands as device operations take them: lists and tuples uploaded, and, where
     no operand is a device array (``gnp.true_divide(0, 0)``), one scalar uploaded as a 0-d array:
     a numpy scalar if there is one (it is strong, so the result type stays numpy's: NEP 50), else
-    the first Python scalar (np.asarray's int64/float64/bool, the types numpy gives weak scalars alone).
+    the first Python scalar (np.asarray's int64/float64/complex128/bool, the types numpy gives weak scalars alone).
     The result is then a 0-d device array, where numpy returns a scalar, as CuPy does."""
     from ._array import DeviceArray
     from ._creation import asarray
@@ -56,7 +56,7 @@ def ufunc_operands(args: tuple, out: Any = None) -> tuple:
     if builtins.any(isinstance(a, DeviceArray) for a in args):     # (this module's any is gnp.any)
         return args
     pick = next((k for k, a in enumerate(args) if isinstance(a, np.generic)),
-                next((k for k, a in enumerate(args) if isinstance(a, (bool, int, float))), None))
+                next((k for k, a in enumerate(args) if isinstance(a, (bool, int, float, complex))), None))
     if pick is None:
         return args
     return args[:pick] + (asarray(args[pick], device=device),) + args[pick + 1:]
@@ -113,7 +113,7 @@ def clip(a: Any, a_min: Any = _NOT_GIVEN, a_max: Any = _NOT_GIVEN, out: Any = No
 def _operand(a: Any, device: Any = None) -> Any:
     """``a``, or a Python scalar, list or tuple uploaded (numpy takes those wherever it takes arrays)."""
     from ._views import device_operand
-    return device_operand(a, "reduction", device) if isinstance(a, (list, tuple, bool, int, float)) else a
+    return device_operand(a, "reduction", device) if isinstance(a, (list, tuple, bool, int, float, complex)) else a
 
 
 def _sequences(*args: Any) -> tuple:
@@ -229,10 +229,45 @@ def vdot(a: Any, b: Any) -> DeviceArray:
                      ops().copy(b).reshape(-1) if b.ndim != 1 else b)
 
 
-def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
-    """``np.matmul`` / ``a @ b`` for 1-D and 2-D arrays (a tiled kernel in local memory)."""
-    a, b = _sequences(a, b)
-    return ops().matmul(a, b, out=out)
+def matmul(a: Any, b: Any, out: Any = None, *, casting: Any = "same_kind", order: Any = "K", dtype: Any = None,
+           subok: bool = True, axes: Any = None, axis: Any = None) -> DeviceArray:
+    """``np.matmul`` / ``a @ b`` (a tiled kernel in local memory; stacks of matrices), with numpy's
+    gufunc parameters: ``dtype`` (the inputs converted to it), ``out`` of another type where
+    ``casting`` allows, and ``axes`` (which axes hold each operand's matrices)."""
+    a, b = _sequences(_operand(a), _operand(b))
+    if order not in ("K", "C", "A", None):
+        raise ValueError(f"gnp.matmul: device arrays are C-ordered (order={order!r})")
+    if axis is not None:        # numpy's error: matmul's core dimensions are not one shared one
+        raise TypeError("matmul: axis can only be used with a single shared core dimension, not with the 3 distinct "
+                        "ones implied by signature (n?,k),(k,m?)->(n?,m?).")
+    if dtype is not None:
+        dt = np.dtype(dtype)
+        for x in (a, b):
+            if not np.can_cast(x.dtype, dt, casting):
+                raise TypeError(f"Cannot cast ufunc 'matmul' input from {x.dtype!r} to {dt!r} with casting rule "
+                                f"{casting!r}")
+        a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
+    out_axes = None
+    if axes is not None:
+        from ._views import moveaxis
+        if len(axes) != 3:
+            raise ValueError(f"axes should be a list with an entry for all 3 inputs and outputs; entry for {len(axes)} "
+                             "given")
+        a_axes, b_axes, out_axes = (tuple(ax) if isinstance(ax, (tuple, list)) else (ax,) for ax in axes)
+        a = moveaxis(a, a_axes, tuple(range(-len(a_axes), 0)))
+        b = moveaxis(b, b_axes, tuple(range(-len(b_axes), 0)))
+    direct = out is not None and out_axes is None and out.dtype == np.result_type(a.dtype, b.dtype)
+    result = ops().matmul(a, b, out=out if direct else None)
+    if out_axes:
+        from ._views import moveaxis
+        result = moveaxis(result, tuple(range(-len(out_axes), 0)), out_axes)
+    if out is None or direct:
+        return result
+    if not np.can_cast(result.dtype, out.dtype, casting):
+        raise TypeError(f"Cannot cast ufunc 'matmul' output from {result.dtype!r} to {out.dtype!r} with casting "
+                        f"rule {casting!r}")
+    out[...] = result
+    return out
 
 
 def around(a: Any, decimals: Any = 0, out: Any = None) -> DeviceArray:

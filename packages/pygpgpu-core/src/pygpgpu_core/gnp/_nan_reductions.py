@@ -17,10 +17,12 @@ __all__ = ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin
            "nancumsum", "nancumprod"]
 
 
-def _replace_nan(a: DeviceArray, value: float, op: str) -> "tuple[DeviceArray, DeviceArray | None]":
-    """``a`` with its NaNs replaced by ``value``, and where they were (None for types without NaN)."""
+def _replace_nan(a: DeviceArray, value: float, op: str, kinds: str = "fc") -> "tuple[DeviceArray, DeviceArray | None]":
+    """``a`` with its NaNs replaced by ``value``, and where they were (None for types without NaN).
+    A complex number is NaN where either part is (numpy's isnan); ``kinds``: the dtype kinds
+    replaced (the extremes leave complex arrays as they are)."""
     a = device_operand(a, op)
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in kinds:
         return a, None
     mask = ops().ufunc_call("isnan", (a,))
     return choose(mask, a.dtype.type(value), a), mask
@@ -76,7 +78,13 @@ def nanvar(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None,
     # filled is this function's own array: the deviations overwrite it, in its type, as numpy's do
     ops().ufunc_call("subtract", (filled, mean), out=filled, casting="unsafe")
     deviations = choose(mask, filled.dtype.type(0), filled)
-    variance = ops().ufunc_call("multiply", (deviations, deviations)).sum(axis, dtype=dtype, keepdims=keepdims)
+    if deviations.dtype.kind == "c":      # numpy: (d * conj(d)).real, the squared magnitude, in the parts' type
+        from ._complex_parts import complex_part
+        re, im = complex_part(deviations, "real"), complex_part(deviations, "imag")
+        squares = ops().ufunc_call("add", (ops().ufunc_call("multiply", (re, re)), ops().ufunc_call("multiply", (im, im))))
+    else:
+        squares = ops().ufunc_call("multiply", (deviations, deviations))
+    variance = squares.sum(axis, dtype=dtype, keepdims=keepdims)
     dof = ops().ufunc_call("subtract", (count.reshape(variance.shape), ddof))
     ops().ufunc_call("true_divide", (variance, dof), out=variance, casting="unsafe")
     degenerate = ops().ufunc_call("less_equal", (dof, 0))
@@ -99,7 +107,7 @@ def _extreme(a: DeviceArray, kind: str, axis: Any, out: Any, keepdims: bool, ini
     (``initial`` for it when given, as numpy's ``fmax.reduce`` gives)."""
     check_out_writeable(out)
     op = f"nan{kind}"
-    filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf, op)
+    filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf, op, "f")
     if mask is None or initial is not None:
         return getattr(filled, kind)(axis, out=out, keepdims=keepdims, initial=initial)
     result = choose(mask.all(axis, keepdims=keepdims), filled.dtype.type(np.nan),
@@ -134,7 +142,7 @@ def _no_where(where: Any, op: str) -> None:
 def _arg_extreme(a: DeviceArray, kind: str, axis: Any, out: Any, keepdims: bool) -> DeviceArray:
     """nanargmax / nanargmin: the index of the extreme non-NaN element. A slice of NaNs alone is
     numpy's ValueError, so whether there is one is read back (one bool)."""
-    filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf, f"nanarg{kind}")
+    filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf, f"nanarg{kind}", "f")
     if mask is not None and mask.size and bool(mask.all(axis).any()):
         raise ValueError("All-NaN slice encountered")
     return getattr(filled, f"arg{kind}")(axis, out=out, keepdims=keepdims)

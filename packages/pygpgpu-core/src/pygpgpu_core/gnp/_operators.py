@@ -57,6 +57,12 @@ def _unequal_object(a, other, negated: bool):
     """``a == other`` for an ``other`` that is no operand (None, a string, a dict...): numpy compares
     each element with it as Python objects, so the answer is an array of False (of True for ``!=``),
     not Python's single bool. An object that answers the reflected comparison itself keeps its say."""
+    if negated and type(other).__ne__ is object.__ne__ and type(other).__eq__ is not object.__eq__:
+        # Python's default __ne__ negates __eq__ with bool(), which an array refuses: numpy compares
+        # element by element, so negate the array __eq__ gives
+        equal = other.__eq__(a)
+        if equal is not NotImplemented:
+            return ops().unary("logical_not", equal)
     reflected = other.__ne__(a) if negated else other.__eq__(a)
     if reflected is not NotImplemented:
         return reflected

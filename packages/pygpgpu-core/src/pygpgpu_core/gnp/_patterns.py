@@ -99,4 +99,6 @@ def meshgrid(*xi: DeviceArray, copy: bool = True, sparse: bool = False, indexing
         along = (1 - i if i < 2 else i) if indexing == "xy" and nd > 1 else i
         placed.append(line[tuple(slice(None) if d == along else None for d in range(nd))])
     grids = placed if sparse else broadcast_arrays(*placed)
-    return tuple(g.copy() for g in grids) if copy else grids     # (numpy's types: a list only when sparse)
+    if copy:
+        return tuple(g.copy() for g in grids)
+    return list(grids) if sparse else tuple(grids)      # numpy's types: a list only for sparse views

@@ -68,7 +68,7 @@ def _repeat_by_device_counts(a: DeviceArray, repeats: DeviceArray, ax: int) -> D
     if repeats.ndim > 1 or repeats.shape[0] != n:
         raise ValueError(f"operands could not be broadcast together with shape ({n},) ({repeats.shape[0]},)"
                          if repeats.ndim == 1 else "object too deep for desired array")
-    if repeats.dtype.kind not in "iub":
+    if not np.can_cast(repeats.dtype, np.int64, "safe"):     # numpy's rule (uint64 and floats are refused)
         raise TypeError(f"Cannot cast array data from {repeats.dtype!r} to dtype('int64') according to the rule 'safe'")
     counts = repeats.astype(np.int64)
     if bool(ops().reduce("any", ops().ufunc_call("less", (counts, 0))).get()):

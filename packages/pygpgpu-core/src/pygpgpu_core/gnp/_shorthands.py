@@ -38,7 +38,9 @@ def matrix_transpose(x: Any, /) -> DeviceArray:
 
 
 def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> DeviceArray:
-    """numpy's older name of ``vstack``."""
+    """numpy's older name of ``vstack`` (deprecated in numpy 2.0: numpy's DeprecationWarning)."""
+    import warnings
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning, stacklevel=2)
     return vstack(tup, dtype=dtype, casting=casting)
 
 
@@ -116,11 +118,14 @@ def fix(x: Any, out: Any = None) -> DeviceArray:
     return ops().ufunc_call("trunc", (device_operand(x, "fix"),), out=out)
 
 
-def divmod(x1: Any, x2: Any, /) -> tuple[DeviceArray, DeviceArray]:
-    """``(floor_divide(x1, x2), remainder(x1, x2))``, as numpy's two-output ufunc."""
+def divmod(x1: Any, x2: Any, out1: Any = None, out2: Any = None, /, *, out: Any = None) -> tuple[DeviceArray, DeviceArray]:
+    """``(floor_divide(x1, x2), remainder(x1, x2))``, as numpy's two-output ufunc (``out`` a pair)."""
     from ._functions import ufunc_operands
-    x1, x2 = ufunc_operands((x1, x2))
-    return ops().ufunc_call("floor_divide", (x1, x2)), ops().ufunc_call("remainder", (x1, x2))
+    if out is not None:
+        out1, out2 = out
+    x1, x2 = ufunc_operands((x1, x2), out1)
+    return (ops().ufunc_call("floor_divide", (x1, x2), out=out1),
+            ops().ufunc_call("remainder", (x1, x2), out=out2))
 
 
 def array_equiv(a1: Any, a2: Any) -> bool:

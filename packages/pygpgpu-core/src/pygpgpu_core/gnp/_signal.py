@@ -17,14 +17,19 @@ __all__ = ["correlate", "bartlett", "hanning", "hamming", "blackman", "sinc"]
 
 
 def correlate(a: Any, v: Any, mode: str = "valid") -> DeviceArray:
-    """``np.correlate`` of real 1-D arrays: ``sum(a[n + k] * v[n])``, which is the convolution of
-    ``a`` with ``v`` reversed (numpy's default mode is "valid")."""
+    """``np.correlate`` of 1-D arrays: ``sum(a[n + k] * conj(v[n]))``, which is the convolution of
+    ``a`` with ``v`` conjugated and reversed (numpy's default mode is "valid")."""
     from ._polynomials import convolve
     a, v = device_operand(a, "correlate"), device_operand(v, "correlate")
     if a.ndim == 0 or v.ndim == 0:      # numpy's correlate (unlike its convolve) refuses 0-d operands
         raise ValueError("object of too small depth for desired array")
     if v.size > a.size:     # numpy swaps the operands and reverses the result (an even "same" centres apart)
-        return correlate(v, a, mode)[::-1].copy()
+        swapped = correlate(v, a, mode)
+        if swapped.dtype.kind == "c":     # correlate(a, v) is conj(correlate(v, a)) reversed
+            swapped = ops().ufunc_call("conjugate", (swapped,))
+        return swapped[::-1].copy()
+    if v.dtype.kind == "c":              # numpy's sum(a[n + k] * conj(v[n]))
+        v = ops().ufunc_call("conjugate", (v,))
     return convolve(a, v[::-1] if v.ndim else v, mode)
 
 
@@ -85,8 +90,10 @@ def blackman(M: Any, *, device: Any = None) -> DeviceArray:
 
 
 def sinc(x: Any) -> DeviceArray:
-    """``sin(pi x) / (pi x)``, 1 at 0 (numpy's 1e-20 stand-in for 0), in x's float type."""
+    """``sin(pi x) / (pi x)``, 1 at 0 (numpy's 1e-20 stand-in for 0 gives 1; it would underflow
+    to 0 in float16, so 0 is chosen directly), in x's float type."""
     x = device_operand(x, "sinc")
     u = ops().ufunc_call
-    y = u("multiply", (np.pi, ops().where(u("equal", (x, 0)), 1.0e-20, x)))
-    return u("true_divide", (u("sin", (y,)), y))
+    zero = u("equal", (x, 0))
+    y = u("multiply", (np.pi, ops().where(zero, 1, x)))
+    return ops().where(zero, 1.0, u("true_divide", (u("sin", (y,)), y)))

@@ -19,7 +19,7 @@ import numpy as np
 
 from ._array import DeviceArray
 from ._array import _normalize_axis as normalize_axis
-from ._creation import arange, full, zeros
+from ._creation import arange, empty, full, zeros
 from ._dispatch import ops
 from ._views import device_operand, normalize_axes
 
@@ -56,6 +56,19 @@ def _rows_last(a: DeviceArray, axis: Any) -> "tuple[DeviceArray, tuple, tuple]":
         n *= a.shape[k]
     keep = tuple(1 if k in axes else a.shape[k] for k in range(a.ndim))
     return moved.reshape(kept + (n,)), kept, keep
+
+
+def _sorted_into_input(a: DeviceArray, s: DeviceArray, axis: Any) -> None:
+    """``overwrite_input=True``: numpy sorts (partitions) the input in place, so ``a`` may change;
+    gnp writes the sorted rows back, which is such a change (the values are ``a``'s own)."""
+    if getattr(a, "_readonly", False):
+        return
+    if axis is None:
+        a[...] = s.reshape(a.shape)
+        return
+    axes = normalize_axes(axis, a.ndim)
+    view = a.transpose([k for k in range(a.ndim) if k not in axes] + list(axes))
+    view[...] = s.reshape(view.shape)
 
 
 def _host_q(q: Any, op: str, scale: float) -> "tuple[np.ndarray, bool]":
@@ -118,6 +131,8 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input:
         raise IndexError(f"gnp.{_op}: cannot take a quantile of an empty array (numpy raises: index -1 is out of "
                          "bounds for axis 0 with size 0)")
     s = ops().sort(x, axis=-1)
+    if overwrite_input:
+        _sorted_into_input(a, s, axis)
     props = methods[method]
     vi = np.asanyarray(props["get_virtual_index"](n, qa))
     direct = props["fix_gamma"] is None or (method == "linear" and vi.dtype.kind in "iu")
@@ -160,6 +175,8 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
     if n == 0:
         return _finish(full(kept, np.nan, rdt, a.context), (), kept, keep, keepdims, out)
     s = ops().sort(x, axis=-1)
+    if overwrite_input:
+        _sorted_into_input(a, s, axis)
     hi = s[..., n // 2].astype(rdt)
     res = hi if n % 2 else _ufunc("true_divide", _ufunc("add", s[..., n // 2 - 1].astype(rdt), hi), 2)
     nan_rows = _nan_rows(s)
@@ -171,7 +188,7 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
 def _valid_counts(s: DeviceArray) -> DeviceArray:
     """How many numbers (not NaN) each sorted row holds, as int64."""
     n = s.shape[-1]
-    if s.dtype.kind != "f":
+    if s.dtype.kind not in "fc":
         return full(s.shape[:-1], n, np.int64, s.context)
     nans = _ufunc("isnan", s).sum(axis=-1, dtype=np.int64)
     return _ufunc("subtract", np.int64(n), nans)
@@ -184,9 +201,11 @@ def _gather_rows(s: DeviceArray, idx: DeviceArray) -> DeviceArray:
     return ops().take(s.reshape(-1), flat)
 
 
-def _nan_prepare(a: Any, axis: Any, op: str) -> "tuple[DeviceArray, DeviceArray, tuple, tuple, int]":
+def _nan_prepare(a: Any, axis: Any, op: str, kinds: str = "biuf") -> "tuple[DeviceArray, DeviceArray, tuple, tuple, int]":
+    """The rows sorted (NaNs last: numpy's complex order puts a NaN in either part last too), and
+    each row's count of numbers."""
     a = device_operand(a, op)
-    if a.dtype.kind not in "biuf":
+    if a.dtype.kind not in kinds:
         raise TypeError(f"gnp.{op}: a must be a real array, got {a.dtype}")
     x, kept, keep = _rows_last(a, axis)
     n = x.shape[-1]
@@ -200,7 +219,7 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
               keepdims: bool = False) -> DeviceArray:
     """``np.nanmedian``: the median of each row's numbers (NaNs sort last, so each row's count
     of numbers picks its middle on the device); all-NaN rows give NaN."""
-    s, c, kept, keep, n = _nan_prepare(a, axis, "nanmedian")
+    s, c, kept, keep, n = _nan_prepare(a, axis, "nanmedian", "biufc")
     rdt = np.nanmedian(np.zeros(2, s.dtype)).dtype
     if n == 0 or s.shape[0] == 0:
         return _finish(full(kept, np.nan, rdt, s.context), (), kept, keep, keepdims, out)
@@ -367,6 +386,8 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Devi
                          "gnp.searchsorted: a must be 1-D")
     if sorter is not None:
         sorter = device_operand(sorter, "searchsorted")
+        if sorter.dtype.kind not in "iu":            # numpy checks the type before the length
+            raise TypeError(f"sorter must only contain integers (got {sorter.dtype})")
         if sorter.shape != a.shape:
             raise ValueError("sorter.size must equal a.size")
         a = ops().take(a, sorter)
@@ -395,6 +416,9 @@ def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> DeviceArray:
         raise ValueError("'minlength' must not be negative")
     if weights is not None:
         weights = device_operand(weights, "bincount")
+        if not np.can_cast(weights.dtype, np.float64, "safe"):       # numpy's bincount sums in double
+            raise TypeError(f"Cannot cast array data from {weights.dtype!r} to dtype('float64') according to the "
+                            "rule 'safe'")
         if weights.shape != x.shape:
             raise ValueError("The weights and list don't have the same length.")
     length = minlength
@@ -415,10 +439,18 @@ def _bin_sums(bins: DeviceArray, weights: DeviceArray, length: int) -> DeviceArr
     stable sort by bin keeps each bin's weights in their original order, numpy's adding order."""
     perm = ops().argsort(bins)
     s = ops().take(bins, perm)
-    ws = ops().take(weights, perm).astype(np.float64, copy=False)
     ks = arange(length, dtype=np.int64, device=bins.context)
-    return ops().segment_sums(ws, ops().searchsorted_sorted(s, ks, "left"),
-                              ops().searchsorted_sorted(s, ks, "right"))
+    lo, hi = ops().searchsorted_sorted(s, ks, "left"), ops().searchsorted_sorted(s, ks, "right")
+    if weights.dtype.kind == "c":        # (histogram's complex weights: each part summed, complex128)
+        from ._complex_parts import complex_part
+        ws = ops().take(weights, perm)
+        out = empty((length,), np.complex128, bins.context)
+        for which in ("real", "imag"):
+            part = complex_part(ws, which).astype(np.float64)
+            complex_part(out, which)[...] = ops().segment_sums(part, lo, hi)
+        return out
+    ws = ops().take(weights, perm).astype(np.float64, copy=False)
+    return ops().segment_sums(ws, lo, hi)
 
 
 def _histogram_edges(a: DeviceArray, bins: Any, range: Any) -> "tuple[Any, bool]":
@@ -528,15 +560,24 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: 
 
 
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None) -> DeviceArray:
-    """``np.interp`` (float64, real ``fp``): piecewise-linear interpolation of increasing ``xp``;
-    ``period`` wraps ``x`` and ``xp`` as numpy does."""
+    """``np.interp`` (float64; complex128 for complex ``fp``, each part apart): piecewise-linear
+    interpolation of increasing ``xp``; ``period`` wraps ``x`` and ``xp`` as numpy does."""
     x = _as_operand(x, None if not isinstance(xp, DeviceArray) else xp.context, "interp")
     xp = device_operand(xp, "interp")
     fp = device_operand(fp, "interp")
+    if fp.dtype.kind == "c":     # numpy: the real and imaginary parts interpolated apart, complex128
+        from ._complex_parts import complex_part
+        parts = []
+        for which in ("real", "imag"):
+            ends = [None if v is None else getattr(complex(v), which) for v in (left, right)]
+            parts.append(interp(x, xp, complex_part(fp, which), ends[0], ends[1], period))
+        res = empty(parts[0].shape, np.complex128, parts[0].context)     # (no arithmetic: inf parts stay as they are)
+        complex_part(res, "real")[...] = parts[0]
+        complex_part(res, "imag")[...] = parts[1]
+        return res
     for name, arr in (("x", x), ("xp", xp), ("fp", fp)):
         if arr.dtype.kind not in "biuf":
-            raise TypeError(f"gnp.interp: {name} must be real (complex fp is not supported on device arrays), "
-                            f"got {arr.dtype}")
+            raise TypeError(f"gnp.interp: {name} must be real, got {arr.dtype}")
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("object too deep for desired array")
     if xp.shape[0] != fp.shape[0]:

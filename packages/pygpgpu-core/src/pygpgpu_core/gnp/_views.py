@@ -19,7 +19,8 @@ __all__ = ["expand_dims", "squeeze", "moveaxis", "swapaxes", "atleast_1d",
 
 # Python values numpy takes in place of an array (a list of coefficients, a scalar bound): small by
 # nature, so gnp uploads them as numpy would convert them (np.asarray: int64, float64, bool)
-PYTHON_OPERANDS = (list, tuple, bool, int, float, np.bool_, np.integer, np.floating)   # numpy scalars are host scalars
+PYTHON_OPERANDS = (list, tuple, bool, int, float, complex, np.bool_, np.integer, np.floating,
+                   np.complexfloating)   # numpy scalars are host scalars
 
 
 def device_operand(a: Any, op: str, device: Any = None) -> DeviceArray:

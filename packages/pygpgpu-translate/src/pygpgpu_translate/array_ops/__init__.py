@@ -53,11 +53,32 @@ _REDUCE_METHODS = {"add": "sum", "multiply": "prod", "minimum": "min", "maximum"
 _ACCUMULATE_METHODS = {"add": "cumsum", "multiply": "cumprod"}
 
 
+# numpy ufuncs that gnp composes of device operations (gnp.<name>), several with two outputs
+_COMPOSED = ("divmod", "modf", "frexp", "ldexp", "nextafter", "spacing")
+
+
+def _composed_ufunc(ufunc: Any, inputs: tuple, kwargs: dict) -> Any:
+    """``np.divmod(g, 3)``, ``np.frexp(g)``...: gnp's function of the same name, numpy's ``out``."""
+    from pygpgpu_core import gnp
+    name = ufunc.__name__
+    out = kwargs.pop("out", None)
+    kwargs.pop("subok", None)
+    if kwargs.pop("where", True) is not True or kwargs:
+        raise TypeError(f"np.{name}: arguments {sorted(kwargs) or ['where']} are not supported on device arrays")
+    if isinstance(out, tuple) and ufunc.nout == 1:
+        (out,) = out
+    if isinstance(out, tuple) and all(o is None for o in out):
+        out = None
+    return getattr(gnp, name)(*inputs, out=out)
+
+
 def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     """``DeviceArray.__array_ufunc__``: ``np.sqrt(g)``, ``np.add(g, h, out=g)``,
     ``np.add.reduce(g, axis=0)``, ``np.multiply.accumulate(g)`` on the device."""
     name = ufunc.__name__
     kwargs = dict(kwargs)
+    if method == "__call__" and name in _COMPOSED:
+        return _composed_ufunc(ufunc, inputs, kwargs)
     out = kwargs.pop("out", None)
     if isinstance(out, tuple):
         if len(out) != 1:

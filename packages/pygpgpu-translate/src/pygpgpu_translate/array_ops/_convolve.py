@@ -10,6 +10,7 @@ from pygpgpu_core.gnp import DeviceArray
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
 from ._operands import check_dtype, check_same_device
+from ._half import narrow, stores_half_only
 
 __all__ = ["convolve"]
 
@@ -48,6 +49,9 @@ def convolve(a: Any, v: Any, mode: str = "full") -> DeviceArray:
         a, v = v, a
     device = check_same_device([a, v], "convolve")
     dt = np.result_type(a.dtype, v.dtype)
+    if dt == np.float16 and stores_half_only(device):
+        # float32 products and sums rounded to half once (numpy's half loops round each step)
+        return narrow(convolve(a.astype(np.float32), v.astype(np.float32), mode))
     check_dtype(dt, "convolve", "result", device)
     n, m = a.size, v.size
     if mode == "full":

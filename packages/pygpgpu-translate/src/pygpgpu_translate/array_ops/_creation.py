@@ -97,6 +97,11 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retste
             values, step = np.linspace(start, stop, num, endpoint=endpoint, retstep=True, dtype=dt)
             return _upload(values, ctx), step
         return _upload(np.linspace(start, stop, num, endpoint=endpoint, dtype=dt), ctx)
+    if dt == np.float16 and stores_half_only(dev):      # computed in float64 as numpy does, then rounded once
+        res = linspace(start, stop, num, endpoint, retstep, np.float64, axis, device)
+        if retstep:
+            return narrow(res[0]), res[1]
+        return narrow(res)
     check_dtype(dt, "linspace", "dtype", dev)
     div = (num - 1) if endpoint else num
     if np.iscomplexobj(start) or np.iscomplexobj(stop):
@@ -195,7 +200,9 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
         dtype = out.dtype
     dt = np.dtype(dtype) if dtype is not None else np.result_type(*[a.dtype for a in arrays])
     for k, a in enumerate(arrays):
-        if a.dtype != dt:             # (arrays of the result's type are copied as they are, complex ones too)
+        if a.dtype != dt and not stores_half_only(device):
+            # (arrays of the result's type are copied as they are, complex ones too; a device that
+            # stores half converts float16 through float32 in the copy)
             check_dtype(a.dtype, "concatenate", k, device)
         if not np.can_cast(a.dtype, dt, casting):
             raise TypeError(f"Cannot cast array data from {a.dtype!r} to {dt!r} according to the rule {casting!r}")

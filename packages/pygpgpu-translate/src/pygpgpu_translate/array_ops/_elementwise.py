@@ -23,7 +23,7 @@ from typing import Any, Callable, Literal, cast
 import numpy as np
 from pygpgpu_core import funcs
 from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
-from pygpgpu_core.gnp._array import check_out_writeable
+from pygpgpu_core.gnp._array import check_out_writeable, warn_complex_to_real
 from pygpgpu_core.gnp._functions import UFUNC_NAMES
 
 from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
@@ -200,6 +200,42 @@ def _heaviside(dts):
     return f"{name}({{0}}, {{1}})", f"def {name}(x, h0):\n{body}"
 
 
+def _gcd(dts):
+    """numpy's npy_gcd: Euclid's algorithm on the magnitudes (gcd(0, 0) is 0)."""
+    t = dts[0]
+    name = f"_gnp_gcd_{t.name}"
+    x, y = ("abs(a)", "abs(b)") if t.kind == "i" else ("a", "b")
+    body = (f"    x = {x}\n    y = {y}\n"
+            "    while y != 0:\n        r = x % y\n        x = y\n        y = r\n"
+            f"    return {np_type(t)}(x)\n")
+    return f"{name}({{0}}, {{1}})", f"def {name}(a, b):\n{body}"
+
+
+def _lcm(dts):
+    """numpy's npy_lcm: |a / gcd(a, b) * b|, and 0 where gcd is 0."""
+    t = dts[0]
+    gcd_call, gcd_helper = _gcd(dts)
+    name = f"_gnp_lcm_{t.name}"
+    mag = "abs" if t.kind == "i" else ""
+    # C's integer promotion: numpy's int8/int16 products are formed in int, then wrap to the type
+    w = "np.int32" if t.itemsize < 4 else np_type(t)
+    body = (f"    g = {gcd_call.format('a', 'b')}\n    if g == 0:\n        return {np_type(t)}(0)\n"
+            f"    return {np_type(t)}({mag}({w}(a) // {w}(g) * {w}(b)))\n")
+    return f"{name}({{0}}, {{1}})", f"{gcd_helper}\ndef {name}(a, b):\n{body}"
+
+
+def _bitwise_count(dts):
+    """numpy 2's bitwise_count: the number of 1 bits of |x| (a uint8)."""
+    t = dts[0]
+    name = f"_gnp_popcount_{t.name}"
+    unsigned = np_type(np.dtype(f"uint{t.itemsize * 8}"))
+    start = "abs(a)" if t.kind == "i" else "a"
+    body = (f"    x = {unsigned}({start})\n    n = np.uint8(0)\n"
+            f"    while x != {unsigned}(0):\n        n = np.uint8(n + np.uint8(x & {unsigned}(1)))\n"
+            f"        x = x >> {unsigned}(1)\n    return n\n")
+    return f"{name}({{0}})", f"def {name}(a):\n{body}"
+
+
 # ufunc name -> expression rule, for the ufuncs whose rule is not "call np.<name>"; which ufuncs exist
 # is gnp's table (pygpgpu_core.gnp._functions.UFUNC_NAMES, the one list of names), and UFUNCS below
 # gives each of them this rule or the plain call
@@ -222,7 +258,8 @@ _RULES: dict[str, Callable] = {
     "conjugate": lambda d: "{0}",
     "deg2rad": _scale(np.pi, 180.0), "radians": _scale(np.pi, 180.0), "rad2deg": _scale(180.0, np.pi),
     "degrees": _scale(180.0, np.pi), "signbit": _signbit, "logaddexp": _logaddexp("e"),
-    "logaddexp2": _logaddexp("2"), "heaviside": _heaviside,
+    "logaddexp2": _logaddexp("2"), "heaviside": _heaviside, "gcd": _gcd, "lcm": _lcm,
+    "bitwise_count": _bitwise_count,
     "floor": _float_or_identity("np.floor"), "ceil": _float_or_identity("np.ceil"),
     "trunc": _float_or_identity("np.trunc"), "rint": _float_or_identity("np.rint"),
     "isnan": _predicate("np.isnan", "False"), "isinf": _predicate("np.isinf", "False"),
@@ -274,6 +311,7 @@ def _loop(name: str, keys: tuple, dtype: Any, casting: str = "same_kind") -> tup
 # numpy's casting rules (np.can_cast); an unknown one is numpy's ValueError
 Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
 
+_HALF = np.dtype(np.float16)
 _COMPARISONS = frozenset(("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"))
 
 
@@ -290,9 +328,10 @@ def _scalar_value(s: Scalar, dt: np.dtype, name: str, position: int) -> np.gener
 def _comparison_key(s: Scalar, arrays_dt: np.dtype) -> Any:
     """numpy 2 compares integer arrays with out-of-range Python ints exactly (int8 == 300 is all
     False): give such a scalar the integer type it needs instead of the weak type."""
-    if s.weak and s.key is int and arrays_dt.kind in "iu":
-        info = np.iinfo(arrays_dt)
-        if not info.min <= s.value <= info.max:
+    if s.weak and s.key is int and arrays_dt.kind in "iub":
+        # (a bool array against 2**63: CuPy compares in uint64, where numpy's default int overflows)
+        low, high = (0, 1) if arrays_dt.kind == "b" else (np.iinfo(arrays_dt).min, np.iinfo(arrays_dt).max)
+        if not low <= s.value <= high:
             if -2**63 <= s.value < 2**63:
                 return np.dtype(np.int64)
             return np.dtype(np.uint64) if 0 <= s.value < 2**64 else np.dtype(np.float64)
@@ -581,11 +620,17 @@ def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, cas
         else:
             keys.append(x.key)
     in_dts, out_dt = _loop(name, tuple(keys), dtype, casting)
+    if out_dt == _HALF and stores_half_only(device):
+        # numpy computes np.sqrt(int8) in float16 (small integers convert to half exactly): through float32
+        return _through_float32(name, ops, out, dtype, casting)
     for k, dt in enumerate(in_dts):
         check_dtype(dt, name, k, device)
     check_dtype(out_dt, name, "result", device)
-    # scalars convert first, so uint8_array ** -2 is numpy's OverflowError (-2 does not fit)
-    operands = [x if isinstance(x, DeviceArray) else _scalar_value(x, in_dts[k], name, k) for k, x in enumerate(ops)]
+    # scalars convert first, so uint8_array ** -2 is numpy's OverflowError (-2 does not fit); a complex
+    # array in a real loop (np.add(c, c, dtype=np.float32, casting="unsafe")) converts first, as numpy's
+    # casts do (the real part, with its ComplexWarning; bool: either part nonzero)
+    operands = [(x.astype(in_dts[k]) if x.dtype.kind == "c" and in_dts[k].kind != "c" else x)
+                if isinstance(x, DeviceArray) else _scalar_value(x, in_dts[k], name, k) for k, x in enumerate(ops)]
     if name == "power" and in_dts[1].kind in "iu":
         s = ops[1]
         if isinstance(s, Scalar) and s.value < 0:
@@ -613,12 +658,20 @@ def _through_float32(name: str, ops: list, out: Any, dtype: Any, casting: Castin
     element in float32 and round the result to half once, and so does this (``_half``)."""
     half = np.dtype(np.float16)
     keys = tuple(x.dtype if isinstance(x, DeviceArray) or not x.weak else x.key for x in ops)
-    _, out_dt = _loop(name, keys, dtype, casting)
+    in_dts, out_dt = _loop(name, keys, dtype, casting)
+
+    def scalar(x: Scalar, loop_dt: np.dtype) -> Any:
+        if x.dtype == half and not x.weak:
+            return np.float32(x.value)
+        if x.weak and loop_dt == half and x.key is not complex:
+            # numpy converts a weak scalar to the loop's half first: 2**32 is inf there (g16 <= 2**32)
+            with np.errstate(over="ignore"):
+                return np.float32(np.float16(x.value))
+        return x.value
     wide = [widen(x) if isinstance(x, DeviceArray) and x.dtype == half else
-            (np.float32(x.value) if isinstance(x, Scalar) and x.dtype == half and not x.weak else x.value
-             if isinstance(x, Scalar) else x) for x in ops]
-    res = ufunc_call(name, tuple(wide), dtype=np.float32 if dtype is not None and np.dtype(dtype) == half else dtype,
-                     casting=casting)
+            scalar(x, in_dts[k]) if isinstance(x, Scalar) else x for k, x in enumerate(ops)]
+    # a float16 result is computed in float32 (np.sqrt(int8) too: numpy's e->e loop gets exact halves)
+    res = ufunc_call(name, tuple(wide), dtype=np.float32 if out_dt == half else dtype, casting=casting)
     if out_dt == half:
         res = narrow(res)
     if out is None:
@@ -639,7 +692,7 @@ _SELF_ONLY = (type(None), dict, set, frozenset, type)
 def _never_equal(x: Any) -> bool:
     """Whether ``x`` (no operand) equals no number: None, a dict..., or an object without an
     ``__eq__`` of its own. One with its own may say otherwise, so it is left to Python."""
-    return isinstance(x, _SELF_ONLY) or type(x).__eq__ is object.__eq__
+    return isinstance(x, _SELF_ONLY) or (type(x).__eq__ is object.__eq__ and type(x).__ne__ is object.__ne__)
 
 
 def _compared_with_object(name: str, inputs: tuple, out: Any) -> Any:
@@ -696,6 +749,7 @@ def assign(dst: DeviceArray, src: Any) -> None:
         if shape != dst.shape:
             raise ValueError(f"could not broadcast input array from shape {shape_text(c.shape)} into shape "
                              f"{shape_text(dst.shape)}")
+        warn_complex_to_real(c.dtype, dst.dtype)
         if c.dtype == dst.dtype and _stored_only(c.dtype):
             # complex or half data: copied as raw bytes, as copy() does
             run(_COPY, [_raw_view(c)], (_raw_view(c).dtype,), _raw_view(dst), device)
@@ -790,6 +844,8 @@ def where(condition: Any, x: Any = None, y: Any = None) -> DeviceArray | tuple:
             check_dtype(o.dtype, "where", k, device)
     check_dtype(out_dt, "where", "result", device)
     cond = ops[0]
+    if isinstance(cond, DeviceArray) and cond.dtype.kind == "c":      # a complex number is true where either part is
+        cond = ufunc_call("not_equal", (cond, 0))
     operands = [cond if isinstance(cond, DeviceArray) else _scalar_value(cond, np.dtype(bool), "where", 0)]
     for k, o in enumerate(ops[1:], 1):
         operands.append(o if isinstance(o, DeviceArray) else _scalar_value(o, out_dt, "where", k))

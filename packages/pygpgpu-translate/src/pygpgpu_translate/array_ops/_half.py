@@ -61,8 +61,10 @@ def widen(a: DeviceArray) -> DeviceArray:
 
 
 def narrow(a: DeviceArray) -> DeviceArray:
-    """float32 or float64 ``a`` rounded to float16 in one step (nearest, ties to even; overflow to
+    """``a`` (float32, float64; integers through float64) rounded to float16 in one step (nearest, ties to even; overflow to
     inf), as numpy's ``npy_float_to_half`` / ``npy_double_to_half``."""
+    if a.dtype not in (SINGLE, np.float64):     # integers and bools: exact in float64 first, then one rounding
+        a = a.astype(np.float64)
     src = contiguous(a)
     out = DeviceArray(a.shape, HALF, a.context)
     if a.size:

@@ -105,11 +105,14 @@ def _is_mask(key: Any) -> bool:
 def getitem(a: DeviceArray, key: Any) -> DeviceArray:
     """``a[key]`` for an integer index array or a boolean mask (alone, or after ``...``)."""
     if isinstance(key, tuple):
+        from ._multi_index import is_multi_index, multi_getitem
+        if is_multi_index(key):
+            return multi_getitem(a, key)
         if len(key) == 1:
             key = key[0]
         else:
-            raise IndexError("device arrays support one integer array or boolean mask as an advanced index "
-                             "(combine it with slices through a view first: g[:, 2:][idx])")
+            raise IndexError("device arrays support integer index arrays with ints and slices, or one boolean "
+                             "mask, as an advanced index (apply ... and None through a view first: g[..., 2:][idx])")
     if _is_mask(key):
         mask = key if isinstance(key, DeviceArray) else None
         if mask is None:
