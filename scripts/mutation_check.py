@@ -746,6 +746,22 @@ MUTATIONS = [
              "                raise NotYetTyped(name)          # the statement reading it runs again later (_infer)",
              "                return ir.Var(self.cname(name), INT32)",
              ("tests/test_translate_inference_chains.py",), "a read of a not-yet-typed local defers its statement"),
+    # ---- gnp breadth (gnp-names) ----
+    Mutation("gnp-spacing-direction", f"{CORE}/gnp/_float_parts.py",
+             'toward = ops().where(_u("less", x, 0), dt.type(-np.inf), dt.type(np.inf))',
+             'toward = ops().where(_u("less_equal", x, 0), dt.type(-np.inf), dt.type(np.inf))',
+             ("tests/test_gnp_float_parts.py",), "spacing of +0 steps toward +inf"),
+    Mutation("gnp-ldexp-subnormal-floor", f"{CORE}/gnp/_float_parts.py", "low = 2 - lay.bias - lay.mant - 3",
+             "low = 2 - lay.bias - lay.mant - 1", ("tests/test_gnp_float_parts.py",),
+             "ldexp scales in steps that never skip the subnormal range"),
+    Mutation("gnp-lcm-narrow-ints", f"{TRANSLATE}/array_ops/_elementwise.py",
+             'w = "np.int32" if t.itemsize < 4 else np_type(t)', "w = np_type(t)",
+             ("tests/test_gnp_integer_ufuncs.py",), "lcm of 8/16-bit ints computes in int32 and wraps as numpy"),
+    Mutation("gnp-multi-index-placement", f"{TRANSLATE}/array_ops/_multi_index.py", "and advanced[0] > 0:",
+             "and advanced[0] > 1:", ("tests/test_gnp_multi_index.py",),
+             "index arrays split by a slice put their axes first, as numpy"),
+    Mutation("gnp-nan-reductions-complex", f"{CORE}/gnp/_nan_reductions.py", 'kinds: str = "fc"', 'kinds: str = "f"',
+             ("tests/test_gnp_stats_complex.py",), "nan-reductions treat complex NaN as NaN"),
 ]
 
 
