@@ -369,7 +369,7 @@ class ExpressionRules:
                 raise self.err(node, f"index {i.value} is out of bounds for axis {k} with size {n} (numpy "
                                "raises IndexError)", "a private or local array has the shape it was made with")
             if bounds is not None:        # the debug mode checks the index at its full width (_bounds)
-                parts.append(bounds.full_width(self, i, arr.shape[k], i.type.kind == "i"
+                parts.append(bounds.full_width(self.fb, i, arr.shape[k], i.type.kind == "i"
                                                and not is_non_negative(i, self.non_negative)))
                 continue
             if isinstance(i, ir.Const) and i.value < 0:        # Python negative index from the end
@@ -380,7 +380,7 @@ class ExpressionRules:
             parts.append(self.convert(i, it))
         ok = None
         if bounds is not None:
-            parts, ok = bounds.check(self, arr, parts, node, kind)
+            parts, ok = bounds.check(self.fb, arr, parts, node, kind)
             parts = [self.convert(p, it) for p in parts]       # narrowed for the access only, once checked
         flat = parts[0]
         for k in range(1, len(parts)):
