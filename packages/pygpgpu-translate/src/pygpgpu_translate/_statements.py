@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 import numpy as np
 
 from . import _ir as ir
-from ._builtins import CAST_TYPES
 from ._types import (BOOL, INT32, INT64, VOID, ArrayType, Scalar, Vector, binary_result, concrete)
-from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
+from ._bindings import ObjectRef, ShapeRef, TupleRef
 from ._bounds import BoundsChecks
 from ._launch_checks import local_size_item
-from ._complex import complex_type_of
+from ._dtype_objects import dtype_from_object
 from ._infer import AssignmentLog, NotYetTyped, builder_state, is_name_assignment, restore_builder_state, widen_local
 from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
@@ -486,7 +485,7 @@ class StatementRules:
         elem = self.prog.default_float
         if dt_node is not None:
             obj = self.expr(dt_node)
-            elem = self.dtype_from_object(obj, dt_node)
+            elem = dtype_from_object(self.fb, obj, dt_node)
         self.prog.note_type(elem)
         t = ArrayType(elem, len(shape), space="local", static_shape=tuple(shape))
         ref = ir.ArrayRef(name, self.cname(name), [ir.Const(n, self.prog.index_type) for n in shape], t)
@@ -501,7 +500,7 @@ class StatementRules:
             raise self.err(call, f"gpu.local_array({size_name}, ...): the size parameter {size_name!r} is a "
                            f"{size.type}, not an int", f"pass the number of elements as an int: {size_name}=256")
         dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
-        elem = self.dtype_from_object(self.expr(dt_node), dt_node) if dt_node is not None else self.prog.default_float
+        elem = dtype_from_object(self.fb, self.expr(dt_node), dt_node) if dt_node is not None else self.prog.default_float
         if not isinstance(elem, Scalar):
             raise self.err(dt_node or call, "a local array sized at launch holds numbers", "use a numpy dtype")
         self.prog.note_type(elem)
@@ -511,25 +510,6 @@ class StatementRules:
         self.array_locals[name] = ref
         self.prog.dynamic_locals[ref.cname] = (ref, size_name)
         return None
-
-    def dtype_from_object(self, obj, node):
-        if isinstance(obj, ObjectRef):
-            o = obj.obj
-            if o in CAST_TYPES and CAST_TYPES[o] in NP_TYPES:
-                return Scalar(CAST_TYPES[o])
-            if o is float:
-                return self.prog.default_float
-            if o is int:
-                return INT32
-            vi = vector_class_info(o)
-            if vi:
-                return Vector(Scalar(vi[0]), vi[1])
-            try:
-                dt = np.dtype(cast(Any, o))          # any object: numpy says whether it names a dtype
-                return complex_type_of(dt) if dt.kind == "c" else Scalar(dt.name)
-            except TypeError:
-                pass
-        raise self.err(node, "expected a numpy dtype such as np.float32")
 
     # ---- for loops -----------------------------------------------------------------------------------
     def st_For(self, s, top):
