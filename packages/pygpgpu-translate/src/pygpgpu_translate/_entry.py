@@ -291,7 +291,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
 
 
 def launch_sized_locals(dynamic_locals: dict, layout: list, idx) -> list:
-    """The hidden parameters of the local arrays sized at launch (``_statements.dynamic_local_array``),
+    """The hidden parameters of the local arrays sized at launch (``_local_arrays.dynamic_local_array``),
     widest element first: carved one after another out of one block (CUDA/HIP), each then starts
     on a multiple of its own element size with no padding (sizes are powers of two), so the
     launch's byte counts simply add up. Each adds a ``("local", size parameter, dtype)`` layout item."""
