@@ -17,7 +17,7 @@ from ._builtins import lookup_namespace, lookup_object, supported_in
 from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
                      is_signed_and_uint64, wider_int)
 from ._attr_refs import AttrRef, DefaultsRef, child_path, same_value
-from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
+from ._bindings import ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._elements import element_value
 from ._nesting import deeper_than
@@ -28,7 +28,8 @@ from ._signs import is_non_negative
 from ._source import parameter_names
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._tuples import tuple_result
-from ._vector_convert import convert_component, vector_convert_call, vector_for_scalar, vector_method
+from ._vector_convert import vector_convert_call, vector_for_scalar, vector_method
+from ._vector_values import swizzle, vector_ctor
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder, ProgramBuilder
@@ -198,7 +199,7 @@ class ExpressionRules:
             raise self.err(node, f"{what} is {number} here, which has no .{attr}",
                            f"pass an array for {what!r}" if what in self.params else "use .shape on an array")
         if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
-            return self.swizzle(base, attr, node)
+            return swizzle(self.fb, base, attr, node)
         if isinstance(base, ir.Expr) and attr in ("astype", "item", "view"):     # numpy's conversions of a value
             raise self.err(node, f"numbers have no .{attr}() in kernels",
                            "convert with np.int32(v), np.float64(v)..., or int(v), float(v), bool(v)")
@@ -227,27 +228,6 @@ class ExpressionRules:
             raise self.err(node, f"self.{attr} is not usable in a kernel",
                            "self attributes must be numpy/device arrays, numbers or vectors")
         return binding
-
-    def swizzle_indices(self, vt, attr, node) -> list[int]:
-        """The component numbers ``.x``, ``.zyx``, ``.s01`` name in a vector of type ``vt``."""
-        if attr.startswith("s") and len(attr) > 1 and all(c in "0123456789abcdefABCDEF" for c in attr[1:]):
-            idx = [int(c, 16) for c in attr[1:]]
-        elif all(c in "xyzw" for c in attr) or all(c in "rgba" for c in attr):
-            idx = [SWIZZLE_INDEX[c] for c in attr]
-        else:
-            raise self.err(node, f"vectors have no component {attr!r}", "use .x .y .z .w, .s0 ... .sF or swizzles like .xy")
-        if any(i >= vt.width for i in idx):
-            raise self.err(node, f"{vt} has no component {attr!r}")
-        return idx
-
-    def swizzle(self, v, attr, node):
-        idx = self.swizzle_indices(v.type, attr, node)
-        if len(idx) == 1:
-            return self.comp(v, idx[0])
-        if len(idx) not in VECTOR_WIDTHS:
-            raise self.err(node, f"a swizzle of {len(idx)} components is not a vector width")
-        v = self.materialize(v)
-        return ir.VecCtor([self.comp(v, i) for i in idx], Vector(v.type.base, len(idx)))
 
     def comp(self, v, k):
         if isinstance(v, ir.VecCtor):
@@ -1048,7 +1028,7 @@ class ExpressionRules:
             return _calls.call_builtin(self.fb, b, node, obj)
         vi = vector_class_info(obj)
         if vi:
-            return self.vector_ctor(Vector(Scalar(vi[0]), vi[1]), node)
+            return vector_ctor(self.fb, Vector(Scalar(vi[0]), vi[1]), node)
         if obj is range or obj in (enumerate, np.ndindex, np.ndenumerate):
             raise self.err(node, f"{getattr(obj, '__name__', obj)}() is only valid as the iterable of a for loop")
         if obj is print:                       # device printf, formatted like Python (_print)
@@ -1138,27 +1118,6 @@ class ExpressionRules:
             return call
         return call
 
-    def vector_ctor(self, vt: Vector, node):
-        comps: list[ir.Expr] = []
-        # float2([x, y]) and float2((x, y)) as float2(x, y): the items are the arguments
-        args = [item for a in node.args for item in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
-        for a in args:
-            v = self.value(a)
-            if isinstance(v.type, Vector):
-                v = self.materialize(v)
-                comps.extend(self.comp(v, k) for k in range(v.type.width))
-            else:
-                comps.append(v)
-        if len(comps) == 1:
-            s = self.materialize(convert_component(self.fb, comps[0], vt.base))
-            comps = [s] * vt.width
-        if len(comps) == 0:
-            comps = [ir.Const(0, vt.base)] * vt.width
-        if len(comps) != vt.width:
-            raise self.err(node, f"{vt} needs {vt.width} components, got {len(comps)}",
-                           f"pass {vt.width} numbers, one number to broadcast, or smaller vectors plus numbers")
-        self.prog.note_type(vt)
-        return ir.VecCtor([convert_component(self.fb, c, vt.base) for c in comps], vt)   # the host's rule
 
 
 def _arithmetic_of(e, names) -> bool:

@@ -18,6 +18,7 @@ from ._records import RecordRef, is_record_binding, record_alias, record_store, 
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
 from ._tuples import tuple_return
+from ._vector_values import swizzle_indices
 
 if TYPE_CHECKING:
     from ._bindings import Domain
@@ -94,7 +95,6 @@ class StatementRules:
         resolve_callee: Callable[..., Any]
         builtin_of: Callable[..., Any]
         temp: Callable[..., ir.Var]
-        swizzle_indices: Callable[..., list[int]]
         binop: Callable[..., Any]
         index_array: Callable[..., Any]
 
@@ -383,7 +383,7 @@ class StatementRules:
         if not isinstance(target.value, ast.Name):
             raise self.err(target, "writing a vector component needs a vector variable",
                            "assign the vector to a name first, then set its component")
-        picked = self.swizzle_indices(base.type, target.attr, target)
+        picked = swizzle_indices(self.fb, base.type, target.attr, target)
         if len(set(picked)) != len(picked):
             raise self.err(target, f"swizzle .{target.attr} names a component twice and cannot be assigned")
         old = self.materialize(base)
