@@ -27,6 +27,7 @@ from ._records import RecordType, is_record_binding, record_argument, record_att
 from ._signs import is_non_negative
 from ._source import parameter_names
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
+from ._tuple_items import sliced_tuple, tuple_item
 from ._tuples import tuple_result
 from ._vector_convert import vector_convert_call, vector_for_scalar, vector_method
 from ._vector_values import swizzle, vector_ctor
@@ -245,7 +246,7 @@ class ExpressionRules:
         if is_record_binding(base):           # p[i]["mass"], p[i].pos[k] (_records)
             return record_subscript(self.fb, base, node)
         if isinstance(node.slice, ast.Slice):
-            return self.sliced_tuple(base, node)
+            return sliced_tuple(self.fb, base, node)
         if isinstance(base, ShapeRef):
             k = self.expr(node.slice)
             if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
@@ -259,7 +260,7 @@ class ExpressionRules:
         if isinstance(base, TupleRef):
             k = self.expr(node.slice)
             if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
-                return self.tuple_item(base, k, node)
+                return tuple_item(self.fb, base, k, node)
             if not -len(base.items) <= k.value < len(base.items):
                 raise self.err(node.slice, f"tuple index {k.value} is out of range: the tuple has {len(base.items)} items")
             return base.items[k.value]
@@ -272,49 +273,6 @@ class ExpressionRules:
             raise self.err(node, "only arrays, vectors, shapes and tuples can be indexed")
         idx = self.index_list(node.slice)
         return self.index_array(base, idx, node)
-
-    def sliced_tuple(self, base, node):
-        """``x.shape[:2]``, ``t[1:]``: the tuple of the items a constant slice picks, as Python's."""
-        if isinstance(base, ShapeRef):
-            base = TupleRef([self.index_value(n) for n in base.array.shape])
-        if not isinstance(base, TupleRef):
-            raise self.err(node, "slices are not supported in kernels",
-                           "index one element at a time inside a loop (a shape or a tuple may be sliced)")
-        bounds = []
-        for part in (node.slice.lower, node.slice.upper, node.slice.step):
-            v = self.expr(part) if part is not None else None
-            if v is not None and not (isinstance(v, ir.Const) and isinstance(v.value, int)):
-                raise self.err(part, "a slice of a tuple or a shape needs constant bounds")
-            bounds.append(None if v is None else v.value)
-        if bounds[2] == 0:
-            raise self.err(node.slice, "slice step cannot be zero")
-        return TupleRef(base.items[slice(*bounds)])
-
-    def tuple_item(self, tup, k, node, where=None):
-        """``t[k]`` with ``k`` known only at run time (``W[k]`` in ``for k in range(len(W))``): a
-        chain of tests picks the item, in the items' common type (Python numbers stay weak). A
-        negative ``k`` counts from the end as in Python; one out of range, Python's IndexError,
-        gives the last item. ``where``: the node errors point at (the subscript's index)."""
-        items = tup.items
-        where = where or node.slice
-        if not (isinstance(k, ir.Expr) and isinstance(k.type, Scalar) and k.type.is_int):
-            raise self.err(where, "a tuple index must be an integer")
-        if not items or not all(isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayRef) for v in items):
-            raise self.err(where, "only tuples of numbers or vectors can be indexed with a variable or looped over",
-                           "index it with a constant, or pass the values as an array argument")
-        t = items[0].type
-        for v in items[1:]:
-            t = self.common_type(t, v.type, node)
-        ct = concrete(t, self.prog.default_float)
-        k = self.materialize(k)
-        n = len(items)
-        if not is_non_negative(k, self.non_negative):
-            k = self.materialize(ir.Ternary(ir.Bin("<", k, ir.Const(0, k.type), BOOL),
-                                            ir.Bin("+", k, ir.Const(n, k.type), k.type), k, k.type))
-        out = self.convert(items[-1], ct)
-        for j in range(n - 2, -1, -1):
-            out = ir.Ternary(ir.Bin("==", k, ir.Const(j, k.type), BOOL), self.convert(items[j], ct), out, t)
-        return out
 
     def index_list(self, sl):
         self.index_depth += 1          # index arithmetic stays in the index type (index_value)

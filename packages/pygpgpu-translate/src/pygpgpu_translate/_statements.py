@@ -17,6 +17,7 @@ from ._infer import AssignmentLog, NotYetTyped, builder_state, is_name_assignmen
 from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
+from ._tuple_items import tuple_item
 from ._tuples import tuple_return
 from ._vector_values import swizzle_indices
 
@@ -73,7 +74,6 @@ class StatementRules:
         materialize: Callable[[ir.Expr], ir.Expr]
         expr: Callable[..., Any]                  # the expression rules (_expressions)
         no_void: Callable[..., Any]
-        tuple_item: Callable[..., Any]
         evaluated: dict[int, Any]
         index_depth: int
         convert: Callable[..., Any]
@@ -598,7 +598,7 @@ class StatementRules:
         outer, self.pre = self.pre, []
         python_item = self._item_is_a_python_number(s, items)
         with self.non_negative_names([counter.name]):
-            item = self.tuple_item(items, counter, s.iter, where=s.iter)
+            item = tuple_item(self.fb, items, counter, s.iter, where=s.iter)
             head = [] if python_item else self.store(s.target, item, s)
             head = self.pre + list(head or [])
         self.pre = outer
