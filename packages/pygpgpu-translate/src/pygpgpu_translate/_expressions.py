@@ -16,19 +16,18 @@ from . import _ir as ir
 from ._builtins import lookup_namespace, lookup_object, supported_in
 from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
                      is_signed_and_uint64, wider_int)
-from ._attr_refs import AttrRef, DefaultsRef, child_path, same_value
+from ._attr_refs import AttrRef, child_path, same_value
 from ._bindings import ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._elements import element_value
 from ._nesting import deeper_than
 from ._complex import (complex_attribute, complex_binop, complex_compare, complex_const, complex_conjugate,
                        complex_convert, complex_truth, complex_unary, is_complex)
-from ._records import RecordType, is_record_binding, record_argument, record_attribute, record_element, record_subscript, record_value
+from ._records import RecordType, is_record_binding, record_attribute, record_element, record_subscript, record_value
 from ._signs import is_non_negative
-from ._source import parameter_names
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
+from ._helper_calls import call_helper
 from ._tuple_items import sliced_tuple, tuple_item
-from ._tuples import tuple_result
 from ._vector_convert import vector_convert_call, vector_for_scalar, vector_method
 from ._vector_values import swizzle, vector_ctor
 
@@ -1010,7 +1009,7 @@ class ExpressionRules:
             # (inspect follows __wrapped__), so its names must be the wrapped function's too
             while isinstance(wrapped := getattr(obj, "__wrapped__", None), _pytypes.FunctionType):
                 obj = wrapped
-            return self.call_helper(obj, node)
+            return call_helper(self.fb, obj, node)
         what = ast.unparse(node.func)
         if _defined_in(obj, "numpy.random"):       # a bound method of numpy's generator, not user code
             raise self.err(node, f"{what}() draws random numbers, which a kernel cannot do",
@@ -1022,60 +1021,6 @@ class ExpressionRules:
                            f"kernels translate are {', '.join(supported_in(module))}")
         raise self.err(node, f"{what}() cannot be called from a kernel",
                        "call plain Python helper functions, math/np functions or gpu.* builtins")
-
-    def call_helper(self, func, node):
-        src = self.prog.source_of(func)
-        fargs = src.tree.args
-        names = parameter_names(fargs)           # positional, then keyword-only (def h(a, *, c=3))
-        positional = len(fargs.posonlyargs) + len(fargs.args)
-        defaults = dict(zip(names[positional - len(fargs.defaults):positional], func.__defaults__ or ()))
-        defaults.update(func.__kwdefaults__ or {})
-        bound = {}
-        if len(node.args) > positional:
-            raise self.err(node, f"{func.__name__}() takes {positional} positional arguments, {len(node.args)} given")
-        for n, a in zip(names, node.args):
-            bound[n] = a
-        for kw in node.keywords:
-            if kw.arg not in names:
-                raise self.err(kw.value, f"{func.__name__}() has no parameter {kw.arg!r}")
-            bound[kw.arg] = kw.value
-        values = []
-        for n in names:
-            if n in bound:
-                values.append(self.expr(bound[n]))
-            elif n in defaults:       # compiled in: h.__defaults__ = (...) translates again (_attr_refs)
-                self.prog.global_refs[("default", id(func), n)] = (DefaultsRef(func, n, defaults[n]), n, defaults[n])
-                values.append(self.object_value(defaults[n], node, n))
-            else:
-                raise self.err(node, f"{func.__name__}() is missing argument {n!r}")
-        for v, n in zip(values, names):
-            if isinstance(v, ObjectRef):
-                raise self.err(node, f"argument {n!r} of {func.__name__}() is not a number, vector or array")
-        fn = self.prog.specialize_helper(func, values, node, self)
-        args = []
-        for v in values:
-            if isinstance(v, ir.ArrayRef):
-                args.append(v)
-                args.extend(v.shape)
-            elif is_record_binding(v):             # by reference: array, extents, element (_records)
-                args.extend(record_argument(v, self.prog.index_type)[1])
-            else:
-                args.append(v)
-        # convert scalar args to the helper's parameter types
-        conv = []
-        pi = 0
-        for p in fn.params[:len(args)]:              # a tuple-returning helper's out-parameters follow
-            a = args[pi]
-            conv.append(self.convert(a, p.type) if isinstance(p.type, (Scalar, Vector)) and not isinstance(a, ir.ArrayRef) else a)
-            pi += 1
-        call = ir.Call(fn.name, conv, fn.ret)
-        call.helper = fn
-        if fn.tuple_returns:
-            return tuple_result(self.fb, call, fn)
-        if fn.ret is VOID:
-            return call
-        return call
-
 
 
 def _arithmetic_of(e, names) -> bool:
