@@ -16,7 +16,7 @@ from . import _ir as ir
 from ._builtins import lookup_namespace, lookup_object, supported_in
 from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
                      is_signed_and_uint64, wider_int)
-from ._attr_refs import AttrRef, child_path, same_value
+from ._attr_refs import attribute_value
 from ._bindings import ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._elements import element_value
@@ -184,7 +184,7 @@ class ExpressionRules:
                 value = getattr(obj, attr)
                 self.prog.global_refs[(id(obj.__dict__), attr)] = (obj.__dict__, attr, value)
                 return self.object_value(value, node, what, (obj.__dict__.get("__name__", "?"), attr))
-            value, path = self.attribute_value(base, attr, node)
+            value, path = attribute_value(self.fb, base, attr, node)
             return self.object_value(value, node, what, path)
         if isinstance(base, ir.Expr) and attr in ("shape", "size", "ndim"):
             # an array's attribute read from a number (a scalar passed for an array parameter) or a
@@ -207,20 +207,6 @@ class ExpressionRules:
                        "attributes work on vectors (.x, .xy, .s0), arrays (.shape, .size, .ndim) and self")
 
     self_obj = None
-
-    def attribute_value(self, base, attr, node):
-        """``(value, path)`` of attribute ``attr`` of the object ``base`` (an instance or a class),
-        recorded so that a changed value translates again (_attr_refs)."""
-        obj = base.obj
-        value = getattr(obj, attr)
-        if not same_value(getattr(obj, attr), value):
-            what = ast.unparse(node) if isinstance(node, ast.AST) else attr
-            raise self.err(node, f"{what} gives a different value on each read, and kernels compile the values they read "
-                           "from objects in as constants",
-                           "read it on the host and pass it to the kernel as an argument")
-        path = child_path(base.path, attr)
-        self.prog.global_refs[("attr", id(obj), attr)] = (AttrRef(obj, attr, value, path), attr, value)
-        return value, path
 
     def self_attribute(self, attr, node):
         binding = self.self_attrs.get(attr)
@@ -957,7 +943,7 @@ class ExpressionRules:
                 if self.self_obj is not None and base.obj is self.self_obj:
                     return ObjectRef(getattr(base.obj, fnode.attr))
                 if isinstance(base.obj, type):          # Cls.helper: rebinding it retranslates
-                    return ObjectRef(*self.attribute_value(base, fnode.attr, fnode))
+                    return ObjectRef(*attribute_value(self.fb, base, fnode.attr, fnode))
         return None
 
     def builtin_of(self, callee):
