@@ -18,13 +18,20 @@ each read is recorded and a changed value translates again, in this process and 
 """
 from __future__ import annotations
 
+import ast
 import types
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._bindings import vector_class_info
 
-__all__ = ["CLOSURE_ROOT", "AttrRef", "DefaultsRef", "same_value", "default_refs", "child_path", "resolve", "defaults_of"]
+if TYPE_CHECKING:
+    from ._bindings import ObjectRef
+    from ._builder import FunctionBuilder
+
+__all__ = ["CLOSURE_ROOT", "AttrRef", "DefaultsRef", "same_value", "default_refs", "child_path", "resolve", "defaults_of",
+           "attribute_value"]
 
 CLOSURE_ROOT = "<closure>"        # a path's root that is a captured name of the kernel function
 
@@ -105,6 +112,22 @@ def default_refs(value) -> list:
 def child_path(path: "tuple[str, str] | None", attr: str) -> "tuple[str, str] | None":
     """The path of attribute ``attr`` of the object at ``path`` (None: not reachable from a root)."""
     return None if path is None else (path[0], f"{path[1]}.{attr}")
+
+
+def attribute_value(fb: FunctionBuilder, base: ObjectRef, attr: str, node) -> tuple[object, tuple[str, str] | None]:
+    """``(value, path)`` of attribute ``attr`` of the object ``base`` (an instance or a class),
+    recorded so that a changed value translates again; ``fb``: the function builder reading it,
+    its explicit, typed lowering context."""
+    obj = base.obj
+    value = getattr(obj, attr)
+    if not same_value(getattr(obj, attr), value):
+        what = ast.unparse(node) if isinstance(node, ast.AST) else attr
+        raise fb.err(node, f"{what} gives a different value on each read, and kernels compile the values they read "
+                     "from objects in as constants",
+                     "read it on the host and pass it to the kernel as an argument")
+    path = child_path(base.path, attr)
+    fb.prog.global_refs[("attr", id(obj), attr)] = (AttrRef(obj, attr, value, path), attr, value)
+    return value, path
 
 
 def resolve(root: str, dotted: str, func) -> "tuple[object, str, object]":

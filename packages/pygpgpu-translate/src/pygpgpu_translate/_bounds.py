@@ -14,8 +14,13 @@ Error buffer (int32 slots): 0 flag (claimed with an atomic compare-and-swap, so 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import _ir as ir
 from ._types import BOOL, INT32, INT64, ArrayType
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 __all__ = ["ERROR_NAME", "ERROR_SLOTS", "MAX_DIMS", "BoundsChecks"]
 
@@ -37,7 +42,7 @@ class BoundsChecks:
 
     # ---- building (called by the function builder) ------------------------------------------------
     @staticmethod
-    def full_width(fb, i: ir.Expr, extent: ir.Expr, wrap: bool) -> ir.Expr:
+    def full_width(fb: FunctionBuilder, i: ir.Expr, extent: ir.Expr, wrap: bool) -> ir.Expr:
         """Index ``i`` as an int64, after Python's negative wrap when ``wrap`` (``i + extent``),
         for the check: never narrowed first, so an int64 index of 2**32 + 2 fails rather than
         reading element 2. A uint64 index keeps its bits (2**63 and more look negative and fail;
@@ -51,12 +56,12 @@ class BoundsChecks:
                            w, INT64)
         return w
 
-    def check(self, fb, arr: ir.ArrayRef, parts: list, node, kind: str):
+    def check(self, fb: FunctionBuilder, arr: ir.ArrayRef, parts: list, node, kind: str):
         """``(parts, ok)``: the per-dimension indices made safe to repeat and the condition that
         they are all inside ``arr``'s extents (false: the access was recorded and must be skipped)."""
         return self.check_extents(fb, arr.root, parts, arr.shape, node, kind)
 
-    def check_extents(self, fb, name: str, parts: list, extents: list, node, kind: str):
+    def check_extents(self, fb: FunctionBuilder, name: str, parts: list, extents: list, node, kind: str):
         """:meth:`check` of indices ``parts`` against ``extents``, reported as array ``name``
         (also a record's subarray field: ``p[i].pos``). ``parts`` are :meth:`full_width` indices,
         returned materialized: the caller narrows them to the index type only for the access."""

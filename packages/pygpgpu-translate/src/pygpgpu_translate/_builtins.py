@@ -19,12 +19,15 @@ import cmath
 import importlib
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from pygpgpu_core import funcs as _funcs
 from pygpgpu_core import gpu as _gpu
 from pygpgpu_core import gpu_random
+
+if TYPE_CHECKING:
+    from ._builder import FunctionBuilder
 
 __all__ = ["Builtin", "BUILTINS", "FUNCS", "FuncTypes", "lookup_object", "lookup_namespace", "GPU_MODULES",
            "FUNCS_MODULES", "CAST_TYPES", "supported_in"]
@@ -56,7 +59,7 @@ class Builtin:
     checked: bool = True       # False: the lowering checks arguments and keywords itself (named parameters)
     types: Any = field(default=None, compare=False, hash=False)   # funcs.*: a FuncTypes
 
-    def lower(self, fb, node):
+    def lower(self, fb: FunctionBuilder, node):
         """The call at ``node`` lowered by this row's function (in the function builder ``fb``)."""
         fn = _LOWERINGS.get(self.lowering)
         if fn is None:
@@ -65,7 +68,7 @@ class Builtin:
         return fn(fb, self, node)
 
 
-_LOWERINGS: dict = {}
+_LOWERINGS: dict[str, Callable[[FunctionBuilder, Builtin, Any], Any]] = {}   # every lowering: (fb, row, call node)
 BUILTINS: dict[str, Builtin] = {}
 
 

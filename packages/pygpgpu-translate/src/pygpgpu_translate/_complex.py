@@ -26,7 +26,7 @@ from . import _ir as ir
 from ._types import BOOL, FLOAT32, FLOAT64, INT32, ArrayType, Scalar, Vector, binary_result, concrete
 
 if TYPE_CHECKING:
-    from ._builder import FunctionBuilder
+    from ._builder import FunctionBuilder, ProgramBuilder
 
 __all__ = ["ComplexType", "is_complex", "complex_type_of", "complex_const", "complex_convert", "complex_binop",
            "complex_unary", "complex_compare", "complex_truth", "complex_attribute", "complex_conjugate",
@@ -303,7 +303,7 @@ def lower_complex(self: FunctionBuilder, b, node):
 
 
 # ---- the definitions a translation needs ------------------------------------------------------------------------
-def complex_definitions(prog, functions) -> None:
+def complex_definitions(prog: ProgramBuilder, functions: list[ir.Function]) -> None:
     """Note the ``complex:<T>`` pieces of every complex parameter, array and local (a kernel that
     only copies complex arrays calls no complex function, yet names the struct)."""
     for fn in functions:

@@ -35,7 +35,7 @@ class KernelIR:
     guards: "list | None" = None  # gid-style kernels: [[d, plan]] the extent `if id < E` guards (_guards)
 
 
-def _domain_setup(fb, before, exprs, argnames):
+def _domain_setup(fb: FunctionBuilder, before: list, exprs: list, argnames) -> list:
     """The statements before the domain loop that its size needs (``n = x.shape[0]`` for
     ``for i in range(n)``), for the host-side domain function: plain assignments to names,
     taken in order. A size that depends on anything else is a translation error."""
@@ -61,7 +61,7 @@ def _domain_setup(fb, before, exprs, argnames):
     return lines[::-1]
 
 
-def domain_setup_or_none(fb, before, exprs, argnames):
+def domain_setup_or_none(fb: FunctionBuilder, before: list, exprs: list, argnames) -> "list | None":
     """:func:`_domain_setup`, or None where the statements it needs are not plain assignments."""
     try:
         return _domain_setup(fb, before, exprs, argnames)
@@ -69,7 +69,7 @@ def domain_setup_or_none(fb, before, exprs, argnames):
         return None
 
 
-def _domain_form(fb, s):
+def _domain_form(fb: FunctionBuilder, s: ast.stmt) -> "str | None":
     if not (isinstance(s, ast.For) and isinstance(s.iter, ast.Call)):
         return None
     callee = fb.resolve_callee(s.iter.func)
@@ -87,14 +87,14 @@ def _domain_form(fb, s):
     return None
 
 
-def _is_work_size(fb, s):
+def _is_work_size(fb: FunctionBuilder, s: ast.stmt) -> bool:
     if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
         b = fb.builtin_of(fb.resolve_callee(s.value.func))
         return b is not None and b.name == "gpu.work_size"
     return False
 
 
-def _uses_work_items(fb, stmts):
+def _uses_work_items(fb: FunctionBuilder, stmts) -> bool:
     for stmt in stmts:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
@@ -206,6 +206,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
         if top_loops:
             s = top_loops[0]
             kind = _domain_form(fb, s)
+            assert kind is not None      # top_loops holds only domain loops
             it = s.iter
             if it.keywords:
                 raise fb.err(it, f"{kind}() with keyword arguments is not supported as an iteration domain")
@@ -290,7 +291,7 @@ def build_kernel(prog: ProgramBuilder, func, specs: list, self_obj=None) -> Kern
 
 
 def launch_sized_locals(dynamic_locals: dict, layout: list, idx) -> list:
-    """The hidden parameters of the local arrays sized at launch (``_statements.dynamic_local_array``),
+    """The hidden parameters of the local arrays sized at launch (``_local_arrays.dynamic_local_array``),
     widest element first: carved one after another out of one block (CUDA/HIP), each then starts
     on a multiple of its own element size with no padding (sizes are powers of two), so the
     launch's byte counts simply add up. Each adds a ``("local", size parameter, dtype)`` layout item."""

@@ -16,19 +16,20 @@ from . import _ir as ir
 from ._builtins import lookup_namespace, lookup_object, supported_in
 from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
                      is_signed_and_uint64, wider_int)
-from ._attr_refs import AttrRef, DefaultsRef, child_path, same_value
-from ._bindings import SWIZZLE_INDEX, ObjectRef, ShapeRef, TupleRef, vector_class_info
+from ._attr_refs import attribute_value
+from ._bindings import ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._bounds import BoundsChecks
 from ._elements import element_value
 from ._nesting import deeper_than
 from ._complex import (complex_attribute, complex_binop, complex_compare, complex_const, complex_conjugate,
                        complex_convert, complex_truth, complex_unary, is_complex)
-from ._records import RecordType, is_record_binding, record_argument, record_attribute, record_element, record_subscript, record_value
+from ._records import RecordType, is_record_binding, record_attribute, record_element, record_subscript, record_value
 from ._signs import is_non_negative
-from ._source import parameter_names
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
-from ._tuples import tuple_result
-from ._vector_convert import convert_component, vector_convert_call, vector_for_scalar, vector_method
+from ._helper_calls import call_helper
+from ._tuple_items import sliced_tuple, tuple_item
+from ._vector_convert import vector_convert_call, vector_for_scalar, vector_method
+from ._vector_values import swizzle, vector_ctor
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder, ProgramBuilder
@@ -183,7 +184,7 @@ class ExpressionRules:
                 value = getattr(obj, attr)
                 self.prog.global_refs[(id(obj.__dict__), attr)] = (obj.__dict__, attr, value)
                 return self.object_value(value, node, what, (obj.__dict__.get("__name__", "?"), attr))
-            value, path = self.attribute_value(base, attr, node)
+            value, path = attribute_value(self.fb, base, attr, node)
             return self.object_value(value, node, what, path)
         if isinstance(base, ir.Expr) and attr in ("shape", "size", "ndim"):
             # an array's attribute read from a number (a scalar passed for an array parameter) or a
@@ -198,7 +199,7 @@ class ExpressionRules:
             raise self.err(node, f"{what} is {number} here, which has no .{attr}",
                            f"pass an array for {what!r}" if what in self.params else "use .shape on an array")
         if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
-            return self.swizzle(base, attr, node)
+            return swizzle(self.fb, base, attr, node)
         if isinstance(base, ir.Expr) and attr in ("astype", "item", "view"):     # numpy's conversions of a value
             raise self.err(node, f"numbers have no .{attr}() in kernels",
                            "convert with np.int32(v), np.float64(v)..., or int(v), float(v), bool(v)")
@@ -207,47 +208,12 @@ class ExpressionRules:
 
     self_obj = None
 
-    def attribute_value(self, base, attr, node):
-        """``(value, path)`` of attribute ``attr`` of the object ``base`` (an instance or a class),
-        recorded so that a changed value translates again (_attr_refs)."""
-        obj = base.obj
-        value = getattr(obj, attr)
-        if not same_value(getattr(obj, attr), value):
-            what = ast.unparse(node) if isinstance(node, ast.AST) else attr
-            raise self.err(node, f"{what} gives a different value on each read, and kernels compile the values they read "
-                           "from objects in as constants",
-                           "read it on the host and pass it to the kernel as an argument")
-        path = child_path(base.path, attr)
-        self.prog.global_refs[("attr", id(obj), attr)] = (AttrRef(obj, attr, value, path), attr, value)
-        return value, path
-
     def self_attribute(self, attr, node):
         binding = self.self_attrs.get(attr)
         if binding is None:
             raise self.err(node, f"self.{attr} is not usable in a kernel",
                            "self attributes must be numpy/device arrays, numbers or vectors")
         return binding
-
-    def swizzle_indices(self, vt, attr, node) -> list[int]:
-        """The component numbers ``.x``, ``.zyx``, ``.s01`` name in a vector of type ``vt``."""
-        if attr.startswith("s") and len(attr) > 1 and all(c in "0123456789abcdefABCDEF" for c in attr[1:]):
-            idx = [int(c, 16) for c in attr[1:]]
-        elif all(c in "xyzw" for c in attr) or all(c in "rgba" for c in attr):
-            idx = [SWIZZLE_INDEX[c] for c in attr]
-        else:
-            raise self.err(node, f"vectors have no component {attr!r}", "use .x .y .z .w, .s0 ... .sF or swizzles like .xy")
-        if any(i >= vt.width for i in idx):
-            raise self.err(node, f"{vt} has no component {attr!r}")
-        return idx
-
-    def swizzle(self, v, attr, node):
-        idx = self.swizzle_indices(v.type, attr, node)
-        if len(idx) == 1:
-            return self.comp(v, idx[0])
-        if len(idx) not in VECTOR_WIDTHS:
-            raise self.err(node, f"a swizzle of {len(idx)} components is not a vector width")
-        v = self.materialize(v)
-        return ir.VecCtor([self.comp(v, i) for i in idx], Vector(v.type.base, len(idx)))
 
     def comp(self, v, k):
         if isinstance(v, ir.VecCtor):
@@ -265,7 +231,7 @@ class ExpressionRules:
         if is_record_binding(base):           # p[i]["mass"], p[i].pos[k] (_records)
             return record_subscript(self.fb, base, node)
         if isinstance(node.slice, ast.Slice):
-            return self.sliced_tuple(base, node)
+            return sliced_tuple(self.fb, base, node)
         if isinstance(base, ShapeRef):
             k = self.expr(node.slice)
             if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
@@ -279,7 +245,7 @@ class ExpressionRules:
         if isinstance(base, TupleRef):
             k = self.expr(node.slice)
             if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
-                return self.tuple_item(base, k, node)
+                return tuple_item(self.fb, base, k, node)
             if not -len(base.items) <= k.value < len(base.items):
                 raise self.err(node.slice, f"tuple index {k.value} is out of range: the tuple has {len(base.items)} items")
             return base.items[k.value]
@@ -292,49 +258,6 @@ class ExpressionRules:
             raise self.err(node, "only arrays, vectors, shapes and tuples can be indexed")
         idx = self.index_list(node.slice)
         return self.index_array(base, idx, node)
-
-    def sliced_tuple(self, base, node):
-        """``x.shape[:2]``, ``t[1:]``: the tuple of the items a constant slice picks, as Python's."""
-        if isinstance(base, ShapeRef):
-            base = TupleRef([self.index_value(n) for n in base.array.shape])
-        if not isinstance(base, TupleRef):
-            raise self.err(node, "slices are not supported in kernels",
-                           "index one element at a time inside a loop (a shape or a tuple may be sliced)")
-        bounds = []
-        for part in (node.slice.lower, node.slice.upper, node.slice.step):
-            v = self.expr(part) if part is not None else None
-            if v is not None and not (isinstance(v, ir.Const) and isinstance(v.value, int)):
-                raise self.err(part, "a slice of a tuple or a shape needs constant bounds")
-            bounds.append(None if v is None else v.value)
-        if bounds[2] == 0:
-            raise self.err(node.slice, "slice step cannot be zero")
-        return TupleRef(base.items[slice(*bounds)])
-
-    def tuple_item(self, tup, k, node, where=None):
-        """``t[k]`` with ``k`` known only at run time (``W[k]`` in ``for k in range(len(W))``): a
-        chain of tests picks the item, in the items' common type (Python numbers stay weak). A
-        negative ``k`` counts from the end as in Python; one out of range, Python's IndexError,
-        gives the last item. ``where``: the node errors point at (the subscript's index)."""
-        items = tup.items
-        where = where or node.slice
-        if not (isinstance(k, ir.Expr) and isinstance(k.type, Scalar) and k.type.is_int):
-            raise self.err(where, "a tuple index must be an integer")
-        if not items or not all(isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayRef) for v in items):
-            raise self.err(where, "only tuples of numbers or vectors can be indexed with a variable or looped over",
-                           "index it with a constant, or pass the values as an array argument")
-        t = items[0].type
-        for v in items[1:]:
-            t = self.common_type(t, v.type, node)
-        ct = concrete(t, self.prog.default_float)
-        k = self.materialize(k)
-        n = len(items)
-        if not is_non_negative(k, self.non_negative):
-            k = self.materialize(ir.Ternary(ir.Bin("<", k, ir.Const(0, k.type), BOOL),
-                                            ir.Bin("+", k, ir.Const(n, k.type), k.type), k, k.type))
-        out = self.convert(items[-1], ct)
-        for j in range(n - 2, -1, -1):
-            out = ir.Ternary(ir.Bin("==", k, ir.Const(j, k.type), BOOL), self.convert(items[j], ct), out, t)
-        return out
 
     def index_list(self, sl):
         self.index_depth += 1          # index arithmetic stays in the index type (index_value)
@@ -369,7 +292,7 @@ class ExpressionRules:
                 raise self.err(node, f"index {i.value} is out of bounds for axis {k} with size {n} (numpy "
                                "raises IndexError)", "a private or local array has the shape it was made with")
             if bounds is not None:        # the debug mode checks the index at its full width (_bounds)
-                parts.append(bounds.full_width(self, i, arr.shape[k], i.type.kind == "i"
+                parts.append(bounds.full_width(self.fb, i, arr.shape[k], i.type.kind == "i"
                                                and not is_non_negative(i, self.non_negative)))
                 continue
             if isinstance(i, ir.Const) and i.value < 0:        # Python negative index from the end
@@ -380,7 +303,7 @@ class ExpressionRules:
             parts.append(self.convert(i, it))
         ok = None
         if bounds is not None:
-            parts, ok = bounds.check(self, arr, parts, node, kind)
+            parts, ok = bounds.check(self.fb, arr, parts, node, kind)
             parts = [self.convert(p, it) for p in parts]       # narrowed for the access only, once checked
         flat = parts[0]
         for k in range(1, len(parts)):
@@ -1020,7 +943,7 @@ class ExpressionRules:
                 if self.self_obj is not None and base.obj is self.self_obj:
                     return ObjectRef(getattr(base.obj, fnode.attr))
                 if isinstance(base.obj, type):          # Cls.helper: rebinding it retranslates
-                    return ObjectRef(*self.attribute_value(base, fnode.attr, fnode))
+                    return ObjectRef(*attribute_value(self.fb, base, fnode.attr, fnode))
         return None
 
     def builtin_of(self, callee):
@@ -1048,7 +971,7 @@ class ExpressionRules:
             return _calls.call_builtin(self.fb, b, node, obj)
         vi = vector_class_info(obj)
         if vi:
-            return self.vector_ctor(Vector(Scalar(vi[0]), vi[1]), node)
+            return vector_ctor(self.fb, Vector(Scalar(vi[0]), vi[1]), node)
         if obj is range or obj in (enumerate, np.ndindex, np.ndenumerate):
             raise self.err(node, f"{getattr(obj, '__name__', obj)}() is only valid as the iterable of a for loop")
         if obj is print:                       # device printf, formatted like Python (_print)
@@ -1072,7 +995,7 @@ class ExpressionRules:
             # (inspect follows __wrapped__), so its names must be the wrapped function's too
             while isinstance(wrapped := getattr(obj, "__wrapped__", None), _pytypes.FunctionType):
                 obj = wrapped
-            return self.call_helper(obj, node)
+            return call_helper(self.fb, obj, node)
         what = ast.unparse(node.func)
         if _defined_in(obj, "numpy.random"):       # a bound method of numpy's generator, not user code
             raise self.err(node, f"{what}() draws random numbers, which a kernel cannot do",
@@ -1084,81 +1007,6 @@ class ExpressionRules:
                            f"kernels translate are {', '.join(supported_in(module))}")
         raise self.err(node, f"{what}() cannot be called from a kernel",
                        "call plain Python helper functions, math/np functions or gpu.* builtins")
-
-    def call_helper(self, func, node):
-        src = self.prog.source_of(func)
-        fargs = src.tree.args
-        names = parameter_names(fargs)           # positional, then keyword-only (def h(a, *, c=3))
-        positional = len(fargs.posonlyargs) + len(fargs.args)
-        defaults = dict(zip(names[positional - len(fargs.defaults):positional], func.__defaults__ or ()))
-        defaults.update(func.__kwdefaults__ or {})
-        bound = {}
-        if len(node.args) > positional:
-            raise self.err(node, f"{func.__name__}() takes {positional} positional arguments, {len(node.args)} given")
-        for n, a in zip(names, node.args):
-            bound[n] = a
-        for kw in node.keywords:
-            if kw.arg not in names:
-                raise self.err(kw.value, f"{func.__name__}() has no parameter {kw.arg!r}")
-            bound[kw.arg] = kw.value
-        values = []
-        for n in names:
-            if n in bound:
-                values.append(self.expr(bound[n]))
-            elif n in defaults:       # compiled in: h.__defaults__ = (...) translates again (_attr_refs)
-                self.prog.global_refs[("default", id(func), n)] = (DefaultsRef(func, n, defaults[n]), n, defaults[n])
-                values.append(self.object_value(defaults[n], node, n))
-            else:
-                raise self.err(node, f"{func.__name__}() is missing argument {n!r}")
-        for v, n in zip(values, names):
-            if isinstance(v, ObjectRef):
-                raise self.err(node, f"argument {n!r} of {func.__name__}() is not a number, vector or array")
-        fn = self.prog.specialize_helper(func, values, node, self)
-        args = []
-        for v in values:
-            if isinstance(v, ir.ArrayRef):
-                args.append(v)
-                args.extend(v.shape)
-            elif is_record_binding(v):             # by reference: array, extents, element (_records)
-                args.extend(record_argument(v, self.prog.index_type)[1])
-            else:
-                args.append(v)
-        # convert scalar args to the helper's parameter types
-        conv = []
-        pi = 0
-        for p in fn.params[:len(args)]:              # a tuple-returning helper's out-parameters follow
-            a = args[pi]
-            conv.append(self.convert(a, p.type) if isinstance(p.type, (Scalar, Vector)) and not isinstance(a, ir.ArrayRef) else a)
-            pi += 1
-        call = ir.Call(fn.name, conv, fn.ret)
-        call.helper = fn
-        if fn.tuple_returns:
-            return tuple_result(self.fb, call, fn)
-        if fn.ret is VOID:
-            return call
-        return call
-
-    def vector_ctor(self, vt: Vector, node):
-        comps: list[ir.Expr] = []
-        # float2([x, y]) and float2((x, y)) as float2(x, y): the items are the arguments
-        args = [item for a in node.args for item in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
-        for a in args:
-            v = self.value(a)
-            if isinstance(v.type, Vector):
-                v = self.materialize(v)
-                comps.extend(self.comp(v, k) for k in range(v.type.width))
-            else:
-                comps.append(v)
-        if len(comps) == 1:
-            s = self.materialize(convert_component(self.fb, comps[0], vt.base))
-            comps = [s] * vt.width
-        if len(comps) == 0:
-            comps = [ir.Const(0, vt.base)] * vt.width
-        if len(comps) != vt.width:
-            raise self.err(node, f"{vt} needs {vt.width} components, got {len(comps)}",
-                           f"pass {vt.width} numbers, one number to broadcast, or smaller vectors plus numbers")
-        self.prog.note_type(vt)
-        return ir.VecCtor([convert_component(self.fb, c, vt.base) for c in comps], vt)   # the host's rule
 
 
 def _arithmetic_of(e, names) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _ir as ir
+from ._dtype_objects import dtype_from_object
 from ._bindings import TupleRef
 from ._types import INT64, VECTOR_WIDTHS, ArrayType, Scalar, Vector, concrete
 
@@ -60,7 +61,7 @@ def private_array(fb: FunctionBuilder, name: str, call, obj) -> list:
     fill = fb.value(fill_node) if fill_node is not None else None
     dt_node = args[dtype_pos] if len(args) > dtype_pos else kw.get("dtype")
     if dt_node is not None:
-        elem = fb.dtype_from_object(fb.expr(dt_node), dt_node)
+        elem = dtype_from_object(fb, fb.expr(dt_node), dt_node)
     elif fill is not None:
         elem = _type_of_fill(fb, fill, fill_node)
     else:

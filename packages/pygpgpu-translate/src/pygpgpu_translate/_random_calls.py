@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import _ir as ir
+from ._dtype_objects import dtype_from_object
 from ._types import FLOAT32, FLOAT64, INT32, INT64, Scalar, concrete
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def call_random(self: FunctionBuilder, b, node):
         if kw.arg != "dtype" or kind == "randint":
             raise self.err(kw.value, f"{b.name}() takes no keyword argument {kw.arg!r}",
                            f"call {b.name}({', '.join(names)})" + ("" if kind == "randint" else " or add dtype=np.float64"))
-        float_type = self.dtype_from_object(self.expr(kw.value), kw.value)
+        float_type = dtype_from_object(self, self.expr(kw.value), kw.value)
         if float_type not in (FLOAT32, FLOAT64):
             raise self.type_err(kw.value, f"{b.name}(dtype=...) must be np.float32 or np.float64, got {float_type}")
     if len(node.args) != len(names):

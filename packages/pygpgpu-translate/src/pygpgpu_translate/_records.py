@@ -38,7 +38,7 @@ from ._elements import element_value
 from ._types import BOOL, VECTOR_WIDTHS, ArrayType, Scalar, Vector
 
 if TYPE_CHECKING:
-    from ._builder import FunctionBuilder
+    from ._builder import FunctionBuilder, ProgramBuilder
 
 __all__ = ["RecordType", "RecordField", "RecordRef", "FieldArrayRef", "record_type", "record_types", "record_definitions",
            "record_element", "record_attribute", "record_subscript", "record_value", "record_store",
@@ -178,7 +178,7 @@ def _collect(t, out: dict) -> None:
         out[t.cname] = t
 
 
-def record_types(prog, functions) -> list:
+def record_types(prog: ProgramBuilder, functions: list[ir.Function]) -> list:
     """Every record type the kernel's and helpers' array parameters use, nested records first;
     notes the types of their fields (float64: OpenCL's fp64 pragma)."""
     found: dict = {}

@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 import numpy as np
 
 from . import _ir as ir
-from ._builtins import CAST_TYPES
 from ._types import (BOOL, INT32, INT64, VOID, ArrayType, Scalar, Vector, binary_result, concrete)
-from ._bindings import NP_TYPES, ObjectRef, ShapeRef, TupleRef, vector_class_info
+from ._bindings import ObjectRef, ShapeRef, TupleRef
 from ._bounds import BoundsChecks
-from ._launch_checks import local_size_item
-from ._complex import complex_type_of
+from ._local_arrays import local_array
 from ._infer import AssignmentLog, NotYetTyped, builder_state, is_name_assignment, restore_builder_state, widen_local
 from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
 from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
+from ._tuple_items import tuple_item
 from ._tuples import tuple_return
+from ._vector_values import swizzle_indices
 
 if TYPE_CHECKING:
     from ._bindings import Domain
@@ -74,7 +74,6 @@ class StatementRules:
         materialize: Callable[[ir.Expr], ir.Expr]
         expr: Callable[..., Any]                  # the expression rules (_expressions)
         no_void: Callable[..., Any]
-        tuple_item: Callable[..., Any]
         evaluated: dict[int, Any]
         index_depth: int
         convert: Callable[..., Any]
@@ -96,7 +95,6 @@ class StatementRules:
         resolve_callee: Callable[..., Any]
         builtin_of: Callable[..., Any]
         temp: Callable[..., ir.Var]
-        swizzle_indices: Callable[..., list[int]]
         binop: Callable[..., Any]
         index_array: Callable[..., Any]
 
@@ -285,7 +283,7 @@ class StatementRules:
             callee = self.resolve_callee(value_node.func)
             b = self.builtin_of(callee)
             if b is not None and b.name == "gpu.local_array":
-                return self.local_array(target.id, value_node)
+                return local_array(self.fb, target.id, value_node)
             if isinstance(callee, ObjectRef) and any(callee.obj is c for c in PRIVATE_CONSTRUCTORS):
                 return private_array(self.fb, target.id, value_node, callee.obj)    # t = np.zeros(8, ...)
         value = self.no_void(self.expr(value_node), value_node)
@@ -385,7 +383,7 @@ class StatementRules:
         if not isinstance(target.value, ast.Name):
             raise self.err(target, "writing a vector component needs a vector variable",
                            "assign the vector to a name first, then set its component")
-        picked = self.swizzle_indices(base.type, target.attr, target)
+        picked = swizzle_indices(self.fb, base.type, target.attr, target)
         if len(set(picked)) != len(picked):
             raise self.err(target, f"swizzle .{target.attr} names a component twice and cannot be assigned")
         old = self.materialize(base)
@@ -454,82 +452,6 @@ class StatementRules:
         out = self.store(s.target, result, s)
         self.top_level_of_domain = saved
         return out
-
-    def local_array(self, name, call):
-        if not self.is_kernel:
-            raise self.err(call, "gpu.local_array must be declared in the kernel itself",
-                           "declare it in the kernel and pass it to the helper")
-        kw = {k.arg: k.value for k in call.keywords}
-        unknown = set(kw) - {"shape", "dtype"}
-        if unknown:
-            raise self.err(call, f"gpu.local_array takes shape and dtype, not {sorted(unknown)[0]!r}")
-        shape_node = call.args[0] if call.args else kw.get("shape")
-        if shape_node is None:
-            raise self.err(call, "gpu.local_array(shape, dtype) needs a shape")
-        shape_v = self.expr(shape_node)
-        if isinstance(shape_node, ast.Name) and shape_node.id in self.params and isinstance(shape_v, ir.Var):
-            return self.dynamic_local_array(name, call, shape_node.id, shape_v, kw)
-        group_dims = _local_size_dims(shape_v)          # the launch's group shape
-        if group_dims:
-            return self.dynamic_local_array(name, call, local_size_item(group_dims), shape_v, kw)
-        dims = shape_v.items if isinstance(shape_v, TupleRef) else [shape_v]
-        shape = []
-        for d in dims:
-            if not (isinstance(d, ir.Const) and isinstance(d.value, int) and d.value > 0):
-                raise self.err(shape_node, "gpu.local_array needs a compile-time shape",
-                               "use int literals, int constants of the module or of the enclosing function, "
-                               "or a tuple of them (TILE = (16, 16)); or, for a 1-D array sized at each launch, "
-                               "an int parameter of the kernel itself (gpu.local_array(n, dtype)) or the group's "
-                               "size along one dimension (gpu.local_array(gpu.get_local_size(0), dtype))")
-            shape.append(d.value)
-        dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
-        elem = self.prog.default_float
-        if dt_node is not None:
-            obj = self.expr(dt_node)
-            elem = self.dtype_from_object(obj, dt_node)
-        self.prog.note_type(elem)
-        t = ArrayType(elem, len(shape), space="local", static_shape=tuple(shape))
-        ref = ir.ArrayRef(name, self.cname(name), [ir.Const(n, self.prog.index_type) for n in shape], t)
-        self.array_locals[name] = ref
-        self.prog.local_arrays.append(ir.LocalArrayDecl(ref, int(np.prod(shape)), call.lineno))
-        return None
-
-    def dynamic_local_array(self, name, call, size_name, size, kw):
-        """``gpu.local_array(n, dtype)`` with ``n`` an int parameter of the kernel: local memory sized
-        at each launch (OpenCL: a __local pointer argument; CUDA/HIP: the dynamic shared memory)."""
-        if not (isinstance(size.type, Scalar) and size.type.kind in "iu"):
-            raise self.err(call, f"gpu.local_array({size_name}, ...): the size parameter {size_name!r} is a "
-                           f"{size.type}, not an int", f"pass the number of elements as an int: {size_name}=256")
-        dt_node = call.args[1] if len(call.args) > 1 else kw.get("dtype")
-        elem = self.dtype_from_object(self.expr(dt_node), dt_node) if dt_node is not None else self.prog.default_float
-        if not isinstance(elem, Scalar):
-            raise self.err(dt_node or call, "a local array sized at launch holds numbers", "use a numpy dtype")
-        self.prog.note_type(elem)
-        idx = self.prog.index_type
-        t = ArrayType(elem, 1, space="local")
-        ref = ir.ArrayRef(name, self.cname(name), [ir.Cast(size, idx)], t)
-        self.array_locals[name] = ref
-        self.prog.dynamic_locals[ref.cname] = (ref, size_name)
-        return None
-
-    def dtype_from_object(self, obj, node):
-        if isinstance(obj, ObjectRef):
-            o = obj.obj
-            if o in CAST_TYPES and CAST_TYPES[o] in NP_TYPES:
-                return Scalar(CAST_TYPES[o])
-            if o is float:
-                return self.prog.default_float
-            if o is int:
-                return INT32
-            vi = vector_class_info(o)
-            if vi:
-                return Vector(Scalar(vi[0]), vi[1])
-            try:
-                dt = np.dtype(cast(Any, o))          # any object: numpy says whether it names a dtype
-                return complex_type_of(dt) if dt.kind == "c" else Scalar(dt.name)
-            except TypeError:
-                pass
-        raise self.err(node, "expected a numpy dtype such as np.float32")
 
     # ---- for loops -----------------------------------------------------------------------------------
     def st_For(self, s, top):
@@ -676,7 +598,7 @@ class StatementRules:
         outer, self.pre = self.pre, []
         python_item = self._item_is_a_python_number(s, items)
         with self.non_negative_names([counter.name]):
-            item = self.tuple_item(items, counter, s.iter, where=s.iter)
+            item = tuple_item(self.fb, items, counter, s.iter, where=s.iter)
             head = [] if python_item else self.store(s.target, item, s)
             head = self.pre + list(head or [])
         self.pre = outer
@@ -834,18 +756,3 @@ class StatementRules:
             return len(self.domain_vars) > 1
         return (len(elts) == len(self.domain_vars)
                 and all(isinstance(e, ast.Name) and e.id == v for e, v in zip(elts, self.domain_vars)))
-
-
-def _local_size_dims(e) -> list[int] | None:
-    """The dimensions ``e`` multiplies the group's sizes along (``gpu.get_local_size(0) *
-    gpu.get_local_size(1)``: [0, 1]), each once; None for any other expression."""
-    while isinstance(e, ir.Cast):           # the index type's widening, the wrapping product's casts
-        e = e.a
-    if isinstance(e, ir.WorkItem):
-        return [e.dim] if e.what == "local_size" else None
-    if isinstance(e, ir.Bin) and e.op == "*":
-        a, b = _local_size_dims(e.a), _local_size_dims(e.b)
-        if a is None or b is None or set(a) & set(b):
-            return None
-        return sorted(a + b)
-    return None
