@@ -604,8 +604,8 @@ MUTATIONS = [
     Mutation("target-implicit-values", f"{TRANSLATE}/_emit.py",
              "                args += [name for _type, name in self.d.implicit_values(reads)]", "                pass",
              ("tests/test_target_plugin.py",), "a helper reading the thread id gets it passed on every call"),
-    Mutation("target-vector-views", f"{TRANSLATE}/_translate.py", "bounds_check, dialect.vector_views)",
-             "bounds_check, True)", ("tests/test_target_plugin.py",),
+    Mutation("target-vector-views", f"{TRANSLATE}/_translate.py", "bounds_check, dialect.vector_views, wide)",
+             "bounds_check, True, wide)", ("tests/test_target_plugin.py",),
              "a language without pointer casts gets no wide kernels or row loads"),
     Mutation("target-namespaces-unloaded", f"{CORE}/targets.py",
              "        return {t.namespace for t in _targets.values()} | (set(_scan()) - set(_targets))",
@@ -762,6 +762,14 @@ MUTATIONS = [
              "index arrays split by a slice put their axes first, as numpy"),
     Mutation("gnp-nan-reductions-complex", f"{CORE}/gnp/_nan_reductions.py", 'kinds: str = "fc"', 'kinds: str = "f"',
              ("tests/test_gnp_stats_complex.py",), "nan-reductions treat complex NaN as NaN"),
+    # ---- rule modules moved out of the mixins (typing34c) ----
+    Mutation("dtype-object-float", f"{TRANSLATE}/_dtype_objects.py", "            return fb.prog.default_float",
+             "            return INT32", ("tests/test_translate_dtype_args.py",), "dtype=float is the default float"),
+    Mutation("tuple-slice-walk", f"{TRANSLATE}/_tuple_items.py", "    for j in range(n - 2, -1, -1):",
+             "    for j in range(n - 2, 0, -1):", ("tests/test_lang_ports.py", "-k", "tuple_slices"),
+             "a negative-step tuple slice reaches the first item"),
+    Mutation("local-array-group-sized", f"{TRANSLATE}/_local_arrays.py", "    if group_dims:", "    if False:",
+             ("tests/test_lang_launch_local.py",), "gpu.local_array(gpu.get_local_size(0), ...) is sized by the group"),
 ]
 
 
