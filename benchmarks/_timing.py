@@ -9,6 +9,11 @@ import time
 def timed_ms(fn, sync, batch: int, repeats: int = 5, warmup: int = 2) -> float:
     """Median over ``repeats`` of the milliseconds per call of ``batch`` back-to-back calls of
     ``fn`` followed by one ``sync()``, after ``warmup`` calls (which include any compiling)."""
+    return timed_ms_and_repeats(fn, sync, batch, repeats, warmup)[0]
+
+
+def timed_ms_and_repeats(fn, sync, batch: int, repeats: int = 5, warmup: int = 2) -> "tuple[float, list]":
+    """:func:`timed_ms`, and every repeat's milliseconds per call beside the median."""
     for _ in range(warmup):
         fn()
     sync()
@@ -18,5 +23,5 @@ def timed_ms(fn, sync, batch: int, repeats: int = 5, warmup: int = 2) -> float:
         for _ in range(batch):
             fn()
         sync()
-        times.append((time.perf_counter() - t) / batch)
-    return statistics.median(times) * 1e3
+        times.append((time.perf_counter() - t) / batch * 1e3)
+    return statistics.median(times), times

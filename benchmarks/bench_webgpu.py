@@ -20,62 +20,18 @@ import json
 import math
 import os
 import platform
-import statistics
 import sys
-import time
 
 import numpy as np
 import pygpgpu
 import pygpgpu.numpy as gnp
-from pygpgpu import kernel
 
 
-# --- the kernels: one source for every device ------------------------------------------------
-@kernel
-def saxpy(a, x, y, out):
-    for i in range(out.shape[0]):
-        out[i] = a * x[i] + y[i]
+# --- the kernels: benchmarks/_bench_kernels.py, one source for every device (also bench_cpu.py) --
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # also when a test imports this file
+from _bench_kernels import mandelbrot, nbody, saxpy, stencil  # noqa: E402
+from _timing import timed_ms_and_repeats  # noqa: E402
 
-
-@kernel
-def stencil(a, out):
-    for i, j in np.ndindex(a.shape):
-        if 0 < i < a.shape[0] - 1 and 0 < j < a.shape[1] - 1:
-            out[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1]) - a[i, j]
-
-
-@kernel
-def mandelbrot(out, iters):
-    for i, j in np.ndindex(out.shape):
-        cr = -2.0 + 3.0 * j / out.shape[1]
-        ci = -1.5 + 3.0 * i / out.shape[0]
-        zr = 0.0
-        zi = 0.0
-        n = 0
-        while n < iters and zr * zr + zi * zi < 4.0:
-            zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
-            n += 1
-        out[i, j] = n
-
-
-@kernel
-def nbody(pos, acc):
-    for i in range(acc.shape[0]):
-        ax = 0.0
-        ay = 0.0
-        az = 0.0
-        for j in range(pos.shape[0]):
-            dx = pos[j, 0] - pos[i, 0]
-            dy = pos[j, 1] - pos[i, 1]
-            dz = pos[j, 2] - pos[i, 2]
-            inv = 1.0 / math.sqrt(dx * dx + dy * dy + dz * dz + 1e-3)
-            s = pos[j, 3] * inv * inv * inv
-            ax += dx * s
-            ay += dy * s
-            az += dz * s
-        acc[i, 0] = ax
-        acc[i, 1] = ay
-        acc[i, 2] = az
 
 
 # --- what is here ----------------------------------------------------------------------------
@@ -123,21 +79,8 @@ def pick_peers(asked: list) -> list:
     raise SystemExit(f"no CUDA or OpenCL device to compare with (devices: {devices})")
 
 
-# --- timing ----------------------------------------------------------------------------------
-def median_ms(fn, sync, batch: int, repeats: int, warmup: int) -> "tuple[float, list]":
-    """Median over ``repeats`` of the ms per call of ``batch`` back-to-back calls then one
-    ``sync()``, after ``warmup`` calls (compiling included there); also every repeat's time."""
-    for _ in range(warmup):
-        fn()
-    sync()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        sync()
-        times.append((time.perf_counter() - t) / batch * 1e3)
-    return statistics.median(times), times
+# --- timing: _timing.timed_ms_and_repeats ----------------------------------------------------
+median_ms = timed_ms_and_repeats
 
 
 def cases(scale: int) -> list:
