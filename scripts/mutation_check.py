@@ -770,6 +770,17 @@ MUTATIONS = [
              "a negative-step tuple slice reaches the first item"),
     Mutation("local-array-group-sized", f"{TRANSLATE}/_local_arrays.py", "    if group_dims:", "    if False:",
              ("tests/test_lang_launch_local.py",), "gpu.local_array(gpu.get_local_size(0), ...) is sized by the group"),
+    # ---- einsum, pad, placing ----
+    Mutation("einsum-batch-labels", f"{CORE}/gnp/_einsum.py", "    batch = [c for c in la if c in lb and c in later]",
+             "    batch = [c for c in la if c in lb and c in later and c in la[:1]]",
+             ("tests/test_gnp_einsum_pad_place.py", "-k", "einsum"), "labels both operands share and later need are batch"),
+    Mutation("pad-reflect-period", f"{CORE}/gnp/_padding.py", "    return np.where(m < n, m, period - m)",
+             "    return np.where(m < n, m, period - 1 - m)", ("tests/test_gnp_einsum_pad_place.py", "-k", "pad"),
+             "reflect mirrors without repeating the edge"),
+    Mutation("place-rank", f"{CORE}/gnp/_placing.py",
+             "    order = m.ravel().astype(np.int64).cumsum() - 1            # the rank of each true entry",
+             "    order = m.ravel().astype(np.int64).cumsum()", ("tests/test_gnp_einsum_pad_place.py", "-k", "place"),
+             "place gives the k-th true entry the k-th value"),
 ]
 
 

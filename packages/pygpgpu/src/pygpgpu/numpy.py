@@ -29,6 +29,9 @@ from pygpgpu_core.gnp._unwrap import *  # noqa: F401,F403
 from pygpgpu_core.gnp._histogramdd import *  # noqa: F401,F403
 from pygpgpu_core.gnp._cross import *  # noqa: F401,F403
 from pygpgpu_core.gnp._bessel import *  # noqa: F401,F403
+from pygpgpu_core.gnp._einsum import *  # noqa: F401,F403
+from pygpgpu_core.gnp._padding import *  # noqa: F401,F403
+from pygpgpu_core.gnp._placing import *  # noqa: F401,F403
 from pygpgpu_core.gnp import *  # noqa: F401,F403,E402  (again, last: gnp's own bindings run on their operands' device)
 from pygpgpu_core.gnp import random  # noqa: F401,E402  (gnp.random)
 from pygpgpu_core.gnp import linalg  # noqa: F401,E402  (gnp.linalg)

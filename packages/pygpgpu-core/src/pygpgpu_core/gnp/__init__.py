@@ -18,7 +18,7 @@ from . import _comparing, _copying, _differences, _functions, _joining, _nan_red
 from . import _calculus, _complex_parts, _indices, _numeric, _numpy_names, _polynomials, _rearranging, _shorthands
 from . import _contractions, _selection, _signal, _statistics, _views
 from . import _bessel, _broadcast_object, _cross, _editing, _float_parts, _histogramdd, _host_readers, _unwrap
-from . import _index_arithmetic
+from . import _einsum, _index_arithmetic, _padding, _placing
 from ._array import DeviceArray, DeviceArrayView
 from ._creation import (
     arange,
@@ -70,6 +70,9 @@ from ._float_parts import *  # noqa: F401,F403  (gnp.modf, frexp, ldexp, nextaft
 from ._host_readers import *  # noqa: F401,F403  (gnp.fromfile, loadtxt, fromfunction ...: numpy reads, one upload)
 from ._index_arithmetic import *  # noqa: F401,F403  (gnp.take_along_axis, unravel_index, ravel_multi_index, astype)
 from ._bessel import *  # noqa: F401,F403  (gnp.i0, kaiser)
+from ._einsum import *  # noqa: F401,F403  (gnp.einsum)
+from ._padding import *  # noqa: F401,F403  (gnp.pad)
+from ._placing import *  # noqa: F401,F403  (gnp.put, putmask, place, put_along_axis, choose)
 from ._interop import as_device_array, from_dlpack
 from ._staging import ALIAS_WRITTEN_MIN, StagedArgument, natural_alignment, stage_numpy
 from ._transfer import record_transfer, reset_transfer_stats, transfer_stats
@@ -111,7 +114,8 @@ __all__ += _functions.__all__
 for _module in (_views, _joining, _patterns, _comparing, _nan_reductions, _statistics, _differences, _products,
                 _rearranging, _copying, _numpy_names, _calculus, _complex_parts, _polynomials,
                 _shorthands, _indices, _numeric, _contractions, _selection, _signal,
-                _broadcast_object, _editing, _unwrap, _histogramdd, _cross, _bessel, _float_parts, _host_readers, _index_arithmetic):
+                _broadcast_object, _editing, _unwrap, _histogramdd, _cross, _bessel, _float_parts, _host_readers, _index_arithmetic,
+                _einsum, _padding, _placing):
     __all__ += _module.__all__
 __all__ += _sorting.__all__
 __all__ += _set_operations.__all__

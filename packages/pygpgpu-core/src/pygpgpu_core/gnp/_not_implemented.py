@@ -19,7 +19,6 @@ __all__ = ["NOT_IMPLEMENTED", "NotInGnp", "stubs_for_missing"]
 _HOST = "np.{name}(g.get()) on a host copy, then gnp.asarray(result)"
 _READ = "np.{name}(...) on the host, then gnp.asarray(result) to upload it once"
 _WRITE = "np.{name}(file, g.get()) (a host copy)"
-_PRODUCTS = "gnp.matmul, gnp.dot, gnp.outer, or broadcasting and gnp.sum"
 _JOIN = "gnp.concatenate, gnp.stack, gnp.hstack or gnp.column_stack"
 
 # name -> what to use instead ({name} is the name)
@@ -27,17 +26,14 @@ NOT_IMPLEMENTED: dict[str, str] = {
     "apply_along_axis": _HOST, "apply_over_axes": _HOST,
     "array2string": "np.array2string(g.get()); repr(g) and str(g) print device arrays",
     "c_": _JOIN, "r_": _JOIN,
-    "choose": "gnp.where (two choices) or gnp.take",
-    "einsum": _PRODUCTS,
     "flatiter": "g.ravel() (a view)",
     "format_float_positional": "np.format_float_positional (it formats host scalars)",
     "format_float_scientific": "np.format_float_scientific (it formats host scalars)",
     "load": _READ,
     "save": _WRITE, "savetxt": _WRITE, "savez": _WRITE, "savez_compressed": _WRITE,
     "mask_indices": _HOST, "shares_memory": "a.buffer is b.buffer",
-    "packbits": _HOST, "unpackbits": _HOST, "pad": "gnp.zeros / gnp.full of the padded shape, then assign g into it",
-    "piecewise": "gnp.where", "place": "g[mask] = values",
-    "put": "g.ravel()[indices] = values", "putmask": "g[mask] = values", "put_along_axis": "indexed assignment",
+    "packbits": _HOST, "unpackbits": _HOST,
+    "piecewise": "gnp.where",
     "poly": _HOST, "poly1d": "gnp.polyval evaluates; np.poly1d on host coefficients",
     "polyfit": _HOST, "roots": _HOST,
     "polynomial": "numpy.polynomial on host copies; gnp.polyval evaluates",

@@ -59,6 +59,7 @@ COMPOSED += ("quantile", "percentile", "median", "nanquantile", "nanpercentile",
              "argpartition", "unique", "bincount", "histogram", "searchsorted", "isin", "interp", "unique_all",
              "unique_counts", "unique_inverse", "unique_values")
 COMPOSED += ("union1d", "intersect1d", "setdiff1d", "setxor1d", "lexsort", "digitize")
+COMPOSED += ("einsum", "pad", "put", "putmask", "place", "put_along_axis", "choose")
 
 
 def _table() -> dict:
