@@ -665,7 +665,7 @@ MUTATIONS = [
              "    z = gpu.get_group_id(2)", ("tests/test_gnp_matmul_stacked.py",), "a long stack's later launches start at their first matrix"),
     # ---- gnp on the operands' device, numpy-version answers, sub-group paths ----
     Mutation("operand-device-scope", f"{CORE}/gnp/_operand_device.py",
-             "if dev is None or (scopes and scopes[-1] is dev):", "if True:",
+             "if dev is None or (scopes[-1] is dev if scopes else dev is LAST_DEFAULT[0]):", "if True:",
              ("tests/test_gnp_operand_device.py",), "gnp temporaries land on the operands' device"),
     Mutation("cross-numpy-2-5", f"{CORE}/gnp/_cross.py", "if (na == 2 or nb == 2) and _TWO_COMPONENTS_REMOVED:",
              "if False:", ("tests/test_gnp_cross.py", "-k", "raise_as_numpy_2_5"),

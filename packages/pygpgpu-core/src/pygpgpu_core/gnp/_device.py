@@ -37,15 +37,21 @@ def _still_registered(dev: Any) -> bool:
         return False
 
 
+# the device the last default lookup gave (``device=None`` outside every scope): gnp functions whose
+# operands live there need no scope of their own (_operand_device); the next lookup refreshes it
+LAST_DEFAULT: list = [None]
+
+
 def _select(selector: "str | None") -> Any:
     key = (selector, os.environ.get("PYGPGPU_BACKEND", ""))
     dev = _resolved.get(key)
-    if dev is not None and _still_registered(dev):
-        return dev
-    dev = registry.select_device(selector)
-    if len(_resolved) > 64:
-        _resolved.clear()
-    _resolved[key] = dev
+    if dev is None or not _still_registered(dev):
+        dev = registry.select_device(selector)
+        if len(_resolved) > 64:
+            _resolved.clear()
+        _resolved[key] = dev
+    if selector is None:
+        LAST_DEFAULT[0] = dev
     return dev
 
 

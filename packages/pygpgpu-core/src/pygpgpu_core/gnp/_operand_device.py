@@ -16,6 +16,7 @@ import types
 from typing import Any, Callable
 
 from ..scoped_device import SCOPES
+from ._device import LAST_DEFAULT
 
 __all__ = ["follow_operands", "follow_operands_in_namespace", "follow_operands_in_class"]
 
@@ -37,11 +38,14 @@ def follow_operands(fn: Callable, array_type: Any) -> Callable:
 
     @functools.wraps(fn)
     def on_operands_device(*args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("device") is not None:
+        if kwargs and kwargs.get("device") is not None:
             return fn(*args, **kwargs)
-        dev = _first_device(args, kwargs, array_type)
+        first = args[0] if args else None
+        dev = first.device if isinstance(first, array_type) else _first_device(args, kwargs, array_type)
         scopes = SCOPES.get()
-        if dev is None or (scopes and scopes[-1] is dev):
+        # no scope needed where the inner lookups already give the operands' device: the scoped one,
+        # or (outside every scope) the default device the last lookup gave
+        if dev is None or (scopes[-1] is dev if scopes else dev is LAST_DEFAULT[0]):
             return fn(*args, **kwargs)
         token = SCOPES.set(scopes + (dev,))
         try:
