@@ -51,6 +51,11 @@ def test_einsum_dtype_out_errors_and_numpys_entry_point(backend):
             gnp.einsum(bad, *args)
     with pytest.raises(TypeError):
         gnp.einsum("ij->ij", ga, dtype=np.int32)                        # casting='safe' refuses float32 -> int32
+    # numpy's interleaved (operand, sublist) form, with and without the output sublist and with '...'
+    for args, hosts in [((ga, [0, 1], gb, [1, 2], [0, 2]), (a, [0, 1], b, [1, 2], [0, 2])),
+                        ((ga, [0, 1], gb, [1, 2]), (a, [0, 1], b, [1, 2])),
+                        ((ga, [Ellipsis, 1], [Ellipsis]), (a, [Ellipsis, 1], [Ellipsis]))]:
+        np.testing.assert_allclose(gnp.einsum(*args).get(), np.einsum(*hosts), rtol=1e-5)
 
 
 @pytest.mark.parametrize("mode", ["constant", "edge", "wrap", "reflect", "symmetric"])

@@ -27,11 +27,13 @@ _ELLIPSIS_LABELS = [chr(0x2460 + k) for k in range(32)]     # private labels for
 def einsum(*operands: Any, out: Any = None, dtype: Any = None, order: Any = "K", casting: Any = "safe",
            optimize: Any = False) -> DeviceArray:
     """numpy's ``einsum(subscripts, *operands)`` (explicit ``->`` or implicit output, ``...``,
-    repeated labels, ``dtype=``, ``casting=``, ``out=``); ``optimize`` is accepted and the pairwise
-    left-to-right order always used."""
-    if not operands or not isinstance(operands[0], str):
-        raise NotImplementedError("gnp.einsum takes the subscripts string form (einsum('ij,jk->ik', a, b)); "
-                                  "write the interleaved (operand, sublist) form as a string")
+    repeated labels, ``dtype=``, ``casting=``, ``out=``) and its interleaved form
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``; ``optimize`` is accepted and the pairwise left-to-right
+    order always used."""
+    if not operands:
+        raise ValueError("must specify the einstein sum subscripts string and at least one operand")
+    if not isinstance(operands[0], str):
+        operands = _from_sublists(operands)
     subscripts, arrays = operands[0], [device_operand(a, "einsum") for a in operands[1:]]
     inputs, output = _parse(subscripts.replace(" ", ""), [a.ndim for a in arrays])
     result_type = np.result_type(*[a.dtype for a in arrays]) if dtype is None else np.dtype(dtype)
@@ -54,6 +56,27 @@ def einsum(*operands: Any, out: Any = None, dtype: Any = None, order: Any = "K",
         copyto(out, result, casting=casting)
         return out
     return result if result.dtype == result_type else result.astype(result_type)
+
+
+def _from_sublists(args: tuple) -> tuple:
+    """numpy's interleaved form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` as the string form."""
+    def letters(sublist: Any) -> str:
+        out = []
+        for k in sublist:
+            if k is Ellipsis:
+                out.append("...")
+            elif isinstance(k, (int, np.integer)) and 0 <= k < 52:
+                out.append("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[k])
+            else:
+                raise ValueError("subscript is not within the valid range [0, 52)")
+        return "".join(out)
+
+    arrays, subs = list(args[0::2]), [letters(s) for s in args[1::2]]
+    output = None
+    if len(arrays) > len(subs):          # an odd count: the last item is the output sublist
+        output = letters(arrays.pop())
+    text = ",".join(subs) + ("" if output is None else "->" + output)
+    return (text, *arrays)
 
 
 def _parse(subscripts: str, ndims: list) -> "tuple[list[str], str]":
