@@ -781,6 +781,8 @@ MUTATIONS = [
              "    order = m.ravel().astype(np.int64).cumsum() - 1            # the rank of each true entry",
              "    order = m.ravel().astype(np.int64).cumsum()", ("tests/test_gnp_einsum_pad_place.py", "-k", "place"),
              "place gives the k-th true entry the k-th value"),
+    Mutation("setitem-positions-view", f"{TRANSLATE}/array_ops/_indexing.py", "    a[...] = flat.reshape(a.shape)",
+             "    pass", ("tests/test_gnp_multi_index_assign.py",), "assignment through index arrays into a strided view writes back"),
 ]
 
 

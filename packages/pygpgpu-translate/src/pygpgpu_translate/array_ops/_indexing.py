@@ -174,7 +174,8 @@ def setitem(a: DeviceArray, key: Any, value: Any) -> None:
             raise IndexError("assignment through a boolean mask needs a C-contiguous array")
         return setitem(flat, key, value)
     if isinstance(key, tuple):
-        raise IndexError("device arrays support one integer array or boolean mask as an advanced index")
+        _setitem_through_positions(a, key, value)
+        return
     if type(a) is not DeviceArray:
         raise IndexError("assignment through an index array needs a C-contiguous array (not a strided view)")
     n = a.shape[0]
@@ -192,6 +193,33 @@ def setitem(a: DeviceArray, key: Any, value: Any) -> None:
         if half_bits_only:
             dst, src = bits(dst), bits(src)
         launch(kernel_from_source("gnp_put", _PUT), device, DEFAULT_CONFIG, (dst, idx, src, n, inner, v.size))
+
+
+def _setitem_through_positions(a: DeviceArray, key: tuple, value: Any) -> None:
+    """``a[rows, cols] = v`` and other tuple keys mixing index arrays with ints and slices: the
+    selection is numpy's getitem of the same key applied to the element positions (so every key
+    ``g[key]`` reads, this writes), then one scatter to those positions. A strided view is
+    written through a contiguous copy."""
+    from pygpgpu_core.gnp import arange, asarray, broadcast_to
+
+    positions = arange(a.size, dtype=np.int64, device=a.context).reshape(a.shape)[key]
+    v = value if isinstance(value, DeviceArray) else asarray(np.asarray(value, dtype=a.dtype), device=a.context)
+    if v.ndim > positions.ndim and all(n == 1 for n in v.shape[:v.ndim - positions.ndim]):
+        v = v.reshape(v.shape[v.ndim - positions.ndim:])          # numpy drops extra leading 1s
+    try:
+        v = broadcast_to(v.astype(a.dtype, copy=False), positions.shape)
+    except ValueError:
+        raise ValueError(f"shape mismatch: value array of shape {v.shape} could not be broadcast to indexing "
+                         f"result of shape {positions.shape}") from None
+    if positions.size == 0:
+        return
+    flat_positions, flat_values = contiguous(positions).reshape(-1), contiguous(v).reshape(-1)
+    if type(a) is DeviceArray:
+        setitem(a.reshape(-1), flat_positions, flat_values)
+        return
+    flat = contiguous(a).reshape(-1)
+    setitem(flat, flat_positions, flat_values)
+    a[...] = flat.reshape(a.shape)
 
 
 def nonzero(a: Any) -> tuple:
