@@ -96,6 +96,24 @@ def first_device(backend_name: str):
     return devices[0]
 
 
+def opencl_translations_made_by(run) -> list:
+    """``(kernel, tokens, bits)`` of each OpenCL translation of the gnp kernels ``run()`` uses, made
+    afresh: array_ops' kernel registry is an empty one while ``run`` runs (then merged back), so a
+    compile test compiles what its own operations need, not every kernel earlier tests made in this
+    process (the whole suite had made hundreds: the hiprtc test took 15 minutes)."""
+    from pygpgpu_translate.array_ops import _codegen
+
+    saved = _codegen._kernels
+    _codegen._kernels = {}
+    try:
+        run()
+    finally:
+        fresh, _codegen._kernels = _codegen._kernels, saved
+        for key, kf in fresh.items():
+            saved.setdefault(key, kf)
+    return [(kf, key[1], key[2]) for kf in fresh.values() for key in list(kf._translations) if key[0] == "opencl"]
+
+
 @pytest.fixture(scope="module")
 def cl_device():
     """The default OpenCL device (kernel-file tests), or skip when there is none."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pygpgpu.numpy as gnp
 import pytest
-from conftest import first_device
+from conftest import first_device, opencl_translations_made_by
 
 
 def _exercise(device, monkeypatch):
@@ -45,21 +45,13 @@ def _exercise(device, monkeypatch):
 
 @pytest.fixture(scope="module")
 def translations():
-    """(kernel, tokens, bits) of every generated kernel translated for OpenCL in this run."""
+    """(kernel, tokens, bits) of every generated kernel ``_exercise`` translated for OpenCL."""
     device = first_device("opencl")
     mp = pytest.MonkeyPatch()
     try:
-        _exercise(device, mp)
+        found = opencl_translations_made_by(lambda: _exercise(device, mp))
     finally:
         mp.undo()
-    from pygpgpu_translate.array_ops import _codegen
-
-    found = []
-    for kf in _codegen._kernels.values():
-        for key in list(kf._translations):        # (dialect, tokens, bits, then options)
-            dialect, tokens, bits = key[:3]
-            if dialect == "opencl":
-                found.append((kf, tokens, bits))
     assert len({kf.__name__ for kf, _t, _b in found}) >= 25
     return found
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pygpgpu.numpy as gnp
 import pytest
-from conftest import first_device
+from conftest import first_device, opencl_translations_made_by
 
 STATS_KERNELS = ("gnp_searchsorted_left_f", "gnp_searchsorted_right_f", "gnp_searchsorted_left_i",
                  "gnp_searchsorted_right_i", "gnp_interp", "gnp_segment_sums", "gnp_bin_counts")
@@ -16,21 +16,19 @@ STATS_KERNELS = ("gnp_searchsorted_left_f", "gnp_searchsorted_right_f", "gnp_sea
 def translations():
     device = first_device("opencl")
     up = lambda x: gnp.asarray(x, device=device)   # noqa: E731
-    x = up(np.linspace(-2, 2, 300))
-    k = up(np.arange(300) % 13)
-    w = up(np.ones(300, np.float32))
-    results = [gnp.searchsorted(gnp.sort(x), x), gnp.searchsorted(gnp.sort(x), x, side="right"),
-               gnp.searchsorted(gnp.sort(k), k), gnp.searchsorted(gnp.sort(k), k, side="right"),
-               gnp.interp(x, x[::7], x[::7] ** 2), gnp.bincount(k), gnp.bincount(k, weights=w),
-               gnp.histogram(x, 9)[0], gnp.histogram(x, 9, weights=w)[0]]
-    for r in results:
-        r.synchronize()
-    from pygpgpu_translate.array_ops import _codegen
 
-    found = []
-    for kf in _codegen._kernels.values():
-        if kf.__name__ in STATS_KERNELS:
-            found += [(kf, *key[1:3]) for key in list(kf._translations) if key[0] == "opencl"]
+    def run():
+        x = up(np.linspace(-2, 2, 300))
+        k = up(np.arange(300) % 13)
+        w = up(np.ones(300, np.float32))
+        results = [gnp.searchsorted(gnp.sort(x), x), gnp.searchsorted(gnp.sort(x), x, side="right"),
+                   gnp.searchsorted(gnp.sort(k), k), gnp.searchsorted(gnp.sort(k), k, side="right"),
+                   gnp.interp(x, x[::7], x[::7] ** 2), gnp.bincount(k), gnp.bincount(k, weights=w),
+                   gnp.histogram(x, 9)[0], gnp.histogram(x, 9, weights=w)[0]]
+        for r in results:
+            r.synchronize()
+
+    found = [t for t in opencl_translations_made_by(run) if t[0].__name__ in STATS_KERNELS]
     assert {kf.__name__ for kf, _t, _b in found} == set(STATS_KERNELS)
     return found
 
