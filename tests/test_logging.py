@@ -49,6 +49,12 @@ def _run(tmp_path: Path, backend: str, mode: str, cache: Path, debug_env: "str |
     return out.stderr
 
 
+def _wide(device) -> bool:
+    """Whether a saxpy-shaped kernel is built 4-wide for ``device``."""
+    from pygpgpu_translate import _cpu_choices
+    return os.environ.get("PYGPGPU_WIDE_LOADS") != "0" and not _cpu_choices.on_cpu(device)
+
+
 def _backend_name(selector: str) -> str:
     return registry.get_device(selector).selector.split(":")[0]
 
@@ -63,7 +69,8 @@ def test_basic_config_shows_translate_build_cache_and_launch(backend, tmp_path):
     assert f"pygpgpu.{name}|DEBUG|built " in first or f"pygpgpu.{name}|INFO|building " in first
     launches = [ln for ln in first.splitlines() if ln.startswith("pygpgpu.launch|DEBUG|launch saxpy_")]
     # saxpy is a wide kernel: 4 float32 elements per work item (docs/architecture.md), unless switched off
-    items = 1000 if os.environ.get("PYGPGPU_WIDE_LOADS") == "0" else 250
+    # or the device is a CPU (one element per work item there: pygpgpu_translate._cpu_choices)
+    items = 250 if _wide(registry.get_device(backend)) else 1000
     assert len(launches) == 2 and all(f"on {selector}: global ({items},)" in ln for ln in launches), launches
     # a second process finds both caches
     second = _run(tmp_path, backend, "basicConfig", cache)
@@ -169,10 +176,15 @@ def test_debug_on_when_a_kernel_is_prepared_logs_its_launches(backend, caplog):
     device = registry.get_device(backend)
     selector = device.selector
     # a wide kernel: 4 elements per work item, so 50 elements (also the 64 the bracket reaches) take 13
-    items = (50, 64) if os.environ.get("PYGPGPU_WIDE_LOADS") == "0" else (13, 13)
-    # an OpenCL GPU gets the group shape @kernel chooses (Device.guarded_local_size), others the runtime's
+    items = (13, 13) if _wide(device) else (50, 64)
+    # an OpenCL GPU gets the group shape @kernel chooses (Device.guarded_local_size), a CPU one row
+    # (pygpgpu_translate._cpu_choices), others the runtime's
+    from pygpgpu_translate import _cpu_choices
     pick = getattr(device, "guarded_local_size", None)
     chosen = pick(1, 1024) if pick is not None else None
+    limits = _cpu_choices.group_limits(device, None)
+    if limits is not None:
+        chosen = _cpu_choices.cpu_group_shape((items[0],), *limits)
     automatic = f"local {chosen}" if chosen else "local automatic"
     assert geometry == [f"launch quadruple on {selector}: global ({items[0]},), {automatic}",
                         f"launch quadruple on {selector}: global ({items[1]},), local (32,)"], geometry

@@ -10,6 +10,7 @@ from pathlib import Path
 import pygpgpu
 import pytest
 
+from conftest import skip_no_device
 from webgpu_support import webgpu_device
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_webgpu.py"
@@ -19,7 +20,7 @@ def test_the_benchmark_runs_checks_and_writes_its_tables(tmp_path):
     dev = webgpu_device()
     peers = [d for d in pygpgpu.available_devices() if d.split(":")[0] in ("cuda", "opencl")]
     if not peers:
-        pytest.skip("no CUDA or OpenCL device to compare with")
+        skip_no_device("any", "no CUDA or OpenCL device to compare with")
     spec = importlib.util.spec_from_file_location("bench_webgpu", BENCH)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
