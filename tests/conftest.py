@@ -135,6 +135,18 @@ def host_unified_opencl_device():
     skip_no_device("opencl", f"no host-unified OpenCL device (such as PoCL) among {[d.selector for d in devices]}")
 
 
+@pytest.fixture(autouse=_env_flag("PYGPGPU_TEST_SYNC_EACH"))
+def _synchronize_after_each_test():
+    """``PYGPGPU_TEST_SYNC_EACH=1`` (GPU runs): wait for every open OpenCL queue after each test, so
+    that a kernel which faults (NVIDIA's OpenCL reports it at the next wait, -9999) fails the test
+    that launched it instead of a later test of the same worker."""
+    yield
+    from pygpgpu_opencl import _context
+    for context in list(_context._live_contexts):
+        if not context.closed:
+            context.queue.synchronize()
+
+
 def pytest_report_header(config):
     return f"pygpgpu execution backends: {RUN_BACKENDS or 'none'}; status: {registry.diagnostics()}"
 

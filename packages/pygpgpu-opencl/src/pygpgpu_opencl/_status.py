@@ -145,7 +145,8 @@ _HINTS: dict[int, str] = {
     -61: "a buffer size must be positive and at most the device's max allocation size",
     -63: "the global work size exceeds what the device supports",
     -1001: "no OpenCL platform is installed (install a driver, e.g. pocl-opencl-icd for the CPU)",
-    -9999: "a kernel accessed memory out of bounds; run it under oclgrind to find where",
+    -9999: ("NVIDIA's OpenCL reports an earlier kernel's out-of-bounds access (or a device out of memory) at the "
+            "next call; run the kernel under oclgrind to find the access"),
 }
 
 
