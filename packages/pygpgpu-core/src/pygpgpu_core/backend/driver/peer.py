@@ -41,6 +41,7 @@ _HOST_ALLOC_PORTABLE = 1     # CU_MEMHOSTALLOC_PORTABLE, hipHostMallocPortable
 _log = get_logger("transfer")
 _lock = threading.Lock()
 _logged: "weakref.WeakKeyDictionary[Any, set]" = weakref.WeakKeyDictionary()
+_kept: list = []             # the chunks and events of staged copies cut short: in use until they end
 
 
 def peer_copies_enabled() -> bool:
@@ -107,7 +108,14 @@ def _after(waiter: "DriverContext", recorder: "DriverContext") -> None:
         waiter.make_current()
         calls.check(calls.stream_wait_event(waiter.queue.handle, ev, 0), calls.stream_wait_event)
     finally:
-        calls.event_destroy(ev)
+        _destroy(recorder, [ev])
+
+
+def _destroy(ctx: "DriverContext", events: list) -> None:
+    """Free events made in ``ctx`` (with it current; the driver frees one still pending once it completes)."""
+    ctx.make_current()
+    for ev in events:
+        ctx.calls.event_destroy(ev)
 
 
 def _copy_peer(dst: "DriverBuffer", dst_offset: int, src: "DriverBuffer", src_offset: int, n: int) -> None:
@@ -134,6 +142,7 @@ def _copy_staged(dst: "DriverBuffer", dst_offset: int, src: "DriverBuffer", src_
     emptied = [_event(dctx) for _ in range(slots)]     # recorded on the destination's stream
     used = [False] * slots
     dptr, sptr = dst.ptr + dst_offset, src.ptr + src_offset  # type: ignore[operator]
+    done = False
     try:
         for i, off in enumerate(offsets):
             k, m = i % slots, min(chunk, n - off)
@@ -150,11 +159,15 @@ def _copy_staged(dst: "DriverBuffer", dst_offset: int, src: "DriverBuffer", src_
             calls.check(calls.event_record(emptied[k], dctx.queue.handle), calls.event_record)
             used[k] = True
         wait(dctx)
+        done = True
     finally:
-        for ev in filled + emptied:
-            calls.event_destroy(ev)
-        for block in blocks:
-            block.close()
+        if done:
+            _destroy(sctx, filled)
+            _destroy(dctx, emptied)
+            for block in blocks:
+                block.close()
+        else:       # interrupted or failed: copies may still use the chunks, which stay until exit
+            _kept.append((blocks, filled, emptied))
 
 
 def copy_between_devices(dst: "DriverBuffer", dst_offset: int, src: "DriverBuffer", src_offset: int,
