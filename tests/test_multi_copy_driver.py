@@ -108,6 +108,24 @@ def test_without_peer_access_the_copy_is_staged_through_portable_pinned_memory(s
     assert any("staged through page-locked host memory" in r.getMessage() for r in caplog.records)
 
 
+def test_staged_copies_reuse_their_page_locked_chunks_until_the_context_closes(sim, monkeypatch):
+    monkeypatch.setenv("PYGPGPU_SIM_STAGING_CHUNK", str(1 << 20))
+    sim.sim.peer = False
+    data = np.arange(600_000, dtype=np.float32)                # 2.4 MB: three 1 MiB chunks
+    src, dst = _pair(sim, data)
+    assert dst.copy_from_device(src) == "staged"
+    assert sim.sim.log.count("host_alloc") == 2
+    sim.sim.log.clear()
+    dst.fill(b"\0")
+    assert dst.copy_from_device(src) == "staged"               # page-locking costs: done once
+    assert "host_alloc" not in sim.sim.log
+    np.testing.assert_array_equal(_read(dst, np.float32, data.size), data)
+    chunks = set(src.context._peer_chunks)
+    assert len(chunks) == 2 and all(b.ptr in sim.sim.memory for b in chunks)
+    src.context.close()                                         # freed with the source's context
+    assert all(b.ptr == 0 for b in chunks)
+
+
 def test_one_device_copies_within_its_context(sim):
     d0 = sim.devices()[0]
     a = d0.context().buffer_from_host(np.arange(8, dtype=np.int64))

@@ -129,15 +129,42 @@ def _copy_peer(dst: "DriverBuffer", dst_offset: int, src: "DriverBuffer", src_of
     _after(sctx, dctx)                 # the source's later work waits for the copy to read it
 
 
+def _take_chunks(ctx: "DriverContext", nbytes: int, count: int) -> list:
+    """``count`` portable page-locked blocks of at least ``nbytes``: kept ones of ``ctx`` first
+    (page-locking costs about a millisecond per few MiB, so repeated copies reuse them), new ones
+    (a power of two of at least 1 MiB, so that copies of similar sizes share them) for the rest."""
+    with _lock:
+        kept = ctx.__dict__.setdefault("_peer_chunks", [])
+        got = [b for b in kept if b.ptr and b.nbytes >= nbytes][:count]
+        for b in got:
+            kept.remove(b)
+    while len(got) < count:
+        block = _PinnedBlock(ctx, max(1 << 20, 1 << (nbytes - 1).bit_length()), _HOST_ALLOC_PORTABLE)
+        ctx._track(block)           # freed with the context
+        got.append(block)
+    return got
+
+
+def _give_back(ctx: "DriverContext", blocks: list) -> None:
+    """Keep the two largest live blocks for the next staged copy from ``ctx``; free the others."""
+    with _lock:
+        kept = ctx.__dict__.setdefault("_peer_chunks", [])
+        pool = sorted((b for b in kept + blocks if b.ptr), key=lambda b: -b.nbytes)
+        kept[:] = pool[:2]
+        extra = pool[2:]
+    for block in extra:
+        block.close()
+
+
 def _copy_staged(dst: "DriverBuffer", dst_offset: int, src: "DriverBuffer", src_offset: int, n: int) -> None:
     """Through two portable page-locked chunks: the source's stream downloads chunk i+1 while the
     destination's uploads chunk i; returns when the last upload is done."""
     dctx, sctx = dst.context, src.context
     calls = dctx.calls
-    chunk = min(n, max(1 << 20, min(sctx.staging_chunk or STAGING_CHUNK, STAGING_CHUNK)))
+    chunk = min(n, max(1 << 20, sctx.staging_chunk or STAGING_CHUNK))
     offsets = list(range(0, n, chunk))
     slots = min(2, len(offsets))
-    blocks = [_PinnedBlock(sctx, chunk, _HOST_ALLOC_PORTABLE) for _ in range(slots)]
+    blocks = _take_chunks(sctx, chunk, slots)
     filled = [_event(sctx) for _ in range(slots)]      # recorded on the source's stream
     emptied = [_event(dctx) for _ in range(slots)]     # recorded on the destination's stream
     used = [False] * slots
@@ -164,8 +191,7 @@ def _copy_staged(dst: "DriverBuffer", dst_offset: int, src: "DriverBuffer", src_
         if done:
             _destroy(sctx, filled)
             _destroy(dctx, emptied)
-            for block in blocks:
-                block.close()
+            _give_back(sctx, blocks)
         else:       # interrupted or failed: copies may still use the chunks, which stay until exit
             _kept.append((blocks, filled, emptied))
 
