@@ -49,6 +49,8 @@ from pygpgpu import kernel
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 START, END = "<!-- bench_split:start -->", "<!-- bench_split:end -->"
+# --devices runs (GPUs) have a section of their own, so that they and the PoCL one replace only themselves
+GIVEN_START, GIVEN_END = "<!-- bench_split:devices:start -->", "<!-- bench_split:devices:end -->"
 QUICK = "--quick" in sys.argv
 
 
@@ -261,13 +263,13 @@ def table(title: str, result: dict) -> list:
     return lines + [""]
 
 
-def write_section(text: str) -> None:
+def write_section(text: str, start: str = START, end: str = END) -> None:
     """Replace this script's section of RESULTS.md (between its markers); others are kept."""
     current = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    block = f"{START}\n{text.strip()}\n{END}"
-    if START in current and END in current:
-        head, rest = current.split(START, 1)
-        updated = head + block + rest.split(END, 1)[1]
+    block = f"{start}\n{text.strip()}\n{end}"
+    if start in current and end in current:
+        head, rest = current.split(start, 1)
+        updated = head + block + rest.split(end, 1)[1]
     else:
         updated = current.rstrip("\n") + "\n\n" + block + "\n"
     fd, tmp = tempfile.mkstemp(dir=RESULTS.parent, prefix=".RESULTS-")
@@ -304,8 +306,10 @@ def main() -> None:
                    "devices are staged (each OpenCL device has a context of its own: the source is mapped and "
                    "written into the target). Devices with their own hardware (several GPUs) are measured "
                    "with --devices on a machine that has them.")
-    lines = ["## Several devices: k.split on 1 vs n devices (bench_split.py)", "",
-             (f"Measured {when} on {machine()}; load average before the run {load} (the machine is shared); "
+    where = "given devices" if "--devices" in sys.argv else "two PoCL devices"
+    lines = [f"## Several devices: k.split on 1 vs n devices, {where} (bench_split.py)", "",
+             (f"Measured {when} on {machine()}; load average before the run {load}"
+              f"{'' if '--devices' in sys.argv else ' (the machine is shared)'}; "
               f"best of {3 if QUICK else 5} after a warm-up. Efficiency = t1 / (n · tn): 1.0 is perfect "
               "scaling, 1/n no gain."), ""]
     for title, result in sections:
@@ -314,7 +318,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if "--no-write" not in sys.argv:
-        write_section(text)
+        write_section(text, *((GIVEN_START, GIVEN_END) if "--devices" in sys.argv else (START, END)))
 
 
 if __name__ == "__main__":

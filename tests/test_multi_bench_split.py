@@ -68,3 +68,23 @@ def test_bench_split_kernels_over_two_pocl_devices(tmp_path):
     assert all(row["positive"] and 0 < row["eff"] for row in r["rows"]), r["rows"]
     assert r["copies"] == [["staged", True]]          # two OpenCL contexts: through the host
     assert "| efficiency on 2 |" in r["table"] and "| default | staged | 32 |" in r["table"]
+
+
+def test_gpu_runs_and_pocl_runs_keep_sections_of_their_own(tmp_path, monkeypatch):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_split_sections", BENCH / "bench_split.py")
+    assert spec is not None and spec.loader is not None
+    bs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bs)
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Benchmark results\n\nother section\n")
+    monkeypatch.setattr(bs, "RESULTS", results)
+    bs.write_section("pocl rows 1")
+    bs.write_section("gpu rows 1", bs.GIVEN_START, bs.GIVEN_END)
+    bs.write_section("pocl rows 2")                  # replaces only the PoCL section
+    text = results.read_text()
+    assert "other section" in text and "gpu rows 1" in text and "pocl rows 2" in text and "pocl rows 1" not in text
+    bs.write_section("gpu rows 2", bs.GIVEN_START, bs.GIVEN_END)
+    text = results.read_text()
+    assert "gpu rows 1" not in text and "gpu rows 2" in text and "pocl rows 2" in text
