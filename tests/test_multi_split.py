@@ -42,6 +42,16 @@ def accelerations(px, py, ax, ay, all_x, all_y, mass, eps2):
 
 
 @kernel
+def row_sums_weighted(w, table, out):  # every part reads the whole 2-D table
+    for i in range(out.shape[0]):
+        acc = 0.0
+        for r in range(table.shape[0]):
+            for c in range(table.shape[1]):
+                acc += table[r, c] * (c + 1)
+        out[i] = w[i] * acc
+
+
+@kernel
 def backward(x, out):
     for i in range(out.shape[0]):
         out[i] = x[i - 1] + x[i]
@@ -99,6 +109,14 @@ def test_an_nbody_step_is_split_with_all_positions_on_every_part(backend):
     split(px, py, ax, ay, px, py, mass, 0.01)
     np.testing.assert_array_equal(ax, whole[0])
     np.testing.assert_array_equal(ay, whole[1])
+
+
+def test_a_2d_table_read_at_indices_free_of_i_goes_whole_to_every_part(backend):
+    w = np.arange(1000, dtype=np.float32)
+    table = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = np.full(1000, np.nan, np.float32)
+    row_sums_weighted.split([backend] * 3)(w, table, out)
+    np.testing.assert_allclose(out, w * float((table * np.arange(1, 5)).sum()), rtol=1e-6)
 
 
 @pytest.mark.parametrize(("k", "args", "reason"), [

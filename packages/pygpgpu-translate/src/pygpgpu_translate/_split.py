@@ -286,10 +286,10 @@ def split_proof(kf, tokens, bits) -> SplitProof:
             sliced.add(p.root)
             shape_vars.update(shapes)
             continue
-        read_only = set(access[p.name]) == {"r"} and p.name not in escaped and p.type.ndim == 1
+        read_only = set(access[p.name]) == {"r"} and p.name not in escaped
         indices = loads.get(p.name, [])
         offsets = [index_offset(e, index) for e in indices]
-        if read_only and indices and all(c is not None and c >= 0 for c in offsets):
+        if read_only and p.type.ndim == 1 and indices and all(c is not None and c >= 0 for c in offsets):
             halo[p.root] = max(c for c in offsets if c is not None)
             halo_cnames.add(p.name)
             shape_vars.update(shapes)
