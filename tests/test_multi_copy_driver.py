@@ -65,6 +65,14 @@ def test_peer_access_copies_device_to_device_with_the_peer_functions(sim, caplog
     assert "device_can_access_peer" not in sim.sim.log and "ctx_enable_peer_access" not in sim.sim.log
 
 
+def test_access_enabled_earlier_counts_as_access(sim):
+    sim.sim.enable_peer_status = 704          # CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED (another library did it)
+    data = np.arange(32, dtype=np.float32)
+    src, dst = _pair(sim, data)
+    assert dst.copy_from_device(src) == "peer"
+    np.testing.assert_array_equal(_read(dst, np.float32, 32), data)
+
+
 def test_buffer_copy_from_another_device_takes_the_same_path(sim):
     data = np.arange(64, dtype=np.int32)
     src, dst = _pair(sim, data)
