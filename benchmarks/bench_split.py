@@ -1,6 +1,7 @@
-"""``k.split(devices)``: one launch on one device vs the same launch divided among n devices.
+"""``k.split(devices)``: one launch on one device vs the same launch divided among n devices, and
+copies between two devices.
 
-    python benchmarks/bench_split.py [--quick] [--no-write] [--devices cuda:0,cuda:1]
+    python benchmarks/bench_split.py [--quick] [--no-write] [--devices cuda:0,cuda:1,...]
 
 Efficiency = t1 / (n * tn): 1.0 is perfect scaling, 1/n means no gain at all. Without
 ``--devices`` it measures two PoCL devices (``POCL_DEVICES="pthread pthread"``, each run in a
@@ -13,13 +14,22 @@ launches fill the pool, not scaling. Two set-ups:
 - ``POCL_MAX_PTHREAD_COUNT=1``: a pool of one thread, so the two parts can only take turns
   (efficiency about 1/n: the control that shows the pool is shared).
 
-Scaling over devices with their own hardware (several GPUs) is measured with ``--devices``.
+With ``--devices`` (e.g. the eight GPUs of a multi-GPU machine) it measures those devices as
+they are, over 1, 2, 4, ... of them (powers of two up to all), with GPU-sized problems.
 
-Two kernels: ``heavy`` (compute-bound, 200 dependent multiply-adds and a sine per element) and
-``scale`` (memory-bound: one multiply-add per element; numpy arrays in and out, so the copies
-count). With ``--devices`` (e.g. two GPUs of the GPU machine) it measures those devices as they
-are. Writes its section of benchmarks/RESULTS.md unless ``--no-write``. Times are the best of
-several repeats after a warm-up that also compiles on every device.
+Kernels (numpy arrays in and out, so the host copies count, as they do for any split call):
+
+- ``nbody``: one step's accelerations of n bodies in 3-D; each device computes its slice of
+  the bodies and reads all positions (passed whole to every part). O(n^2) work per O(n) data:
+  the case that can scale;
+- ``stencil``: a 5-point forward stencil; each part gets its slice plus a 4-row halo;
+- ``saxpy``: ``a * x + y``, one multiply-add per 12 bytes moved: bounded by the host copies;
+- ``heavy``: 200 dependent multiply-adds and a sine per element (compute-bound, no halo).
+
+Then copies between the first two devices: ``g.to(other)`` of a device array, peer to peer
+where the driver allows it and staged otherwise (``PYGPGPU_PEER_COPIES=0`` forces staging, for
+the comparison), in GB/s. Writes its section of benchmarks/RESULTS.md unless ``--no-write``.
+Times are the best of several repeats after a warm-up that also compiles on every device.
 """
 from __future__ import annotations
 
@@ -39,6 +49,8 @@ from pygpgpu import kernel
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 START, END = "<!-- bench_split:start -->", "<!-- bench_split:end -->"
+# --devices runs (GPUs) have a section of their own, so that they and the PoCL one replace only themselves
+GIVEN_START, GIVEN_END = "<!-- bench_split:devices:start -->", "<!-- bench_split:devices:end -->"
 QUICK = "--quick" in sys.argv
 
 
@@ -52,9 +64,36 @@ def heavy(x, out, iters):
 
 
 @kernel
-def scale(x, out, alpha):
+def saxpy(x, y, out, a):
     for i in range(out.shape[0]):
-        out[i] = x[i] * alpha + 1.0
+        out[i] = a * x[i] + y[i]
+
+
+@kernel
+def stencil(u, out):                    # out[i] is the smoothed u[i + 2]: u has 4 more rows than out
+    for i in range(out.shape[0]):
+        out[i] = 0.1 * u[i] + 0.2 * u[i + 1] + 0.4 * u[i + 2] + 0.2 * u[i + 3] + 0.1 * u[i + 4]
+
+
+@kernel
+def nbody(px, py, pz, ax, ay, az, all_x, all_y, all_z, mass, eps2):
+    for i in range(ax.shape[0]):
+        fx = 0.0
+        fy = 0.0
+        fz = 0.0
+        for j in range(all_x.shape[0]):
+            dx = all_x[j] - px[i]
+            dy = all_y[j] - py[i]
+            dz = all_z[j] - pz[i]
+            r2 = dx * dx + dy * dy + dz * dz + eps2
+            inv = 1.0 / np.sqrt(r2)
+            s = mass[j] * inv * inv * inv
+            fx += s * dx
+            fy += s * dy
+            fz += s * dz
+        ax[i] = fx
+        ay[i] = fy
+        az[i] = fz
 
 
 def best_s(repeats: int, fn, *args) -> float:
@@ -67,22 +106,95 @@ def best_s(repeats: int, fn, *args) -> float:
     return best
 
 
-def measure(devices: list) -> list:
-    """Rows of (case, n, t1, tn, efficiency) for one device vs all of ``devices``."""
+def _sizes(gpus: bool) -> dict:
+    """Elements (bodies for n-body) per case: GPU-sized with --devices, small on PoCL's 2 shared cores."""
+    if gpus:
+        return {"nbody": 1 << (15 if QUICK else 17), "stencil": 1 << (24 if QUICK else 26),
+                "saxpy": 1 << (24 if QUICK else 26), "heavy": 1 << (20 if QUICK else 22)}
+    return {"nbody": 1 << (11 if QUICK else 13), "stencil": 1 << (20 if QUICK else 22),
+            "saxpy": 1 << (20 if QUICK else 22), "heavy": 1 << (14 if QUICK else 16)}
+
+
+def _cases(sizes: dict) -> list:
+    """``(name, kernel, arguments, outputs)``: the outputs are compared between device counts."""
+    rng = np.random.default_rng(0)
+    f32 = np.float32
+    n = sizes["nbody"]
+    pos = [rng.standard_normal(n).astype(f32) for _ in range(3)]
+    acc = [np.zeros(n, f32) for _ in range(3)]
+    mass = (rng.random(n) + 0.5).astype(f32)
+    m = sizes["stencil"]
+    u, smooth = rng.standard_normal(m + 4).astype(f32), np.zeros(m, f32)
+    k = sizes["saxpy"]
+    x, y, z = rng.standard_normal(k).astype(f32), rng.standard_normal(k).astype(f32), np.zeros(k, f32)
+    h = sizes["heavy"]
+    hx, hout = rng.standard_normal(h).astype(f32), np.zeros(h, f32)
+    every = [p.copy() for p in pos]      # not the same arrays as the own positions: one launch would
+    return [                             # see them aliased (one buffer) and the parts not, a different build
+        (f"nbody (bodies; all positions to every part, {n * n / 1e6:.0f}M interactions)", nbody,
+         (*pos, *acc, *every, mass, f32(0.01)), acc, n),
+        ("stencil (5-point, 4-row halo per part)", stencil, (u, smooth), [smooth], m),
+        ("saxpy (memory-bound)", saxpy, (x, y, z, f32(2.0)), [z], k),
+        ("heavy (compute-bound, 200 iterations)", heavy, (hx, hout, 200), [hout], h),
+    ]
+
+
+def _counts(total: int) -> list:
+    counts, k = [], 1
+    while k <= total:
+        counts.append(k)
+        k *= 2
+    if counts[-1] != total:
+        counts.append(total)
+    return counts
+
+
+def measure(devices: list, gpus: bool) -> list:
+    """Rows ``{case, n, times: {count: seconds}, eff: {count: efficiency}}`` over 1, 2, 4, ... devices."""
     rows = []
-    cases = [("heavy (compute-bound, 200 iterations)", heavy, 1 << (16 if QUICK else 18), (200,)),
-             ("scale (memory-bound, numpy in/out)", scale, 1 << (22 if QUICK else 24), (2.0,))]
-    for name, k, n, scalars in cases:
-        x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
-        out = np.empty_like(x)
-        repeats = 3 if QUICK else 5
-        one = k[devices[0]]
-        split = k.split(devices)
-        t1 = best_s(repeats, one, x, out, *scalars)
-        ref = out.copy()
-        tn = best_s(repeats, split, x, out, *scalars)
-        assert np.array_equal(out, ref), f"{name}: split result differs from the one-device result"
-        rows.append({"case": name, "n": n, "t1": t1, "tn": tn, "eff": t1 / (len(devices) * tn)})
+    repeats = 3 if QUICK else 5
+    for name, k, args, outputs, n in _cases(_sizes(gpus)):
+        times, ref = {}, None
+        for count in _counts(len(devices)):
+            run = k[devices[0]] if count == 1 else k.split(devices[:count])
+            times[count] = best_s(repeats, run, *args)
+            got = [o.copy() for o in outputs]
+            if ref is None:
+                ref = got
+            else:
+                for a, b in zip(got, ref):
+                    assert np.array_equal(a, b), f"{name}: the split over {count} devices differs from one device"
+        rows.append({"case": name, "n": n, "times": times,
+                     "eff": {c: times[1] / (c * t) for c, t in times.items()}})
+    return rows
+
+
+def measure_copies(devices: list, gpus: bool) -> list:
+    """``g.to(devices[1])`` of a device array on ``devices[0]``: GB/s per way the copy can take."""
+    import pygpgpu.numpy as gnp
+
+    nbytes = (256 if gpus else 32) << 20
+    src = gnp.asarray(np.arange(nbytes // 4, dtype=np.float32), device=devices[0])
+    rows = []
+    for label, env in (("default", None), ("PYGPGPU_PEER_COPIES=0 (staged)", "0")):
+        if env is not None:
+            os.environ["PYGPGPU_PEER_COPIES"] = env
+        try:
+            probe = gnp.empty(16, np.float32, device=devices[1])
+            way = probe.buffer.copy_from_device(src.buffer, 64)    # which way this pair takes
+
+            def copy():
+                out = src.to(devices[1])
+                out.synchronize()
+                return out
+
+            seconds = best_s(3 if QUICK else 5, copy)
+            same = bool(np.array_equal(copy().get(), src.get()))
+        finally:
+            os.environ.pop("PYGPGPU_PEER_COPIES", None)
+        rows.append({"label": label, "way": way, "bytes": nbytes, "s": seconds, "equal": same})
+        if way == "staged" and env is None:
+            break                                 # staged already: the forced row would repeat it
     return rows
 
 
@@ -108,18 +220,20 @@ def _threads() -> int:
 
 def child() -> None:
     devices = sys.argv[sys.argv.index("--child") + 1].split(",")
+    gpus = "--gpus" in sys.argv
     before = _threads()                               # nothing of OpenCL started yet
     from pygpgpu_core import registry
     names = [registry.get_device(d).name for d in devices]
     x = np.ones(1024, np.float32)
     for d in devices:
-        scale[d](x, np.empty_like(x), 1.0)
+        saxpy[d](x, x, np.empty_like(x), np.float32(1.0))
     started = _threads() - before                     # PoCL's worker pool (and the driver's threads)
-    print(json.dumps({"devices": devices, "names": names, "threads": started, "rows": measure(devices)}))
+    print(json.dumps({"devices": devices, "names": names, "threads": started, "rows": measure(devices, gpus),
+                      "copies": measure_copies(devices, gpus) if len(devices) > 1 else []}))
 
 
-def run_child(devices: str, env: dict) -> dict:
-    args = [sys.executable, __file__, "--child", devices] + (["--quick"] if QUICK else [])
+def run_child(devices: str, env: dict, gpus: bool = False) -> dict:
+    args = [sys.executable, __file__, "--child", devices] + (["--quick"] if QUICK else []) + (["--gpus"] if gpus else [])
     proc = subprocess.run(args, capture_output=True, text=True, env={**os.environ, **env}, timeout=1800, check=False)
     if proc.returncode:
         raise SystemExit(f"the measuring process failed:\n{proc.stdout}\n{proc.stderr}")
@@ -128,23 +242,34 @@ def run_child(devices: str, env: dict) -> dict:
 
 def table(title: str, result: dict) -> list:
     n = len(result["devices"])
+    counts = sorted(int(c) for c in result["rows"][0]["times"])
     lines = [f"### {title}", "", (f"Devices: {', '.join(f'{d} ({nm})' for d, nm in zip(result['devices'], result['names']))}. "
-             f"Threads started in the process once all {n} devices ran a kernel: {result['threads']}."),
-             "", f"| kernel | elements | 1 device (ms) | {n} devices (ms) | speed-up | efficiency t1/({n}·t{n}) |",
-             "|---|---:|---:|---:|---:|---:|"]
+             f"Threads started in the process once all {n} devices ran a kernel: {result['threads']}."), "",
+             "| kernel | elements | " + " | ".join(f"{c} device{'s' if c > 1 else ''} (ms)" for c in counts) + " | "
+             + " | ".join(f"efficiency on {c}" for c in counts[1:]) + " |",
+             "|---|---:|" + "---:|" * (2 * len(counts) - 1)]
     for r in result["rows"]:
-        lines.append(f"| {r['case']} | {r['n']:,} | {r['t1'] * 1e3:.1f} | {r['tn'] * 1e3:.1f} | "
-                     f"{r['t1'] / r['tn']:.2f}x | {r['eff']:.2f} |")
+        times = {int(c): t for c, t in r["times"].items()}
+        eff = {int(c): e for c, e in r["eff"].items()}
+        lines.append(f"| {r['case']} | {r['n']:,} | " + " | ".join(f"{times[c] * 1e3:.1f}" for c in counts) + " | "
+                     + " | ".join(f"{eff[c]:.2f}" for c in counts[1:]) + " |")
+    if result.get("copies"):
+        a, b = result["devices"][:2]
+        lines += ["", f"Copies `g.to(\"{b}\")` of a device array on {a}:", "",
+                  "| setting | way taken | MiB | ms | GB/s | values equal |", "|---|---|---:|---:|---:|---|"]
+        for c in result["copies"]:
+            lines.append(f"| {c['label']} | {c['way']} | {c['bytes'] >> 20} | {c['s'] * 1e3:.1f} | "
+                         f"{c['bytes'] / c['s'] / 1e9:.1f} | {c['equal']} |")
     return lines + [""]
 
 
-def write_section(text: str) -> None:
+def write_section(text: str, start: str = START, end: str = END) -> None:
     """Replace this script's section of RESULTS.md (between its markers); others are kept."""
     current = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    block = f"{START}\n{text.strip()}\n{END}"
-    if START in current and END in current:
-        head, rest = current.split(START, 1)
-        updated = head + block + rest.split(END, 1)[1]
+    block = f"{start}\n{text.strip()}\n{end}"
+    if start in current and end in current:
+        head, rest = current.split(start, 1)
+        updated = head + block + rest.split(end, 1)[1]
     else:
         updated = current.rstrip("\n") + "\n\n" + block + "\n"
     fd, tmp = tempfile.mkstemp(dir=RESULTS.parent, prefix=".RESULTS-")
@@ -161,8 +286,10 @@ def main() -> None:
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     if "--devices" in sys.argv:
         devices = sys.argv[sys.argv.index("--devices") + 1]
-        sections = [("Given devices", run_child(devices, {}))]
-        reading = "Reading: the devices given run their parts concurrently, each on its own hardware."
+        sections = [("Given devices", run_child(devices, {}, gpus=True))]
+        reading = ("Reading: the devices given run their parts concurrently, each on its own hardware. n-body has "
+                   "O(n^2) work for O(n) bytes copied and should scale; saxpy and the stencil move every byte "
+                   "through the host (numpy in and out), so the host copies bound them.")
     else:
         two = {"POCL_DEVICES": "pthread pthread"}
         sections = [("Two PoCL devices, PoCL's default worker pool (one thread per core, shared by both)",
@@ -172,13 +299,17 @@ def main() -> None:
         reading = ("Reading: PoCL's pthread devices in one process share one pool of worker threads (the "
                    "threads started for two devices are as many as one pool has: one per core, or one in the "
                    "control), so a second PoCL device adds no cores. On PoCL these rows show what splitting "
-                   "costs, not scaling: expect an efficiency near 1/n, as the one-thread control must take "
-                   "turns. On this shared 2-core machine single runs vary by up to 2x with other work (the "
-                   "load average above), which is why some rows land above or below that; only the thread "
-                   "counts are exact. Devices with their own hardware (two GPUs) are measured with --devices "
-                   "on a machine that has them.")
-    lines = ["## Several devices: k.split on 1 vs n devices (bench_split.py)", "",
-             (f"Measured {when} on {machine()}; load average before the run {load} (the machine is shared); "
+                   "costs (the halo and the whole-array copies included), not scaling: expect an efficiency "
+                   "near 1/n, as the one-thread control must take turns. On this shared 2-core machine single "
+                   "runs vary by up to 2x with other work (the load average above), which is why some rows land "
+                   "above or below that; only the thread counts are exact. The copies between the two PoCL "
+                   "devices are staged (each OpenCL device has a context of its own: the source is mapped and "
+                   "written into the target). Devices with their own hardware (several GPUs) are measured "
+                   "with --devices on a machine that has them.")
+    where = "given devices" if "--devices" in sys.argv else "two PoCL devices"
+    lines = [f"## Several devices: k.split on 1 vs n devices, {where} (bench_split.py)", "",
+             (f"Measured {when} on {machine()}; load average before the run {load}"
+              f"{'' if '--devices' in sys.argv else ' (the machine is shared)'}; "
               f"best of {3 if QUICK else 5} after a warm-up. Efficiency = t1 / (n · tn): 1.0 is perfect "
               "scaling, 1/n no gain."), ""]
     for title, result in sections:
@@ -187,7 +318,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if "--no-write" not in sys.argv:
-        write_section(text)
+        write_section(text, *((GIVEN_START, GIVEN_END) if "--devices" in sys.argv else (START, END)))
 
 
 if __name__ == "__main__":

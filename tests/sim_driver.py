@@ -117,6 +117,9 @@ class SimDriver:
         self.event_streams: dict[int, int] = {}        # event -> the stream it was last recorded on
         self.queries = 0
         self.hold_next_launch: "float | None" = None   # seconds: the next launch does not end for so long
+        self.peer = True                               # device_can_access_peer's answer
+        self.enable_peer_status = 0                    # ctx_enable_peer_access's status
+        self.host_alloc_flags: list[int] = []
 
     def calls(self) -> Calls:
         calls = Calls("sim", None, "simulated driver", ERRORS)  # type: ignore[arg-type]
@@ -127,7 +130,7 @@ class SimDriver:
                      "host_unregister", "memcpy_htod_async", "memcpy_dtoh_async", "memcpy_dtod_async",
                      "memset_d8_async", "memset_d16_async", "memset_d32_async", "module_load", "module_unload",
                      "module_get_function", "launch", "device_count", "device_name", "device_total_mem",
-                     "device_attribute"):
+                     "device_attribute", "device_can_access_peer", "ctx_enable_peer_access", "memcpy_peer_async"):
             fn = getattr(self, role)
             setattr(calls, role, fn)
         calls.set_current_unchecked = self.set_current
@@ -156,6 +159,7 @@ class SimDriver:
 
     def host_alloc(self, out, n, flags):
         self.log.append("host_alloc")
+        self.host_alloc_flags.append(int(flags))
         _out(out).value = self._allocate(n)
         return 0
 
@@ -184,7 +188,26 @@ class SimDriver:
         return 0
 
     def memcpy_dtod_async(self, dst, src, n, stream):
+        self.log.append("memcpy_dtod")
         ctypes.memmove(int(dst), int(src), n)
+        return 0
+
+    # -- several devices: "device" memory is host memory, so a peer copy is a memmove too -----------
+    def device_can_access_peer(self, out, dev, peer):
+        self.log.append("device_can_access_peer")
+        _out(out).value = int(self.peer and dev != peer)
+        return 0
+
+    def ctx_enable_peer_access(self, peer_token, flags):
+        self.log.append("ctx_enable_peer_access")
+        return self.enable_peer_status
+
+    def memcpy_peer_async(self, dst, dst_token, src, src_token, n, stream):
+        self.log.append("memcpy_peer")
+        # the drivers take ctypes objects here (no argtypes): ints would be truncated to 32 bits
+        assert isinstance(dst, ctypes.c_uint64) and isinstance(src, ctypes.c_uint64), (dst, src)
+        assert isinstance(n, ctypes.c_size_t), n
+        ctypes.memmove(dst.value, src.value, n.value)
         return 0
 
     def memset_d8_async(self, ptr, value, count, stream):
@@ -410,13 +433,14 @@ class SimBackend(DriverBackend):
     dialect = "cuda"
     title = "SIM"
 
-    def __init__(self, kernels: "dict[str, SimKernel]"):
+    def __init__(self, kernels: "dict[str, SimKernel]", devices: int = 1):
         super().__init__()
         self.sim = SimDriver(kernels)
         self.driver = SimLibrary(self.sim)  # type: ignore[misc]
+        self.count = devices
 
     def _enumerate(self):
-        return [SimDevice(self, 0)]
+        return [SimDevice(self, i) for i in range(self.count)]
 
     def version(self) -> str:
         return "sim 1.0"

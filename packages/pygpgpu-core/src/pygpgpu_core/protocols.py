@@ -35,6 +35,7 @@ __all__ = [
     "BinaryPrograms",
     "AsyncCopies",
     "BufferViews",
+    "DeviceCopies",
     "OPTIONAL_ATTRIBUTES",
     "option",
     "supports",
@@ -272,6 +273,16 @@ class BufferViews(Protocol):
     serves the small arguments of a launch)."""
 
     def view(self, offset: int, nbytes: "int | None" = None) -> "Buffer": ...
+
+
+@runtime_checkable
+class DeviceCopies(Protocol):
+    """On a Buffer: copy from a buffer of another device of the same backend without a numpy array
+    between (peer to peer where the driver allows it, else staged its own way); returns the way
+    taken: ``"device"``, ``"peer"``, ``"staged"`` (through host memory) or ``"host"``."""
+
+    def copy_from_device(self, src: "Buffer", nbytes: "int | None" = None, src_offset: int = 0,
+                         dst_offset: int = 0) -> str: ...
 
 
 OPTIONAL_ATTRIBUTES: "dict[str, tuple[str, Any, str]]" = {

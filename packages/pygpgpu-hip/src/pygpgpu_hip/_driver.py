@@ -38,6 +38,7 @@ _RENAMED = {
     "MemHostGetDevicePointer": "hipHostGetDevicePointer",
     "MemHostRegister": "hipHostRegister",
     "MemHostUnregister": "hipHostUnregister",
+    "CtxEnablePeerAccess": "hipDeviceEnablePeerAccess",   # the current device gains access to the peer's
 }
 # Not offered: pointer attributes (the memory-type numbering changed in ROCm 6, so large copies
 # from memory another library page-locked are staged), function attributes and parameter info

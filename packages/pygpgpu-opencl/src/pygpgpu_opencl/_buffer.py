@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import ctypes
+import sys
 from ctypes import c_int32
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pygpgpu_core.errors import GPGPUError
+from pygpgpu_core.logs import get_logger
 from pygpgpu_core.backend.handles import OwnedHandle
 
 from . import _constants as C
@@ -47,6 +49,20 @@ def host_address(arr: np.ndarray) -> int:
         return _addressof(_char_from_buffer(arr))  # type: ignore[arg-type]
     except (TypeError, ValueError, BufferError):
         return arr.ctypes.data
+
+
+_staged_pairs: "set[tuple[int, int]]" = set()
+
+
+def _log_staged(src: "Context", dst: "Context") -> None:
+    """Say once per pair of contexts that their copies go through the host, and why."""
+    key = (id(src), id(dst))
+    if key in _staged_pairs:
+        return
+    _staged_pairs.add(key)
+    get_logger("transfer").debug(
+        "%s -> %s: staged through host memory (the devices have contexts of their own: OpenCL copies "
+        "between contexts only through the host)", src.device.selector, dst.device.selector)
 
 
 def _readable(host: Any, what: str) -> np.ndarray:
@@ -299,6 +315,51 @@ class Buffer(OwnedHandle):
                     int(dst_offset), nbytes, 0, None),
             "clEnqueueCopyBuffer",
         )
+
+    def copy_from_device(self, src: "Buffer", nbytes: "int | None" = None, src_offset: int = 0,
+                         dst_offset: int = 0) -> str:
+        """Copy ``nbytes`` (default: the rest of ``src``) from byte ``src_offset`` of a buffer of
+        any OpenCL device to byte ``dst_offset`` of this one; returns how: ``"device"`` (both in
+        one context: ``clEnqueueCopyBuffer``, in queue order) or ``"staged"`` (each device has a
+        context of its own, and OpenCL copies between contexts only through the host: the source
+        is mapped, its bytes written into this buffer from the mapping, so there is one host copy
+        and none on a device whose memory is the host's, such as PoCL). A staged copy returns
+        once the bytes arrived."""
+        if not isinstance(src, Buffer):
+            raise TypeError(f"copy_from_device() needs a Buffer, got {type(src).__name__}")
+        src_offset, dst_offset = int(src_offset), int(dst_offset)
+        n = src.nbytes - src_offset if nbytes is None else int(nbytes)
+        src._check_range("copy_from_device() source", src_offset, n)
+        self._check_range("copy_from_device() destination", dst_offset, n)
+        if src.context is self.context:
+            self.copy_from(src, n, src_offset=src_offset, dst_offset=dst_offset)
+            return "device"
+        handle, src_handle = self._require(), src._require()
+        if n == 0:
+            return "staged"
+        _log_staged(src.context, self.context)
+        cl = lib()
+        sctx, squeue = src.context, src.context.queue_handle()
+        err = c_int32(0)
+        event = ctypes.c_void_p()
+        with sctx._enqueue_lock:        # the map becomes the source queue's last command (see _wait.enqueue)
+            ptr = cl.clEnqueueMapBuffer(squeue, src_handle, 0, C.CL_MAP_READ, src_offset, n, 0, None,
+                                        ctypes.byref(event), ctypes.byref(err))
+            check(err.value, "clEnqueueMapBuffer")
+            track(sctx, event.value)
+        wait(sctx, squeue)              # the source's earlier work is done and the mapping holds its bytes
+        written = False
+        try:
+            check(enqueue(self.context, cl.clEnqueueWriteBuffer, self.context.queue_handle(), handle, 0,
+                          dst_offset, n, ptr, 0, None), "clEnqueueWriteBuffer")
+            wait(self.context, self.context.queue_handle())
+            written = True
+        finally:
+            if written or not isinstance(sys.exc_info()[1], KeyboardInterrupt):
+                # (an interrupted write may still read the mapping: it stays mapped then)
+                check(enqueue(sctx, cl.clEnqueueUnmapMemObject, squeue, src_handle, ptr, 0, None),
+                      "clEnqueueUnmapMemObject")
+        return "staged"
 
     def fill(self, value: Any) -> None:
         """Set every element to ``value`` (a numpy scalar, ctypes value or bytes pattern)."""

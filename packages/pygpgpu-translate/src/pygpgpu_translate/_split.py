@@ -9,14 +9,22 @@ That is only right when a work item cannot tell which part it is in. The transla
 it per call signature, on the kernel's IR:
 
 - the domain is 1-D and a loop (``for i in range(...)``), not work-item builtins;
-- every array the kernel uses is *streamed*: each access is the work item's own element
-  ``a[i]``, outside inner loops, helpers and atomics (``_access.streamed_arrays``);
-- ``i`` itself is used only as that subscript (``out[i] = i`` would see the part's local
-  index), and no array length is read in the body (a part sees only its slice's length);
+- every array the kernel uses is one of
+  - *streamed*: each access is the work item's own element ``a[i]``, outside inner loops,
+    helpers and atomics (``_access.streamed_arrays``): a part gets ``a[lo:hi]``;
+  - *read with a halo*: only read, only at ``a[i + c]`` for constants ``0 <= c <= h`` (a
+    forward stencil ``out[i] = x[i] + x[i + 1] + x[i + 2]``, or a body's own position read
+    in an inner loop): a part gets ``a[lo:hi + h]``, the ``h`` rows past its end being the
+    halo its last work items read (the neighbour's first rows, copied with the slice);
+  - *replicated*: only read, never at an index computed from ``i`` (all positions of an
+    n-body step): every part gets the whole array;
+- ``i`` itself is used only as such a subscript (``out[i] = i`` would see the part's local
+  index), and no length of a sliced array is read in the body (a part sees only its slice's);
 - the host-side domain of a part is the part's length (``range(n)`` with a scalar ``n``
   would not shrink with the slices).
 
-A kernel that fails any of these raises ``ValueError`` saying which and why.
+A kernel that fails any of these raises ``ValueError`` saying which and why; a stencil reading
+behind its element (``x[i - 1]``) is refused with how to write it with forward offsets.
 """
 from __future__ import annotations
 
@@ -36,12 +44,15 @@ __all__ = ["SplitKernel", "split_proof"]
 class SplitProof:
     """What the analysis found for one signature: the arrays to slice and the domain function."""
 
-    __slots__ = ("domain", "passthrough", "sliced")
+    __slots__ = ("domain", "halo", "passthrough", "replicated", "sliced")
 
-    def __init__(self, sliced: frozenset, passthrough: frozenset, domain):
+    def __init__(self, sliced: frozenset, passthrough: frozenset, domain, halo: "dict | None" = None,
+                 replicated: frozenset = frozenset()):
         self.sliced = sliced              # Python names of arrays each part gets a slice of
         self.passthrough = passthrough    # arrays the kernel never touches: passed whole
         self.domain = domain              # host function (*params) -> (n,)
+        self.halo = dict(halo or {})      # read-only arrays read at i + c: name -> the largest c
+        self.replicated = replicated      # read-only arrays read at indices free of i: passed whole
 
 
 def _refuse(kf, why: str, hint: str = "") -> ValueError:
@@ -51,9 +62,121 @@ def _refuse(kf, why: str, hint: str = "") -> ValueError:
     return ValueError(text)
 
 
-def _position_free(kf, fn: ir.Function, index: str, shape_vars: dict) -> None:
-    """Raise unless ``index`` is used only as an own-element subscript, the work-item builtins only
-    to set it and in the domain guard, and no array length is read in the body."""
+def _bare(e):
+    while isinstance(e, ir.Cast):
+        e = e.a
+    return e
+
+
+def index_offset(e, index: str) -> "int | None":
+    """``c`` where ``e`` is the domain index plus a constant (``i``, ``i + 2``, ``2 + i``, ``i - 1``,
+    through the casts the translator adds), None for any other index."""
+    e = _bare(e)
+    if isinstance(e, ir.Var):
+        return 0 if e.name == index else None
+    if isinstance(e, ir.Bin) and e.op in ("+", "-"):
+        a, b = _bare(e.a), _bare(e.b)
+        if isinstance(b, ir.Const) and type(b.value) is int:
+            base = index_offset(a, index)
+            if base is not None:
+                return base + b.value if e.op == "+" else base - b.value
+        if e.op == "+" and isinstance(a, ir.Const) and type(a.value) is int:
+            base = index_offset(b, index)
+            if base is not None:
+                return base + a.value
+    return None
+
+
+def _vars(e) -> set:
+    if isinstance(e, ir.Var):
+        return {e.name}
+    found: set = set()
+    for sub in ir.operands(e):
+        found |= _vars(sub)
+    if isinstance(e, ir.Load):
+        found |= _vars(e.index)
+    return found
+
+
+def _tainted(assigns: dict, index: str) -> set:
+    """The domain index and every local computed from it (through any chain of assignments)."""
+    tainted = {index}
+    grew = True
+    while grew:
+        grew = False
+        for name, values in assigns.items():
+            if name not in tainted and any(_vars(v) & tainted for v in values):
+                tainted.add(name)
+                grew = True
+    return tainted
+
+
+def _loads(fn: ir.Function) -> "tuple[dict, set, dict]":
+    """``({C name: [index of every load]}, C names used otherwise, {local: [assigned values]})``:
+    the second are passed whole to a helper or an atomic, or their element's address taken."""
+    loads: dict = {}
+    escaped: set = set()
+    assigns: dict = {}
+
+    def expr(e):
+        if isinstance(e, ir.Load):
+            loads.setdefault(e.array.cname, []).append(e.index)
+            expr(e.index)
+            return
+        if isinstance(e, ir.ArrayRef):
+            escaped.add(e.cname)
+            return
+        if isinstance(e, ir.Un) and isinstance(e.a, ir.Load):
+            escaped.add(e.a.array.cname)
+        for sub in ir.operands(e):
+            expr(sub)
+
+    def stmts(body):
+        for s in body:
+            if isinstance(s, ir.Store):
+                expr(s.index)
+                expr(s.value)
+            elif isinstance(s, (ir.Assign, ir.ExprStmt)):
+                if isinstance(s, ir.Assign):
+                    assigns.setdefault(s.target.name, []).append(s.value)
+                expr(s.value)
+            elif isinstance(s, ir.Return):
+                if s.value is not None:
+                    expr(s.value)
+            elif isinstance(s, ir.If):
+                expr(s.cond)
+                stmts(s.body)
+                stmts(s.orelse)
+            elif isinstance(s, ir.While):
+                expr(s.cond)
+                stmts(s.body)
+            elif isinstance(s, ir.For):
+                assigns.setdefault(s.var.name, []).extend((s.start, s.stop))
+                for e in (s.start, s.stop, s.step):
+                    expr(e)
+                stmts(s.body)
+
+    stmts(fn.body)
+    return loads, escaped, assigns
+
+
+def _behind(indices: list, assigns: dict, index: str) -> int:
+    """How far behind its own element an index reads (``x[i - 1]``: 1; the translator computes a
+    possibly negative index into a temporary first), 0 when none does."""
+    worst = 0
+    for e in indices:
+        candidates = [e] + [v for name in _vars(e) if name != index for v in assigns.get(name, ())]
+        for c in candidates:
+            off = index_offset(c, index)
+            if off is not None and off < 0:
+                worst = max(worst, -off)
+    return worst
+
+
+def _position_free(kf, fn: ir.Function, index: str, shape_vars: dict, halo: "frozenset" = frozenset()) -> None:
+    """Raise unless ``index`` is used only as an own-element subscript (or ``i + c`` into an array
+    read with a halo, C names ``halo``), the work-item builtins only to set it and in the domain
+    guard, and no length of a sliced array is read in the body."""
     guards = {id(s) for s in fn.body if isinstance(s, ir.If)}     # the bounds guard is top level
     assigned = 0
 
@@ -64,7 +187,7 @@ def _position_free(kf, fn: ir.Function, index: str, shape_vars: dict) -> None:
         if isinstance(e, ir.ArrayRef):
             return
         if isinstance(e, ir.Load):
-            if not own(e.index):
+            if not own(e.index) and not (e.array.cname in halo and index_offset(e.index, index) is not None):
                 expr(e.index, where)
             return
         if isinstance(e, ir.Var):
@@ -146,23 +269,51 @@ def split_proof(kf, tokens, bits) -> SplitProof:
         analyze_function(h)
     access = analyze_function(kir.function)
     streamed = streamed_arrays(kir.function, kir.domain_index)
-    sliced, passthrough, shape_vars = set(), set(), {}
+    index = kir.domain_index[0]
+    loads, escaped, assigns = _loads(kir.function)
+    tainted = _tainted(assigns, index)
+    sliced, passthrough, replicated, shape_vars = set(), set(), set(), {}
+    halo: dict = {}
+    halo_cnames: set = set()
     for p in kir.function.params:
         if not (p.root and isinstance(p.type, ArrayType)):
             continue
-        for k in range(p.type.ndim):
-            shape_vars[f"{p.name}_shape{k}"] = p.root
+        shapes = {f"{p.name}_shape{k}": p.root for k in range(p.type.ndim)}
         if not access.get(p.name):
             passthrough.add(p.root)
-        elif p.name in streamed:
+            continue
+        if p.name in streamed:
             sliced.add(p.root)
-        else:
-            raise _refuse(kf, f"array {p.root!r} is not accessed only at each work item's own element "
-                          f"{p.root}[{kir.domain_index[0]}] (it is read or written at another index, in an inner "
-                          "loop, through a helper or by an atomic)",
-                          "A part holds only its own slice of each array")
-    _position_free(kf, kir.function, kir.domain_index[0], shape_vars)
-    return SplitProof(frozenset(sliced), frozenset(passthrough), build_function(kir.domain_plan, kf.py_func))
+            shape_vars.update(shapes)
+            continue
+        read_only = set(access[p.name]) == {"r"} and p.name not in escaped
+        indices = loads.get(p.name, [])
+        offsets = [index_offset(e, index) for e in indices]
+        if read_only and p.type.ndim == 1 and indices and all(c is not None and c >= 0 for c in offsets):
+            halo[p.root] = max(c for c in offsets if c is not None)
+            halo_cnames.add(p.name)
+            shape_vars.update(shapes)
+            continue
+        if read_only and not any(_vars(e) & tainted for e in indices):
+            replicated.add(p.root)         # its length is the same in every part: reading it is fine
+            continue
+        behind = _behind(indices, assigns, index)
+        if read_only and behind:
+            raise _refuse(kf, f"array {p.root!r} is read behind the work item's own element "
+                          f"({p.root}[{index} - {behind}]): a part cannot reach "
+                          "the rows before its slice",
+                          f"Write the stencil with forward offsets over the output's rows, e.g. "
+                          f"out[{index}] = f({p.root}[{index}], {p.root}[{index} + 1], {p.root}[{index} + 2]) with "
+                          f"out holding the interior points: each part then gets its slice of {p.root!r} plus a halo "
+                          "of the rows after it")
+        raise _refuse(kf, f"array {p.root!r} is not accessed only at each work item's own element "
+                      f"{p.root}[{index}] (it is written at another index, read at an index computed from {index!r} "
+                      f"other than {index} + a constant, or used through a helper or by an atomic)",
+                      "A part holds only its own slice of each array (plus a halo for forward reads "
+                      f"{p.root}[{index} + c]), or the whole of an array it only reads at indices free of {index!r}")
+    _position_free(kf, kir.function, index, shape_vars, frozenset(halo_cnames))
+    return SplitProof(frozenset(sliced), frozenset(passthrough), build_function(kir.domain_plan, kf.py_func),
+                      halo, frozenset(replicated))
 
 
 _proofs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # kernel -> {(tokens, bits): proof}
@@ -242,14 +393,20 @@ class SplitKernel:
         proof = _proof(kf, tokens, bits)
         (n,) = proof.domain(*values)
         names = kf._param_names
+        halo = proof.halo
         for name, v in zip(names, values):
             if name in proof.sliced and v.shape[0] < n:
                 raise ValueError(f"split(): array {name!r} has {v.shape[0]} rows, fewer than the {n} work items")
+            if name in halo and v.shape[0] < n + halo[name]:
+                raise ValueError(f"split(): array {name!r} has {v.shape[0]} rows; the kernel reads up to "
+                                 f"{name}[i + {halo[name]}] for each of the {n} work items, so it needs "
+                                 f"{n + halo[name]}")
         plan = []
         for k, (lo, hi) in enumerate(_bounds(n, self.weights)):
             if hi <= lo:
                 continue
-            part = tuple(v[lo:hi] if name in proof.sliced else v for name, v in zip(names, values))
+            part = tuple(v[lo:hi] if name in proof.sliced else v[lo:hi + halo[name]] if name in halo else v
+                         for name, v in zip(names, values))
             got = proof.domain(*part)
             if tuple(got) != (hi - lo,):
                 raise _refuse(kf, f"its domain ({got[0]} work items for a part of {hi - lo}) does not follow the "

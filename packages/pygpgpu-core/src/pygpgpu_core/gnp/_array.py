@@ -682,14 +682,15 @@ class DeviceArray(ArrayOperators):
     def to(self, device: Any, *, copy: bool = False) -> "DeviceArray":
         """This array on ``device`` (a selector such as ``"cuda:0"``, a Device, a Context, or an
         array whose device to use). Already there: ``self`` (or a device-side copy with
-        ``copy=True``); another context or backend: one download plus one upload."""
+        ``copy=True``); another device: a new C-contiguous array, copied device to device where
+        the backend can (CUDA/HIP peer to peer, else staged through page-locked memory; OpenCL
+        staged through a mapping of the source), through numpy between backends (_device_copy)."""
         dev, ctx = resolve_target(device)
         if ctx is self.context:
             return self.copy() if copy else self
-        out = DeviceArray(self.shape, self.dtype, ctx)
-        if self.size:
-            out._write_bytes(self.get())
-        return out
+        from ._device_copy import copy_to_device
+
+        return copy_to_device(self, dev, ctx)
 
     def synchronize(self) -> None:
         """Wait until every queued operation of this array's context has finished."""

@@ -75,6 +75,12 @@ ROLES: dict[str, Role] = {
     "func_set_attribute": Role("FuncSetAttribute", (_h, c_int, c_int), optional=True),
     "func_get_param_info": Role("FuncGetParamInfo", (_h, c_size_t, POINTER(c_size_t), POINTER(c_size_t)),
                                 optional=True),
+    # Copies between two devices' memory (driver/peer.py). Both drivers take a context's token where
+    # the peer is named (CUDA: its CUcontext; HIP: its device ordinal), so these two have no argtypes:
+    # the caller passes ready-made ctypes objects. Optional: without them copies are staged.
+    "device_can_access_peer": Role("DeviceCanAccessPeer", (POINTER(c_int), c_int, c_int), optional=True),
+    "ctx_enable_peer_access": Role("CtxEnablePeerAccess", None, optional=True),     # (peer token, flags)
+    "memcpy_peer_async": Role("MemcpyPeerAsync", None, optional=True),  # (dst, dst token, src, src token, n, stream)
 }
 
 

@@ -99,13 +99,15 @@ class _PinnedBlock:
 
     ptr: int = 0        # until the allocation succeeds: __del__ then has nothing to free
 
-    def __init__(self, context: "DriverContext", nbytes: int):
+    def __init__(self, context: "DriverContext", nbytes: int, flags: int = 0):
+        """``flags``: host_alloc's (1, PORTABLE in both drivers: page-locked for every context,
+        as copies between two devices need)."""
         self.context = context
         self.nbytes = nbytes
         ptr = c_void_p()
         context.make_current()
         calls = context.calls
-        calls.check(calls.host_alloc(byref(ptr), max(nbytes, 1), 0), calls.host_alloc,
+        calls.check(calls.host_alloc(byref(ptr), max(nbytes, 1), flags), calls.host_alloc,
                     f"could not page-lock {nbytes} bytes of host memory")
         self.ptr = ptr.value or 0           # 0 once freed
 
@@ -358,14 +360,40 @@ class DriverBuffer(Closeable):
         if n == 0:
             return
         if src.context is not self.context and src.context.device is not self.context.device:
-            staged = np.empty(n, np.uint8)
-            src.read(staged)
-            self.write(staged)
+            self.copy_from_device(src, n)
             return
         ctx = self.context
         ctx.make_current()
         calls = ctx.calls
         calls.check(calls.memcpy_dtod_async(self.ptr, src.ptr, n, ctx.queue.handle), calls.memcpy_dtod_async)
+
+    def copy_from_device(self, src: "DriverBuffer", nbytes: "int | None" = None, src_offset: int = 0,
+                         dst_offset: int = 0) -> str:
+        """Copy ``nbytes`` (default: the rest of ``src``) from byte ``src_offset`` of a buffer of
+        any device to byte ``dst_offset`` of this one, the fastest way the driver allows; returns
+        how: ``"device"`` (one context), ``"peer"`` (device to device, driver/peer.py),
+        ``"staged"`` (through page-locked host memory) or ``"host"`` (another backend: through
+        a numpy array). Ordered after the work queued on both devices; "staged" and "host"
+        return once the bytes arrived, "device" and "peer" may still be in flight (in order on
+        this buffer's queue)."""
+        from .peer import copy_between_devices
+
+        self._live()
+        if not isinstance(src, DriverBuffer):
+            raise TypeError(f"copy_from_device needs a device buffer, got {type(src).__name__}")
+        src._live()
+        src_offset, dst_offset = int(src_offset), int(dst_offset)
+        n = src.nbytes - src_offset if nbytes is None else int(nbytes)
+        src._range(n, src_offset, "copy_from_device source")
+        self._range(n, dst_offset, "copy_from_device destination")
+        if n == 0:
+            return "device"
+        if src.context.calls is not self.context.calls:         # another backend (or library): numpy between
+            staged = np.empty(n, np.uint8)
+            src.read(staged, src_offset)
+            self.write(staged, dst_offset)
+            return "host"
+        return copy_between_devices(self, dst_offset, src, src_offset, n)
 
     def fill(self, value: Any) -> None:
         """Set every element to ``value`` (a numpy scalar, or a bytes pattern), in queue order."""
