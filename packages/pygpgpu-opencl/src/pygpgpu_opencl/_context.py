@@ -234,6 +234,15 @@ class Context(OwnedHandle):
         (m, k), n = a.shape, b.shape[1]
         return _clblast.gemm(self, np.dtype(c.dtype), m, n, k, da, db, dc)
 
+    def fft_plan(self, kind: str, shape: tuple, dtype: Any, axis: int, n: int) -> Any:
+        """What runs the unnormalised length-``n`` DFT along ``axis`` of a C-contiguous array of
+        ``shape`` and ``dtype`` through clFFT (``run(x, out)``, queued on this context's queue;
+        ``pygpgpu_opencl._clfft`` lists the kinds, lengths and axes it takes), or None where clFFT is
+        not installed, turned off, or lacks the transform, so the caller runs its own kernels."""
+        from . import _clfft         # loads nothing until the first transform
+
+        return _clfft.plan(self, kind, tuple(shape), np.dtype(dtype), axis, n)
+
     def synchronize(self) -> None:
         """Wait for every command enqueued on this context's queue. Ctrl-C interrupts the wait
         even while a kernel runs: the KeyboardInterrupt says what the device may still use."""
