@@ -75,3 +75,20 @@ class Context(DriverContext):
             return False
         (m, k), n = a.shape, b.shape[1]
         return gemm(self, np.dtype(c.dtype), m, n, k, *(int(x.buffer.ptr) + x.offset for x in (a, b, c)))
+
+    def fft_plan(self, kind: str, shape: tuple, dtype: Any, axis: int, n: int) -> Any:
+        """What runs the unnormalised length-``n`` DFT along ``axis`` of a C-contiguous array of
+        ``shape`` and ``dtype`` through cuFFT (``run(x, out)``, queued on this context's stream;
+        ``pygpgpu_cuda._cufft``), or None where cuFFT is not installed or turned off, so the
+        caller runs its own kernels."""
+        from . import _cufft         # loads nothing until the first transform
+
+        return _cufft.plan(self, kind, tuple(shape), np.dtype(dtype), axis, n)
+
+    def dense_solver(self, dtype: Any) -> Any:
+        """cuSOLVER's dense routines for ``dtype`` on this context's stream
+        (``pygpgpu_cuda._cusolver.DenseSolver``), or None where cuSOLVER is not installed or turned
+        off, so the caller runs its own kernels."""
+        from . import _cusolver      # loads nothing until the first factorisation
+
+        return _cusolver.solver(self, np.dtype(dtype))
