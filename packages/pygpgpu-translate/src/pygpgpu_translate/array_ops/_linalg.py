@@ -87,15 +87,13 @@ def _vendor_gemm(a: DeviceArray, b: DeviceArray, c: DeviceArray) -> bool:
     """``c = a @ b`` (2-D, ``c`` fresh) through the backend's BLAS where it has one (cuBLAS on
     CUDA, CLBlast on OpenCL, each when installed and not turned off) for operands of the result's
     float or complex type: ``context.gemm`` takes the views it can describe (CLBlast: any with
-    contiguous rows or columns) and says False for the others, which are made contiguous on the
-    device and offered once more. False: run our own kernel."""
+    contiguous rows or columns; cuBLAS: C-contiguous ones) and says False for the others. False:
+    nothing done (the caller makes the operands contiguous on the device and asks once more, or
+    runs our own kernel)."""
     gemm = getattr(c.buffer.context, "gemm", None)
     if gemm is None or a.dtype != c.dtype or b.dtype != c.dtype or c.dtype.kind not in "fc":
         return False
-    if gemm(a, b, c):
-        return True
-    ac, bc = contiguous(a), contiguous(b)
-    return (ac is not a or bc is not b) and bool(gemm(ac, bc, c))
+    return bool(gemm(a, b, c))
 
 
 def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
@@ -141,18 +139,17 @@ def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
     _check_matmul_out(out, res_dt, shape)
     acc = np.dtype(np.int64) if res_dt.kind == "b" else res_dt
     c = DeviceArray((m, n), res_dt, device.context())
-    if c.size:
-        if -(-m // TILE) > 65535:
-            raise ValueError(f"gnp.matmul: {m} rows is more than this kernel's grid supports (65535 * {TILE})")
-        kname = f"gnp_matmul_{acc.name}_{res_dt.name}"
-        kern = kernel_from_source(kname, _matmul_source(kname, acc, res_dt))
-        cfg = _Config(None, (-(-n // TILE) * TILE, -(-m // TILE) * TILE), (TILE, TILE))
-        if k == 0:
-            c.fill(0)
-        else:
-            if not _vendor_gemm(a2, b2, c):
-                ac, bc = contiguous(a2), contiguous(b2)
-                launch(kern, device, cfg, (ac.reshape(-1), bc.reshape(-1), c.reshape(-1), m, n, k))
+    if c.size and k == 0:
+        c.fill(0)
+    elif c.size and not _vendor_gemm(a2, b2, c):
+        ac, bc = contiguous(a2), contiguous(b2)
+        if (ac is a2 and bc is b2) or not _vendor_gemm(ac, bc, c):
+            if -(-m // TILE) > 65535:
+                raise ValueError(f"gnp.matmul: {m} rows is more than this kernel's grid supports (65535 * {TILE})")
+            kname = f"gnp_matmul_{acc.name}_{res_dt.name}"
+            kern = kernel_from_source(kname, _matmul_source(kname, acc, res_dt))
+            cfg = _Config(None, (-(-n // TILE) * TILE, -(-m // TILE) * TILE), (TILE, TILE))
+            launch(kern, device, cfg, (ac.reshape(-1), bc.reshape(-1), c.reshape(-1), m, n, k))
     res = c.reshape(shape)
     if out is not None:
         out[...] = res
