@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import weakref
 
 import numpy as np
 import pygpgpu.numpy as gnp
@@ -151,3 +152,25 @@ def test_missing_clfft_means_our_own_kernels(cl):
     first, second = res.stdout.splitlines()[:2]
     assert first == "True 0 False"
     assert "/nonexistent/libclFFT.so.2" in second and "could not be loaded" in second, second
+
+
+def test_a_plan_clfft_declines_runs_our_kernels(cl, clfft, monkeypatch):
+    """A plan clFFT cannot make (here: CLFFT_NOTIMPLEMENTED from the planner) is remembered with
+    its status and not tried again; our kernels run the transform."""
+    tried = []
+
+    def decline(*args):
+        tried.append(args[1:3])
+        raise clfft._Declined(4097)
+
+    monkeypatch.setattr(clfft, "_make_plan", decline)
+    monkeypatch.setattr(clfft, "_plans", weakref.WeakKeyDictionary())     # (the real plans stay out of it)
+    monkeypatch.setattr(clfft, "declined", {})
+    rng = np.random.default_rng(8)
+    x = _complex(rng, (5, 14), np.complex128)
+    g = gnp.asarray(x, device=cl)
+    before = clfft.transforms
+    for _ in range(2):
+        _close(gnp.fft.fft(g), np.fft.fft(x))
+    assert clfft.transforms == before and tried == [("forward", 14)]
+    assert clfft.declined[("forward", 14, "complex128")] == "CLFFT_NOTIMPLEMENTED (4097)"
