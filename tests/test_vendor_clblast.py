@@ -108,6 +108,18 @@ def test_clblast_turned_off_runs_our_kernel(cl, clblast, monkeypatch):
     assert clblast.products == before
 
 
+def test_clblast_unset_runs_on_gpus_only(cl, clblast, monkeypatch):
+    """Unset, the switch keeps CLBlast off CPU devices (PoCL compiles its kernels for up to a minute
+    on first use) and lets it run on GPUs."""
+    rng = np.random.default_rng(11)
+    a, b = _random(rng, (9, 6), np.float32), _random(rng, (6, 4), np.float32)
+    ga, gb = gnp.asarray(a, device=cl), gnp.asarray(b, device=cl)
+    monkeypatch.delenv("PYGPGPU_CLBLAST")
+    before = clblast.products
+    _check(ga @ gb, a @ b, 6)
+    assert clblast.products - before == (0 if cl.is_cpu else 1)
+
+
 def test_types_clblast_lacks_run_our_kernel(cl, clblast):
     a = np.arange(12, dtype=np.int32).reshape(3, 4)
     ga = gnp.asarray(a, device=cl)

@@ -134,6 +134,18 @@ def test_clfft_turned_off_runs_our_kernels(cl, clfft, monkeypatch):
     assert clfft.transforms == before
 
 
+def test_clfft_unset_runs_on_gpus_only(cl, clfft, monkeypatch):
+    """Unset, the switch keeps clFFT off CPU devices (PoCL compiles each plan for seconds on first
+    use) and lets it run on GPUs."""
+    rng = np.random.default_rng(8)
+    x = _complex(rng, (2, 12), np.complex64)
+    g = gnp.asarray(x, device=cl)
+    monkeypatch.delenv("PYGPGPU_CLFFT")
+    before = clfft.transforms
+    _close(gnp.fft.fft(g), np.fft.fft(x).astype(np.complex64))
+    assert (clfft.transforms > before) == (not cl.is_cpu)
+
+
 def test_missing_clfft_means_our_own_kernels(cl):
     """Where no libclFFT loads, fft runs our kernels (numpy's answer) and the reason is kept,
     without an error. A fresh process, so the loaded clFFT does not interfere."""

@@ -14,7 +14,6 @@ slice, ``a.T``) is passed as it is: no copy, on the device or to the host.
 from __future__ import annotations
 
 import ctypes
-import os
 from ctypes import POINTER, Structure, c_double, c_float, c_int, c_size_t, c_void_p
 from typing import Any, NamedTuple
 
@@ -24,6 +23,7 @@ from pygpgpu_core.backend.library import Function, LazyLibrary
 from pygpgpu_core.errors import BackendUnavailable, DriverError
 
 from ._status import status_name
+from ._vendor_switch import allowed_on
 from ._wait import enqueue
 
 __all__ = ["gemm", "clblast", "available", "LIB_ENV", "USE_ENV", "Operand", "operand"]
@@ -82,11 +82,11 @@ products = 0
 """How many products CLBlast has queued in this process (tests read it to see the path taken)."""
 
 
-def available() -> bool:
+def available(device: Any = None) -> bool:
     """Whether CLBlast is installed and allowed (loads it on the first call)."""
     if _unavailable:
         return False
-    if os.environ.get(USE_ENV, "1") == "0":
+    if not allowed_on(device, USE_ENV):
         return False                 # read every call: tests switch it
     try:
         clblast()
@@ -138,7 +138,7 @@ def gemm(context: Any, dtype: np.dtype, m: int, n: int, k: int, a: Operand, b: O
     """``C = A @ B`` for ``A`` (m, k), ``B`` (k, n), ``C`` (m, n) of ``dtype``, each described by
     :func:`operand`, queued on the context's queue. False (nothing done) where CLBlast is not
     installed or not allowed, or the type is not one it has; a failed call raises DriverError."""
-    if dtype not in _GEMMS or c.transposed or min(m, n, k) < 1 or not available():
+    if dtype not in _GEMMS or c.transposed or min(m, n, k) < 1 or not available(context.device):
         return False
     global products
     role, scalar = _GEMMS[dtype]

@@ -23,7 +23,6 @@ from __future__ import annotations
 import atexit
 import ctypes
 import functools
-import os
 import threading
 import weakref
 from ctypes import POINTER, Structure, c_float, c_int, c_size_t, c_uint32, c_uint64, c_void_p
@@ -36,6 +35,7 @@ from pygpgpu_core.errors import BackendUnavailable, DriverError
 from pygpgpu_core.forking import on_fork_child
 
 from ._status import status_name
+from ._vendor_switch import allowed_on
 from ._wait import track
 
 _forked: "list[bool]" = []     # a forked child must not tear down its parent's clFFT state
@@ -109,11 +109,11 @@ def _status_text(status: int) -> str:
     return _STATUS.get(status) or status_name(status)
 
 
-def available() -> bool:
+def available(device: Any = None) -> bool:
     """Whether clFFT is installed, allowed and set up (loads it on the first call)."""
     if _unavailable:
         return False
-    if os.environ.get(USE_ENV, "1") == "0":
+    if not allowed_on(device, USE_ENV):
         return False                 # read every call: tests switch it
     try:
         calls = clfft()
@@ -222,7 +222,7 @@ def plan(context: Any, kind: str, shape: tuple, dtype: np.dtype, axis: int, n: i
     "inverse" (complex to complex), "r2c" (real to its first ``n // 2 + 1`` terms) or "c2r"
     (those terms to the real signal; clFFT may overwrite ``x``: the caller passes a copy). None
     where clFFT is not installed or allowed, or lacks this transform (nothing done)."""
-    if dtype.char not in "fdFD" or not smooth(n) or not available():
+    if dtype.char not in "fdFD" or not smooth(n) or not available(context.device):
         return None
     geometry = _geometry(kind, shape, axis, n)
     if geometry is None:
