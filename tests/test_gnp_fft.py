@@ -17,6 +17,13 @@ NORMS = [None, "backward", "ortho", "forward"]
 TOLERANCE = {np.complex64: 2e-5, np.complex128: 1e-12, np.float32: 2e-5, np.float64: 1e-12}
 
 
+@pytest.fixture(autouse=True)
+def own_kernels(monkeypatch):
+    """These tests are of our own kernels: the vendor FFTs (clFFT, cuFFT) have tests/test_vendor_*."""
+    monkeypatch.setenv("PYGPGPU_CLFFT", "0")
+    monkeypatch.setenv("PYGPGPU_CUFFT", "0")
+
+
 def close(got, expected, dtype=None):
     """``got`` (a device array) has numpy's dtype and shape and its values to ``dtype``'s tolerance."""
     host = got.get()

@@ -15,6 +15,15 @@ from conftest import first_device
 @pytest.fixture(scope="module")
 def translations():
     device = first_device("opencl")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PYGPGPU_CLFFT", "0")          # our kernels are under test, not clFFT's
+    try:
+        yield _make_translations(device)
+    finally:
+        mp.undo()
+
+
+def _make_translations(device):
     rng = np.random.default_rng(0)
     for dtype in (np.float32, np.float64):
         for n in (2 * 3 * 5 * 7 * 8 * 11, 4, 67):               # every unrolled radix, 11 looped; 4; Bluestein

@@ -12,7 +12,9 @@ import pytest
 from conftest import run_under_oclgrind
 
 SCRIPT = textwrap.dedent('''
+    import os
     import sys
+    os.environ["PYGPGPU_CLFFT"] = "0"                  # our kernels are under test, not clFFT's
     import numpy as np
     from pygpgpu_core import mempool
     mempool.size_class = lambda n: max(int(n), 4)      # exact-size buffers

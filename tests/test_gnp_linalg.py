@@ -12,6 +12,12 @@ RNG = np.random.default_rng(32)
 TOL = {np.float32: 2e-4, np.float64: 1e-10}
 
 
+@pytest.fixture(autouse=True)
+def own_kernels(monkeypatch):
+    """These tests are of our own kernels: cuSOLVER has tests/test_vendor_cusolver.py."""
+    monkeypatch.setenv("PYGPGPU_CUSOLVER", "0")
+
+
 def _close(got, want, dt=np.float64, scale=1.0):
     got = got.get() if isinstance(got, gnp.DeviceArray) else np.asarray(got)
     assert got.shape == np.shape(want)

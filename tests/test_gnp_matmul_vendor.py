@@ -1,6 +1,6 @@
-"""gnp.matmul of float32/float64 through the backend's BLAS (cuBLAS on CUDA, loaded on the first
-product) and through pygpgpu's own tiled kernel (every other backend, every other type, and CUDA
-with PYGPGPU_CUBLAS=0), against numpy: shapes that are not multiples of a tile, 1-D operands,
+"""gnp.matmul of float32/float64 through the backend's BLAS (cuBLAS on CUDA, CLBlast on OpenCL,
+loaded on the first product) and through pygpgpu's own tiled kernel (every other backend, every
+other type, and PYGPGPU_CUBLAS=0 / PYGPGPU_CLBLAST=0), against numpy: shapes that are not multiples of a tile, 1-D operands,
 transposed views, and what happens where cuBLAS is not installed."""
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ def _tolerance(dtype, k):
 @pytest.mark.parametrize("shapes", SHAPES, ids=lambda s: f"{s[0][0]}x{s[0][1]}@{s[1][0]}x{s[1][1]}")
 def test_float_matmul_matches_numpy(device, dtype, shapes, vendor, monkeypatch):
     monkeypatch.setenv("PYGPGPU_CUBLAS", vendor)
+    monkeypatch.setenv("PYGPGPU_CLBLAST", vendor)
     rng = np.random.default_rng(3)
     a = rng.standard_normal(shapes[0]).astype(dtype)
     b = rng.standard_normal(shapes[1]).astype(dtype)
@@ -44,6 +45,7 @@ def test_float_matmul_matches_numpy(device, dtype, shapes, vendor, monkeypatch):
 def test_matmul_of_views_and_vectors(device, vendor, monkeypatch):
     """A transposed view and a slice are made contiguous first; 1-D operands are (1, k) and (k, 1)."""
     monkeypatch.setenv("PYGPGPU_CUBLAS", vendor)
+    monkeypatch.setenv("PYGPGPU_CLBLAST", vendor)
     rng = np.random.default_rng(4)
     a = rng.standard_normal((40, 24)).astype(np.float32)
     b = rng.standard_normal((40, 31)).astype(np.float32)

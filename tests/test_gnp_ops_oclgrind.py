@@ -16,6 +16,8 @@ import textwrap
 import pytest
 
 SCRIPT = textwrap.dedent('''
+    import os
+    os.environ["PYGPGPU_CLBLAST"] = "0"                # our tiled matmul is under test, not CLBlast's
     import numpy as np
     from pygpgpu_core import mempool
     mempool.size_class = lambda n: max(int(n), 4)

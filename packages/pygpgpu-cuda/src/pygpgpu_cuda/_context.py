@@ -64,10 +64,31 @@ class Context(DriverContext):
         return self.current_token.value or 0
 
 
-    def gemm(self, dtype: Any, m: int, n: int, k: int, a_ptr: int, b_ptr: int, c_ptr: int) -> bool:
-        """``C = A @ B`` of C-contiguous float32/float64 matrices at these device addresses
-        through cuBLAS, queued on this context's stream; False (nothing done) where cuBLAS is not
-        installed (``pygpgpu_cuda._cublas``), so the caller runs its own kernel."""
+    def gemm(self, a: Any, b: Any, c: Any) -> bool:
+        """``c = a @ b`` for 2-D device arrays of one float32/float64 type in this context through
+        cuBLAS, queued on this context's stream; False (nothing done) where cuBLAS is not installed
+        (``pygpgpu_cuda._cublas``) or an operand is not C-contiguous, so the caller makes it
+        contiguous on the device or runs its own kernel."""
         from ._cublas import gemm    # loads nothing until the first product
 
-        return gemm(self, np.dtype(dtype), m, n, k, a_ptr, b_ptr, c_ptr)
+        if not all(x.is_contiguous and x.buffer.context is self for x in (a, b, c)):
+            return False
+        (m, k), n = a.shape, b.shape[1]
+        return gemm(self, np.dtype(c.dtype), m, n, k, *(int(x.buffer.ptr) + x.offset for x in (a, b, c)))
+
+    def fft_plan(self, kind: str, shape: tuple, dtype: Any, axis: int, n: int) -> Any:
+        """What runs the unnormalised length-``n`` DFT along ``axis`` of a C-contiguous array of
+        ``shape`` and ``dtype`` through cuFFT (``run(x, out)``, queued on this context's stream;
+        ``pygpgpu_cuda._cufft``), or None where cuFFT is not installed or turned off, so the
+        caller runs its own kernels."""
+        from . import _cufft         # loads nothing until the first transform
+
+        return _cufft.plan(self, kind, tuple(shape), np.dtype(dtype), axis, n)
+
+    def dense_solver(self, dtype: Any) -> Any:
+        """cuSOLVER's dense routines for ``dtype`` on this context's stream
+        (``pygpgpu_cuda._cusolver.DenseSolver``), or None where cuSOLVER is not installed or turned
+        off, so the caller runs its own kernels."""
+        from . import _cusolver      # loads nothing until the first factorisation
+
+        return _cusolver.solver(self, np.dtype(dtype))

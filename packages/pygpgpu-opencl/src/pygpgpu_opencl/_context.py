@@ -219,6 +219,30 @@ class Context(OwnedHandle):
         """
         return Program(self, source, options, name=name, binary=binary)
 
+    def gemm(self, a: Any, b: Any, c: Any) -> bool:
+        """``c = a @ b`` for 2-D device arrays (or views) of one float/complex type in this
+        context through CLBlast, queued on this context's queue; False (nothing done) where
+        CLBlast is not installed or turned off (``pygpgpu_opencl._clblast``), or an operand's
+        strides are not ones it takes, so the caller makes it contiguous or runs its own kernel."""
+        from . import _clblast       # loads nothing until the first product
+
+        if not all(x.buffer.context is self for x in (a, b, c)):
+            return False
+        da, db, dc = (_clblast.operand(x) for x in (a, b, c))
+        if da is None or db is None or dc is None:
+            return False
+        (m, k), n = a.shape, b.shape[1]
+        return _clblast.gemm(self, np.dtype(c.dtype), m, n, k, da, db, dc)
+
+    def fft_plan(self, kind: str, shape: tuple, dtype: Any, axis: int, n: int) -> Any:
+        """What runs the unnormalised length-``n`` DFT along ``axis`` of a C-contiguous array of
+        ``shape`` and ``dtype`` through clFFT (``run(x, out)``, queued on this context's queue;
+        ``pygpgpu_opencl._clfft`` lists the kinds, lengths and axes it takes), or None where clFFT is
+        not installed, turned off, or lacks the transform, so the caller runs its own kernels."""
+        from . import _clfft         # loads nothing until the first transform
+
+        return _clfft.plan(self, kind, tuple(shape), np.dtype(dtype), axis, n)
+
     def synchronize(self) -> None:
         """Wait for every command enqueued on this context's queue. Ctrl-C interrupts the wait
         even while a kernel runs: the KeyboardInterrupt says what the device may still use."""

@@ -1,5 +1,5 @@
-"""Complex FFTs along one axis of a C-contiguous complex device array, in our own kernels (every
-backend): ``gnp.fft`` (pygpgpu-core) prepares the operand (dtype, length along the axis) and
+"""Complex FFTs along one axis of a C-contiguous complex device array: the backend's vendor FFT
+where it has one (:mod:`._fft_vendor`), else our own kernels (every backend): ``gnp.fft`` (pygpgpu-core) prepares the operand (dtype, length along the axis) and
 calls :func:`fft_axis`; :func:`hermitian_extend` builds the full spectrum an odd-length
 ``irfft`` transforms (:mod:`._fft_real` has the real transforms).
 
@@ -34,6 +34,7 @@ from ._fft_kernels import (
     looped_pass,
     roots_kernel,
 )
+from ._fft_vendor import vendor_transform
 from ._operands import check_dtype
 
 __all__ = ["fft_axis", "hermitian_extend", "radices", "MAX_DIRECT_RADIX"]
@@ -211,6 +212,9 @@ def fft_axis(a: DeviceArray, axis: int, inverse: bool, scale: float) -> DeviceAr
     outer, n, inner = _layout(a, axis, "fft_axis")
     if a.size == 0:
         return DeviceArray(a.shape, a.dtype, a.context)
+    vendor = vendor_transform("inverse" if inverse else "forward", a, axis, n, a.shape, a.dtype, scale)
+    if vendor is not None:
+        return vendor
     sign = 1 if inverse else -1
     if radices(n) is not None:
         return _stockham(a, outer, n, inner, sign, scale)

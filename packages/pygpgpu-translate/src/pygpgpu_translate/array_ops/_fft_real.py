@@ -1,5 +1,6 @@
 """The real transforms along one axis (``gnp.fft.rfft`` / ``irfft`` and the N-D and Hermitian
-ones built on them): for an even length ``n = 2h`` the real signal's sample pairs are one complex
+ones built on them): the backend's vendor FFT where it has one (:mod:`._fft_vendor`); else, in
+our own kernels, for an even length ``n = 2h`` the real signal's sample pairs are one complex
 signal of length ``h``, so the work is a complex FFT of half the length plus one pass that
 separates (rfft) or combines (irfft) the even and odd samples' spectra. Where the axis is the
 last one (``inner == 1``) the pairing is a reinterpretation of the same memory (``view``);
@@ -14,6 +15,7 @@ from pygpgpu_core.gnp._complex_parts import complex_part
 from ._codegen import DEFAULT_CONFIG, launch
 from ._fft import _floats, _index_type, _twiddles, fft_axis, hermitian_extend
 from ._fft_kernels import real_kernel
+from ._fft_vendor import vendor_transform
 from ._operands import check_dtype
 
 __all__ = ["rfft_axis", "irfft_axis"]
@@ -38,6 +40,10 @@ def rfft_axis(x: DeviceArray, axis: int, scale: float) -> DeviceArray:
     check_dtype(x.dtype, "rfft", "operand", x.device)
     ct = _COMPLEX_OF[x.dtype]
     n = x.shape[axis]
+    if x.size:
+        vendor = vendor_transform("r2c", x, axis, n, _with_axis(x, axis, n // 2 + 1), ct, scale)
+        if vendor is not None:
+            return vendor
     if x.size == 0 or n % 2:
         full = fft_axis(x.astype(ct), axis, False, scale)
         return full[(slice(None),) * axis + (slice(0, n // 2 + 1),)].copy()
@@ -69,6 +75,10 @@ def irfft_axis(spectrum: DeviceArray, axis: int, n: int, scale: float) -> Device
         raise ValueError(f"irfft_axis: the axis has {spectrum.shape[axis]} points, {n // 2 + 1} expected for n={n}")
     check_dtype(spectrum.dtype, "irfft", "operand", spectrum.device)
     real = np.dtype(np.float32) if spectrum.dtype == np.complex64 else np.dtype(np.float64)
+    if spectrum.size:
+        vendor = vendor_transform("c2r", spectrum, axis, n, _with_axis(spectrum, axis, n), real, scale)
+        if vendor is not None:
+            return vendor
     if spectrum.size == 0 or n % 2:
         full = fft_axis(hermitian_extend(spectrum, axis, n), axis, True, scale)
         return complex_part(full, "real").copy()

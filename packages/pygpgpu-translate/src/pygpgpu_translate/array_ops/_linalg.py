@@ -1,7 +1,7 @@
 """``gnp.dot`` and ``gnp.matmul`` / ``@``: the inner product of 1-D arrays is a reduction of the
-products; matrix products of float32/float64 go to the backend's BLAS where it has one (cuBLAS
-on CUDA where it is installed: ``Context.gemm``), else, and for every other type, run a tiled
-kernel (16 x 16 tiles of each operand in local memory, one output element per work item)."""
+products; matrix products of float and complex types go to the backend's BLAS where it has one
+(``Context.gemm``: cuBLAS on CUDA, CLBlast on OpenCL, where installed), else, and for every
+other type, run a tiled kernel (16 x 16 tiles of each operand in local memory, one output element per work item)."""
 from __future__ import annotations
 
 from typing import Any
@@ -83,17 +83,17 @@ def _check_matmul_out(out: Any, res_dt: np.dtype, shape: tuple) -> None:
                          f"got {out.shape})")
 
 
-def _address(x: DeviceArray) -> int:
-    return int(x.buffer.ptr) + x.offset
-
-
-def _vendor_gemm(a: DeviceArray, b: DeviceArray, c: DeviceArray, m: int, n: int, k: int) -> bool:
-    """``c = a @ b`` through the backend's BLAS where it has one (CUDA: cuBLAS, when installed)
-    for two C-contiguous operands of the result's float type; False: run our own kernel."""
+def _vendor_gemm(a: DeviceArray, b: DeviceArray, c: DeviceArray) -> bool:
+    """``c = a @ b`` (2-D, ``c`` fresh) through the backend's BLAS where it has one (cuBLAS on
+    CUDA, CLBlast on OpenCL, each when installed and not turned off) for operands of the result's
+    float or complex type: ``context.gemm`` takes the views it can describe (CLBlast: any with
+    contiguous rows or columns; cuBLAS: C-contiguous ones) and says False for the others. False:
+    nothing done (the caller makes the operands contiguous on the device and asks once more, or
+    runs our own kernel)."""
     gemm = getattr(c.buffer.context, "gemm", None)
-    if gemm is None or a.dtype != c.dtype or b.dtype != c.dtype or c.dtype.kind != "f":
+    if gemm is None or a.dtype != c.dtype or b.dtype != c.dtype or c.dtype.kind not in "fc":
         return False
-    return bool(gemm(c.dtype, m, n, k, _address(a), _address(b), _address(c)))
+    return bool(gemm(a, b, c))
 
 
 def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
@@ -139,18 +139,17 @@ def matmul(a: Any, b: Any, out: Any = None) -> DeviceArray:
     _check_matmul_out(out, res_dt, shape)
     acc = np.dtype(np.int64) if res_dt.kind == "b" else res_dt
     c = DeviceArray((m, n), res_dt, device.context())
-    if c.size:
-        if -(-m // TILE) > 65535:
-            raise ValueError(f"gnp.matmul: {m} rows is more than this kernel's grid supports (65535 * {TILE})")
-        kname = f"gnp_matmul_{acc.name}_{res_dt.name}"
-        kern = kernel_from_source(kname, _matmul_source(kname, acc, res_dt))
-        cfg = _Config(None, (-(-n // TILE) * TILE, -(-m // TILE) * TILE), (TILE, TILE))
-        if k == 0:
-            c.fill(0)
-        else:
-            ac, bc = contiguous(a2), contiguous(b2)
-            if not _vendor_gemm(ac, bc, c, m, n, k):
-                launch(kern, device, cfg, (ac.reshape(-1), bc.reshape(-1), c.reshape(-1), m, n, k))
+    if c.size and k == 0:
+        c.fill(0)
+    elif c.size and not _vendor_gemm(a2, b2, c):
+        ac, bc = contiguous(a2), contiguous(b2)
+        if (ac is a2 and bc is b2) or not _vendor_gemm(ac, bc, c):
+            if -(-m // TILE) > 65535:
+                raise ValueError(f"gnp.matmul: {m} rows is more than this kernel's grid supports (65535 * {TILE})")
+            kname = f"gnp_matmul_{acc.name}_{res_dt.name}"
+            kern = kernel_from_source(kname, _matmul_source(kname, acc, res_dt))
+            cfg = _Config(None, (-(-n // TILE) * TILE, -(-m // TILE) * TILE), (TILE, TILE))
+            launch(kern, device, cfg, (ac.reshape(-1), bc.reshape(-1), c.reshape(-1), m, n, k))
     res = c.reshape(shape)
     if out is not None:
         out[...] = res

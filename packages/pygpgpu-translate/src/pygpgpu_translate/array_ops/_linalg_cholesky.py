@@ -9,6 +9,7 @@ from pygpgpu_core.gnp import DeviceArray
 from ._codegen import kernel_from_source, launch
 from ._linalg_common import BARRIER, group_grid, scalar_type
 from ._linalg_parts import parts, real_type
+from ._linalg_vendor import vendor_cholesky_lower
 
 __all__ = ["cholesky_lower"]
 
@@ -49,6 +50,9 @@ def cholesky_lower(a: DeviceArray) -> DeviceArray:
     """Overwrite each matrix of ``a`` (a fresh C-contiguous (batch, n, n) float or complex array) by its lower
     Cholesky factor (upper triangle zeroed); returns ``info`` per matrix, 1 where it is not
     positive definite (the factor is then incomplete)."""
+    vendor = vendor_cholesky_lower(a)      # cuSOLVER on CUDA, where installed
+    if vendor is not None:
+        return vendor
     batch, n = a.shape[0], a.shape[1]
     info = DeviceArray((batch,), np.dtype(np.int32), a.context)
     if batch:

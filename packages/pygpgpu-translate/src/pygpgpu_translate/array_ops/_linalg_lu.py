@@ -9,6 +9,7 @@ from pygpgpu_core.gnp import DeviceArray
 
 from ._codegen import kernel_from_source, launch
 from ._linalg_common import BARRIER, group_grid, scalar_type
+from ._linalg_vendor import vendor_lu_solve
 
 __all__ = ["lu_solve"]
 
@@ -100,6 +101,9 @@ def lu_solve(a: DeviceArray, b: "DeviceArray | None") -> "tuple[DeviceArray, Dev
     its LU factors) and solve for ``b`` ((batch, n, k) of the same dtype, overwritten by the
     solution; None: determinants only). Returns ``(sign, logdet, info)`` per matrix, ``info``
     1 where a pivot is exactly zero (numpy's "Singular matrix"; ``b`` is then not solved)."""
+    vendor = vendor_lu_solve(a, b)         # cuSOLVER on CUDA, where installed
+    if vendor is not None:
+        return vendor
     batch, n = a.shape[0], a.shape[1]
     dt = a.dtype
     real = np.dtype(dt.char.lower()) if dt.kind == "c" else dt
