@@ -18,6 +18,7 @@ from .prelude._native import NATIVE_PIECES
 from ._bindings import TupleRef
 from ._bounds import BoundsChecks
 from ._complex import complex_builtin, is_complex
+from ._indexing import checked_index, index_list
 from ._types import BOOL, FLOAT32, INT32, INT64, UINT64, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
 if TYPE_CHECKING:
@@ -589,8 +590,8 @@ def _atomic(self: FunctionBuilder, b, node):
                             "int32, uint32, int64, uint64, float32 and float64 arrays")
     if f"atomic_{op}:{short}" not in PRELUDE_NAMES:
         raise self.type_err(node, f"{b.name}() needs an integer array, got {t}")
-    idx = self.index_list(node.args[1])
-    flat, ok = self.checked_index(arr, idx, node, "atomic")
+    idx = index_list(self, node.args[1])
+    flat, ok = checked_index(self, arr, idx, node, "atomic")
     vals = [self.value(a) for a in node.args[2:]]
     self.prog.note_type(t)
     local = ".local" if arr.type.space == "local" else ""

@@ -14,21 +14,19 @@ import numpy as np
 from . import _calls
 from . import _ir as ir
 from ._builtins import lookup_namespace, lookup_object, supported_in
-from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
+from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, VOID, Scalar, Vector, binary_result, concrete,
                      is_signed_and_uint64, wider_int)
 from ._attr_refs import attribute_value
 from ._bindings import ObjectRef, ShapeRef, TupleRef, vector_class_info
-from ._bounds import BoundsChecks
-from ._elements import element_value
 from ._nesting import deeper_than
 from ._complex import (complex_attribute, complex_binop, complex_compare, complex_const, complex_conjugate,
                        complex_convert, complex_truth, complex_unary, is_complex)
-from ._records import RecordType, is_record_binding, record_attribute, record_element, record_subscript, record_value
+from ._records import is_record_binding, record_attribute, record_value
 from ._signs import is_non_negative
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._helper_calls import call_helper
-from ._tuple_items import sliced_tuple, tuple_item
 from ._vector_convert import vector_convert_call, vector_for_scalar, vector_method
+from ._indexing import subscript_value
 from ._vector_values import swizzle, vector_ctor
 
 if TYPE_CHECKING:
@@ -227,130 +225,7 @@ class ExpressionRules:
         return ir.Swizzle(v, k, v.type.base)
 
     def ex_Subscript(self, node):
-        base = self.expr(node.value)
-        if is_record_binding(base):           # p[i]["mass"], p[i].pos[k] (_records)
-            return record_subscript(self.fb, base, node)
-        if isinstance(node.slice, ast.Slice):
-            return sliced_tuple(self.fb, base, node)
-        if isinstance(base, ShapeRef):
-            k = self.expr(node.slice)
-            if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
-                raise self.err(node.slice, "dynamic shape indexing is not supported: x.shape[k] needs a constant k",
-                               "use x.shape[0], x.shape[1], ... with literal indices")
-            nd = base.array.type.ndim
-            kk = k.value + nd if k.value < 0 else k.value
-            if not 0 <= kk < nd:
-                raise self.err(node.slice, f"shape index {k.value} is out of range for a {nd}-D array")
-            return self.index_value(base.array.shape[kk])
-        if isinstance(base, TupleRef):
-            k = self.expr(node.slice)
-            if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
-                return tuple_item(self.fb, base, k, node)
-            if not -len(base.items) <= k.value < len(base.items):
-                raise self.err(node.slice, f"tuple index {k.value} is out of range: the tuple has {len(base.items)} items")
-            return base.items[k.value]
-        if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
-            k = self.expr(node.slice)
-            if not (isinstance(k, ir.Const) and isinstance(k.value, int) and 0 <= k.value < base.type.width):
-                raise self.err(node.slice, "vector components are indexed with a constant", "use v.x, v.s0 or v[0]")
-            return self.comp(base, k.value)
-        if not isinstance(base, ir.ArrayRef):
-            raise self.err(node, "only arrays, vectors, shapes and tuples can be indexed")
-        idx = self.index_list(node.slice)
-        return self.index_array(base, idx, node)
-
-    def index_list(self, sl):
-        self.index_depth += 1          # index arithmetic stays in the index type (index_value)
-        try:
-            if isinstance(sl, ast.Tuple):
-                items = []
-                for e in sl.elts:
-                    v = self.expr(e)
-                    items.extend(v.items if isinstance(v, TupleRef) else [v])
-                return items
-            v = self.expr(sl)
-            return list(v.items) if isinstance(v, TupleRef) else [v]
-        finally:
-            self.index_depth -= 1
-
-    def flat_index(self, arr, idx, node):
-        return self.checked_index(arr, idx, node)[0]
-
-    def checked_index(self, arr, idx, node, kind="read"):
-        """``(flat index, ok)``: ``ok`` is the debug mode's condition that every index is inside
-        its dimension (``_bounds``; the access must be skipped when false), None without debug."""
-        it = self.prog.index_type
-        bounds = self.prog.bounds
-        parts = []
-        for k, i in enumerate(idx):
-            if not isinstance(i, ir.Expr) or isinstance(i, ir.ArrayRef):
-                raise self.err(node, "array indices must be integers")
-            if not isinstance(i.type, Scalar) or not (i.type.is_int or i.type.kind == "b"):
-                raise self.type_err(node, f"array index must be an integer, got {i.type}; convert with int(...)")
-            n = arr.type.static_shape[k] if arr.type.static_shape else None     # a private or local array's
-            if isinstance(i, ir.Const) and n is not None and not -n <= i.value < n and not self.dead_depth:
-                raise self.err(node, f"index {i.value} is out of bounds for axis {k} with size {n} (numpy "
-                               "raises IndexError)", "a private or local array has the shape it was made with")
-            if bounds is not None:        # the debug mode checks the index at its full width (_bounds)
-                parts.append(bounds.full_width(self.fb, i, arr.shape[k], i.type.kind == "i"
-                                               and not is_non_negative(i, self.non_negative)))
-                continue
-            if isinstance(i, ir.Const) and i.value < 0:        # Python negative index from the end
-                i = ir.Bin("+", arr.shape[k], ir.Const(i.value, it), it)
-            elif i.type.kind == "i" and not is_non_negative(i, self.non_negative):
-                i = self.materialize(self.convert(i, it))     # may be negative: wrap as Python does
-                i = ir.Ternary(ir.Bin("<", i, ir.Const(0, it), BOOL), ir.Bin("+", i, arr.shape[k], it), i, it)
-            parts.append(self.convert(i, it))
-        ok = None
-        if bounds is not None:
-            parts, ok = bounds.check(self.fb, arr, parts, node, kind)
-            parts = [self.convert(p, it) for p in parts]       # narrowed for the access only, once checked
-        flat = parts[0]
-        for k in range(1, len(parts)):
-            flat = ir.Bin("+", ir.Bin("*", flat, arr.shape[k], it), parts[k], it)
-        return flat, ok
-
-    def index_array(self, arr, idx, node):
-        t = arr.type
-        if isinstance(t.elem, RecordType):    # p[i] of a structured array: an element, not a value
-            return record_element(self.fb, arr, idx, node)
-        if len(idx) == t.ndim:
-            flat, ok = self.checked_index(arr, idx, node)
-            return BoundsChecks.load(ok, element_value(arr, flat, t.elem))
-        if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS and isinstance(t.elem, Scalar):
-            flat, ok = self.checked_index(arr, idx + [ir.Const(0, self.prog.index_type)], node)
-            flat = self.materialize(flat)
-            ok = self.materialize(ok) if ok is not None else None
-            vt = Vector(t.elem, t.row_width)
-            return ir.VecCtor([BoundsChecks.load(ok, element_value(arr, self.add(flat, ir.Const(k, self.prog.index_type))
-                                                                   if k else flat, t.elem))
-                               for k in range(t.row_width)], vt)
-        if len(idx) < t.ndim:
-            raise self.err(node, f"a {t.ndim}-D array needs {t.ndim} ind{'ex' if t.ndim == 1 else 'ices'} here, got {len(idx)}",
-                           "index every dimension: x[i, j] (rows of width 2, 3, 4, 8 or 16 load as vectors)")
-        raise self.err(node, f"too many indices ({len(idx)}) for a {t.ndim}-D array")
-
-    def subscript_target(self, target):
-        arr = self.expr(target.value)
-        if is_record_binding(arr):            # p[i]["mass"] = ..., p[i].pos[k] = ...: _records stores
-            return arr, None, None, None
-        if isinstance(arr, ir.ArrayRef) and isinstance(arr.type.elem, RecordType):
-            raise self.err(target, "a whole record cannot be assigned in a kernel",
-                           "assign its fields: p[i].mass = ... or p[i]['mass'] = ...")
-        if not isinstance(arr, ir.ArrayRef):
-            if isinstance(arr, ir.Expr) and isinstance(arr.type, Vector):
-                raise self.err(target, "writing a vector component is not supported",
-                               "build a new vector, e.g. v = float4(v.x, 1.0, v.z, v.w)")
-            raise self.err(target, "only arrays can be assigned by index")
-        idx = self.index_list(target.slice)
-        t = arr.type
-        if len(idx) == t.ndim:
-            return (arr, *self.checked_index(arr, idx, target, "write"), 0)
-        if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS:
-            flat, ok = self.checked_index(arr, idx + [ir.Const(0, self.prog.index_type)], target, "write")
-            return arr, self.materialize(flat), ok, t.row_width
-        raise self.err(target, f"too many indices for a {t.ndim}-D array: it needs {t.ndim}, got {len(idx)}"
-                       if len(idx) > t.ndim else f"a {t.ndim}-D array needs {t.ndim} indices here, got {len(idx)}")
+        return subscript_value(self.fb, node)       # arrays, shapes, tuples, vectors (_indexing)
 
     def add(self, a, b):
         return ir.Bin("+", a, b, a.type)

@@ -12,6 +12,7 @@ from . import _ir as ir
 from ._types import (BOOL, INT32, INT64, VOID, ArrayType, Scalar, Vector, binary_result, concrete)
 from ._bindings import ObjectRef, ShapeRef, TupleRef
 from ._bounds import BoundsChecks
+from ._indexing import index_array, subscript_target
 from ._local_arrays import local_array
 from ._infer import AssignmentLog, NotYetTyped, builder_state, is_name_assignment, restore_builder_state, widen_local
 from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
@@ -79,7 +80,6 @@ class StatementRules:
         convert: Callable[..., Any]
         comp: Callable[..., Any]
         add: Callable[..., Any]
-        subscript_target: Callable[..., Any]
         is_kernel: bool
         returns: list[Any]
         pre: list[ir.Stmt]
@@ -96,7 +96,6 @@ class StatementRules:
         builtin_of: Callable[..., Any]
         temp: Callable[..., ir.Var]
         binop: Callable[..., Any]
-        index_array: Callable[..., Any]
 
     @property
     def fb(self) -> FunctionBuilder:
@@ -344,7 +343,7 @@ class StatementRules:
                 self.non_negative.add(var.name)      # its only value, e.g. i = gpu.global_id(0)
             return [ir.Assign(var, converted, s.lineno)]
         if isinstance(target, ast.Subscript):
-            arr, index, ok, row = self.subscript_target(target)
+            arr, index, ok, row = subscript_target(self.fb, target)
             if is_record_binding(arr):
                 return record_store(self.fb, arr, target.slice, value, s)
             full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
@@ -717,7 +716,7 @@ class StatementRules:
                 out.append(ir.Assign(ir.Var(self.cname(n), idx), gid[k], s.lineno))
             if isinstance(itarget, ast.Name) and d.kind == "ndenumerate" and d.ndim > 1:
                 self.tuple_locals[itarget.id] = TupleRef([ir.Var(self.cname(n), idx) for n in names])
-            snapshot = self.index_array(arr, [ir.Var(self.cname(n), idx) for n in names], it)
+            snapshot = index_array(self.fb, arr, [ir.Var(self.cname(n), idx) for n in names], it)
             self.line = s.lineno
             guarded.extend(self.pre)           # the value snapshot is a load: only inside the bounds guard
             self.pre = []
