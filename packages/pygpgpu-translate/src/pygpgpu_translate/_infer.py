@@ -35,6 +35,7 @@ import heapq
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._loops import loop_head
 from ._types import UNKNOWN, JoinConflict, Scalar, join, literal_default, literal_join
 
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ class _Noted:
 
     def rerun(self, fb: FunctionBuilder) -> None:
         if self.head:
-            fb.loop_head(self.stmt)
+            loop_head(fb, self.stmt)
         else:
             fb.stmt(self.stmt, False)
 
