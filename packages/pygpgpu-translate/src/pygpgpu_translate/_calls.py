@@ -17,8 +17,9 @@ from .prelude import PRELUDE_NAMES
 from .prelude._native import NATIVE_PIECES
 from ._bindings import TupleRef
 from ._bounds import BoundsChecks
+from ._choices import common_type
 from ._complex import complex_builtin, is_complex
-from ._indexing import checked_index, index_list
+from ._subscripts import checked_index, index_list
 from ._types import BOOL, FLOAT32, INT32, INT64, UINT64, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
 if TYPE_CHECKING:
@@ -397,7 +398,7 @@ def lower_clamp(self: FunctionBuilder, b, node, args):
 @_on_numbers
 def lower_where(self: FunctionBuilder, b, node, args):
     cond = self.truth(args[0], node)
-    t = self.common_type(args[1].type, args[2].type, node)
+    t = common_type(self, args[1].type, args[2].type, node)
     ct = concrete(t, self.prog.default_float)
     return ir.Ternary(cond, self.convert(args[1], ct), self.convert(args[2], ct), t)
 

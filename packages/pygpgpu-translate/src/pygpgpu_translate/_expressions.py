@@ -26,7 +26,8 @@ from ._signs import is_non_negative
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._helper_calls import call_helper
 from ._vector_convert import vector_convert_call, vector_for_scalar, vector_method
-from ._indexing import subscript_value
+from ._choices import bool_op, conditional_value
+from ._subscripts import subscript_value
 from ._vector_values import swizzle, vector_ctor
 
 if TYPE_CHECKING:
@@ -225,7 +226,7 @@ class ExpressionRules:
         return ir.Swizzle(v, k, v.type.base)
 
     def ex_Subscript(self, node):
-        return subscript_value(self.fb, node)       # arrays, shapes, tuples, vectors (_indexing)
+        return subscript_value(self.fb, node)       # arrays, shapes, tuples, vectors (_subscripts)
 
     def add(self, a, b):
         return ir.Bin("+", a, b, a.type)
@@ -629,73 +630,16 @@ class ExpressionRules:
         finally:
             self.dead_depth -= dead
 
-    def guarded(self, node):
-        """Evaluate ``node`` collecting the temporaries it needs separately, so a caller can run
-        them only when Python would evaluate the expression (short-circuit, conditional)."""
-        outer = self.pre
-        self.pre = []
-        try:
-            v = self.value(node)
-            return v, self.pre
-        finally:
-            self.pre = outer
-
     def condition(self, node):
         """The truth of ``node`` where only its truth is used: an if/while/ternary test, an operand
         of ``not``. An ``and``/``or`` there stays a C ``&&``/``||`` whatever its operands' types
         (and the bounds proofs of _bounds read it), where its value elsewhere is an operand's."""
         if isinstance(node, ast.BoolOp):
-            return self.bool_op(node, as_test=True)
+            return bool_op(self.fb, node, as_test=True)
         return self.truth(self.value(node), node)
 
     def ex_BoolOp(self, node):
-        return self.bool_op(node, as_test=False)
-
-    def bool_op(self, node, as_test):
-        op = "&&" if isinstance(node.op, ast.And) else "||"
-        first = self.value(node.values[0])
-        rest = [self.guarded(v) for v in node.values[1:]]
-        operands = [first] + [v for v, _ in rest]
-        if not as_test and any(not (isinstance(v.type, Scalar) and v.type.kind == "b") for v in operands):
-            return self.bool_op_value(op, first, rest, node)
-        t = PYBOOL if all(self.is_python_bool(v) for v in operands) else BOOL
-        out = self.truth(first, node)
-        for v, pre in rest:
-            if not pre:
-                out = ir.Bin(op, out, self.truth(v, node), t)
-                continue
-            # the right operand needs statements: run them only when Python would evaluate it
-            r = self.temp(BOOL)
-            self.pre.append(ir.Assign(r, out, self.line))
-            run_right = r if op == "&&" else ir.Un("!", r, BOOL)
-            self.pre.append(ir.If(run_right, pre + [ir.Assign(r, self.truth(v, node), self.line)], [], self.line))
-            out = r
-        return out
-
-    def bool_op_value(self, op, first, rest, node):
-        """Python's value of ``a and b`` (``a`` when it is falsy, else ``b``) and ``a or b`` (``a``
-        when it is truthy, else ``b``) over numbers that are not all bools: ``x and 5 or 7`` is 5
-        or 7, not True. The result has the operands' common type, as ``b if a else a`` would (on
-        the host it is whichever operand decided); each operand's truth is tested before that
-        conversion (``256 and int8_x`` is ``int8_x``), and later operands run only when reached."""
-        t = first.type
-        for v, _ in rest:
-            t = self.common_type(t, v.type, node)
-        ct = concrete(t, self.prog.default_float)
-        r = self.temp(ct)
-        stmts: list = []                       # built from the last operand back to the first
-        for v, pre in reversed([(first, []), *rest]):
-            if not stmts:                      # the last operand decides nothing: just its value
-                stmts = pre + [ir.Assign(r, self.convert(v, ct), self.line)]
-                continue
-            held = v
-            if not isinstance(v, (ir.Var, ir.Const)):      # read twice: its value and its truth
-                held = self.temp(v.type)
-                pre = pre + [ir.Assign(held, v, self.line)]
-            go_on = self.truth(held, node) if op == "&&" else ir.Un("!", self.truth(held, node), BOOL)
-            stmts = pre + [ir.Assign(r, self.convert(held, ct), self.line), ir.If(go_on, stmts, [], self.line)]
-        self.pre.extend(stmts)
-        return r
+        return bool_op(self.fb, node, as_test=False)
 
     _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
@@ -770,30 +714,7 @@ class ExpressionRules:
         return (wide if wide is not None else ct), None
 
     def ex_IfExp(self, node):
-        cond = self.condition(node.test)
-        with self.dead_unless(cond, True):
-            a, pre_a = self.guarded(node.body)
-        with self.dead_unless(cond, False):
-            b, pre_b = self.guarded(node.orelse)
-        t = self.common_type(a.type, b.type, node)
-        ct = concrete(t, self.prog.default_float)
-        if not pre_a and not pre_b:
-            return ir.Ternary(cond, self.convert(a, ct), self.convert(b, ct), t)
-        r = self.temp(ct)           # a branch needs statements: only the taken one may run
-        self.pre.append(ir.If(cond, pre_a + [ir.Assign(r, self.convert(a, ct), self.line)],
-                              pre_b + [ir.Assign(r, self.convert(b, ct), self.line)], self.line))
-        return r
-
-    def common_type(self, ta, tb, node):
-        if isinstance(ta, Vector) or isinstance(tb, Vector):
-            if ta == tb:
-                return ta
-            if isinstance(ta, Vector) and isinstance(tb, Vector):
-                raise self.type_err(node, f"mixing {ta} and {tb}")
-            return ta if isinstance(ta, Vector) else tb
-        if isinstance(ta, Scalar) and isinstance(tb, Scalar) and ta.kind == tb.kind == "b":
-            return PYBOOL if ta.weak and tb.weak else BOOL
-        return binary_result(ta, tb, self.prog.default_float)
+        return conditional_value(self.fb, node)
 
     # ---- calls ---------------------------------------------------------------------------------------
     def resolve_callee(self, fnode):

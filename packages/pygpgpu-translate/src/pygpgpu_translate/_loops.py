@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _ir as ir
 from ._bindings import ObjectRef, TupleRef
-from ._indexing import index_array
+from ._subscripts import index_array
 from ._signs import is_non_negative, lower_bound, stores_name
 from ._tuple_items import tuple_item
 from ._types import BOOL, INT32, INT64, Scalar, binary_result, concrete

@@ -11,7 +11,7 @@ from . import _ir as ir
 from ._types import (BOOL, VOID, ArrayType, Vector, concrete)
 from ._bindings import ObjectRef, ShapeRef, TupleRef
 from ._bounds import BoundsChecks
-from ._indexing import subscript_target
+from ._subscripts import subscript_target
 from ._local_arrays import local_array
 from ._loops import for_loop
 from ._infer import AssignmentLog, NotYetTyped, builder_state, is_name_assignment, restore_builder_state, widen_local
