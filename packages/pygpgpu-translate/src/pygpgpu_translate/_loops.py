@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _ir as ir
+from ._assignments import store
 from ._bindings import ObjectRef, TupleRef
 from ._subscripts import index_array
 from ._signs import is_non_negative, lower_bound, stores_name
@@ -67,13 +68,13 @@ def for_loop(fb: FunctionBuilder, s, top):
                          "loop over an index: for j in range(len(x)): a, b = x[j], y[j]")
         raise fb.err(s, "for loops inside a kernel must iterate over range(...)",
                      "write for i in range(n): ... (lists and arbitrary iterables are not supported)")
-    start, stop, step, t, store = range_head(fb, s)
+    start, stop, step, t, binding = range_head(fb, s)
     if fb.store_counts.get(s.target.id) == 1:     # only this loop binds it: a Python int, weak
         fb.index_names = fb.index_names | {s.target.id}
-    if not store:
+    if not binding:
         var = None
     else:
-        var = store[0].target
+        var = binding[0].target
     count_t = var.type if var is not None else None
     if var is not None and not (isinstance(var.type, Scalar) and var.type.is_int):
         # the body made the variable a float (k = k * 0.5): the range still counts in integers
@@ -133,8 +134,8 @@ def range_head(fb: FunctionBuilder, s):
     t = start.type
     for v in (stop, step):
         t = binary_result(t, v.type, fb.prog.default_float)
-    store = fb.store(s.target, _range_item_sign(fb, start, stop, step, t), s)
-    return start, stop, step, t, store
+    binding = store(fb, s.target, _range_item_sign(fb, start, stop, step, t), s)
+    return start, stop, step, t, binding
 
 
 def loop_head(fb: FunctionBuilder, s) -> None:
@@ -196,7 +197,7 @@ def tuple_head(fb: FunctionBuilder, s, items):
     python_item = _item_is_a_python_number(fb, s, items)
     with fb.non_negative_names([counter.name]):
         item = tuple_item(fb, items, counter, s.iter, where=s.iter)
-        head = [] if python_item else fb.store(s.target, item, s)
+        head = [] if python_item else store(fb, s.target, item, s)
         head = fb.pre + list(head or [])
     fb.pre = outer
     return counter, python_item, item, head
@@ -288,7 +289,7 @@ def domain_loop(fb: FunctionBuilder, s, d: Domain):
         fb.line = s.lineno
         guarded.extend(fb.pre)           # the value snapshot is a load: only inside the bounds guard
         fb.pre = []
-        guarded.extend(fb.store(vtarget, snapshot, s))
+        guarded.extend(store(fb, vtarget, snapshot, s))
     fb.domain_vars = names
     if d.kind == "range":
         cond: ir.Expr = ir.Bin("<", gid[0], bounds[0], BOOL)

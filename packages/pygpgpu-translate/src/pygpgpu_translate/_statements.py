@@ -1,25 +1,22 @@
-"""Statement rules of the function builder: assignments and stores (with the join of a local's
-types and int->float conversion), if/while/for, the kernel's iteration-domain loop, returns."""
+"""Statement rules of the function builder: the statement dispatch (``stmts``, where type
+inference's worklist notes assignments and loop heads, ``_infer``), if/while with the sign proofs
+their tests give, break/continue, expression statements and returns. Assignments and stores are
+``_assignments``; for loops and the kernel's iteration-domain loop are ``_loops``."""
 from __future__ import annotations
 
 import ast
 import contextlib
 from typing import TYPE_CHECKING, Any, Callable, cast
 
-
 from . import _ir as ir
-from ._types import (BOOL, VOID, ArrayType, Vector, concrete)
-from ._bindings import ObjectRef, ShapeRef, TupleRef
-from ._bounds import BoundsChecks
-from ._subscripts import subscript_target
-from ._local_arrays import local_array
+from ._types import BOOL, VOID
+from ._bindings import TupleRef
+from ._assignments import assign_to, augmented_assignment
 from ._loops import for_loop
-from ._infer import AssignmentLog, NotYetTyped, builder_state, is_name_assignment, restore_builder_state, widen_local
-from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
-from ._signs import guard_bounds, is_non_negative, stores_name
-from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
+from ._infer import AssignmentLog, NotYetTyped, builder_state, is_name_assignment, restore_builder_state
+from ._records import RecordRef
+from ._signs import guard_bounds, stores_name
 from ._tuples import tuple_return
-from ._vector_values import swizzle_indices
 
 if TYPE_CHECKING:
     from ._bindings import Domain
@@ -230,205 +227,13 @@ class StatementRules:
         return ir.While(cond, body, s.lineno)
 
     def st_AnnAssign(self, s, top):
-        return self.assign_to(s.target, s.value, s)
+        return assign_to(self.fb, s.target, s.value, s)
 
     def st_Assign(self, s, top):
-        return self.assign_to(s.targets[0], s.value, s)
-
-    def assign_to(self, target, value_node, s):
-        if isinstance(target, ast.Tuple):
-            if isinstance(value_node, ast.Tuple):
-                vals = [self.value(v) for v in value_node.elts]
-            else:                        # h, w = x.shape  /  a, b = some_tuple
-                whole = self.expr(value_node)
-                if isinstance(whole, ShapeRef):
-                    vals = list(whole.array.shape)
-                elif isinstance(whole, TupleRef):
-                    vals = list(whole.items)
-                else:
-                    vals = None
-            if vals is None or len(vals) != len(target.elts):
-                raise self.err(s, "tuple unpacking needs a tuple of the same length on the right",
-                               "write a, b = x, y, h, w = arr.shape, or assign one name per statement")
-            vals = [self.materialize_for_swap(v) for v in vals]
-            out = []
-            for t, v in zip(target.elts, vals):
-                out.extend(self.store(t, v, s))
-            return out
-        # gpu.local_array(...) and array aliases bind names instead of assigning values
-        if isinstance(target, ast.Name) and isinstance(value_node, ast.Call):
-            callee = self.resolve_callee(value_node.func)
-            b = self.builtin_of(callee)
-            if b is not None and b.name == "gpu.local_array":
-                return local_array(self.fb, target.id, value_node)
-            if isinstance(callee, ObjectRef) and any(callee.obj is c for c in PRIVATE_CONSTRUCTORS):
-                return private_array(self.fb, target.id, value_node, callee.obj)    # t = np.zeros(8, ...)
-        value = self.no_void(self.expr(value_node), value_node)
-        if is_record_binding(value):             # v = p[i].pos: a vector, or an error saying what to read
-            if isinstance(target, ast.Name) and record_alias(self.fb, target.id, value, value_node):
-                return None                      # r = p[i]: r names the element, as numpy's view does
-            value = record_value(self.fb, value, value_node)
-        if isinstance(value, ir.ArrayRef):
-            if not isinstance(target, ast.Name):
-                raise self.err(s, "arrays cannot be stored into other arrays", "copy element by element in a loop")
-            prev = self.array_locals.get(target.id)
-            if prev is not None and (not isinstance(prev, ir.ArrayRef) or prev.root != value.root):   # or a record
-                raise self.err(s, f"{target.id!r} refers to two different arrays",
-                               "use one name per array; an array name cannot be rebound conditionally")
-            self.array_locals[target.id] = value
-            return None
-        if isinstance(value, TupleRef) and isinstance(target, ast.Name):
-            self.tuple_locals[target.id] = value
-            return None
-        if not isinstance(value, ir.Expr):
-            raise self.err(value_node, "this value cannot be stored in a variable",
-                           "kernel variables hold numbers, vectors or arrays")
-        return self.store(target, value, s)
-
-    def materialize_for_swap(self, v):
-        if isinstance(v, ir.Const):
-            return v
-        t = self.temp(v.type)
-        self.pre.append(ir.Assign(t, v, self.line))
-        return ir.Var(t.name, v.type)
-
-    def store(self, target, value: ir.Expr, s):
-        if isinstance(target, ast.Name):
-            name = target.id
-            if is_record_binding(value) and record_alias(self.fb, name, value, target):
-                return []                        # for i, r in enumerate(p): r names the element p[i]
-            if name in self.params or name in self.array_locals:
-                b = self.params.get(name) or self.array_locals.get(name)
-                if isinstance(b, ir.ArrayRef):
-                    raise self.err(target, f"cannot assign to array {name!r}", f"write elements: {name}[i] = ...")
-                if is_record_binding(b):
-                    raise self.err(target, f"{name!r} names a record element and cannot be assigned a value",
-                                   f"assign its fields ({name}.field = ...) or use another name")
-            if name in self.domain_vars:
-                raise self.err(target, f"cannot assign to the loop index {name!r}", "use another variable")
-            if name in self.params:                          # a scalar parameter keeps its declared type
-                pv = self.params[name]
-                if not isinstance(pv, ir.Var):             # an ObjectRef (arrays and records are refused above)
-                    raise self.err(target, f"cannot assign to {name!r}")
-                var = ir.Var(pv.name, concrete(pv.type, self.prog.default_float))
-                return [ir.Assign(var, self.convert(value, var.type), s.lineno)]
-            if isinstance(value.type, ArrayType):
-                raise self.err(target, "cannot assign an array here")
-            t = widen_local(self.fb, name, value.type, s)        # the join of its values (_infer)
-            var = ir.Var(self.cname(name), concrete(t, self.prog.default_float))
-            converted = self.convert(value, var.type)
-            if self.store_counts.get(name) == 1 and is_non_negative(converted, self.non_negative):
-                self.non_negative.add(var.name)      # its only value, e.g. i = gpu.global_id(0)
-            return [ir.Assign(var, converted, s.lineno)]
-        if isinstance(target, ast.Subscript):
-            arr, index, ok, row = subscript_target(self.fb, target)
-            if is_record_binding(arr):
-                return record_store(self.fb, arr, target.slice, value, s)
-            full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
-                    and self.loop_depth == 0 and self.domain_identity)
-            if full and self.domain is not None:       # full: is_domain_index found the domain
-                self.domain.covers[arr.root] = row
-            if row:
-                elem = arr.type.elem
-                if not isinstance(value.type, Vector):
-                    value_b = self.convert(value, elem)
-                    comps = [value_b] * row
-                else:
-                    if value.type.width != row:
-                        raise self.type_err(target, f"cannot store a {value.type} into a row of width {row}")
-                    v = self.materialize(value)
-                    comps = [self.convert(self.comp(v, k), elem) for k in range(row)]
-                return BoundsChecks.stores(ok, [ir.Store(arr, self.add(index, ir.Const(k, self.prog.index_type)) if k else index,
-                                                         c, s.lineno, full) for k, c in enumerate(comps)], s.lineno)
-            return BoundsChecks.stores(ok, [ir.Store(arr, index, self.convert(value, arr.type.elem), s.lineno, full)], s.lineno)
-        if isinstance(target, ast.Attribute):
-            base = self.expr(target.value)
-            if is_record_binding(base):           # p[i].mass = ... (_records)
-                return record_store(self.fb, base, target.attr, value, s)
-            if isinstance(base, ir.ArrayRef):
-                raise self.err(target, f"cannot set attribute {target.attr!r} of array {ast.unparse(target.value)!r}: "
-                               "arrays have no attributes to assign in a kernel",
-                               f"write elements instead, e.g. {ast.unparse(target.value)}[i] = ...")
-            if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
-                return self.component_store(target, base, value, s)
-            raise self.err(target, f"cannot set attribute {target.attr!r} of {ast.unparse(target.value)!r} in a kernel",
-                           "kernels cannot change Python objects; write results into an output array")
-        raise self.err(target, "cannot assign to this target")
-
-    def component_store(self, target, base, value, s):
-        """``v.x = e`` / ``v.xy = w``: ``v`` gets a new vector, its other components kept."""
-        if not isinstance(target.value, ast.Name):
-            raise self.err(target, "writing a vector component needs a vector variable",
-                           "assign the vector to a name first, then set its component")
-        picked = swizzle_indices(self.fb, base.type, target.attr, target)
-        if len(set(picked)) != len(picked):
-            raise self.err(target, f"swizzle .{target.attr} names a component twice and cannot be assigned")
-        old = self.materialize(base)
-        comps = [self.comp(old, k) for k in range(base.type.width)]
-        if isinstance(value.type, Vector):
-            if value.type.width != len(picked):
-                raise self.type_err(target, f"cannot assign a {value.type} to .{target.attr} "
-                                            f"({len(picked)} component{'s' if len(picked) > 1 else ''})")
-            v = self.materialize(value)
-            new = [self.comp(v, j) for j in range(len(picked))]
-        else:
-            new = [value] * len(picked)          # a number to every component named, as numpy broadcasts
-        for k, c in zip(picked, new):
-            comps[k] = self.convert(c, base.type.base)
-        whole = ast.copy_location(ast.Name(target.value.id, ast.Store()), target)
-        return self.store(whole, ir.VecCtor(comps, base.type), s)
+        return assign_to(self.fb, s.targets[0], s.value, s)
 
     def st_AugAssign(self, s, top):
-        once = self.indices_evaluated_once(s.target)
-        try:
-            return self.augmented(s)
-        finally:
-            for node in once:
-                del self.evaluated[id(node)]
-
-    def indices_evaluated_once(self, target):
-        """The index expressions of ``target`` that call something (``out[gpu.atomic_add(c, 0, 1)]``),
-        evaluated now into temporaries: ``x[k] += v`` reads and writes ``x[k]``, and Python
-        evaluates ``k`` once. The nodes' values stay in ``self.evaluated`` until the caller drops them."""
-        once: list = []
-        todo = [target]
-        while todo:
-            node = todo.pop()
-            if not isinstance(node, ast.Subscript):
-                todo.extend(ast.iter_child_nodes(node))
-                continue
-            todo.append(node.value)
-            for e in node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]:
-                if not any(isinstance(n, ast.Call) for n in ast.walk(e)):
-                    continue
-                self.index_depth += 1                # typed as an index, as index_list would
-                try:
-                    v = self.expr(e)                 # x[a[f()]]: the inner f() with it, once
-                finally:
-                    self.index_depth -= 1
-                if isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayRef):
-                    self.evaluated[id(e)] = self.materialize(v)
-                    once.append(e)
-        return once
-
-    def augmented(self, s):
-        if isinstance(s.target, ast.Subscript):
-            current = self.expr(ast.Subscript(value=s.target.value, slice=s.target.slice, ctx=ast.Load(),
-                                              lineno=s.lineno, col_offset=s.target.col_offset))
-        else:
-            current = self.value(ast.Name(id=s.target.id, ctx=ast.Load(), lineno=s.lineno, col_offset=s.col_offset)) \
-                if isinstance(s.target, ast.Name) else None
-            if isinstance(s.target, ast.Attribute):       # p[i].mass += ... (record fields)
-                current = self.value(ast.Attribute(value=s.target.value, attr=s.target.attr, ctx=ast.Load(),
-                                                   lineno=s.lineno, col_offset=s.target.col_offset))
-            if current is None:
-                raise self.err(s, "augmented assignment to this target is not supported")
-        result = self.binop(s.op, current, self.value(s.value), s)
-        saved = self.top_level_of_domain
-        self.top_level_of_domain = False     # a read-modify-write never fully overwrites
-        out = self.store(s.target, result, s)
-        self.top_level_of_domain = saved
-        return out
+        return augmented_assignment(self.fb, s, top)
 
     # ---- for loops -----------------------------------------------------------------------------------
     def st_For(self, s, top):
