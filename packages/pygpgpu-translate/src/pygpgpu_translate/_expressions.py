@@ -13,22 +13,23 @@ import numpy as np
 
 from . import _calls
 from . import _ir as ir
-from ._builtins import lookup_namespace, lookup_object, supported_in
+from ._builtins import lookup_object, supported_in
 from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, VOID, Scalar, Vector, binary_result, concrete,
                      is_signed_and_uint64, wider_int)
 from ._attr_refs import attribute_value
 from ._bindings import ObjectRef, ShapeRef, TupleRef, vector_class_info
 from ._nesting import deeper_than
-from ._complex import (complex_attribute, complex_binop, complex_compare, complex_const, complex_conjugate,
+from ._complex import (complex_binop, complex_compare, complex_const, complex_conjugate,
                        complex_convert, complex_truth, complex_unary, is_complex)
-from ._records import is_record_binding, record_attribute, record_value
+from ._records import is_record_binding, record_value
 from ._signs import is_non_negative
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._helper_calls import call_helper
 from ._vector_convert import vector_convert_call, vector_for_scalar, vector_method
+from ._attributes import attribute
 from ._choices import bool_op, conditional_value
 from ._subscripts import subscript_value
-from ._vector_values import swizzle, vector_ctor
+from ._vector_values import vector_ctor
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder, ProgramBuilder
@@ -152,67 +153,9 @@ class ExpressionRules:
         return TupleRef([self.expr(e) for e in node.elts])
 
     def ex_Attribute(self, node):
-        base = self.expr(node.value)
-        attr = node.attr
-        if is_record_binding(base):           # p[i].mass (_records)
-            return record_attribute(self.fb, base, attr, node)
-        if isinstance(base, ir.Expr) and (is_complex(base.type) or (attr in ("real", "imag") and isinstance(base.type, Scalar))):
-            return complex_attribute(self.fb, base, attr, node)      # z.real, z.imag (_complex)
-        if isinstance(base, ir.ArrayRef):
-            if attr == "shape":
-                return ShapeRef(base)
-            if attr == "size":
-                out = base.shape[0]
-                for s in base.shape[1:]:
-                    out = ir.Bin("*", out, s, self.prog.index_type)
-                return self.index_value(out)
-            if attr == "ndim":
-                return ir.Const(base.type.ndim, Scalar("int32", weak=True))
-            raise self.err(node, f"arrays have no attribute {attr!r} in kernels", "use .shape, .size, .ndim or len()")
-        if isinstance(base, ObjectRef):
-            obj = base.obj
-            if self.is_kernel and obj is self.self_obj and self.self_obj is not None:
-                return self.self_attribute(attr, node)
-            if not hasattr(obj, attr):
-                raise self.err(node, f"{getattr(obj, '__name__', type(obj).__name__)} has no attribute {attr!r}")
-            what = f"{getattr(obj, '__name__', None) or ast.unparse(node.value)}.{attr}"
-            if isinstance(obj, _pytypes.ModuleType):
-                b = lookup_namespace(obj.__name__, attr)
-                if b is not None:
-                    return ObjectRef(getattr(obj, attr))
-                value = getattr(obj, attr)
-                self.prog.global_refs[(id(obj.__dict__), attr)] = (obj.__dict__, attr, value)
-                return self.object_value(value, node, what, (obj.__dict__.get("__name__", "?"), attr))
-            value, path = attribute_value(self.fb, base, attr, node)
-            return self.object_value(value, node, what, path)
-        if isinstance(base, ir.Expr) and attr in ("shape", "size", "ndim"):
-            # an array's attribute read from a number (a scalar passed for an array parameter) or a
-            # vector (the row m[i] of an (n, 4) array, which reads as a float4)
-            what = ast.unparse(node.value)
-            if isinstance(base.type, Vector):
-                raise self.err(node, f"{what} is a {base.type} vector here, which has no .{attr}",
-                               f"a row of an (n, {base.type.width}) array reads as a vector: use len({what}) "
-                               f"({base.type.width}) and its components, or index the array itself")
-            number = (f"a Python {'float' if base.type.is_float else 'int'}" if getattr(base.type, "weak", False)
-                      else f"a {getattr(base.type, 'name', base.type)} number")
-            raise self.err(node, f"{what} is {number} here, which has no .{attr}",
-                           f"pass an array for {what!r}" if what in self.params else "use .shape on an array")
-        if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
-            return swizzle(self.fb, base, attr, node)
-        if isinstance(base, ir.Expr) and attr in ("astype", "item", "view"):     # numpy's conversions of a value
-            raise self.err(node, f"numbers have no .{attr}() in kernels",
-                           "convert with np.int32(v), np.float64(v)..., or int(v), float(v), bool(v)")
-        raise self.err(node, f"attribute {attr!r} is not supported here",
-                       "attributes work on vectors (.x, .xy, .s0), arrays (.shape, .size, .ndim) and self")
+        return attribute(self.fb, node)
 
     self_obj = None
-
-    def self_attribute(self, attr, node):
-        binding = self.self_attrs.get(attr)
-        if binding is None:
-            raise self.err(node, f"self.{attr} is not usable in a kernel",
-                           "self attributes must be numpy/device arrays, numbers or vectors")
-        return binding
 
     def comp(self, v, k):
         if isinstance(v, ir.VecCtor):
