@@ -222,6 +222,20 @@ def test_numpy_bools_add_as_or_and_python_bools_as_ints(backend):
         _same_as_host(bool_sums, backend, m, np.array([0, 1, 2, 3], np.int32), np.zeros(4, np.int64), 3)
 
 
+@kernel
+def bool_choices(m, out):
+    for i in range(out.shape[0]):
+        python = ((i > 0) if i % 2 == 0 else (i > 1)) + (i > 2)     # a choice of Python bools: ints add
+        numpy = (m[i] if i % 2 == 0 else (i > 1)) + m[0]            # a numpy bool among them: numpy's or
+        out[i] = python + 10 * numpy
+
+
+def test_a_choice_between_python_bools_is_a_python_bool(backend):
+    """``b if c else d`` has its operands' common type (_choices.common_type): of two Python bools a
+    Python bool, which adds as an int; with a numpy bool among them a numpy bool, which adds as or."""
+    _same_as_host(bool_choices, backend, np.array([True, False, True, True, False, True]), np.zeros(6, np.int64))
+
+
 def test_numpy_bool_minus_is_refused():
     @kernel
     def sub(m, out):

@@ -29,6 +29,7 @@ from ._names import c_identifier
 from ._records import RecordRef, is_record_binding, record_argument, record_parameter
 from ._signs import KnownSigns
 from ._source import FunctionSource, KernelTypeError, definition_key, function_source, parameter_names, quoted_line, syntax_error
+from ._state import stats
 from ._statements import StatementRules
 from .prelude import piece_function
 from ._types import (INT32, INT64, PYBOOL, TYPE_LATTICE_HEIGHT, VOID, ArrayType, JoinConflict, Scalar, Vector,
@@ -391,6 +392,7 @@ class FunctionBuilder(StatementRules, ExpressionRules):
                 out = self._final_if_settled(body)
                 if out is not None:
                     return out
+                stats["typed_by_whole_passes"] += 1      # the fallback the inference pass must end
         else:
             raise self._unconverged(limit)
         self.final = True

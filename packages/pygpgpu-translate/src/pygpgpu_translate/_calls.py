@@ -17,7 +17,9 @@ from .prelude import PRELUDE_NAMES
 from .prelude._native import NATIVE_PIECES
 from ._bindings import TupleRef
 from ._bounds import BoundsChecks
+from ._choices import common_type
 from ._complex import complex_builtin, is_complex
+from ._subscripts import checked_index, index_list
 from ._types import BOOL, FLOAT32, INT32, INT64, UINT64, VOID, ArrayType, Scalar, Vector, binary_result, concrete
 
 if TYPE_CHECKING:
@@ -396,7 +398,7 @@ def lower_clamp(self: FunctionBuilder, b, node, args):
 @_on_numbers
 def lower_where(self: FunctionBuilder, b, node, args):
     cond = self.truth(args[0], node)
-    t = self.common_type(args[1].type, args[2].type, node)
+    t = common_type(self, args[1].type, args[2].type, node)
     ct = concrete(t, self.prog.default_float)
     return ir.Ternary(cond, self.convert(args[1], ct), self.convert(args[2], ct), t)
 
@@ -589,8 +591,8 @@ def _atomic(self: FunctionBuilder, b, node):
                             "int32, uint32, int64, uint64, float32 and float64 arrays")
     if f"atomic_{op}:{short}" not in PRELUDE_NAMES:
         raise self.type_err(node, f"{b.name}() needs an integer array, got {t}")
-    idx = self.index_list(node.args[1])
-    flat, ok = self.checked_index(arr, idx, node, "atomic")
+    idx = index_list(self, node.args[1])
+    flat, ok = checked_index(self, arr, idx, node, "atomic")
     vals = [self.value(a) for a in node.args[2:]]
     self.prog.note_type(t)
     local = ".local" if arr.type.space == "local" else ""

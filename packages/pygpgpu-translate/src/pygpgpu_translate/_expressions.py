@@ -13,23 +13,23 @@ import numpy as np
 
 from . import _calls
 from . import _ir as ir
-from ._builtins import lookup_namespace, lookup_object, supported_in
-from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, VOID, Scalar, Vector, VECTOR_WIDTHS, binary_result, concrete,
+from ._builtins import lookup_object, supported_in
+from ._types import (BOOL, INT32, PYBOOL, UINT32, UINT64, VOID, Scalar, Vector, binary_result, concrete,
                      is_signed_and_uint64, wider_int)
 from ._attr_refs import attribute_value
 from ._bindings import ObjectRef, ShapeRef, TupleRef, vector_class_info
-from ._bounds import BoundsChecks
-from ._elements import element_value
 from ._nesting import deeper_than
-from ._complex import (complex_attribute, complex_binop, complex_compare, complex_const, complex_conjugate,
+from ._complex import (complex_binop, complex_compare, complex_const, complex_conjugate,
                        complex_convert, complex_truth, complex_unary, is_complex)
-from ._records import RecordType, is_record_binding, record_attribute, record_element, record_subscript, record_value
+from ._records import is_record_binding, record_value
 from ._signs import is_non_negative
 from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, misused_constructor
 from ._helper_calls import call_helper
-from ._tuple_items import sliced_tuple, tuple_item
 from ._vector_convert import vector_convert_call, vector_for_scalar, vector_method
-from ._vector_values import swizzle, vector_ctor
+from ._attributes import attribute
+from ._choices import bool_op, conditional_value
+from ._subscripts import subscript_value
+from ._vector_values import vector_ctor
 
 if TYPE_CHECKING:
     from ._builder import FunctionBuilder, ProgramBuilder
@@ -153,67 +153,9 @@ class ExpressionRules:
         return TupleRef([self.expr(e) for e in node.elts])
 
     def ex_Attribute(self, node):
-        base = self.expr(node.value)
-        attr = node.attr
-        if is_record_binding(base):           # p[i].mass (_records)
-            return record_attribute(self.fb, base, attr, node)
-        if isinstance(base, ir.Expr) and (is_complex(base.type) or (attr in ("real", "imag") and isinstance(base.type, Scalar))):
-            return complex_attribute(self.fb, base, attr, node)      # z.real, z.imag (_complex)
-        if isinstance(base, ir.ArrayRef):
-            if attr == "shape":
-                return ShapeRef(base)
-            if attr == "size":
-                out = base.shape[0]
-                for s in base.shape[1:]:
-                    out = ir.Bin("*", out, s, self.prog.index_type)
-                return self.index_value(out)
-            if attr == "ndim":
-                return ir.Const(base.type.ndim, Scalar("int32", weak=True))
-            raise self.err(node, f"arrays have no attribute {attr!r} in kernels", "use .shape, .size, .ndim or len()")
-        if isinstance(base, ObjectRef):
-            obj = base.obj
-            if self.is_kernel and obj is self.self_obj and self.self_obj is not None:
-                return self.self_attribute(attr, node)
-            if not hasattr(obj, attr):
-                raise self.err(node, f"{getattr(obj, '__name__', type(obj).__name__)} has no attribute {attr!r}")
-            what = f"{getattr(obj, '__name__', None) or ast.unparse(node.value)}.{attr}"
-            if isinstance(obj, _pytypes.ModuleType):
-                b = lookup_namespace(obj.__name__, attr)
-                if b is not None:
-                    return ObjectRef(getattr(obj, attr))
-                value = getattr(obj, attr)
-                self.prog.global_refs[(id(obj.__dict__), attr)] = (obj.__dict__, attr, value)
-                return self.object_value(value, node, what, (obj.__dict__.get("__name__", "?"), attr))
-            value, path = attribute_value(self.fb, base, attr, node)
-            return self.object_value(value, node, what, path)
-        if isinstance(base, ir.Expr) and attr in ("shape", "size", "ndim"):
-            # an array's attribute read from a number (a scalar passed for an array parameter) or a
-            # vector (the row m[i] of an (n, 4) array, which reads as a float4)
-            what = ast.unparse(node.value)
-            if isinstance(base.type, Vector):
-                raise self.err(node, f"{what} is a {base.type} vector here, which has no .{attr}",
-                               f"a row of an (n, {base.type.width}) array reads as a vector: use len({what}) "
-                               f"({base.type.width}) and its components, or index the array itself")
-            number = (f"a Python {'float' if base.type.is_float else 'int'}" if getattr(base.type, "weak", False)
-                      else f"a {getattr(base.type, 'name', base.type)} number")
-            raise self.err(node, f"{what} is {number} here, which has no .{attr}",
-                           f"pass an array for {what!r}" if what in self.params else "use .shape on an array")
-        if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
-            return swizzle(self.fb, base, attr, node)
-        if isinstance(base, ir.Expr) and attr in ("astype", "item", "view"):     # numpy's conversions of a value
-            raise self.err(node, f"numbers have no .{attr}() in kernels",
-                           "convert with np.int32(v), np.float64(v)..., or int(v), float(v), bool(v)")
-        raise self.err(node, f"attribute {attr!r} is not supported here",
-                       "attributes work on vectors (.x, .xy, .s0), arrays (.shape, .size, .ndim) and self")
+        return attribute(self.fb, node)
 
     self_obj = None
-
-    def self_attribute(self, attr, node):
-        binding = self.self_attrs.get(attr)
-        if binding is None:
-            raise self.err(node, f"self.{attr} is not usable in a kernel",
-                           "self attributes must be numpy/device arrays, numbers or vectors")
-        return binding
 
     def comp(self, v, k):
         if isinstance(v, ir.VecCtor):
@@ -227,130 +169,7 @@ class ExpressionRules:
         return ir.Swizzle(v, k, v.type.base)
 
     def ex_Subscript(self, node):
-        base = self.expr(node.value)
-        if is_record_binding(base):           # p[i]["mass"], p[i].pos[k] (_records)
-            return record_subscript(self.fb, base, node)
-        if isinstance(node.slice, ast.Slice):
-            return sliced_tuple(self.fb, base, node)
-        if isinstance(base, ShapeRef):
-            k = self.expr(node.slice)
-            if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
-                raise self.err(node.slice, "dynamic shape indexing is not supported: x.shape[k] needs a constant k",
-                               "use x.shape[0], x.shape[1], ... with literal indices")
-            nd = base.array.type.ndim
-            kk = k.value + nd if k.value < 0 else k.value
-            if not 0 <= kk < nd:
-                raise self.err(node.slice, f"shape index {k.value} is out of range for a {nd}-D array")
-            return self.index_value(base.array.shape[kk])
-        if isinstance(base, TupleRef):
-            k = self.expr(node.slice)
-            if not (isinstance(k, ir.Const) and isinstance(k.value, int)):
-                return tuple_item(self.fb, base, k, node)
-            if not -len(base.items) <= k.value < len(base.items):
-                raise self.err(node.slice, f"tuple index {k.value} is out of range: the tuple has {len(base.items)} items")
-            return base.items[k.value]
-        if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
-            k = self.expr(node.slice)
-            if not (isinstance(k, ir.Const) and isinstance(k.value, int) and 0 <= k.value < base.type.width):
-                raise self.err(node.slice, "vector components are indexed with a constant", "use v.x, v.s0 or v[0]")
-            return self.comp(base, k.value)
-        if not isinstance(base, ir.ArrayRef):
-            raise self.err(node, "only arrays, vectors, shapes and tuples can be indexed")
-        idx = self.index_list(node.slice)
-        return self.index_array(base, idx, node)
-
-    def index_list(self, sl):
-        self.index_depth += 1          # index arithmetic stays in the index type (index_value)
-        try:
-            if isinstance(sl, ast.Tuple):
-                items = []
-                for e in sl.elts:
-                    v = self.expr(e)
-                    items.extend(v.items if isinstance(v, TupleRef) else [v])
-                return items
-            v = self.expr(sl)
-            return list(v.items) if isinstance(v, TupleRef) else [v]
-        finally:
-            self.index_depth -= 1
-
-    def flat_index(self, arr, idx, node):
-        return self.checked_index(arr, idx, node)[0]
-
-    def checked_index(self, arr, idx, node, kind="read"):
-        """``(flat index, ok)``: ``ok`` is the debug mode's condition that every index is inside
-        its dimension (``_bounds``; the access must be skipped when false), None without debug."""
-        it = self.prog.index_type
-        bounds = self.prog.bounds
-        parts = []
-        for k, i in enumerate(idx):
-            if not isinstance(i, ir.Expr) or isinstance(i, ir.ArrayRef):
-                raise self.err(node, "array indices must be integers")
-            if not isinstance(i.type, Scalar) or not (i.type.is_int or i.type.kind == "b"):
-                raise self.type_err(node, f"array index must be an integer, got {i.type}; convert with int(...)")
-            n = arr.type.static_shape[k] if arr.type.static_shape else None     # a private or local array's
-            if isinstance(i, ir.Const) and n is not None and not -n <= i.value < n and not self.dead_depth:
-                raise self.err(node, f"index {i.value} is out of bounds for axis {k} with size {n} (numpy "
-                               "raises IndexError)", "a private or local array has the shape it was made with")
-            if bounds is not None:        # the debug mode checks the index at its full width (_bounds)
-                parts.append(bounds.full_width(self.fb, i, arr.shape[k], i.type.kind == "i"
-                                               and not is_non_negative(i, self.non_negative)))
-                continue
-            if isinstance(i, ir.Const) and i.value < 0:        # Python negative index from the end
-                i = ir.Bin("+", arr.shape[k], ir.Const(i.value, it), it)
-            elif i.type.kind == "i" and not is_non_negative(i, self.non_negative):
-                i = self.materialize(self.convert(i, it))     # may be negative: wrap as Python does
-                i = ir.Ternary(ir.Bin("<", i, ir.Const(0, it), BOOL), ir.Bin("+", i, arr.shape[k], it), i, it)
-            parts.append(self.convert(i, it))
-        ok = None
-        if bounds is not None:
-            parts, ok = bounds.check(self.fb, arr, parts, node, kind)
-            parts = [self.convert(p, it) for p in parts]       # narrowed for the access only, once checked
-        flat = parts[0]
-        for k in range(1, len(parts)):
-            flat = ir.Bin("+", ir.Bin("*", flat, arr.shape[k], it), parts[k], it)
-        return flat, ok
-
-    def index_array(self, arr, idx, node):
-        t = arr.type
-        if isinstance(t.elem, RecordType):    # p[i] of a structured array: an element, not a value
-            return record_element(self.fb, arr, idx, node)
-        if len(idx) == t.ndim:
-            flat, ok = self.checked_index(arr, idx, node)
-            return BoundsChecks.load(ok, element_value(arr, flat, t.elem))
-        if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS and isinstance(t.elem, Scalar):
-            flat, ok = self.checked_index(arr, idx + [ir.Const(0, self.prog.index_type)], node)
-            flat = self.materialize(flat)
-            ok = self.materialize(ok) if ok is not None else None
-            vt = Vector(t.elem, t.row_width)
-            return ir.VecCtor([BoundsChecks.load(ok, element_value(arr, self.add(flat, ir.Const(k, self.prog.index_type))
-                                                                   if k else flat, t.elem))
-                               for k in range(t.row_width)], vt)
-        if len(idx) < t.ndim:
-            raise self.err(node, f"a {t.ndim}-D array needs {t.ndim} ind{'ex' if t.ndim == 1 else 'ices'} here, got {len(idx)}",
-                           "index every dimension: x[i, j] (rows of width 2, 3, 4, 8 or 16 load as vectors)")
-        raise self.err(node, f"too many indices ({len(idx)}) for a {t.ndim}-D array")
-
-    def subscript_target(self, target):
-        arr = self.expr(target.value)
-        if is_record_binding(arr):            # p[i]["mass"] = ..., p[i].pos[k] = ...: _records stores
-            return arr, None, None, None
-        if isinstance(arr, ir.ArrayRef) and isinstance(arr.type.elem, RecordType):
-            raise self.err(target, "a whole record cannot be assigned in a kernel",
-                           "assign its fields: p[i].mass = ... or p[i]['mass'] = ...")
-        if not isinstance(arr, ir.ArrayRef):
-            if isinstance(arr, ir.Expr) and isinstance(arr.type, Vector):
-                raise self.err(target, "writing a vector component is not supported",
-                               "build a new vector, e.g. v = float4(v.x, 1.0, v.z, v.w)")
-            raise self.err(target, "only arrays can be assigned by index")
-        idx = self.index_list(target.slice)
-        t = arr.type
-        if len(idx) == t.ndim:
-            return (arr, *self.checked_index(arr, idx, target, "write"), 0)
-        if len(idx) == t.ndim - 1 and t.row_width in VECTOR_WIDTHS:
-            flat, ok = self.checked_index(arr, idx + [ir.Const(0, self.prog.index_type)], target, "write")
-            return arr, self.materialize(flat), ok, t.row_width
-        raise self.err(target, f"too many indices for a {t.ndim}-D array: it needs {t.ndim}, got {len(idx)}"
-                       if len(idx) > t.ndim else f"a {t.ndim}-D array needs {t.ndim} indices here, got {len(idx)}")
+        return subscript_value(self.fb, node)       # arrays, shapes, tuples, vectors (_subscripts)
 
     def add(self, a, b):
         return ir.Bin("+", a, b, a.type)
@@ -754,73 +573,16 @@ class ExpressionRules:
         finally:
             self.dead_depth -= dead
 
-    def guarded(self, node):
-        """Evaluate ``node`` collecting the temporaries it needs separately, so a caller can run
-        them only when Python would evaluate the expression (short-circuit, conditional)."""
-        outer = self.pre
-        self.pre = []
-        try:
-            v = self.value(node)
-            return v, self.pre
-        finally:
-            self.pre = outer
-
     def condition(self, node):
         """The truth of ``node`` where only its truth is used: an if/while/ternary test, an operand
         of ``not``. An ``and``/``or`` there stays a C ``&&``/``||`` whatever its operands' types
         (and the bounds proofs of _bounds read it), where its value elsewhere is an operand's."""
         if isinstance(node, ast.BoolOp):
-            return self.bool_op(node, as_test=True)
+            return bool_op(self.fb, node, as_test=True)
         return self.truth(self.value(node), node)
 
     def ex_BoolOp(self, node):
-        return self.bool_op(node, as_test=False)
-
-    def bool_op(self, node, as_test):
-        op = "&&" if isinstance(node.op, ast.And) else "||"
-        first = self.value(node.values[0])
-        rest = [self.guarded(v) for v in node.values[1:]]
-        operands = [first] + [v for v, _ in rest]
-        if not as_test and any(not (isinstance(v.type, Scalar) and v.type.kind == "b") for v in operands):
-            return self.bool_op_value(op, first, rest, node)
-        t = PYBOOL if all(self.is_python_bool(v) for v in operands) else BOOL
-        out = self.truth(first, node)
-        for v, pre in rest:
-            if not pre:
-                out = ir.Bin(op, out, self.truth(v, node), t)
-                continue
-            # the right operand needs statements: run them only when Python would evaluate it
-            r = self.temp(BOOL)
-            self.pre.append(ir.Assign(r, out, self.line))
-            run_right = r if op == "&&" else ir.Un("!", r, BOOL)
-            self.pre.append(ir.If(run_right, pre + [ir.Assign(r, self.truth(v, node), self.line)], [], self.line))
-            out = r
-        return out
-
-    def bool_op_value(self, op, first, rest, node):
-        """Python's value of ``a and b`` (``a`` when it is falsy, else ``b``) and ``a or b`` (``a``
-        when it is truthy, else ``b``) over numbers that are not all bools: ``x and 5 or 7`` is 5
-        or 7, not True. The result has the operands' common type, as ``b if a else a`` would (on
-        the host it is whichever operand decided); each operand's truth is tested before that
-        conversion (``256 and int8_x`` is ``int8_x``), and later operands run only when reached."""
-        t = first.type
-        for v, _ in rest:
-            t = self.common_type(t, v.type, node)
-        ct = concrete(t, self.prog.default_float)
-        r = self.temp(ct)
-        stmts: list = []                       # built from the last operand back to the first
-        for v, pre in reversed([(first, []), *rest]):
-            if not stmts:                      # the last operand decides nothing: just its value
-                stmts = pre + [ir.Assign(r, self.convert(v, ct), self.line)]
-                continue
-            held = v
-            if not isinstance(v, (ir.Var, ir.Const)):      # read twice: its value and its truth
-                held = self.temp(v.type)
-                pre = pre + [ir.Assign(held, v, self.line)]
-            go_on = self.truth(held, node) if op == "&&" else ir.Un("!", self.truth(held, node), BOOL)
-            stmts = pre + [ir.Assign(r, self.convert(held, ct), self.line), ir.If(go_on, stmts, [], self.line)]
-        self.pre.extend(stmts)
-        return r
+        return bool_op(self.fb, node, as_test=False)
 
     _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
@@ -895,30 +657,7 @@ class ExpressionRules:
         return (wide if wide is not None else ct), None
 
     def ex_IfExp(self, node):
-        cond = self.condition(node.test)
-        with self.dead_unless(cond, True):
-            a, pre_a = self.guarded(node.body)
-        with self.dead_unless(cond, False):
-            b, pre_b = self.guarded(node.orelse)
-        t = self.common_type(a.type, b.type, node)
-        ct = concrete(t, self.prog.default_float)
-        if not pre_a and not pre_b:
-            return ir.Ternary(cond, self.convert(a, ct), self.convert(b, ct), t)
-        r = self.temp(ct)           # a branch needs statements: only the taken one may run
-        self.pre.append(ir.If(cond, pre_a + [ir.Assign(r, self.convert(a, ct), self.line)],
-                              pre_b + [ir.Assign(r, self.convert(b, ct), self.line)], self.line))
-        return r
-
-    def common_type(self, ta, tb, node):
-        if isinstance(ta, Vector) or isinstance(tb, Vector):
-            if ta == tb:
-                return ta
-            if isinstance(ta, Vector) and isinstance(tb, Vector):
-                raise self.type_err(node, f"mixing {ta} and {tb}")
-            return ta if isinstance(ta, Vector) else tb
-        if isinstance(ta, Scalar) and isinstance(tb, Scalar) and ta.kind == tb.kind == "b":
-            return PYBOOL if ta.weak and tb.weak else BOOL
-        return binary_result(ta, tb, self.prog.default_float)
+        return conditional_value(self.fb, node)
 
     # ---- calls ---------------------------------------------------------------------------------------
     def resolve_callee(self, fnode):

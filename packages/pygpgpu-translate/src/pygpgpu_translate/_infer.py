@@ -26,7 +26,8 @@ has a type (the worklist notes it like any other), so the lowering rules never m
 it is named only here and in ``_types`` (the lattice's bottom).
 
 Still to do for issue 34 item 1: an inference pass that types without lowering (the provisional
-passes above still run the lowering rules and build IR into a scratch ``Recording``).
+passes above still run the lowering rules and build IR into a scratch ``Recording``); its design
+and the way there are in docs/architecture.md, "Type inference: where it stands".
 """
 from __future__ import annotations
 
@@ -136,7 +137,8 @@ class _Noted:
 
     def rerun(self, fb: FunctionBuilder) -> None:
         if self.head:
-            fb.loop_head(self.stmt)
+            from ._loops import loop_head     # here: the loop rules import this module
+            loop_head(fb, self.stmt)
         else:
             fb.stmt(self.stmt, False)
 

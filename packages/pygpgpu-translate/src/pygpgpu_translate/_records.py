@@ -263,12 +263,13 @@ def record_alias(self: FunctionBuilder, name, value, node) -> bool:
 
 
 def record_element(self: FunctionBuilder, arr, idx, node):
-    """``p[i]`` of a record array (``_expressions.index_array``)."""
+    """``p[i]`` of a record array (``_subscripts.index_array``)."""
     t = arr.type
     if len(idx) != t.ndim:
         raise self.err(node, f"a {t.ndim}-D record array needs {t.ndim} ind{'ex' if t.ndim == 1 else 'ices'}, "
                        f"got {len(idx)}", "index every dimension, then name a field: p[i].mass")
-    flat, ok = self.checked_index(arr, idx, node)
+    from ._subscripts import checked_index     # here: _subscripts imports this module
+    flat, ok = checked_index(self, arr, idx, node)
     flat = self.materialize(flat)
     return RecordRef(arr, flat, self.materialize(ok) if ok is not None else None, "", t.elem)
 
@@ -307,7 +308,8 @@ def _sub_index(self: FunctionBuilder, fa: FieldArrayRef, sl, node, kind: str) ->
     """The C subscript (``[k]``, flattened) of a subarray field at Python index ``sl``, and the
     bounds condition of the access: the element's, and in the debug mode each variable index
     against the field's extent (a constant one is checked here, at translation)."""
-    idx = self.index_list(sl)
+    from ._subscripts import index_list       # here: _subscripts imports this module
+    idx = index_list(self, sl)
     shape = fa.field.shape
     if len(idx) != len(shape):
         raise self.err(node, f"field {fa.field.name!r} has shape {shape}: it needs {len(shape)} "
@@ -346,7 +348,7 @@ def _sub_index(self: FunctionBuilder, fa: FieldArrayRef, sl, node, kind: str) ->
 
 
 def record_subscript(self: FunctionBuilder, base, node):
-    """``p[i]["mass"]`` and ``p[i].pos[k]`` (``_expressions.ex_Subscript``)."""
+    """``p[i]["mass"]`` and ``p[i].pos[k]`` (``_subscripts.subscript_value``)."""
     if isinstance(base, RecordRef):
         key = node.slice
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):

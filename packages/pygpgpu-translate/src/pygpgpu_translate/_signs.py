@@ -2,7 +2,7 @@
 
 Python reads ``x[i]`` with a negative ``i`` from the end; C reads before the array. Indices
 that are not provably non-negative are therefore wrapped (``i < 0 ? i + n : i``, see
-``ExpressionRules.flat_index``); this proof keeps the usual ones (loop counters, work-item ids,
+``_subscripts.checked_index``); this proof keeps the usual ones (loop counters, work-item ids,
 their sums and products) free of that compare. It is structural and conservative: anything it
 cannot see through counts as possibly negative.
 

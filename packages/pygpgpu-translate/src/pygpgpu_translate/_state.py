@@ -10,9 +10,12 @@ from pygpgpu_core.logs import get_logger
 __all__ = ["stats", "log", "refs_current"]
 
 log = get_logger("translate")
-stats = {"translations": 0, "source_cache_hits": 0, "compiles": 0}
+stats = {"translations": 0, "source_cache_hits": 0, "compiles": 0, "typed_by_whole_passes": 0}
 """``translations``: AST -> source runs; ``source_cache_hits``: sources reused from disk;
-``compiles``: programs handed to a backend to build (the backend may hit its binary cache)."""
+``compiles``: programs handed to a backend to build (the backend may hit its binary cache);
+``typed_by_whole_passes``: functions (kernels and helper specialisations) whose local types the
+first pass and its worklist did not settle, so whole provisional passes ran (``_builder.run_passes``):
+what the planned inference pass must make unneeded (docs/architecture.md, issue 34)."""
 
 _MISSING = object()
 

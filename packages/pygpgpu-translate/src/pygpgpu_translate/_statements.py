@@ -1,25 +1,22 @@
-"""Statement rules of the function builder: assignments and stores (with the join of a local's
-types and int->float conversion), if/while/for, the kernel's iteration-domain loop, returns."""
+"""Statement rules of the function builder: the statement dispatch (``stmts``, where type
+inference's worklist notes assignments and loop heads, ``_infer``), if/while with the sign proofs
+their tests give, break/continue, expression statements and returns. Assignments and stores are
+``_assignments``; for loops and the kernel's iteration-domain loop are ``_loops``."""
 from __future__ import annotations
 
 import ast
 import contextlib
 from typing import TYPE_CHECKING, Any, Callable, cast
 
-import numpy as np
-
 from . import _ir as ir
-from ._types import (BOOL, INT32, INT64, VOID, ArrayType, Scalar, Vector, binary_result, concrete)
-from ._bindings import ObjectRef, ShapeRef, TupleRef
-from ._bounds import BoundsChecks
-from ._local_arrays import local_array
-from ._infer import AssignmentLog, NotYetTyped, builder_state, is_name_assignment, restore_builder_state, widen_local
-from ._records import RecordRef, is_record_binding, record_alias, record_store, record_value
-from ._signs import guard_bounds, is_non_negative, lower_bound, stores_name
-from ._private_arrays import CONSTRUCTORS as PRIVATE_CONSTRUCTORS, private_array
-from ._tuple_items import tuple_item
+from ._types import BOOL, VOID
+from ._bindings import TupleRef
+from ._assignments import assign_to, augmented_assignment
+from ._loops import for_loop
+from ._infer import AssignmentLog, NotYetTyped, builder_state, is_name_assignment, restore_builder_state
+from ._records import RecordRef
+from ._signs import guard_bounds, stores_name
 from ._tuples import tuple_return
-from ._vector_values import swizzle_indices
 
 if TYPE_CHECKING:
     from ._bindings import Domain
@@ -28,27 +25,6 @@ if TYPE_CHECKING:
     from ._source import FunctionSource
 
 __all__ = ["StatementRules"]
-
-
-def _read_outside(fdef, loop, name: str) -> bool:
-    """Whether function ``fdef`` reads ``name`` anywhere but in the body of ``loop`` (a ``for name
-    in range(...)``) and of other loops binding the same name: there the value Python leaves in
-    the loop variable after the loop is what is read."""
-    todo = list(ast.iter_child_nodes(fdef))
-    while todo:
-        node = todo.pop()
-        if node is loop:
-            continue
-        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and node.target.id == name:
-            todo.append(node.iter)           # read before that loop binds the name
-            todo.extend(node.orelse)
-            continue
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Store):
-            return True
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-            return True
-        todo.extend(ast.iter_child_nodes(node))
-    return False
 
 
 class StatementRules:
@@ -79,7 +55,6 @@ class StatementRules:
         convert: Callable[..., Any]
         comp: Callable[..., Any]
         add: Callable[..., Any]
-        subscript_target: Callable[..., Any]
         is_kernel: bool
         returns: list[Any]
         pre: list[ir.Stmt]
@@ -96,7 +71,6 @@ class StatementRules:
         builtin_of: Callable[..., Any]
         temp: Callable[..., ir.Var]
         binop: Callable[..., Any]
-        index_array: Callable[..., Any]
 
     @property
     def fb(self) -> FunctionBuilder:
@@ -253,379 +227,17 @@ class StatementRules:
         return ir.While(cond, body, s.lineno)
 
     def st_AnnAssign(self, s, top):
-        return self.assign_to(s.target, s.value, s)
+        return assign_to(self.fb, s.target, s.value, s)
 
     def st_Assign(self, s, top):
-        return self.assign_to(s.targets[0], s.value, s)
-
-    def assign_to(self, target, value_node, s):
-        if isinstance(target, ast.Tuple):
-            if isinstance(value_node, ast.Tuple):
-                vals = [self.value(v) for v in value_node.elts]
-            else:                        # h, w = x.shape  /  a, b = some_tuple
-                whole = self.expr(value_node)
-                if isinstance(whole, ShapeRef):
-                    vals = list(whole.array.shape)
-                elif isinstance(whole, TupleRef):
-                    vals = list(whole.items)
-                else:
-                    vals = None
-            if vals is None or len(vals) != len(target.elts):
-                raise self.err(s, "tuple unpacking needs a tuple of the same length on the right",
-                               "write a, b = x, y, h, w = arr.shape, or assign one name per statement")
-            vals = [self.materialize_for_swap(v) for v in vals]
-            out = []
-            for t, v in zip(target.elts, vals):
-                out.extend(self.store(t, v, s))
-            return out
-        # gpu.local_array(...) and array aliases bind names instead of assigning values
-        if isinstance(target, ast.Name) and isinstance(value_node, ast.Call):
-            callee = self.resolve_callee(value_node.func)
-            b = self.builtin_of(callee)
-            if b is not None and b.name == "gpu.local_array":
-                return local_array(self.fb, target.id, value_node)
-            if isinstance(callee, ObjectRef) and any(callee.obj is c for c in PRIVATE_CONSTRUCTORS):
-                return private_array(self.fb, target.id, value_node, callee.obj)    # t = np.zeros(8, ...)
-        value = self.no_void(self.expr(value_node), value_node)
-        if is_record_binding(value):             # v = p[i].pos: a vector, or an error saying what to read
-            if isinstance(target, ast.Name) and record_alias(self.fb, target.id, value, value_node):
-                return None                      # r = p[i]: r names the element, as numpy's view does
-            value = record_value(self.fb, value, value_node)
-        if isinstance(value, ir.ArrayRef):
-            if not isinstance(target, ast.Name):
-                raise self.err(s, "arrays cannot be stored into other arrays", "copy element by element in a loop")
-            prev = self.array_locals.get(target.id)
-            if prev is not None and (not isinstance(prev, ir.ArrayRef) or prev.root != value.root):   # or a record
-                raise self.err(s, f"{target.id!r} refers to two different arrays",
-                               "use one name per array; an array name cannot be rebound conditionally")
-            self.array_locals[target.id] = value
-            return None
-        if isinstance(value, TupleRef) and isinstance(target, ast.Name):
-            self.tuple_locals[target.id] = value
-            return None
-        if not isinstance(value, ir.Expr):
-            raise self.err(value_node, "this value cannot be stored in a variable",
-                           "kernel variables hold numbers, vectors or arrays")
-        return self.store(target, value, s)
-
-    def materialize_for_swap(self, v):
-        if isinstance(v, ir.Const):
-            return v
-        t = self.temp(v.type)
-        self.pre.append(ir.Assign(t, v, self.line))
-        return ir.Var(t.name, v.type)
-
-    def store(self, target, value: ir.Expr, s):
-        if isinstance(target, ast.Name):
-            name = target.id
-            if is_record_binding(value) and record_alias(self.fb, name, value, target):
-                return []                        # for i, r in enumerate(p): r names the element p[i]
-            if name in self.params or name in self.array_locals:
-                b = self.params.get(name) or self.array_locals.get(name)
-                if isinstance(b, ir.ArrayRef):
-                    raise self.err(target, f"cannot assign to array {name!r}", f"write elements: {name}[i] = ...")
-                if is_record_binding(b):
-                    raise self.err(target, f"{name!r} names a record element and cannot be assigned a value",
-                                   f"assign its fields ({name}.field = ...) or use another name")
-            if name in self.domain_vars:
-                raise self.err(target, f"cannot assign to the loop index {name!r}", "use another variable")
-            if name in self.params:                          # a scalar parameter keeps its declared type
-                pv = self.params[name]
-                if not isinstance(pv, ir.Var):             # an ObjectRef (arrays and records are refused above)
-                    raise self.err(target, f"cannot assign to {name!r}")
-                var = ir.Var(pv.name, concrete(pv.type, self.prog.default_float))
-                return [ir.Assign(var, self.convert(value, var.type), s.lineno)]
-            if isinstance(value.type, ArrayType):
-                raise self.err(target, "cannot assign an array here")
-            t = widen_local(self.fb, name, value.type, s)        # the join of its values (_infer)
-            var = ir.Var(self.cname(name), concrete(t, self.prog.default_float))
-            converted = self.convert(value, var.type)
-            if self.store_counts.get(name) == 1 and is_non_negative(converted, self.non_negative):
-                self.non_negative.add(var.name)      # its only value, e.g. i = gpu.global_id(0)
-            return [ir.Assign(var, converted, s.lineno)]
-        if isinstance(target, ast.Subscript):
-            arr, index, ok, row = self.subscript_target(target)
-            if is_record_binding(arr):
-                return record_store(self.fb, arr, target.slice, value, s)
-            full = (self.top_level_of_domain and not self.seen_exit and self.is_domain_index(target)
-                    and self.loop_depth == 0 and self.domain_identity)
-            if full and self.domain is not None:       # full: is_domain_index found the domain
-                self.domain.covers[arr.root] = row
-            if row:
-                elem = arr.type.elem
-                if not isinstance(value.type, Vector):
-                    value_b = self.convert(value, elem)
-                    comps = [value_b] * row
-                else:
-                    if value.type.width != row:
-                        raise self.type_err(target, f"cannot store a {value.type} into a row of width {row}")
-                    v = self.materialize(value)
-                    comps = [self.convert(self.comp(v, k), elem) for k in range(row)]
-                return BoundsChecks.stores(ok, [ir.Store(arr, self.add(index, ir.Const(k, self.prog.index_type)) if k else index,
-                                                         c, s.lineno, full) for k, c in enumerate(comps)], s.lineno)
-            return BoundsChecks.stores(ok, [ir.Store(arr, index, self.convert(value, arr.type.elem), s.lineno, full)], s.lineno)
-        if isinstance(target, ast.Attribute):
-            base = self.expr(target.value)
-            if is_record_binding(base):           # p[i].mass = ... (_records)
-                return record_store(self.fb, base, target.attr, value, s)
-            if isinstance(base, ir.ArrayRef):
-                raise self.err(target, f"cannot set attribute {target.attr!r} of array {ast.unparse(target.value)!r}: "
-                               "arrays have no attributes to assign in a kernel",
-                               f"write elements instead, e.g. {ast.unparse(target.value)}[i] = ...")
-            if isinstance(base, ir.Expr) and isinstance(base.type, Vector):
-                return self.component_store(target, base, value, s)
-            raise self.err(target, f"cannot set attribute {target.attr!r} of {ast.unparse(target.value)!r} in a kernel",
-                           "kernels cannot change Python objects; write results into an output array")
-        raise self.err(target, "cannot assign to this target")
-
-    def component_store(self, target, base, value, s):
-        """``v.x = e`` / ``v.xy = w``: ``v`` gets a new vector, its other components kept."""
-        if not isinstance(target.value, ast.Name):
-            raise self.err(target, "writing a vector component needs a vector variable",
-                           "assign the vector to a name first, then set its component")
-        picked = swizzle_indices(self.fb, base.type, target.attr, target)
-        if len(set(picked)) != len(picked):
-            raise self.err(target, f"swizzle .{target.attr} names a component twice and cannot be assigned")
-        old = self.materialize(base)
-        comps = [self.comp(old, k) for k in range(base.type.width)]
-        if isinstance(value.type, Vector):
-            if value.type.width != len(picked):
-                raise self.type_err(target, f"cannot assign a {value.type} to .{target.attr} "
-                                            f"({len(picked)} component{'s' if len(picked) > 1 else ''})")
-            v = self.materialize(value)
-            new = [self.comp(v, j) for j in range(len(picked))]
-        else:
-            new = [value] * len(picked)          # a number to every component named, as numpy broadcasts
-        for k, c in zip(picked, new):
-            comps[k] = self.convert(c, base.type.base)
-        whole = ast.copy_location(ast.Name(target.value.id, ast.Store()), target)
-        return self.store(whole, ir.VecCtor(comps, base.type), s)
+        return assign_to(self.fb, s.targets[0], s.value, s)
 
     def st_AugAssign(self, s, top):
-        once = self.indices_evaluated_once(s.target)
-        try:
-            return self.augmented(s)
-        finally:
-            for node in once:
-                del self.evaluated[id(node)]
-
-    def indices_evaluated_once(self, target):
-        """The index expressions of ``target`` that call something (``out[gpu.atomic_add(c, 0, 1)]``),
-        evaluated now into temporaries: ``x[k] += v`` reads and writes ``x[k]``, and Python
-        evaluates ``k`` once. The nodes' values stay in ``self.evaluated`` until the caller drops them."""
-        once: list = []
-        todo = [target]
-        while todo:
-            node = todo.pop()
-            if not isinstance(node, ast.Subscript):
-                todo.extend(ast.iter_child_nodes(node))
-                continue
-            todo.append(node.value)
-            for e in node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]:
-                if not any(isinstance(n, ast.Call) for n in ast.walk(e)):
-                    continue
-                self.index_depth += 1                # typed as an index, as index_list would
-                try:
-                    v = self.expr(e)                 # x[a[f()]]: the inner f() with it, once
-                finally:
-                    self.index_depth -= 1
-                if isinstance(v, ir.Expr) and not isinstance(v, ir.ArrayRef):
-                    self.evaluated[id(e)] = self.materialize(v)
-                    once.append(e)
-        return once
-
-    def augmented(self, s):
-        if isinstance(s.target, ast.Subscript):
-            current = self.expr(ast.Subscript(value=s.target.value, slice=s.target.slice, ctx=ast.Load(),
-                                              lineno=s.lineno, col_offset=s.target.col_offset))
-        else:
-            current = self.value(ast.Name(id=s.target.id, ctx=ast.Load(), lineno=s.lineno, col_offset=s.col_offset)) \
-                if isinstance(s.target, ast.Name) else None
-            if isinstance(s.target, ast.Attribute):       # p[i].mass += ... (record fields)
-                current = self.value(ast.Attribute(value=s.target.value, attr=s.target.attr, ctx=ast.Load(),
-                                                   lineno=s.lineno, col_offset=s.target.col_offset))
-            if current is None:
-                raise self.err(s, "augmented assignment to this target is not supported")
-        result = self.binop(s.op, current, self.value(s.value), s)
-        saved = self.top_level_of_domain
-        self.top_level_of_domain = False     # a read-modify-write never fully overwrites
-        out = self.store(s.target, result, s)
-        self.top_level_of_domain = saved
-        return out
+        return augmented_assignment(self.fb, s, top)
 
     # ---- for loops -----------------------------------------------------------------------------------
     def st_For(self, s, top):
-        if top and self.is_kernel and self.domain is not None and self.domain.node is s:
-            return self.domain_loop(s, self.domain)
-        it = s.iter
-        callee = self.resolve_callee(it.func) if isinstance(it, ast.Call) else None
-        if isinstance(it, (ast.Name, ast.Attribute, ast.Tuple, ast.Subscript)):
-            items = self.expr(it) if not isinstance(it, ast.Subscript) or isinstance(it.slice, ast.Slice) else None
-            if isinstance(items, TupleRef):
-                return self.for_tuple(s, items)
-        if not (isinstance(callee, ObjectRef) and callee.obj is range):
-            if isinstance(it, ast.Call) and isinstance(callee, ObjectRef) and callee.obj in (enumerate, np.ndindex, np.ndenumerate):
-                raise self.err(s, f"{callee.obj.__name__}() loops are only supported as the kernel's top-level iteration domain",
-                               "use nested 'for j in range(n)' loops inside the kernel")
-            if isinstance(callee, ObjectRef) and callee.obj is reversed:
-                raise self.err(s, "reversed() loops are not supported in kernels",
-                               "count down instead: for k in range(n - 1, -1, -1)")
-            if isinstance(callee, ObjectRef) and callee.obj is zip:
-                raise self.err(s, "zip() loops are not supported in kernels",
-                               "loop over an index: for j in range(len(x)): a, b = x[j], y[j]")
-            raise self.err(s, "for loops inside a kernel must iterate over range(...)",
-                           "write for i in range(n): ... (lists and arbitrary iterables are not supported)")
-        start, stop, step, t, store = self.range_head(s)
-        if self.store_counts.get(s.target.id) == 1:     # only this loop binds it: a Python int, weak
-            self.index_names = self.index_names | {s.target.id}
-        if not store:
-            var = None
-        else:
-            var = store[0].target
-        count_t = var.type if var is not None else None
-        if var is not None and not (isinstance(var.type, Scalar) and var.type.is_int):
-            # the body made the variable a float (k = k * 0.5): the range still counts in integers
-            count_t = concrete(t, self.prog.default_float) if isinstance(t, Scalar) and t.is_int else INT32
-        stop = self.evaluated_once(self.materialize(self.convert(stop, count_t) if var else stop), s)
-        step_c = self.convert(step, count_t) if var else step
-        sign = 0
-        if isinstance(step_c, ir.Const):
-            if step_c.value == 0:
-                raise self.err(it, "range() step must not be zero")
-            sign = 1 if step_c.value > 0 else -1
-        else:
-            step_c = self.evaluated_once(self.materialize(step_c), s)
-        start_c = self.convert(start, count_t) if var else start
-        # an upward count from >= 0 that the body never reassigns indexes without a wrap
-        counts_up = (var is not None and sign > 0 and is_non_negative(start_c, self.non_negative)
-                     and not stores_name(s.body, s.target.id))
-        self.loop_depth += 1
-        saved = self.top_level_of_domain
-        self.top_level_of_domain = False
-        # and counts from its start: in range(1, n), y - 1 is >= 0 too
-        with self.non_negative_names([var.name] if counts_up and var is not None else [],
-                                     lower_bound(start_c, self.non_negative) if counts_up else None):
-            body = self.stmts(s.body)
-        self.top_level_of_domain = saved
-        self.loop_depth -= 1
-        if var is None:
-            return []
-        counter = var
-        if stores_name(s.body, s.target.id) or _read_outside(self.src.tree, s, s.target.id):
-            # Python's loop variable takes each item of the range in turn: assigning it in the body
-            # changes neither the next item nor the count, and after the loop it holds the last
-            # item (or its old value when the range is empty), not C's counter one step past the end
-            counter = self.temp(count_t)
-            body = [ir.Assign(var, self.convert(counter, var.type), s.lineno)] + body
-        return ir.For(counter, start_c, stop, step_c, body, s.lineno, sign)
-
-    def range_head(self, s):
-        """The head of ``for k in range(...)``: the range's start, stop and step, the type they count
-        in, and the store binding ``k`` (which types it). Also what the worklist re-runs (``loop_head``)."""
-        it = s.iter
-        if not isinstance(s.target, ast.Name):
-            raise self.err(s.target, "the loop variable of a range loop must be a plain name")
-        if it.keywords or not 1 <= len(it.args) <= 3:
-            raise self.err(it, "range() takes 1 to 3 positional arguments")
-        vals = [self.value(a) for a in it.args]
-        for v, a in zip(vals, it.args):
-            if isinstance(v.type, Scalar) and not (v.type.is_int or v.type.kind == "b"):
-                raise self.type_err(a, f"range() needs integers, got {'a Python float' if v.type.weak else v.type}; "
-                                    "convert with int(...)")
-        if len(vals) == 1:
-            vals = [ir.Const(0, Scalar("int32", weak=True))] + vals
-        if len(vals) == 2:
-            vals.append(ir.Const(1, Scalar("int32", weak=True)))
-        start, stop, step = vals
-        t = start.type
-        for v in (stop, step):
-            t = binary_result(t, v.type, self.prog.default_float)
-        store = self.store(s.target, self._range_item_sign(start, stop, step, t), s)
-        return start, stop, step, t, store
-
-    def loop_head(self, s) -> None:
-        """Type the loop variable of ``for`` loop ``s`` as its head does, without the body: type
-        inference's worklist runs this again when a local the head reads widens (_infer)."""
-        it = s.iter
-        if isinstance(it, (ast.Name, ast.Attribute, ast.Tuple, ast.Subscript)):
-            items = self.expr(it) if not isinstance(it, ast.Subscript) or isinstance(it.slice, ast.Slice) else None
-            if isinstance(items, TupleRef):
-                self.tuple_head(s, items)
-                return
-        self.range_head(s)
-
-    def _range_item_sign(self, start, stop, step, t):
-        """A stand-in for the items of ``range(start, stop, step)`` that types the loop variable and
-        is provably >= 0 only when every item is (counting up from >= 0, or down to a stop >= -1): a
-        variable bound only by this loop is then proven >= 0 everywhere (_signs), and ``x[k]`` of
-        ``range(-2, 3)`` wraps."""
-        if not isinstance(step, ir.Const) or t.kind != "i":
-            return ir.Const(0 if t.kind != "i" else -1, t)
-        if step.value > 0:
-            up = is_non_negative(start, self.non_negative)
-        else:
-            up = is_non_negative(stop, self.non_negative) or (isinstance(stop, ir.Const) and stop.value == -1)
-        return ir.Const(0 if up else -1, t)
-
-    def for_tuple(self, s, items):
-        """``for w in WEIGHTS:`` over a tuple of numbers or vectors (a module constant, a literal):
-        a counted loop that binds ``w`` to each item in turn (``WEIGHTS[k]``, _expressions)."""
-        if not items.items:                          # for w in (): no turn
-            if not isinstance(s.target, ast.Name):
-                raise self.err(s.target, "the loop variable of a loop over a tuple must be a plain name")
-            return []
-        counter, python_item, item, head = self.tuple_head(s, items)
-        self.loop_depth += 1
-        saved = self.top_level_of_domain
-        self.top_level_of_domain = False
-        if python_item:         # each use of w is the item itself, WEIGHTS[k]: it meets values as a number does
-            self.item_values[s.target.id] = item
-        try:
-            body = self.stmts(s.body)
-        finally:
-            self.item_values.pop(s.target.id, None)
-        self.top_level_of_domain = saved
-        self.loop_depth -= 1
-        return ir.For(counter, ir.Const(0, INT32), ir.Const(len(items.items), INT32), ir.Const(1, INT32),
-                      head + body, s.lineno, 1)
-
-    def tuple_head(self, s, items):
-        """The head of ``for w in (a, b, ...)``: the loop's counter, whether ``w`` stands for the item
-        itself (a Python number), the item, and the statements binding ``w`` (which type it)."""
-        if not isinstance(s.target, ast.Name):
-            raise self.err(s.target, "the loop variable of a loop over a tuple must be a plain name")
-        counter = self.temp(INT32)
-        outer, self.pre = self.pre, []
-        python_item = self._item_is_a_python_number(s, items)
-        with self.non_negative_names([counter.name]):
-            item = tuple_item(self.fb, items, counter, s.iter, where=s.iter)
-            head = [] if python_item else self.store(s.target, item, s)
-            head = self.pre + list(head or [])
-        self.pre = outer
-        return counter, python_item, item, head
-
-    def _item_is_a_python_number(self, loop, items) -> bool:
-        """``for w in (0.1, 0.2):`` binds ``w`` to Python numbers of one kind: a local would fix its
-        type (float32 0.1 times float64 data, int32 where 2 * int8 data wraps in int8), so where
-        nothing else assigns ``w`` or reads it after the loop, ``w`` stands for the item."""
-        name = loop.target.id
-        kinds = {v.type.kind if isinstance(v, ir.Expr) and isinstance(v.type, Scalar) and v.type.weak else None
-                 for v in items.items}
-        return (kinds in ({"i"}, {"f"}) and self.store_counts.get(name) == 1
-                and not _read_outside(self.src.tree, loop, name))
-
-    def evaluated_once(self, e, loop):
-        """``e``, a bound of ``loop``'s range(), as the loop's test reads it: Python evaluates
-        range() once, so a variable the loop assigns (``for k in range(n): n += 1``, or
-        ``for n in range(n)``) is copied before the loop."""
-        if isinstance(e, ir.Var):
-            pynames = {c: p for p, c in self.cnames.items()}
-            name = pynames.get(e.name)
-            if name is not None and (name == loop.target.id or stores_name(loop.body, name)):
-                held = self.temp(e.type)
-                self.pre.append(ir.Assign(held, e, self.line))
-                return held
-        return e
+        return for_loop(self.fb, s, top)      # range and tuple loops, the kernel's domain loop (_loops)
 
     @contextlib.contextmanager
     def non_negative_names(self, cnames, start=None):
@@ -659,93 +271,6 @@ class StatementRules:
         """The bounds of variables that ``body`` never assigns (there they keep the tested value)."""
         pynames = {c: p for p, c in self.cnames.items()}
         return {c: low for c, low in bounds.items() if c in pynames and not stores_name(body, pynames[c])}
-
-    def domain_loop(self, s, d: Domain):
-        idx = self.prog.index_type
-        gid = [ir.Cast(ir.WorkItem("global_id", d.ndim - 1 - k, INT64), idx)
-               for k in range(d.ndim)]
-        bounds = [ir.Var(f"_pyg_n{k}", idx) for k in range(d.ndim)]
-        out: list[ir.Stmt] = []
-        guarded: list[ir.Stmt] = []
-        it = s.iter
-        names: list[str] = []
-        if d.kind == "range":
-            vals = [self.value(a) for a in it.args]
-            start = vals[0] if len(vals) >= 2 else ir.Const(0, idx)
-            step = vals[2] if len(vals) == 3 else ir.Const(1, idx)
-            if not isinstance(s.target, ast.Name):
-                raise self.err(s.target, "the loop variable must be a plain name")
-            names = [s.target.id]
-            self.bind_index(names[0], idx)
-            value = gid[0]
-            self.domain_identity = (isinstance(start, ir.Const) and start.value == 0
-                                    and isinstance(step, ir.Const) and step.value == 1)
-            if not self.domain_identity:
-                value = self.add(self.convert(start, idx), ir.Bin("*", gid[0], self.convert(step, idx), idx))
-            out.append(ir.Assign(ir.Var(self.cname(names[0]), idx), value, s.lineno))
-        elif d.kind == "ndindex":
-            tgt = s.target
-            if not isinstance(tgt, ast.Tuple) or len(tgt.elts) != d.ndim or not all(isinstance(e, ast.Name) for e in tgt.elts):
-                raise self.err(tgt, f"unpack np.ndindex into {d.ndim} names, e.g. for y, x in np.ndindex(out.shape)")
-            names = [e.id for e in tgt.elts if isinstance(e, ast.Name)]     # all are (checked above)
-            for k, n in enumerate(names):
-                self.bind_index(n, idx)
-                out.append(ir.Assign(ir.Var(self.cname(n), idx), gid[k], s.lineno))
-        else:   # enumerate / ndenumerate: index names + value snapshot
-            tgt = s.target
-            if not isinstance(tgt, ast.Tuple) or len(tgt.elts) != 2:
-                raise self.err(tgt, f"unpack {d.kind}() as: for index, value in {d.kind}(arr)")
-            arr = self.expr(it.args[0])
-            itarget, vtarget = tgt.elts
-            if d.kind == "enumerate" or d.ndim == 1 and isinstance(itarget, ast.Name):
-                if isinstance(itarget, ast.Name):
-                    names = [itarget.id]
-                elif isinstance(itarget, ast.Tuple) and all(isinstance(e, ast.Name) for e in itarget.elts):
-                    names = [e.id for e in itarget.elts if isinstance(e, ast.Name)]
-                else:
-                    raise self.err(itarget, f"the index of {d.kind}() must be a name or a tuple of names")
-            elif isinstance(itarget, ast.Tuple) and all(isinstance(e, ast.Name) for e in itarget.elts):
-                names = [e.id for e in itarget.elts if isinstance(e, ast.Name)]
-            elif isinstance(itarget, ast.Name):
-                names = [f"{itarget.id}_{k}" for k in range(d.ndim)]
-            else:
-                raise self.err(itarget, "the index of ndenumerate must be a name or a tuple of names")
-            if len(names) != d.ndim:
-                raise self.err(itarget, f"ndenumerate over a {d.ndim}-D array yields {d.ndim} indices")
-            for k, n in enumerate(names):
-                self.bind_index(n, idx)
-                out.append(ir.Assign(ir.Var(self.cname(n), idx), gid[k], s.lineno))
-            if isinstance(itarget, ast.Name) and d.kind == "ndenumerate" and d.ndim > 1:
-                self.tuple_locals[itarget.id] = TupleRef([ir.Var(self.cname(n), idx) for n in names])
-            snapshot = self.index_array(arr, [ir.Var(self.cname(n), idx) for n in names], it)
-            self.line = s.lineno
-            guarded.extend(self.pre)           # the value snapshot is a load: only inside the bounds guard
-            self.pre = []
-            guarded.extend(self.store(vtarget, snapshot, s))
-        self.domain_vars = names
-        if d.kind == "range":
-            cond: ir.Expr = ir.Bin("<", gid[0], bounds[0], BOOL)
-        else:
-            cond = ir.Bin("<", ir.Var(self.cname(names[0]), idx), bounds[0], BOOL)
-            for k in range(1, d.ndim):
-                cond = ir.Bin("&&", cond, ir.Bin("<", ir.Var(self.cname(names[k]), idx), bounds[k], BOOL), BOOL)
-        saved = self.top_level_of_domain
-        self.top_level_of_domain = self.prog.in_domain_body = True
-        counts_up = d.kind != "range" or (is_non_negative(self.convert(start, idx), self.non_negative)
-                                          and isinstance(step, ir.Const) and step.value > 0)
-        proven = [self.cname(n) for n in names if counts_up and not stores_name(s.body, n)]
-        first = lower_bound(self.convert(start, idx), self.non_negative) if d.kind == "range" and counts_up else None
-        with self.non_negative_names(proven, first):
-            body = self.stmts(s.body)
-        self.top_level_of_domain = saved
-        self.prog.in_domain_body = False
-        if d.kind == "range":
-            return [ir.If(cond, out + body, [], s.lineno)]
-        return out + [ir.If(cond, guarded + body, [], s.lineno)]
-
-    def bind_index(self, name, idx):
-        self.local_types[name] = idx
-        self.index_names = self.index_names | {name}     # weak in arithmetic with data (index_value)
 
     def is_domain_index(self, target):
         if self.domain is None or self.domain.kind == "work_size" or not self.domain_vars:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from . import _ir as ir
 from ._bindings import ShapeRef, TupleRef
+from ._choices import common_type
 from ._signs import is_non_negative
 from ._types import BOOL, Scalar, concrete
 
@@ -48,7 +49,7 @@ def tuple_item(fb: FunctionBuilder, tup: TupleRef, k, node, where=None) -> ir.Ex
                      "index it with a constant, or pass the values as an array argument")
     t = items[0].type
     for v in items[1:]:
-        t = fb.common_type(t, v.type, node)
+        t = common_type(fb, t, v.type, node)
     ct = concrete(t, fb.prog.default_float)
     k = fb.materialize(k)
     n = len(items)
