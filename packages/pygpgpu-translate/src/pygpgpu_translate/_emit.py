@@ -100,11 +100,16 @@ class Emitter:
         if isinstance(e, ir.ArrayRef):
             return e.cname
         if isinstance(e, ir.Load):
+            if self._plain_element(e.array, e.member):
+                return self.d.element_load(e.array.cname, self.ex(e.index), self.elem_name(e.array.type.elem))
             element = f"{e.array.cname}[{self.ex(e.index)}]{e.member}"
             return self.d.atomic_load(element) if e.array.cname in self.atomic_arrays else element
         if isinstance(e, ir.Un) and e.op == "&" and isinstance(e.a, ir.Load):      # an atomic's operand
             return f"(&{e.a.array.cname}[{self.ex(e.a.index)}]{e.a.member})"
         if isinstance(e, ir.Bin):
+            at = getattr(e.a, "type", None)
+            if e.op == "!=" and isinstance(at, Scalar) and at.name.startswith("float"):
+                return self.d.float_not_equal(self.ex(e.a), self.ex(e.b), self.tname(at))
             return self.chain(e)
         if isinstance(e, ir.Un):
             return f"({e.op}{self.ex(e.a)})"
@@ -179,7 +184,10 @@ class Emitter:
             self.w(f"{s.target.name} = {self.ex(s.value)};", indent)
         elif isinstance(s, ir.Store):
             element = f"{s.array.cname}[{self.ex(s.index)}]{s.member}"
-            if s.array.cname in self.atomic_arrays:
+            if self._plain_element(s.array, s.member):
+                self.w(self.d.element_store(s.array.cname, self.ex(s.index), self.elem_name(s.array.type.elem),
+                                            self.ex(s.value)), indent)
+            elif s.array.cname in self.atomic_arrays:
                 self.w(self.d.atomic_store(element, self.ex(s.value)), indent)
             else:
                 self.w(f"{element} = {self.ex(s.value)};", indent)
@@ -226,6 +234,13 @@ class Emitter:
             self.w(self.d.array_variable(tn, s.array.cname, s.size, local=True), indent)
         else:
             raise TypeError(type(s).__name__)
+
+    def _plain_element(self, array: ir.ArrayRef, member: str) -> bool:
+        """An element of a global array of scalars that no atomic updates: the dialect's
+        ``element_load``/``element_store`` write its reads and writes."""
+        t = array.type
+        return (not member and array.cname not in self.atomic_arrays and isinstance(t, ArrayType)
+                and t.space == "global" and isinstance(t.elem, Scalar))
 
     # ---- functions -----------------------------------------------------------------------------------
     def elem_name(self, elem) -> str:

@@ -9,11 +9,12 @@ order (``_values``: WGSL's uniform layout). Work items come from ``@builtin`` pa
 
 The translator's prelude helpers (Python's ``//`` and ``%``, ``min``/``max``, ``funcs.*``...) are
 written in WGSL by ``_prelude`` (``prelude_piece``); atomics on int32/uint32 are written inline on
-``atomic<T>`` arrays (``prelude_call``, ``atomic_element``, ``atomic_load``, ``atomic_store``).
+``atomic<T>`` arrays (``prelude_call``, ``atomic_element``, ``atomic_load``, ``atomic_store``);
+bool, 8- and 16-bit array elements are packed in 32-bit words (``_packed``: ``element_load``,
+``element_store``), and a float ``!=`` is IEEE's (``float_not_equal``).
 
 What WGSL cannot express is refused by name while the kernel is written (``WGSLUnsupported``), with
-the backends that have it: float64, 64-bit integers, 8/16-bit integers and bool as array elements,
-print(), helpers taking arrays, local arrays sized at launch, math functions WGSL lacks, atomics on
+the backends that have it: float64, 64-bit integers, print(), helpers taking arrays, local arrays sized at launch, math functions WGSL lacks, atomics on
 floats, vectors wider than 4, complex numbers, random numbers and subgroup operations.
 The words of the language are the dialect's; the rest is the shared translator.
 """
@@ -27,7 +28,7 @@ from pathlib import Path
 from pygpgpu_core.errors import GPGPUError
 from pygpgpu_translate.target import KernelParam, KernelSignature, OpenCL, Target
 
-from . import _prelude
+from . import _packed, _prelude
 from ._values import VALUES_BINDING_NAME, VALUES_STRUCT, wgsl_value_type
 
 __all__ = ["WGSL", "TARGET", "WGSLUnsupported", "WORKGROUP_SIZE", "FOLD_MARK"]
@@ -40,10 +41,10 @@ FOLD_MARK = "pg_folds_x_into_z"
 OTHER_BACKENDS = "cuda, hip and opencl"
 
 # prelude short names -> WGSL; None: WGSL has no such type
+# (8- and 16-bit integers are 32-bit values under an alias of their own, packed in buffers: _packed)
 _SCALARS = {"float": "f32", "int": "i32", "uint": "u32", "bool": "bool", "half": "f16",
-            "double": None, "long": None, "ulong": None, "char": None, "uchar": None, "short": None, "ushort": None}
-_NUMPY = {"double": "float64", "long": "int64", "ulong": "uint64", "char": "int8", "uchar": "uint8 (and bool arrays)",
-          "short": "int16", "ushort": "uint16"}
+            "double": None, "long": None, "ulong": None, **_packed.ALIASES}
+_NUMPY = {"double": "float64", "long": "int64", "ulong": "uint64"}
 # C math names the translator asks for -> WGSL's
 _MATH = {"fabs": "abs", "fmin": "min", "fmax": "max", "rsqrt": "inverseSqrt", "atan2": "atan2", "pow": "pow",
          "exp10": None, "log10": None, "cbrt": None, "erf": None, "erfc": None, "tgamma": None, "lgamma": None,
@@ -191,6 +192,8 @@ class WGSL(OpenCL):
         """``T(expr)``; a negative integer literal made unsigned is written wrapped, as C converts it:
         WGSL refuses ``u32(-1)`` at compile time (the value does not fit)."""
         self._check(type_text, "a conversion")
+        if type_text in _packed.PACKED and type_text != "bool":
+            return _packed.cast(type_text, expr)
         literal = _NEGATIVE_LITERAL.fullmatch(expr)
         if type_text == "u32" and literal:
             return f"{(-int(literal.group(1))) & 0xFFFFFFFF}u"
@@ -198,6 +201,20 @@ class WGSL(OpenCL):
 
     def line_directive(self, line: int, filename: str) -> str:
         return ""
+
+    def float_not_equal(self, a: str, b: str, type_text: str) -> str:
+        return f"pg_wgsl_ne_{type_text}({a}, {b})" if type_text in ("f32", "f16") else super().float_not_equal(a, b, type_text)
+
+    def element_load(self, array: str, index: str, elem_text: str) -> str:
+        """An 8/16-bit element (bool, int8...) through its array's function (``_packed``)."""
+        if elem_text in _packed.PACKED:
+            return f"pg_load_{array}(u32({index}))"
+        return super().element_load(array, index, elem_text)
+
+    def element_store(self, array: str, index: str, elem_text: str, value: str) -> str:
+        if elem_text in _packed.PACKED:
+            return f"pg_store_{array}(u32({index}), {value});"
+        return super().element_store(array, index, elem_text, value)
 
     def helper_head(self, ret_text: str, name: str, params: "list[str]") -> str:
         return f"fn {name}({', '.join(params)})" + ("" if ret_text == "void" else f" -> {ret_text}")
@@ -229,17 +246,19 @@ class WGSL(OpenCL):
         scope: list[str] = []
         prologue: list[str] = []
         values: list[str] = []
+        accessors: list[str] = []
         for p in params:
             self._check(p.type_text, f"parameter {p.name}")
-            if p.kind == "global" and p.type_text == "bool":
-                raise _refuse(f"bool arrays (parameter {p.name}: numpy stores bools as bytes, WGSL storage holds "
-                              "32-bit words)", "or pass the array as uint32 (m.astype(np.uint32))")
             if p.kind == "local":
                 raise _refuse("local arrays sized at launch (gpu.local_array(n) with n from the call)",
                               "or give the local array a size known when the kernel is written")
             if p.kind == "global":
                 access = "read_write" if p.written else "read"
-                scope.append(f"@group(0) @binding({p.index}) var<storage, {access}> {p.name}: array<{p.type_text}>;")
+                elem = p.type_text
+                if elem in _packed.PACKED:
+                    elem = _packed.binding_type(p.written)
+                    accessors.extend(_packed.accessors(p.name, p.type_text, p.written))
+                scope.append(f"@group(0) @binding({p.index}) var<storage, {access}> {p.name}: array<{elem}>;")
                 prologue.append(f"_ = &{p.name};")          # every binding used: the launch passes them all
             else:
                 field_type, read = wgsl_value_type(p.type_text)
@@ -249,6 +268,7 @@ class WGSL(OpenCL):
             binding = len(params)
             scope[:0] = [f"struct {VALUES_STRUCT} {{", *values, "}"]
             scope.append(f"@group(0) @binding({binding}) var<uniform> {VALUES_BINDING_NAME}: {VALUES_STRUCT};")
+        scope.extend(accessors)
         scope.append("const pg_wgsize = vec3<i32>({}, {}, {});".format(*WORKGROUP_SIZE))
         unfold, folds = self._fold_prologue(work_items)
         if folds:
@@ -344,9 +364,10 @@ class WGSL(OpenCL):
 
     def headers(self, features: "set[str]") -> "list[str]":
         self._pending.arrays = []       # a program starts here: nothing left from one that failed
+        common = [*_packed.ALIAS_DECLARATIONS, _prelude.exact_fmod("f32"), _prelude.not_equal("f32")]
         if "fp16" in features:
-            return ["enable f16;", _prelude.exact_fmod("f32"), _prelude.exact_fmod("f16")]
-        return [_prelude.exact_fmod("f32")]
+            return ["enable f16;", *common, _prelude.exact_fmod("f16"), _prelude.not_equal("f16")]
+        return common
 
     def extension_pragma(self, extension: str) -> str:
         return ""
