@@ -10,7 +10,9 @@ import math
 from . import _ir as ir
 from ._complex import ComplexType
 from ._dialects import KernelParam
+from ._located import first_line, locate
 from ._records import RecordType
+from ._source import KernelTypeError
 from ._types import ArrayType, Scalar, Vector, concrete
 
 __all__ = ["emit_program"]
@@ -179,6 +181,15 @@ class Emitter:
             self.stmt(s, indent)
 
     def stmt(self, s, indent):
+        try:
+            self._stmt(s, indent)
+        except KernelTypeError as exc:          # a dialect's refusal: at the statement's line
+            raise self._at(exc, s.line or self.fn.line) from None
+
+    def _at(self, exc: KernelTypeError, line: int) -> KernelTypeError:
+        return locate(exc, self.fn.filename, line, self.fn.name)
+
+    def _stmt(self, s, indent):
         self.line(s.line, indent)
         if isinstance(s, ir.Assign):
             self.w(f"{s.target.name} = {self.ex(s.value)};", indent)
@@ -269,6 +280,19 @@ class Emitter:
         return self.d.declaration(self.tname(t), p.name)
 
     def function(self, fn: ir.Function):
+        self.fn = fn
+        try:
+            self._function(fn)
+        except KernelTypeError as exc:          # a parameter's or a local's type: the def line
+            raise self._at(exc, fn.line) from None
+
+    def _local(self, fn: ir.Function, name: str, declare):
+        try:
+            return declare()
+        except KernelTypeError as exc:          # a local's type: where it is first assigned
+            raise self._at(exc, first_line(fn, name)) from None
+
+    def _function(self, fn: ir.Function):
         self.filename = fn.filename.replace("\\", "\\\\").replace('"', '\\"')
         # the body first: a kernel's signature depends on the work items it reads (implicit parameters)
         outer, self.out = self.out, []
@@ -297,9 +321,11 @@ class Emitter:
         self.out.append("{")
         for name, t in fn.locals.items():
             if isinstance(t, (Scalar, Vector, ComplexType)):
-                self.out.append(f"    {self.d.local_variable(self.tname(t), name)}")
+                self.out.append(f"    {self._local(fn, name, lambda: self.d.local_variable(self.tname(t), name))}")
             elif isinstance(t, ArrayType) and t.space == "private":      # t = np.zeros(8) (_private_arrays)
-                self.out.append(f"    {self.d.array_variable(self.tname(t.elem), name, math.prod(t.static_shape), False)}")
+                decl = self._local(fn, name, lambda: self.d.array_variable(self.tname(t.elem), name,
+                                                                           math.prod(t.static_shape), False))
+                self.out.append(f"    {decl}")
         self.out.extend(f"    {line}" for line in prologue)
         if fn.is_kernel:
             self.out.extend(f"    {line}" for line in self.d.kernel_locals(self.features))

@@ -25,8 +25,7 @@ import re
 import threading
 from pathlib import Path
 
-from pygpgpu_core.errors import GPGPUError
-from pygpgpu_translate.target import KernelParam, KernelSignature, OpenCL, Target
+from pygpgpu_translate.target import KernelParam, KernelSignature, KernelTypeError, OpenCL, Target
 
 from . import _packed, _prelude
 from ._values import VALUES_BINDING_NAME, VALUES_STRUCT, wgsl_value_type
@@ -67,8 +66,9 @@ _NEGATIVE_LITERAL = re.compile(r"\(*-(\d+)\)*")
 _CLASSIFY = {"isnan": "({} > 0x7f800000u)", "isinf": "({} == 0x7f800000u)", "isfinite": "({} < 0x7f800000u)"}
 
 
-class WGSLUnsupported(GPGPUError, TypeError):
-    """A kernel uses something WGSL cannot express (names it, and the backends that have it)."""
+class WGSLUnsupported(KernelTypeError):
+    """A kernel uses something WGSL cannot express (names it, and the backends that have it); the
+    translator adds the user's file and line (``filename``, ``lineno``)."""
 
 
 def _refuse(what: str, fix: str = "") -> WGSLUnsupported:
