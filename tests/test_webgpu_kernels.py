@@ -54,7 +54,7 @@ def test_the_source_binds_arrays_and_packs_values_into_one_uniform(dev):
     src = saxpy.inspect(x, x, x, np.float32(1), backend="webgpu").source
     assert "@group(0) @binding(0) var<storage, read> x: array<f32>;" in src
     assert "var<storage, read_write> out: array<f32>;" in src
-    assert "var<uniform> pg_values: pg_Values;" in src and "let alpha = pg_values.alpha;" in src
+    assert "var<uniform> pg_values: pg_Values;" in src and "var alpha = pg_values.alpha;" in src
     assert "@compute @workgroup_size(64, 1, 1)" in src and "#line" not in src
 
 

@@ -152,10 +152,10 @@ def _per_component(fn: str, scalar_fn: str, base: str, width: int, nargs: int) -
     return f"fn {fn}({', '.join(f'{x}: {t}' for x in args)}) -> {t} {{ return {t}({comps}); }}\n"
 
 
-def piece(name: str, refuse: "Callable[[str, str], Exception]") -> "tuple[tuple[str, ...], str] | None":
+def piece(name: str, refuse: "Callable[[str, str, str], Exception]") -> "tuple[tuple[str, ...], str] | None":
     """``(dependencies, WGSL source)`` of prelude piece ``name``; ``refuse(what, fix)`` makes the
     error of a piece WGSL cannot have. None: not a family this target writes (the shared piece,
-    which fails to compile naming itself)."""
+    which fails to compile naming itself). ``refuse(what, fix, capability)``."""
     family, _, type_name = name.partition(":")
     base, width = _split(type_name)
     if family == "ext" or family.startswith("native_"):    # no pragmas; gpu.native_* are WGSL's own (_target)
@@ -163,7 +163,7 @@ def piece(name: str, refuse: "Callable[[str, str], Exception]") -> "tuple[tuple[
     if family.startswith("atomic_"):
         if type_name not in _INTS:
             raise refuse(f"atomics on {type_name} (gpu.{family.split('.')[0]}: WGSL's atomics are on int32 "
-                         "and uint32 only)", "or keep the counters in an int32 or uint32 array")
+                         "and uint32 only)", "or keep the counters in an int32 or uint32 array", "float_atomics")
         return (), ""
     if base in _NARROW:
         return _narrow(family, type_name, width)

@@ -44,6 +44,7 @@ OTHER_BACKENDS = "cuda, hip and opencl"
 _SCALARS = {"float": "f32", "int": "i32", "uint": "u32", "bool": "bool", "half": "f16",
             "double": None, "long": None, "ulong": None, **_packed.ALIASES}
 _NUMPY = {"double": "float64", "long": "int64", "ulong": "uint64"}
+_CAPABILITY = {"double": "fp64", "long": "int64", "ulong": "int64"}
 # C math names the translator asks for -> WGSL's
 _MATH = {"fabs": "abs", "fmin": "min", "fmax": "max", "rsqrt": "inverseSqrt", "atan2": "atan2", "pow": "pow",
          "exp10": None, "log10": None, "cbrt": None, "erf": None, "erfc": None, "tgamma": None, "lgamma": None,
@@ -68,12 +69,18 @@ _CLASSIFY = {"isnan": "({} > 0x7f800000u)", "isinf": "({} == 0x7f800000u)", "isf
 
 class WGSLUnsupported(KernelTypeError):
     """A kernel uses something WGSL cannot express (names it, and the backends that have it); the
-    translator adds the user's file and line (``filename``, ``lineno``)."""
+    translator adds the user's file and line (``filename``, ``lineno``). ``capability`` names what
+    is missing as the webgpu device declares it (``WebGPUDevice.lacks``: ``"fp64"``, ``"printf"``...)."""
+
+    capability = ""
 
 
-def _refuse(what: str, fix: str = "") -> WGSLUnsupported:
-    return WGSLUnsupported(f"WGSL (the webgpu backend) has no {what}; {OTHER_BACKENDS} have it: run the kernel on "
-                           f"one of them (k['opencl']){'; ' + fix if fix else ''}")
+def _refuse(what: str, fix: str = "", capability: str = "") -> WGSLUnsupported:
+    """The refusal of ``what``; ``capability``: its name in the device's ``lacks`` (``_device``)."""
+    exc = WGSLUnsupported(f"WGSL (the webgpu backend) has no {what}; {OTHER_BACKENDS} have it: run the kernel on "
+                          f"one of them (k['opencl']){'; ' + fix if fix else ''}")
+    exc.capability = capability
+    return exc
 
 
 def _vector(type_name: str) -> "tuple[str, int] | None":
@@ -149,7 +156,8 @@ class WGSL(OpenCL):
         if vec is not None:
             base, width = vec
             if width > 4:
-                raise _refuse(f"{width}-wide vectors ({type_name})", "or use vectors of 2 to 4 components")
+                raise _refuse(f"{width}-wide vectors ({type_name})", "or use vectors of 2 to 4 components",
+                              "wide_vectors")
             return f"vec{width}<{self.c_type(base)}>"
         return type_name
 
@@ -165,7 +173,7 @@ class WGSL(OpenCL):
     def _check(type_text: str, what: str) -> str:
         base = type_text.split("<")[-1].rstrip(">") if type_text.startswith("vec") else type_text
         if base in _NUMPY:
-            raise _refuse(f"{_NUMPY[base]} type ({what})", "or pass float32, int32 or uint32 data")
+            raise _refuse(f"{_NUMPY[base]} type ({what})", "or pass float32, int32 or uint32 data", _CAPABILITY[base])
         return type_text
 
     def declaration(self, type_text: str, name: str) -> str:
@@ -186,7 +194,7 @@ class WGSL(OpenCL):
 
     def pointer_type(self, space: str, elem_text: str, const: bool) -> str:
         raise _refuse("pointers: helpers cannot take arrays or out-parameters",
-                      "or pass the elements the helper needs and return its result")
+                      "or pass the elements the helper needs and return its result", "pointer_arguments")
 
     def cast(self, type_text: str, expr: str) -> str:
         """``T(expr)``; a negative integer literal made unsigned is written wrapped, as C converts it:
@@ -251,7 +259,7 @@ class WGSL(OpenCL):
             self._check(p.type_text, f"parameter {p.name}")
             if p.kind == "local":
                 raise _refuse("local arrays sized at launch (gpu.local_array(n) with n from the call)",
-                              "or give the local array a size known when the kernel is written")
+                              "or give the local array a size known when the kernel is written", "launch_sized_local")
             if p.kind == "global":
                 access = "read_write" if p.written else "read"
                 elem = p.type_text
@@ -263,7 +271,8 @@ class WGSL(OpenCL):
             else:
                 field_type, read = wgsl_value_type(p.type_text)
                 values.append(f"    {p.name}: {field_type},")
-                prologue.append(f"let {p.name} = {read.format(f'{VALUES_BINDING_NAME}.{p.name}')};")
+                # var: a kernel may assign to its value parameters (Python's do)
+                prologue.append(f"var {p.name} = {read.format(f'{VALUES_BINDING_NAME}.{p.name}')};")
         if values:
             binding = len(params)
             scope[:0] = [f"struct {VALUES_STRUCT} {{", *values, "}"]
@@ -290,7 +299,7 @@ class WGSL(OpenCL):
         return self.barrier(fence)
 
     def printf_call(self, format: list, args: "list[str]") -> str:
-        raise _refuse("print() in kernels", "or write the values to an output array")
+        raise _refuse("print() in kernels", "or write the values to an output array", "printf")
 
     def math_name(self, name: str, t) -> str:
         """WGSL's name of a C math function (the prelude's C pieces ask too: a name WGSL lacks
@@ -312,12 +321,12 @@ class WGSL(OpenCL):
                 return f"bitcast<f32>((bitcast<u32>({args[0]}) & 0x7fffffffu) | (bitcast<u32>({args[1]}) & 0x80000000u))"
             return f"select(abs({args[0]}), -abs({args[0]}), ({args[1]}) < 0.0)"
         if not fast and name in _MATH and _MATH[name] is None:
-            raise _refuse(f"math function {name}()", "or compose it from sqrt/exp/log/pow/abs")
+            raise _refuse(f"math function {name}()", "or compose it from sqrt/exp/log/pow/abs", "math_functions")
         return super().math_call(name, at, args, fast)
 
     def native_math(self, name: str, t) -> str:
         if name not in _NATIVE:
-            raise _refuse(f"gpu.{name}", "or use the math module's function")
+            raise _refuse(f"gpu.{name}", "or use the math module's function", "math_functions")
         return _NATIVE[name]
 
     def ternary(self, cond: str, a: str, b: str) -> str:
@@ -335,16 +344,24 @@ class WGSL(OpenCL):
         family, _, type_name = name.partition(":")
         vec = _vector(type_name)
         if type_name in _NUMPY:
-            raise _refuse(f"{_NUMPY[type_name]} type ({name})", "or use float32, int32 or uint32 values")
+            raise _refuse(f"{_NUMPY[type_name]} type ({name})", "or use float32, int32 or uint32 values",
+                          _CAPABILITY[type_name])
         if vec is not None and vec[0] in _NUMPY:
-            raise _refuse(f"{_NUMPY[vec[0]]} type ({type_name} vectors)", "or use float32, int32 or uint32 vectors")
+            raise _refuse(f"{_NUMPY[vec[0]]} type ({type_name} vectors)", "or use float32, int32 or uint32 vectors",
+                          _CAPABILITY[vec[0]])
         if vec is not None and vec[1] > 4:
-            raise _refuse(f"{vec[1]}-wide vectors ({type_name})", "or use vectors of 2 to 4 components")
+            raise _refuse(f"{vec[1]}-wide vectors ({type_name})", "or use vectors of 2 to 4 components", "wide_vectors")
         what = {"complex": "complex numbers", "random_uniform": "gpu.uniform", "random_normal": "gpu.normal",
                 "random_randint": "gpu.randint", "philox": "gpu.* random numbers"}.get(family, "")
+        capability = {"complex": "complex"}.get(family) or (
+            "random" if "random" in family or family == "philox" else
+            "subgroups" if family.startswith("subgroup") else
+            "narrow_arithmetic" if type_name in _packed.ALIASES else "types")
         what = what or ("subgroup operations (gpu.subgroup_*)" if family.startswith("subgroup") else
-                        f"{type_name} values ({name})")
-        raise _refuse(what)
+                        f"{type_name} values ({name})" if type_name not in _packed.ALIASES else
+                        f"{name.split(':')[0]} on 8- and 16-bit integers ({name})")
+        raise _refuse(what, "" if type_name not in _packed.ALIASES else "or compute in int32 (x.astype(np.int32))",
+                      capability)
 
     def prelude_call(self, function: str, args: "list[str]") -> str:
         return _prelude.call(function, args) or super().prelude_call(function, args)
