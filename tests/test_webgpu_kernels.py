@@ -643,3 +643,23 @@ def test_math_functions_wgsl_composes_and_the_native_ones(dev):
     got, want = _run_both(composed_and_native_math, x, y, np.zeros_like(x), np.zeros_like(x))
     np.testing.assert_allclose(got[2], want[2], rtol=2e-5)
     np.testing.assert_array_equal(np.signbit(got[3]), np.signbit(want[3]))
+
+
+def _count_down(n, step):
+    total = 0
+    while n > 0:            # assigns to its own parameter, as Python allows (WGSL's parameters are immutable)
+        total += n
+        n -= step
+    return total
+
+
+@kernel
+def counted(x, out):
+    for i in range(out.shape[0]):
+        out[i] = _count_down(x[i], 3)
+
+
+def test_a_helper_may_assign_to_its_parameters(dev):
+    x = np.arange(-3, 40, dtype=np.int32)
+    got, want = _run_both(counted, x, np.zeros_like(x))
+    np.testing.assert_array_equal(got[1], want[1])

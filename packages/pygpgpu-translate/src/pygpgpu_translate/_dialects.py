@@ -285,6 +285,13 @@ class Dialect:
         """The head of a helper function the translator generates (``params`` from :meth:`declaration`)."""
         return f"{self.device_fn_prefix}{ret_text} {name}({', '.join(params) or 'void'})"
 
+    def helper_prologue(self, params: "list[str]") -> "list[str]":
+        """Statements opening a helper's body, given its parameters as :meth:`helper_head` got
+        them: none in C, whose parameters are variables; WGSL's are immutable, so its head renames
+        them and these copy them into variables of the Python names (a helper may assign to its
+        parameters, as Python's may)."""
+        return []
+
     def kernel_param(self, p: KernelParam) -> str:
         """The declaration of one kernel parameter, attributes included (Metal: ``device const
         float* x [[buffer(0)]]``, ``constant float& a [[buffer(2)]]``); "" where the dialect passes

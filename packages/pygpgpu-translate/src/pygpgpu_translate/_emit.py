@@ -313,7 +313,9 @@ class Emitter:
             self.helper_work_items[fn.name] = reads
             implicit = [self.d.declaration(t, name) for t, name in self.d.implicit_values(reads)] if reads else []
             ret = self.tname(fn.ret) if fn.ret is not None else "void"
-            head = self.d.helper_head(ret, fn.name, [self.param_decl(p, fn) for p in fn.params] + implicit)
+            params = [self.param_decl(p, fn) for p in fn.params] + implicit
+            head = self.d.helper_head(ret, fn.name, params)
+            prologue = list(self.d.helper_prologue(params))
         directive = self.d.line_directive(len(self.out) + 2, f"pygpgpu-generated:{fn.name}")
         if directive:
             self.out.append(directive)

@@ -225,7 +225,14 @@ class WGSL(OpenCL):
         return super().element_store(array, index, elem_text, value)
 
     def helper_head(self, ret_text: str, name: str, params: "list[str]") -> str:
-        return f"fn {name}({', '.join(params)})" + ("" if ret_text == "void" else f" -> {ret_text}")
+        """WGSL's parameters are immutable: each is ``pg_in_<name>``, copied into a ``var`` of its
+        own name by :meth:`helper_prologue` (a helper may assign to its parameters)."""
+        renamed = [f"pg_in_{p}" for p in params]
+        return f"fn {name}({', '.join(renamed)})" + ("" if ret_text == "void" else f" -> {ret_text}")
+
+    def helper_prologue(self, params: "list[str]") -> "list[str]":
+        names = [p.split(":")[0].strip() for p in params]
+        return [f"var {n} = pg_in_{n};" for n in names]
 
     def param_scalar_name(self, t) -> str:
         return self.type_name(t)
