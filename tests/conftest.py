@@ -170,6 +170,43 @@ def device(backend):
     return registry.get_device(backend)
 
 
+def _lacked_capability(item, exc: BaseException) -> "str | None":
+    """Why a test failed for a feature its backend's device declares it lacks (the optional Device
+    attribute ``lacks``; a refusal at translation names the feature as its ``capability``), or None."""
+    callspec = getattr(item, "callspec", None)
+    selector = callspec.params.get("backend") if callspec is not None else None
+    seen = set()
+    while exc is not None and id(exc) not in seen and selector:
+        seen.add(id(exc))
+        capability = getattr(exc, "capability", "")
+        if capability:                  # a name in the device's lacks, or a boolean attribute (fp64...)
+            from pygpgpu_core.protocols import option
+            try:
+                lacks = option(registry.get_device(selector), "lacks")
+            except GPGPUError:
+                return None
+            if capability in lacks or getattr(registry.get_device(selector), capability, True) is False:
+                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                return f"{selector} declares it lacks {capability!r}: {first}"
+            return None
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test of the shared suite whose kernel needs what its device declares it lacks (float64,
+    int64, print() on webgpu) is reported as skipped, naming the capability and the refusal;
+    every other failure stays a failure."""
+    outcome = yield
+    report = outcome.get_result()
+    if call.when == "call" and report.failed and call.excinfo is not None:
+        reason = _lacked_capability(item, call.excinfo.value)
+        if reason is not None:
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {reason}")
+
+
 def _require_compilers() -> bool:
     return _env_flag("PYGPGPU_REQUIRE_COMPILERS")
 

@@ -121,3 +121,60 @@ def test_a_narrow_literal_is_written_through_the_dialects_cast():
     finally:
         _dialects.DIALECTS.pop("casting", None)
         targets._reset_for_tests()
+
+
+def _element_dialect():
+    from pygpgpu_translate.target import OpenCL
+
+    class Elements(OpenCL):
+        """Reads and writes kernel-array elements through macros of its own (as WGSL reads bytes
+        from 32-bit words), and writes a float ``!=`` through a function of its own."""
+
+        def element_load(self, array, index, elem_text):
+            return f"LOAD_{elem_text}({array}, {index})"
+
+        def element_store(self, array, index, elem_text, value):
+            return f"STORE_{elem_text}({array}, {index}, {value});"
+
+        def float_not_equal(self, a, b, type_text):
+            return f"ne_{type_text}({a}, {b})"
+
+        def headers(self, features):
+            return ["#define LOAD_float(a, i) (a)[(i)]", "#define LOAD_uchar(a, i) ((a)[(i)] & 0xff)",
+                    "#define STORE_float(a, i, v) (a)[(i)] = (v)", "#define STORE_uchar(a, i, v) (a)[(i)] = (v) ? 1 : 0",
+                    "static inline bool ne_float(float a, float b) { return isnan(a) || isnan(b) || a != b; }"]
+
+    return Elements()
+
+
+def _nonzero(x, m, out):
+    for i in range(out.shape[0]):
+        m[i] = x[i] != 0.0
+        out[i] = x[i] * 2.0 if m[i] else -1.0
+
+
+def test_a_dialect_reads_and_writes_array_elements_and_float_inequality_its_own_way(monkeypatch):
+    from pygpgpu_translate import _dialects
+    from pygpgpu_translate.target import Target, register_target
+    try:
+        devices = registry.backend_devices("opencl")
+    except Exception as exc:  # noqa: BLE001 (any reason there is no OpenCL device)
+        skip_no_device("opencl", f"no OpenCL device: {exc}")
+    register_target(Target("elements", _element_dialect()))
+    monkeypatch.setattr(devices[0].backend, "dialect", "elements")
+    try:
+        k = kernel(_nonzero)
+        x = np.array([0.0, 1.5, np.nan, -0.0, 3.0], np.float32)
+        args = (x, np.zeros(5, bool), np.zeros(5, np.float32))
+        src = k.inspect(*args, backend="elements").source
+        assert "STORE_uchar(m, " in src and "LOAD_uchar(m, " in src and "LOAD_float(x, " in src
+        assert "STORE_float(out, " in src and "ne_float(LOAD_float(x, " in src
+        got = [a.copy() for a in args]
+        k[devices[0]](*got)
+        want = [a.copy() for a in args]
+        _nonzero(*want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    finally:
+        _dialects.DIALECTS.pop("elements", None)
+        targets._reset_for_tests()

@@ -108,3 +108,108 @@ def test_an_array_too_large_for_32_bit_indexing_is_refused(dev, monkeypatch):
     with pytest.raises(ValueError, match=r"gnp\.sum.*1000 elements.*webgpu:0.*64-bit integers.*at most 999"):
         g.sum()
     assert float(np.asarray(_up(np.ones(999, np.float32)).sum())) == 999.0
+
+
+# ---- bool results and the NaN-ignoring reductions (bool arrays: bytes packed in WGSL's 32-bit words) ----
+_SHAPES = [((1001,), None), ((1001, 37), 1), ((37, 1001), 0), ((5, 7, 9), 1), ((3, 4001), -1)]
+
+
+def _with_nans_and_zeros(shape, dtype, seed):
+    """Values with zeros (for any/all/count_nonzero) and, for floats, NaNs; some rows all NaN or all zero."""
+    rng = np.random.default_rng(seed)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    a = rng.integers(0, 4, shape).astype(dtype) if np.dtype(dtype).kind != "f" else \
+        np.where(rng.random(shape) < 0.3, 0, rng.uniform(-50, 50, shape)).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a[rng.random(shape) < 0.2] = np.nan
+        if a.ndim == 2:
+            a[1] = np.nan
+    if a.ndim == 2:
+        a[0] = 0
+    return a
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32, np.bool_])
+def test_any_all_and_count_nonzero_match_numpy(dev, dtype):
+    import pygpgpu.numpy as gnp
+
+    for k, (shape, axis) in enumerate(_SHAPES):
+        a = _with_nans_and_zeros(shape, dtype, 50 + k)
+        g = _up(a)
+        for op in ("any", "all"):
+            got = getattr(gnp, op)(g, axis=axis)
+            assert got.dtype == np.bool_, op
+            np.testing.assert_array_equal(np.asarray(got), getattr(np, op)(a, axis=axis), err_msg=f"{op} {shape} {axis}")
+        # the same through the methods, keepdims too (the bool result written byte by byte by neighbouring items)
+        np.testing.assert_array_equal(np.asarray(g.any(axis=axis, keepdims=True)), a.any(axis=axis, keepdims=True))
+        got = gnp.count_nonzero(g, axis=axis)
+        assert got.dtype == np.int32            # numpy's intp: int32 on a device without 64-bit integers
+        np.testing.assert_array_equal(np.asarray(got), np.count_nonzero(a, axis=axis), err_msg=f"{shape} {axis}")
+
+
+def test_nan_reductions_of_float32_match_numpy(dev):
+    import warnings
+
+    import pygpgpu.numpy as gnp
+
+    for k, (shape, axis) in enumerate(_SHAPES):
+        a = _with_nans_and_zeros(shape, np.float32, 60 + k)
+        g = _up(a)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)      # all-NaN rows: numpy's warning, NaN results
+            for op in ("nansum", "nanmax", "nanmin", "nanmean", "nanprod"):
+                src = a / np.float32(50) if op == "nanprod" else a
+                want = getattr(np, op)(src, axis=axis)
+                got = getattr(gnp, op)(_up(src) if op == "nanprod" else g, axis=axis)
+                assert got.dtype == np.float32, op
+                np.testing.assert_allclose(np.asarray(got), want, rtol=2e-4, atol=1e-3, err_msg=f"{op} {shape} {axis}")
+            for op in ("nanargmax", "nanargmin"):
+                if axis is None or not np.isnan(a).all(axis=axis).any():
+                    np.testing.assert_array_equal(np.asarray(getattr(gnp, op)(g, axis=axis)),
+                                                  getattr(np, op)(a, axis=axis), err_msg=f"{op} {shape}")
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.bool_])
+def test_nan_reductions_of_integers_and_bools_match_numpy(dev, dtype):
+    """Integers and bools hold no NaN: the ordinary reductions, in their 32-bit types."""
+    import pygpgpu.numpy as gnp
+
+    for k, (shape, axis) in enumerate(_SHAPES):
+        a = _with_nans_and_zeros(shape, dtype, 70 + k)
+        g = _up(a)
+        for op in ("nanmax", "nanmin"):
+            got = getattr(gnp, op)(g, axis=axis)
+            assert got.dtype == a.dtype, op
+            np.testing.assert_array_equal(np.asarray(got), getattr(np, op)(a, axis=axis), err_msg=f"{op} {shape}")
+        want = np.nansum(a, axis=axis, dtype=np.int32)
+        np.testing.assert_array_equal(np.asarray(gnp.nansum(g, axis=axis, dtype=np.int32)), want)
+        f = g.astype(np.float32)
+        np.testing.assert_allclose(np.asarray(gnp.nanmean(f, axis=axis)), np.nanmean(a.astype(np.float32), axis=axis),
+                                   rtol=1e-6)
+
+
+def test_a_nan_reduction_with_a_64_bit_result_is_refused_naming_the_dtype(dev):
+    import pygpgpu.numpy as gnp
+
+    g = _up(np.arange(10, dtype=np.int32))
+    with pytest.raises(TypeError, match=r"int64.*webgpu:0.*64-bit integers"):
+        gnp.nansum(g)
+    with pytest.raises(TypeError, match=r"float64.*webgpu:0"):
+        gnp.nanmean(g)
+
+
+def test_bool_arrays_round_trip_and_mask_elementwise(dev):
+    """Bool arrays of sizes that end inside a word; masks made and used on the device."""
+    import pygpgpu.numpy as gnp
+
+    for n in (1, 3, 5, 1027):
+        a = np.random.default_rng(n).uniform(-1, 1, n).astype(np.float32)
+        a[::3] = np.nan
+        g = _up(a)
+        mask = gnp.isnan(g)
+        assert mask.dtype == np.bool_
+        np.testing.assert_array_equal(np.asarray(mask), np.isnan(a))
+        np.testing.assert_array_equal(np.asarray(_up(np.isnan(a))), np.isnan(a))
+        np.testing.assert_array_equal(np.asarray(gnp.where(mask, np.float32(0), g)), np.where(np.isnan(a), 0, a))
+        np.testing.assert_array_equal(np.asarray(gnp.logical_not(mask)), ~np.isnan(a))

@@ -228,3 +228,24 @@ def test_every_object_meets_the_backend_protocols(dev, ctx):
                        (program, protocols.Program), (program.kernel("saxpy"), protocols.Kernel)):
         assert isinstance(obj, proto), (obj, proto.__name__)
     assert protocols.option(dev, "is_cpu") is (dev.adapter_type == "CPU")
+
+
+def test_a_buffer_wgpu_released_behind_our_back_is_closed_and_never_pooled_again(dev):
+    """When a device array dies in a garbage cycle the collector may run wgpu's own finalizer
+    (which releases the native buffer) before the array's pooled block comes back: such a block
+    must not be handed out again (the shared suite then failed writing to it, or wgpu-native
+    aborted creating a bind group with it)."""
+    import pygpgpu.numpy as gnp
+    from pygpgpu_core import mempool
+
+    pool = mempool.get_pool(dev.context())
+    block = pool.allocate(4096)
+    assert not block.buffer.closed
+    block.buffer.gpu._release()           # what wgpu's __del__ does to the native buffer
+    assert block.buffer.closed
+    pool.release(block)
+    again = pool.allocate(4096)
+    assert again.buffer is not block.buffer and not again.buffer.closed
+    pool.release(again)
+    a = np.arange(1024, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(gnp.asarray(a, device=dev.selector) * np.float32(2)), a * 2)

@@ -305,6 +305,10 @@ OPTIONAL_ATTRIBUTES: "dict[str, tuple[str, Any, str]]" = {
     "is_cpu": ("Device", False, "a CPU device (device order, reduction sizes)"),
     "int64": ("Device", True, "its kernels have 64-bit integers; False (WGSL): gnp's reductions count and index in "
               "32 bits (argmin/argmax give int32, arrays past 2**30 elements refused), int64 operands are refused"),
+    "lacks": ("Device", frozenset(), "kernel-language features its target refuses at translation, by name "
+              "(``fp64``, ``int64``, ``printf``, ``float_atomics``...): a refusal (a KernelTypeError) names the one it "
+              "meets as its ``capability``, and the shared test suite skips a test whose kernel needs one its "
+              "device lacks, saying so"),
     "handle": ("Queue", None, "the raw stream handle (an int or a ctypes pointer; 0 / None: the default stream)"),
     "zero_copy": ("Buffer", False, "the buffer aliases the host array it was made from"),
     "closed": ("Buffer", False, "the buffer was closed (``close()`` frees it once)"),

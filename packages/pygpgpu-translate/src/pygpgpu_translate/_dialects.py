@@ -240,6 +240,23 @@ class Dialect:
         """The statement writing ``value`` to ``element`` of such an array (WGSL: ``atomicStore``)."""
         return f"{element} = {value};"
 
+    def element_load(self, array: str, index: str, elem_text: str) -> str:
+        """A read of element ``index`` of kernel array ``array`` (a launch argument; ``elem_text``:
+        its element type as the kernel binding declares it, a bool array's ``uchar``). C's is
+        ``a[i]``; a language whose buffers have no such elements (WGSL has no 8- or 16-bit
+        storage) writes the read from the words around it."""
+        return f"{array}[{index}]"
+
+    def element_store(self, array: str, index: str, elem_text: str, value: str) -> str:
+        """The statement writing ``value`` to element ``index`` of kernel array ``array`` (see
+        :meth:`element_load`): C's ``a[i] = v;``."""
+        return f"{array}[{index}] = {value};"
+
+    def float_not_equal(self, a: str, b: str, type_text: str) -> str:
+        """``a != b`` of two floats of ``type_text``: true where either is NaN (IEEE). C's ``!=`` is;
+        a language whose compilers may assume no NaN reaches a comparison (WGSL) tests the bits."""
+        return f"({a} != {b})"
+
     def expression_statement(self, expr: str) -> str:
         """``expr`` evaluated for its effects alone (an atomic whose old value is not used): C's
         ``expr;``. WGSL allows only calls there, and writes other values to ``_``."""
@@ -267,6 +284,13 @@ class Dialect:
     def helper_head(self, ret_text: str, name: str, params: "list[str]") -> str:
         """The head of a helper function the translator generates (``params`` from :meth:`declaration`)."""
         return f"{self.device_fn_prefix}{ret_text} {name}({', '.join(params) or 'void'})"
+
+    def helper_prologue(self, params: "list[str]") -> "list[str]":
+        """Statements opening a helper's body, given its parameters as :meth:`helper_head` got
+        them: none in C, whose parameters are variables; WGSL's are immutable, so its head renames
+        them and these copy them into variables of the Python names (a helper may assign to its
+        parameters, as Python's may)."""
+        return []
 
     def kernel_param(self, p: KernelParam) -> str:
         """The declaration of one kernel parameter, attributes included (Metal: ``device const

@@ -10,7 +10,9 @@ import math
 from . import _ir as ir
 from ._complex import ComplexType
 from ._dialects import KernelParam
+from ._located import first_line, locate
 from ._records import RecordType
+from ._source import KernelTypeError
 from ._types import ArrayType, Scalar, Vector, concrete
 
 __all__ = ["emit_program"]
@@ -100,11 +102,16 @@ class Emitter:
         if isinstance(e, ir.ArrayRef):
             return e.cname
         if isinstance(e, ir.Load):
+            if self._plain_element(e.array, e.member):
+                return self.d.element_load(e.array.cname, self.ex(e.index), self.elem_name(e.array.type.elem))
             element = f"{e.array.cname}[{self.ex(e.index)}]{e.member}"
             return self.d.atomic_load(element) if e.array.cname in self.atomic_arrays else element
         if isinstance(e, ir.Un) and e.op == "&" and isinstance(e.a, ir.Load):      # an atomic's operand
             return f"(&{e.a.array.cname}[{self.ex(e.a.index)}]{e.a.member})"
         if isinstance(e, ir.Bin):
+            at = getattr(e.a, "type", None)
+            if e.op == "!=" and isinstance(at, Scalar) and at.name.startswith("float"):
+                return self.d.float_not_equal(self.ex(e.a), self.ex(e.b), self.tname(at))
             return self.chain(e)
         if isinstance(e, ir.Un):
             return f"({e.op}{self.ex(e.a)})"
@@ -174,12 +181,24 @@ class Emitter:
             self.stmt(s, indent)
 
     def stmt(self, s, indent):
+        try:
+            self._stmt(s, indent)
+        except KernelTypeError as exc:          # a dialect's refusal: at the statement's line
+            raise self._at(exc, s.line or self.fn.line) from None
+
+    def _at(self, exc: KernelTypeError, line: int) -> KernelTypeError:
+        return locate(exc, self.fn.filename, line, self.fn.name)
+
+    def _stmt(self, s, indent):
         self.line(s.line, indent)
         if isinstance(s, ir.Assign):
             self.w(f"{s.target.name} = {self.ex(s.value)};", indent)
         elif isinstance(s, ir.Store):
             element = f"{s.array.cname}[{self.ex(s.index)}]{s.member}"
-            if s.array.cname in self.atomic_arrays:
+            if self._plain_element(s.array, s.member):
+                self.w(self.d.element_store(s.array.cname, self.ex(s.index), self.elem_name(s.array.type.elem),
+                                            self.ex(s.value)), indent)
+            elif s.array.cname in self.atomic_arrays:
                 self.w(self.d.atomic_store(element, self.ex(s.value)), indent)
             else:
                 self.w(f"{element} = {self.ex(s.value)};", indent)
@@ -227,6 +246,13 @@ class Emitter:
         else:
             raise TypeError(type(s).__name__)
 
+    def _plain_element(self, array: ir.ArrayRef, member: str) -> bool:
+        """An element of a global array of scalars that no atomic updates: the dialect's
+        ``element_load``/``element_store`` write its reads and writes."""
+        t = array.type
+        return (not member and array.cname not in self.atomic_arrays and isinstance(t, ArrayType)
+                and t.space == "global" and isinstance(t.elem, Scalar))
+
     # ---- functions -----------------------------------------------------------------------------------
     def elem_name(self, elem) -> str:
         """An array element's type: bool arrays hold bytes (the numpy layout)."""
@@ -254,6 +280,19 @@ class Emitter:
         return self.d.declaration(self.tname(t), p.name)
 
     def function(self, fn: ir.Function):
+        self.fn = fn
+        try:
+            self._function(fn)
+        except KernelTypeError as exc:          # a parameter's or a local's type: the def line
+            raise self._at(exc, fn.line) from None
+
+    def _local(self, fn: ir.Function, name: str, declare):
+        try:
+            return declare()
+        except KernelTypeError as exc:          # a local's type: where it is first assigned
+            raise self._at(exc, first_line(fn, name)) from None
+
+    def _function(self, fn: ir.Function):
         self.filename = fn.filename.replace("\\", "\\\\").replace('"', '\\"')
         # the body first: a kernel's signature depends on the work items it reads (implicit parameters)
         outer, self.out = self.out, []
@@ -274,7 +313,9 @@ class Emitter:
             self.helper_work_items[fn.name] = reads
             implicit = [self.d.declaration(t, name) for t, name in self.d.implicit_values(reads)] if reads else []
             ret = self.tname(fn.ret) if fn.ret is not None else "void"
-            head = self.d.helper_head(ret, fn.name, [self.param_decl(p, fn) for p in fn.params] + implicit)
+            params = [self.param_decl(p, fn) for p in fn.params] + implicit
+            head = self.d.helper_head(ret, fn.name, params)
+            prologue = list(self.d.helper_prologue(params))
         directive = self.d.line_directive(len(self.out) + 2, f"pygpgpu-generated:{fn.name}")
         if directive:
             self.out.append(directive)
@@ -282,9 +323,11 @@ class Emitter:
         self.out.append("{")
         for name, t in fn.locals.items():
             if isinstance(t, (Scalar, Vector, ComplexType)):
-                self.out.append(f"    {self.d.local_variable(self.tname(t), name)}")
+                self.out.append(f"    {self._local(fn, name, lambda: self.d.local_variable(self.tname(t), name))}")
             elif isinstance(t, ArrayType) and t.space == "private":      # t = np.zeros(8) (_private_arrays)
-                self.out.append(f"    {self.d.array_variable(self.tname(t.elem), name, math.prod(t.static_shape), False)}")
+                decl = self._local(fn, name, lambda: self.d.array_variable(self.tname(t.elem), name,
+                                                                           math.prod(t.static_shape), False))
+                self.out.append(f"    {decl}")
         self.out.extend(f"    {line}" for line in prologue)
         if fn.is_kernel:
             self.out.extend(f"    {line}" for line in self.d.kernel_locals(self.features))

@@ -6,7 +6,10 @@ a :class:`Dialect`: subclass the closest built-in one (:class:`OpenCL`, :class:`
 :class:`HIP`) and override what your language spells differently, including its reserved words
 (``reserved_words``) and how a kernel is declared (:meth:`Dialect.kernel_signature`, told each
 launched parameter as a :class:`KernelParam`, answering a :class:`KernelSignature`). See
-docs/writing-a-backend.md#a-target-of-your-own.
+docs/writing-a-backend.md#a-target-of-your-own. What the language cannot express, the dialect
+refuses by raising :class:`KernelTypeError` (or a subclass) naming the construct; the translator
+adds the user's file and line (the statement being written, the call that asked for a prelude
+piece, or the kernel's ``def`` line for a parameter).
 """
 from __future__ import annotations
 
@@ -15,11 +18,12 @@ from pygpgpu_core.targets import Target, target, target_names
 
 from ._dialects import (CUDA, HIP, Dialect, KernelParam, KernelSignature, OpenCL, UnknownDialect, dialect_for,
                         dialect_names, register_dialect)
+from ._source import KernelTypeError
 from ._types import Scalar, Vector
 
 __all__ = ["Target", "Language", "register_target", "target", "target_names", "Dialect", "OpenCL", "CUDA", "HIP",
            "KernelParam", "KernelSignature", "UnknownDialect", "dialect_for", "dialect_names", "register_dialect",
-           "Scalar", "Vector"]
+           "Scalar", "Vector", "KernelTypeError"]
 
 
 def register_target(t: Target) -> Target:

@@ -25,13 +25,21 @@ class WebGPUBuffer:
         context.device.limits.check_buffer(nbytes, f"{context.device.selector} ({context.device.name})")
         self.context = context
         self.nbytes = nbytes
-        self.closed = False
+        self._closed = False
         usage = wgpu().BufferUsage
         try:
             self.gpu = context.gpu.create_buffer(size=max(4, _words(nbytes)),
                                                  usage=usage.STORAGE | usage.COPY_SRC | usage.COPY_DST)
         except Exception as exc:
             raise driver_error("GPUDevice.createBuffer", exc, f"{nbytes} bytes on {context.device.selector}") from exc
+
+    @property
+    def closed(self) -> bool:
+        """Closed here, or its wgpu buffer released behind our back: when a device array dies in a
+        garbage cycle, the collector may run wgpu's own finalizer (which releases the native
+        buffer) before the array's pooled block comes back, and the pool must not hand that block
+        out again (it asks ``closed``; a write to it failed, a bind group with it aborted)."""
+        return self._closed or getattr(self.gpu, "_internal", True) is None
 
     def _check(self, offset: int, nbytes: int, what: str) -> None:
         if self.closed:
@@ -105,7 +113,7 @@ class WebGPUBuffer:
 
     def close(self) -> None:
         if not self.closed:
-            self.closed = True
+            self._closed = True
             try:
                 self.gpu.destroy()
             except Exception:      # the device went first: nothing left to free

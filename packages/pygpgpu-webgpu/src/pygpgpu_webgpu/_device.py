@@ -27,6 +27,9 @@ class WebGPUDevice:
 
     fp64 = False            # WGSL has no f64 (wgpu-native's shader-f64 is outside WebGPU)
     int64 = False           # nor i64/u64: gnp's generated kernels count and index in 32 bits
+    # what the WGSL target refuses (_target: each refusal's capability), for callers and the test suite
+    lacks = frozenset({"fp64", "int64", "printf", "pointer_arguments", "launch_sized_local", "float_atomics",
+                       "wide_vectors", "math_functions", "complex", "random", "subgroups", "narrow_arithmetic"})
 
     def __init__(self, backend: Any, index: int, adapter: Any) -> None:
         info = adapter.info

@@ -28,6 +28,10 @@ _FUNCS = {"dot": (2, True, "dot"), "cross": (2, False, "cross"), "length": (1, T
           "smoothstep": (3, False, "smoothstep"), "fma": (3, False, "fma"), "sign": (1, False, "sign"),
           "radians": (1, False, "radians"), "degrees": (1, False, "degrees"), "min": (2, False, "min"),
           "max": (2, False, "max"), "abs": (1, False, "abs")}
+# 8- and 16-bit integers are 32-bit values under an alias (_packed); the pieces whose result stays
+# within the operands' range need no wrapping, so they are the 32-bit ones under the narrow name
+_NARROW = {"uchar": "pg_u8", "char": "pg_i8", "ushort": "pg_u16", "short": "pg_i16"}
+_NARROW_FAMILIES = ("funcs.min", "funcs.max", "funcs.clamp", "pymin", "pymax")
 # funcs.* on u32 that WGSL has no builtin for
 _UNSIGNED_FUNCS = {"sign": "return select(0u, 1u, a > 0u);"}
 
@@ -57,6 +61,16 @@ def _int_divmod(op: str, s: str) -> str:
 # C's fmod, exact: WGSL's float % is x - y * trunc(x / y), off by the rounding of x / y. Long
 # division on the exponents: each step subtracts the largest y * 2^k not above the remainder, which
 # is exact (the two are within a factor of 2); at most the exponents' difference of steps.
+def not_equal(t: str) -> str:
+    """``pg_wgsl_ne_<t>``: IEEE's ``a != b`` (true where either is NaN; lavapipe's ``!=`` was false
+    for NaN, which WGSL allows), NaN tested on the bits. Written once at the top of every kernel."""
+    if t == "f16":
+        return "fn pg_wgsl_ne_f16(a: f16, b: f16) -> bool { return pg_wgsl_ne_f32(f32(a), f32(b)); }\n"
+    return ("fn pg_wgsl_ne_f32(a: f32, b: f32) -> bool {\n"
+            "    return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u || (bitcast<u32>(b) & 0x7fffffffu) > 0x7f800000u"
+            " || a != b;\n}\n")
+
+
 def exact_fmod(t: str) -> str:
     """``pg_wgsl_fmod_<t>``, written once at the top of every kernel (``WGSL.headers``: ``math.fmod``
     calls it too, and a math call cannot ask for a prelude piece). NaN and infinity are tested on
@@ -138,10 +152,10 @@ def _per_component(fn: str, scalar_fn: str, base: str, width: int, nargs: int) -
     return f"fn {fn}({', '.join(f'{x}: {t}' for x in args)}) -> {t} {{ return {t}({comps}); }}\n"
 
 
-def piece(name: str, refuse: "Callable[[str, str], Exception]") -> "tuple[tuple[str, ...], str] | None":
+def piece(name: str, refuse: "Callable[[str, str, str], Exception]") -> "tuple[tuple[str, ...], str] | None":
     """``(dependencies, WGSL source)`` of prelude piece ``name``; ``refuse(what, fix)`` makes the
     error of a piece WGSL cannot have. None: not a family this target writes (the shared piece,
-    which fails to compile naming itself)."""
+    which fails to compile naming itself). ``refuse(what, fix, capability)``."""
     family, _, type_name = name.partition(":")
     base, width = _split(type_name)
     if family == "ext" or family.startswith("native_"):    # no pragmas; gpu.native_* are WGSL's own (_target)
@@ -149,8 +163,10 @@ def piece(name: str, refuse: "Callable[[str, str], Exception]") -> "tuple[tuple[
     if family.startswith("atomic_"):
         if type_name not in _INTS:
             raise refuse(f"atomics on {type_name} (gpu.{family.split('.')[0]}: WGSL's atomics are on int32 "
-                         "and uint32 only)", "or keep the counters in an int32 or uint32 array")
+                         "and uint32 only)", "or keep the counters in an int32 or uint32 array", "float_atomics")
         return (), ""
+    if base in _NARROW:
+        return _narrow(family, type_name, width)
     if base not in _WGSL or width > 4:
         return None
     if family in ("vec", "vec_ops"):         # WGSL's own vectors, with their operators and scalar broadcast
@@ -181,6 +197,18 @@ def piece(name: str, refuse: "Callable[[str, str], Exception]") -> "tuple[tuple[
             return (), f"{head} {{ {_UNSIGNED_FUNCS[f]} }}\n"
         return (), f"{head} {{ return {builtin}({', '.join(args)}); }}\n"
     return None
+
+
+def _narrow(family: str, type_name: str, width: int) -> "tuple[tuple[str, ...], str] | None":
+    """A piece on an 8/16-bit integer scalar (``funcs.max:uchar``: a bool array's max), or None."""
+    if width != 1 or family not in _NARROW_FAMILIES:
+        return None
+    t = _NARROW[type_name]
+    if family.startswith("funcs."):
+        f = family[len("funcs."):]
+        args = "abc"[:_FUNCS[f][0]]
+        return (), f"fn pg_{f}_{type_name}({', '.join(f'{x}: {t}' for x in args)}) -> {t} {{ return {f}({', '.join(args)}); }}\n"
+    return (), f"fn pg_{family}_{type_name}(a: {t}, b: {t}) -> {t} {{ {_float_simple(family, t)} }}\n"
 
 
 # pg_atomic_<op>[_local]_<int|uint>(p, ...) -> WGSL's atomic builtins

@@ -9,11 +9,12 @@ order (``_values``: WGSL's uniform layout). Work items come from ``@builtin`` pa
 
 The translator's prelude helpers (Python's ``//`` and ``%``, ``min``/``max``, ``funcs.*``...) are
 written in WGSL by ``_prelude`` (``prelude_piece``); atomics on int32/uint32 are written inline on
-``atomic<T>`` arrays (``prelude_call``, ``atomic_element``, ``atomic_load``, ``atomic_store``).
+``atomic<T>`` arrays (``prelude_call``, ``atomic_element``, ``atomic_load``, ``atomic_store``);
+bool, 8- and 16-bit array elements are packed in 32-bit words (``_packed``: ``element_load``,
+``element_store``), and a float ``!=`` is IEEE's (``float_not_equal``).
 
 What WGSL cannot express is refused by name while the kernel is written (``WGSLUnsupported``), with
-the backends that have it: float64, 64-bit integers, 8/16-bit integers and bool as array elements,
-print(), helpers taking arrays, local arrays sized at launch, math functions WGSL lacks, atomics on
+the backends that have it: float64, 64-bit integers, print(), helpers taking arrays, local arrays sized at launch, math functions WGSL lacks, atomics on
 floats, vectors wider than 4, complex numbers, random numbers and subgroup operations.
 The words of the language are the dialect's; the rest is the shared translator.
 """
@@ -24,10 +25,9 @@ import re
 import threading
 from pathlib import Path
 
-from pygpgpu_core.errors import GPGPUError
-from pygpgpu_translate.target import KernelParam, KernelSignature, OpenCL, Target
+from pygpgpu_translate.target import KernelParam, KernelSignature, KernelTypeError, OpenCL, Target
 
-from . import _prelude
+from . import _packed, _prelude
 from ._values import VALUES_BINDING_NAME, VALUES_STRUCT, wgsl_value_type
 
 __all__ = ["WGSL", "TARGET", "WGSLUnsupported", "WORKGROUP_SIZE", "FOLD_MARK"]
@@ -40,10 +40,11 @@ FOLD_MARK = "pg_folds_x_into_z"
 OTHER_BACKENDS = "cuda, hip and opencl"
 
 # prelude short names -> WGSL; None: WGSL has no such type
+# (8- and 16-bit integers are 32-bit values under an alias of their own, packed in buffers: _packed)
 _SCALARS = {"float": "f32", "int": "i32", "uint": "u32", "bool": "bool", "half": "f16",
-            "double": None, "long": None, "ulong": None, "char": None, "uchar": None, "short": None, "ushort": None}
-_NUMPY = {"double": "float64", "long": "int64", "ulong": "uint64", "char": "int8", "uchar": "uint8 (and bool arrays)",
-          "short": "int16", "ushort": "uint16"}
+            "double": None, "long": None, "ulong": None, **_packed.ALIASES}
+_NUMPY = {"double": "float64", "long": "int64", "ulong": "uint64"}
+_CAPABILITY = {"double": "fp64", "long": "int64", "ulong": "int64"}
 # C math names the translator asks for -> WGSL's
 _MATH = {"fabs": "abs", "fmin": "min", "fmax": "max", "rsqrt": "inverseSqrt", "atan2": "atan2", "pow": "pow",
          "exp10": None, "log10": None, "cbrt": None, "erf": None, "erfc": None, "tgamma": None, "lgamma": None,
@@ -66,13 +67,20 @@ _NEGATIVE_LITERAL = re.compile(r"\(*-(\d+)\)*")
 _CLASSIFY = {"isnan": "({} > 0x7f800000u)", "isinf": "({} == 0x7f800000u)", "isfinite": "({} < 0x7f800000u)"}
 
 
-class WGSLUnsupported(GPGPUError, TypeError):
-    """A kernel uses something WGSL cannot express (names it, and the backends that have it)."""
+class WGSLUnsupported(KernelTypeError):
+    """A kernel uses something WGSL cannot express (names it, and the backends that have it); the
+    translator adds the user's file and line (``filename``, ``lineno``). ``capability`` names what
+    is missing as the webgpu device declares it (``WebGPUDevice.lacks``: ``"fp64"``, ``"printf"``...)."""
+
+    capability = ""
 
 
-def _refuse(what: str, fix: str = "") -> WGSLUnsupported:
-    return WGSLUnsupported(f"WGSL (the webgpu backend) has no {what}; {OTHER_BACKENDS} have it: run the kernel on "
-                           f"one of them (k['opencl']){'; ' + fix if fix else ''}")
+def _refuse(what: str, fix: str = "", capability: str = "") -> WGSLUnsupported:
+    """The refusal of ``what``; ``capability``: its name in the device's ``lacks`` (``_device``)."""
+    exc = WGSLUnsupported(f"WGSL (the webgpu backend) has no {what}; {OTHER_BACKENDS} have it: run the kernel on "
+                          f"one of them (k['opencl']){'; ' + fix if fix else ''}")
+    exc.capability = capability
+    return exc
 
 
 def _vector(type_name: str) -> "tuple[str, int] | None":
@@ -148,7 +156,8 @@ class WGSL(OpenCL):
         if vec is not None:
             base, width = vec
             if width > 4:
-                raise _refuse(f"{width}-wide vectors ({type_name})", "or use vectors of 2 to 4 components")
+                raise _refuse(f"{width}-wide vectors ({type_name})", "or use vectors of 2 to 4 components",
+                              "wide_vectors")
             return f"vec{width}<{self.c_type(base)}>"
         return type_name
 
@@ -164,7 +173,7 @@ class WGSL(OpenCL):
     def _check(type_text: str, what: str) -> str:
         base = type_text.split("<")[-1].rstrip(">") if type_text.startswith("vec") else type_text
         if base in _NUMPY:
-            raise _refuse(f"{_NUMPY[base]} type ({what})", "or pass float32, int32 or uint32 data")
+            raise _refuse(f"{_NUMPY[base]} type ({what})", "or pass float32, int32 or uint32 data", _CAPABILITY[base])
         return type_text
 
     def declaration(self, type_text: str, name: str) -> str:
@@ -185,12 +194,14 @@ class WGSL(OpenCL):
 
     def pointer_type(self, space: str, elem_text: str, const: bool) -> str:
         raise _refuse("pointers: helpers cannot take arrays or out-parameters",
-                      "or pass the elements the helper needs and return its result")
+                      "or pass the elements the helper needs and return its result", "pointer_arguments")
 
     def cast(self, type_text: str, expr: str) -> str:
         """``T(expr)``; a negative integer literal made unsigned is written wrapped, as C converts it:
         WGSL refuses ``u32(-1)`` at compile time (the value does not fit)."""
         self._check(type_text, "a conversion")
+        if type_text in _packed.PACKED and type_text != "bool":
+            return _packed.cast(type_text, expr)
         literal = _NEGATIVE_LITERAL.fullmatch(expr)
         if type_text == "u32" and literal:
             return f"{(-int(literal.group(1))) & 0xFFFFFFFF}u"
@@ -199,8 +210,29 @@ class WGSL(OpenCL):
     def line_directive(self, line: int, filename: str) -> str:
         return ""
 
+    def float_not_equal(self, a: str, b: str, type_text: str) -> str:
+        return f"pg_wgsl_ne_{type_text}({a}, {b})" if type_text in ("f32", "f16") else super().float_not_equal(a, b, type_text)
+
+    def element_load(self, array: str, index: str, elem_text: str) -> str:
+        """An 8/16-bit element (bool, int8...) through its array's function (``_packed``)."""
+        if elem_text in _packed.PACKED:
+            return f"pg_load_{array}(u32({index}))"
+        return super().element_load(array, index, elem_text)
+
+    def element_store(self, array: str, index: str, elem_text: str, value: str) -> str:
+        if elem_text in _packed.PACKED:
+            return f"pg_store_{array}(u32({index}), {value});"
+        return super().element_store(array, index, elem_text, value)
+
     def helper_head(self, ret_text: str, name: str, params: "list[str]") -> str:
-        return f"fn {name}({', '.join(params)})" + ("" if ret_text == "void" else f" -> {ret_text}")
+        """WGSL's parameters are immutable: each is ``pg_in_<name>``, copied into a ``var`` of its
+        own name by :meth:`helper_prologue` (a helper may assign to its parameters)."""
+        renamed = [f"pg_in_{p}" for p in params]
+        return f"fn {name}({', '.join(renamed)})" + ("" if ret_text == "void" else f" -> {ret_text}")
+
+    def helper_prologue(self, params: "list[str]") -> "list[str]":
+        names = [p.split(":")[0].strip() for p in params]
+        return [f"var {n} = pg_in_{n};" for n in names]
 
     def param_scalar_name(self, t) -> str:
         return self.type_name(t)
@@ -229,26 +261,30 @@ class WGSL(OpenCL):
         scope: list[str] = []
         prologue: list[str] = []
         values: list[str] = []
+        accessors: list[str] = []
         for p in params:
             self._check(p.type_text, f"parameter {p.name}")
-            if p.kind == "global" and p.type_text == "bool":
-                raise _refuse(f"bool arrays (parameter {p.name}: numpy stores bools as bytes, WGSL storage holds "
-                              "32-bit words)", "or pass the array as uint32 (m.astype(np.uint32))")
             if p.kind == "local":
                 raise _refuse("local arrays sized at launch (gpu.local_array(n) with n from the call)",
-                              "or give the local array a size known when the kernel is written")
+                              "or give the local array a size known when the kernel is written", "launch_sized_local")
             if p.kind == "global":
                 access = "read_write" if p.written else "read"
-                scope.append(f"@group(0) @binding({p.index}) var<storage, {access}> {p.name}: array<{p.type_text}>;")
+                elem = p.type_text
+                if elem in _packed.PACKED:
+                    elem = _packed.binding_type(p.written)
+                    accessors.extend(_packed.accessors(p.name, p.type_text, p.written))
+                scope.append(f"@group(0) @binding({p.index}) var<storage, {access}> {p.name}: array<{elem}>;")
                 prologue.append(f"_ = &{p.name};")          # every binding used: the launch passes them all
             else:
                 field_type, read = wgsl_value_type(p.type_text)
                 values.append(f"    {p.name}: {field_type},")
-                prologue.append(f"let {p.name} = {read.format(f'{VALUES_BINDING_NAME}.{p.name}')};")
+                # var: a kernel may assign to its value parameters (Python's do)
+                prologue.append(f"var {p.name} = {read.format(f'{VALUES_BINDING_NAME}.{p.name}')};")
         if values:
             binding = len(params)
             scope[:0] = [f"struct {VALUES_STRUCT} {{", *values, "}"]
             scope.append(f"@group(0) @binding({binding}) var<uniform> {VALUES_BINDING_NAME}: {VALUES_STRUCT};")
+        scope.extend(accessors)
         scope.append("const pg_wgsize = vec3<i32>({}, {}, {});".format(*WORKGROUP_SIZE))
         unfold, folds = self._fold_prologue(work_items)
         if folds:
@@ -270,7 +306,7 @@ class WGSL(OpenCL):
         return self.barrier(fence)
 
     def printf_call(self, format: list, args: "list[str]") -> str:
-        raise _refuse("print() in kernels", "or write the values to an output array")
+        raise _refuse("print() in kernels", "or write the values to an output array", "printf")
 
     def math_name(self, name: str, t) -> str:
         """WGSL's name of a C math function (the prelude's C pieces ask too: a name WGSL lacks
@@ -292,12 +328,12 @@ class WGSL(OpenCL):
                 return f"bitcast<f32>((bitcast<u32>({args[0]}) & 0x7fffffffu) | (bitcast<u32>({args[1]}) & 0x80000000u))"
             return f"select(abs({args[0]}), -abs({args[0]}), ({args[1]}) < 0.0)"
         if not fast and name in _MATH and _MATH[name] is None:
-            raise _refuse(f"math function {name}()", "or compose it from sqrt/exp/log/pow/abs")
+            raise _refuse(f"math function {name}()", "or compose it from sqrt/exp/log/pow/abs", "math_functions")
         return super().math_call(name, at, args, fast)
 
     def native_math(self, name: str, t) -> str:
         if name not in _NATIVE:
-            raise _refuse(f"gpu.{name}", "or use the math module's function")
+            raise _refuse(f"gpu.{name}", "or use the math module's function", "math_functions")
         return _NATIVE[name]
 
     def ternary(self, cond: str, a: str, b: str) -> str:
@@ -315,16 +351,24 @@ class WGSL(OpenCL):
         family, _, type_name = name.partition(":")
         vec = _vector(type_name)
         if type_name in _NUMPY:
-            raise _refuse(f"{_NUMPY[type_name]} type ({name})", "or use float32, int32 or uint32 values")
+            raise _refuse(f"{_NUMPY[type_name]} type ({name})", "or use float32, int32 or uint32 values",
+                          _CAPABILITY[type_name])
         if vec is not None and vec[0] in _NUMPY:
-            raise _refuse(f"{_NUMPY[vec[0]]} type ({type_name} vectors)", "or use float32, int32 or uint32 vectors")
+            raise _refuse(f"{_NUMPY[vec[0]]} type ({type_name} vectors)", "or use float32, int32 or uint32 vectors",
+                          _CAPABILITY[vec[0]])
         if vec is not None and vec[1] > 4:
-            raise _refuse(f"{vec[1]}-wide vectors ({type_name})", "or use vectors of 2 to 4 components")
+            raise _refuse(f"{vec[1]}-wide vectors ({type_name})", "or use vectors of 2 to 4 components", "wide_vectors")
         what = {"complex": "complex numbers", "random_uniform": "gpu.uniform", "random_normal": "gpu.normal",
                 "random_randint": "gpu.randint", "philox": "gpu.* random numbers"}.get(family, "")
+        capability = {"complex": "complex"}.get(family) or (
+            "random" if "random" in family or family == "philox" else
+            "subgroups" if family.startswith("subgroup") else
+            "narrow_arithmetic" if type_name in _packed.ALIASES else "types")
         what = what or ("subgroup operations (gpu.subgroup_*)" if family.startswith("subgroup") else
-                        f"{type_name} values ({name})")
-        raise _refuse(what)
+                        f"{type_name} values ({name})" if type_name not in _packed.ALIASES else
+                        f"{name.split(':')[0]} on 8- and 16-bit integers ({name})")
+        raise _refuse(what, "" if type_name not in _packed.ALIASES else "or compute in int32 (x.astype(np.int32))",
+                      capability)
 
     def prelude_call(self, function: str, args: "list[str]") -> str:
         return _prelude.call(function, args) or super().prelude_call(function, args)
@@ -344,9 +388,10 @@ class WGSL(OpenCL):
 
     def headers(self, features: "set[str]") -> "list[str]":
         self._pending.arrays = []       # a program starts here: nothing left from one that failed
+        common = [*_packed.ALIAS_DECLARATIONS, _prelude.exact_fmod("f32"), _prelude.not_equal("f32")]
         if "fp16" in features:
-            return ["enable f16;", _prelude.exact_fmod("f32"), _prelude.exact_fmod("f16")]
-        return [_prelude.exact_fmod("f32")]
+            return ["enable f16;", *common, _prelude.exact_fmod("f16"), _prelude.not_equal("f16")]
+        return common
 
     def extension_pragma(self, extension: str) -> str:
         return ""

@@ -12,7 +12,11 @@ __all__ = ["VALUES_STRUCT", "VALUES_BINDING_NAME", "wgsl_value_type", "ValuesLay
 VALUES_STRUCT = "pg_Values"
 VALUES_BINDING_NAME = "pg_values"
 
-_BOOL_FIELDS = ("bool", "uchar")
+_BOOL_FIELDS = ("bool",)
+# 8- and 16-bit integers travel as 32-bit ones (their WGSL aliases are u32/i32)
+_WIDENED = {np.dtype(np.bool_): np.dtype(np.uint32), np.dtype(np.uint8): np.dtype(np.uint32),
+            np.dtype(np.uint16): np.dtype(np.uint32), np.dtype(np.int8): np.dtype(np.int32),
+            np.dtype(np.int16): np.dtype(np.int32)}
 
 
 def wgsl_value_type(type_text: str) -> "tuple[str, str]":
@@ -36,7 +40,7 @@ class ValuesLayout:
         offset = 0
         self.fields: list[tuple[int, int, np.dtype]] = []
         for index, dtype in kinds:
-            stored = np.dtype(np.uint32) if dtype == np.bool_ or dtype == np.uint8 else dtype
+            stored = _WIDENED.get(dtype, dtype)
             a = _align(stored)
             offset = (offset + a - 1) // a * a
             self.fields.append((index, offset, stored))

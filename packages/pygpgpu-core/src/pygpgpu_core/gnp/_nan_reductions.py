@@ -10,6 +10,7 @@ import numpy as np
 from ._array import DeviceArray, check_out_writeable
 from ._dispatch import ops
 from ._read_warnings import warn_when_read
+from ._statistics import count_dtype
 from ._functions import where as choose  # (the reductions take a where= argument of their own)
 from ._views import device_operand
 
@@ -51,8 +52,12 @@ def nanmean(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None
         return filled.mean(axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
     if dtype is not None and np.dtype(dtype).kind != "f":
         raise TypeError("If a is inexact, then dtype must be inexact")
-    count = ops().ufunc_call("logical_not", (mask,)).sum(axis, dtype=np.intp, keepdims=keepdims)
+    count = ops().ufunc_call("logical_not", (mask,)).sum(axis, dtype=count_dtype(filled), keepdims=keepdims)
     total = filled.sum(axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
+    if count.dtype != np.intp and total.dtype == np.float32:
+        # a device without 64-bit integers (nor float64) divides in float32: a count below 2**24 is
+        # exact there, and a float32 quotient rounds as numpy's float64 one rounded to float32
+        count = count.astype(np.float32)
     # numpy divides in place: the quotient (float64 for a float32 total) is cast back to the total's type
     mean = ops().ufunc_call("true_divide", (total, count), out=total, casting="unsafe")
     return warn_when_read(mean, "Mean of empty slice", ops().ufunc_call("equal", (count, 0)))
@@ -72,7 +77,7 @@ def nanvar(a: DeviceArray, axis: Any = None, dtype: Any = None, out: Any = None,
         raise TypeError("If a is inexact, then dtype must be inexact")
     if out is not None and out.dtype.kind != "f":
         raise TypeError("If a is inexact, then out must be inexact")
-    count = ops().ufunc_call("logical_not", (mask,)).sum(axis, dtype=np.intp, keepdims=True)
+    count = ops().ufunc_call("logical_not", (mask,)).sum(axis, dtype=count_dtype(filled), keepdims=True)
     mean = filled.sum(axis, dtype=dtype, keepdims=True)
     ops().ufunc_call("true_divide", (mean, count), out=mean, casting="unsafe")
     # filled is this function's own array: the deviations overwrite it, in its type, as numpy's do

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..protocols import option
 from ._array import DeviceArray
 from ._creation import full
 from ._dispatch import ops
@@ -61,8 +62,15 @@ def average(a: DeviceArray, axis: Any = None, weights: Any = None, returned: boo
     return (avg, scale) if returned else avg
 
 
+def count_dtype(a: DeviceArray) -> np.dtype:
+    """The type gnp counts in on ``a``'s device: numpy's ``intp``, or int32 where the device declares
+    no 64-bit integers (its ``int64`` capability False, WGSL), as its reductions' positions are."""
+    return np.dtype(np.intp) if option(a.device, "int64") else np.dtype(np.int32)
+
+
 def count_nonzero(a: DeviceArray, axis: Any = None, *, keepdims: bool = False) -> DeviceArray:
-    """How many elements are not zero (NaN counts), in numpy's ``intp``; over ``axis`` when given.
+    """How many elements are not zero (NaN counts), in numpy's ``intp`` (int32 on a device without
+    64-bit integers: :func:`count_dtype`); over ``axis`` when given.
     numpy returns a scalar for the whole array; this is a 0-d device array, as ``gnp.sum`` gives."""
     a = device_operand(a, "count_nonzero")
-    return a.astype(bool, copy=False).sum(axis, dtype=np.intp, keepdims=keepdims)
+    return a.astype(bool, copy=False).sum(axis, dtype=count_dtype(a), keepdims=keepdims)

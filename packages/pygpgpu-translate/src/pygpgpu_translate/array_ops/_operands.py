@@ -84,23 +84,31 @@ def check_dtype(dtype: np.dtype, op: str, position: "int | str", device: Any = N
         raise TypeError(f"gnp.{op}: operand {position} has dtype {dtype}, which device operations do not support "
                         "(bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128)")
     if dtype == np.float16 and device is not None and not (getattr(device, "fp16", False) and _dialect_has_float16(device)):
-        raise TypeError(f"gnp.{op}: operand {position} is float16, which {device.selector} does not compute with "
-                        "(float16 needs an OpenCL device with cl_khr_fp16); convert with .astype(np.float32)")
+        raise _lacking(f"gnp.{op}: operand {position} is float16, which {device.selector} does not compute with "
+                       "(float16 needs an OpenCL device with cl_khr_fp16); convert with .astype(np.float32)", "fp16")
     if dtype in (np.float64, np.complex128) and device is not None and not getattr(device, "fp64", True):
-        raise TypeError(f"gnp.{op}: operand {position} is {dtype}, which {device.selector} does not support; use "
-                        f"{'float32' if dtype.kind == 'f' else 'complex64'}")
+        raise _lacking(f"gnp.{op}: operand {position} is {dtype}, which {device.selector} does not support; use "
+                       f"{'float32' if dtype.kind == 'f' else 'complex64'}", "fp64")
     if dtype.kind in "iu" and dtype.itemsize == 8 and device is not None and not option(device, "int64"):
         _refuse_int64(dtype, op, position, device)
+
+
+def _lacking(message: str, capability: str) -> TypeError:
+    """The TypeError of a type the device lacks, naming the device capability (``fp64``, ``int64``:
+    the shared test suite skips such a test on a device declaring it False)."""
+    exc = TypeError(message)
+    exc.capability = capability  # type: ignore[attr-defined]
+    return exc
 
 
 def _refuse_int64(dtype: np.dtype, op: str, position: "int | str", device: Any) -> None:
     narrow = "np.uint32" if dtype.kind == "u" else "np.int32"
     if position == "result":        # numpy's result type of an operation on 32-bit numbers (a sum)
-        raise TypeError(f"gnp.{op}: the result would be {dtype} (numpy's type for it), and {device.selector} has no "
-                        f"64-bit integers; pass dtype={narrow} (wraps past its range) or dtype=np.float32")
+        raise _lacking(f"gnp.{op}: the result would be {dtype} (numpy's type for it), and {device.selector} has no "
+                       f"64-bit integers; pass dtype={narrow} (wraps past its range) or dtype=np.float32", "int64")
     what = "dtype=" if position == "dtype" else f"operand {position}"
-    raise TypeError(f"gnp.{op}: {what} is {dtype}, and {device.selector} has no 64-bit integers; use {narrow} "
-                    "(.astype) or a device that has them (cuda, hip, opencl)")
+    raise _lacking(f"gnp.{op}: {what} is {dtype}, and {device.selector} has no 64-bit integers; use {narrow} "
+                   "(.astype) or a device that has them (cuda, hip, opencl)", "int64")
 
 
 def _dialect_has_float16(device: Any) -> bool:
