@@ -493,9 +493,11 @@ def _check_out(out: Any, shape: tuple, result_dt: np.dtype, name: str, casting: 
     return out
 
 
-# The warm path: (ufunc, operand types, out dtype, device, context) -> (loop input dtypes, result dtype, flat
-# kernel, {shape: BoundLaunch}), filled by the first call that had plain C-contiguous operands of one shape (the
-# full checks ran then); the bound launches skip the launch path's per-call work for shapes seen before.
+# The warm path: (ufunc, operand types, out dtype, id(device), id(context)) -> (loop input dtypes, result dtype,
+# flat kernel, {shape: BoundLaunch}, device, context), filled by the first call that had plain C-contiguous
+# operands of one shape (the full checks ran then); the bound launches skip the launch path's per-call work for
+# shapes seen before. Device and context by id (a device's hash may be a Python method): the entry holds both,
+# so neither id can be reused by another object while the entry lives.
 _fast: dict = {}
 _F32_MAX = float(np.finfo(np.float32).max)
 
@@ -527,10 +529,10 @@ def _fast_call(name: str, inputs: tuple, out: Any) -> Any:
                             or out._readonly):
         return None
     device = first.device
-    entry = _fast.get((name, tuple(sig), None if out is None else out._dtype, device, ctx))
+    entry = _fast.get((name, tuple(sig), None if out is None else out._dtype, id(device), id(ctx)))
     if entry is None:
         return None
-    in_dts, out_dt, kern, bounds = entry
+    in_dts, out_dt, kern, bounds, _device, _ctx = entry
     one_d = len(shape) == 1
     args: list[Any] = [None]        # [0]: the output, filled in last
     for k, x in enumerate(inputs):
@@ -595,10 +597,12 @@ def _remember_fast(name: str, inputs: tuple, in_dts: tuple, out_dt: np.dtype, ou
         else:
             return
     kinds = "".join("A" if type(x) is DeviceArray else "S" for x in inputs)
-    key = (name, tuple(sig), None if out is None else out.dtype, device, device.context())
+    ctx = device.context()
+    key = (name, tuple(sig), None if out is None else out.dtype, id(device), id(ctx))
     if len(_fast) > 4096:
         _fast.clear()
-    _fast[key] = (in_dts, out_dt, _kernel(name, kinds, in_dts, out_dt if out is None else out.dtype, 0), {})
+    _fast[key] = (in_dts, out_dt, _kernel(name, kinds, in_dts, out_dt if out is None else out.dtype, 0), {}, device,
+                  ctx)
 
 
 def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, casting: Casting = "same_kind") -> Any:

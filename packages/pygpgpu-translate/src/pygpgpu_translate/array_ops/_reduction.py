@@ -31,9 +31,11 @@ import numpy as np
 from pygpgpu_core.gnp import DeviceArray
 from pygpgpu_core.gnp._array import check_out_writeable
 from pygpgpu_core.gnp._array import setitem_value
+from pygpgpu_core.gnp._operand_device import follow_operands
 from pygpgpu_core.protocols import option
 
 from .._kernel import _Config
+
 from ._codegen import DEFAULT_CONFIG, bind, kernel_from_source, launch, np_type
 from ._complex_ufuncs import complex_rule
 from ._half import narrow, stores_half_only, widen
@@ -707,15 +709,32 @@ class _WarmRows:
     call again (same operation, dtype, shape, axis, keepdims, device) skips the argument checks
     and the layout work: it only allocates its result and launches (see :func:`reduce`)."""
 
-    __slots__ = ("red", "plan", "outer", "r", "final_shape", "device", "ctx", "bounds")
+    __slots__ = ("red", "plan", "outer", "r", "final_shape", "device", "ctx", "bounds", "one", "tail")
 
     def __init__(self, red: Reduction, plan: _RowsPlan, outer: int, r: int, final_shape: tuple, device, ctx):
         self.red, self.plan, self.outer, self.r = red, plan, outer, r
         self.final_shape, self.device, self.ctx = final_shape, device, ctx
         self.bounds: dict = {}
+        # one launch over the rows as they are (one segment, scalar loads): its bound launch, once
+        # bound, takes (rows, out, *tail) straight from run()
+        self.one = None
+        self.tail = (*plan.args, r)
 
     def run(self, a: DeviceArray) -> DeviceArray:
-        res = _launch_rows(self.plan, self.red, a, self.outer, self.r, self.device, self.ctx, self.r, self.bounds)
+        one = self.one
+        if one is not None:
+            ctx, red, outer = self.ctx, self.red, self.outer
+            out = DeviceArray._empty((outer,), red.out, ctx.device, ctx, outer * red.out.itemsize)
+            rows = DeviceArray._wrap((outer, self.r), a._dtype, a.device, a.buffer, a._owner, a._host)
+            if one((rows, out, *self.tail)):
+                res = out
+            else:
+                self.one = None
+                res = _launch_rows(self.plan, red, a, outer, self.r, self.device, ctx, self.r, self.bounds)
+        else:
+            res = _launch_rows(self.plan, self.red, a, self.outer, self.r, self.device, self.ctx, self.r, self.bounds)
+            if self.plan.segs == 1 and self.plan.lanes == 1:
+                self.one = self.bounds.get(0)
         if self.final_shape == res._shape:
             return res
         return DeviceArray._wrap(self.final_shape, res._dtype, res.device, res.buffer, res._owner, res._host)
@@ -823,7 +842,14 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
                     _GPU_VECTOR_LOADS, _GPU_SINGLE_PASS)
         w = _warm.get(warm_key)
         if w is not None and a.buffer.context is w.ctx and w.device is a.device and not w.ctx.closed:
-            return w.run(a)
+            return w.run(a)     # converts nothing: needs no scope of the operand's device
+    return _reduce_full(a, op, axis, dtype, out, keepdims, initial, where, warm_key)
+
+
+def _reduce_checked(a: Any, op: str, axis: Any, dtype: Any, out: Any, keepdims: bool, initial: Any, where: Any,
+                    warm_key: Any) -> DeviceArray:
+    """:func:`reduce` past its warm path: every check, then the layout, inside a scope of the
+    operand's device (``_reduce_full``: the array methods that call reduce leave that to it)."""
     check_out_writeable(out)
     if not isinstance(a, DeviceArray):
         raise TypeError(f"gnp.{op} takes a device array, got {type(a).__name__} (upload host data with gnp.asarray)")
@@ -870,6 +896,9 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
         out[...] = res
         return out
     return res
+
+
+_reduce_full = follow_operands(_reduce_checked, DeviceArray)
 
 
 def _reduced_shape(a: DeviceArray, axis: Any, keepdims: bool, op: str) -> tuple:
