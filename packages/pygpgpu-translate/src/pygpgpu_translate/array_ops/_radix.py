@@ -416,12 +416,17 @@ def _sweep_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, item
               f"            i{x} = base + p{x}",
               f"            j{x} = min(i{x}, end)",
               f"            k{x} = {key}",
-              f"            lk[{_pad(f'p{x}')}] = k{x} if p{x} < valid else {ones}",
-              f"            d{x} = np.int32((k{x} >> ks) & {digit}) if p{x} < valid else {RADIX}",
-              f"            gpu.atomic_add(ctr, mine + d{x}, np.uint32(1))"]
+              f"            lk[{_pad(f'p{x}')}] = k{x} if p{x} < valid else {ones}"]
         if argsort:
             L += [f"            x{x} = {index}",
                   f"            li[{_pad(f'p{x}')}] = x{x} if p{x} < valid else np.int32(0)"]
+    # counted from local memory after the loads (each work item its own elements), so that no
+    # atomic comes between two global loads (test_gnp_radix_loads: the loads stay in flight together)
+    L += ["    for e_c in range(items):",
+          f"        p_c = e_c * {GROUP} + t",
+          f"        k_c = lk[{_pad('p_c')}]",
+          f"        d_c = np.int32((k_c >> ks) & {digit}) if p_c < valid else {RADIX}",
+          "        gpu.atomic_add(ctr, mine + d_c, np.uint32(1))"]
     L += ["    gpu.barrier()",
           "    s = np.uint32(0)",
           f"    for c in range({COPIES}):",
