@@ -181,3 +181,18 @@ def test_one_pass_per_byte(backend, radix_always, monkeypatch, dtype, passes, sw
         else:
             assert sum("radix_hist" in name for name in launched) == passes, launched
             assert sum("radix_scatter" in name for name in launched) == passes, launched
+
+
+def test_cpu_devices_keep_the_three_step_passes(backend, radix_always, monkeypatch):
+    """A CPU device's argsort takes the three-step passes: PoCL runs a group's work items one after
+    another, so the sweep's look-back would wait on the tiles before it in turn."""
+    device = registry.get_device(backend)
+    monkeypatch.setattr(_cpu_choices, "ENABLED", True)
+    if not _cpu_choices.on_cpu(device):
+        pytest.skip(f"{backend} is not a CPU device")
+    launched = []
+    real = _radix.launch
+    monkeypatch.setattr(_radix, "launch", lambda k, *rest: (launched.append(k.__name__), real(k, *rest)))
+    a = values(np.float32, 5000, 3)
+    check_argsort(gnp.argsort(gnp.asarray(a, device=backend)), a)
+    assert sum("radix_scatter" in name for name in launched) == 4 and not any("sweep" in n for n in launched), launched
