@@ -349,6 +349,10 @@ SWEEP_FLAG_AGGREGATE = 1 << 30     # the word holds the tile's own count of the 
 SWEEP_FLAG_PREFIX = 2 << 30        # the word holds the count of the digit in this tile and every one before
 SWEEP_MAX_N = 1 << 30
 SWEEP = True                       # tests switch it off to run the three-step passes
+# where the look-back's spin on other groups is known to make progress (groups that have started run to
+# completion) and global atomics are plain integer atomics; WebGPU promises neither (its atomics are typed
+# atomic<u32> buffers), so it keeps the three-step passes
+SWEEP_DIALECTS = ("cuda", "hip", "opencl")
 _STRIDE = RADIX + 1                # histogram copies one bank apart, word RADIX: the padding
 
 
@@ -554,7 +558,7 @@ def _passes(x: DeviceArray, out: DeviceArray, argsort: bool) -> None:
     n = x.size
     if n == 0:
         return
-    if SWEEP and n < SWEEP_MAX_N and not on_cpu(device):
+    if SWEEP and n < SWEEP_MAX_N and not on_cpu(device) and getattr(device.backend, "dialect", "") in SWEEP_DIALECTS:
         # (not on CPUs: PoCL runs a group's work items one after another, so a tile's look-back
         # waits on its predecessors in turn, and a waiting core spins: 1.3-1.7x slower there)
         _sweep_passes(x, out, argsort)
