@@ -70,12 +70,13 @@ def _sweep_ptx(nvrtc_compile, dtype, argsort: bool) -> list:
     kt = _radix._key_type(dtype)
     items = _radix._items(kt, argsort)
     npass = dtype.itemsize
-    _hist, sweep = _radix._sweep_pair(dtype, argsort, items)
+    hist, sweep = _radix._sweep_pair(dtype, argsort, items)
     n = 3 * _radix.GROUP * items + 5
     G = -(-n // (_radix.GROUP * items))
     src, keys = np.zeros(n, _radix._bits_type(dtype)), np.zeros(n, kt)
     counts, status = np.zeros(npass * _radix.RADIX + npass, np.uint32), np.zeros(npass * G * _radix.RADIX, np.uint32)
     arrays = (src, keys, keys.copy()) + ((np.zeros(n, np.int32), np.zeros(n, np.int32)) if argsort else ())
+    assert nvrtc_compile(str(hist.inspect(src, counts, status, n, G, backend="cuda").source), "compute_90")
     source = sweep.inspect(*arrays, counts, status, n, 0, G, 1, 0, items, 0, backend="cuda").source
     ptx = nvrtc_compile(str(source), "compute_90").rstrip(b"\0").decode()
     return [line.strip() for line in ptx.splitlines()]
@@ -99,3 +100,21 @@ def test_sweep_loads_run_without_branches_and_looks_back_with_atomics(nvrtc_comp
     assert sum(r >= 4 for r in runs) >= 2, runs
     atomics = [s for s in lines if s.startswith(("atom.global", "red.global"))]
     assert len(atomics) >= 4, atomics    # the tile number, publishing, the look-back's reads, the upgrade
+
+
+@pytest.mark.parametrize("dtype, argsort", [(np.float32, False), (np.int64, True)])
+def test_sweep_kernels_compile_for_hip(hiprtc_compile, dtype, argsort):
+    """The sweep's two kernels translated for HIP build with hiprtc (global atomics, the look-back loop)."""
+    dtype = np.dtype(dtype)
+    kt = _radix._key_type(dtype)
+    items = _radix._items(kt, argsort)
+    npass = dtype.itemsize
+    hist, sweep = _radix._sweep_pair(dtype, argsort, items)
+    n = 3 * _radix.GROUP * items + 5
+    G = -(-n // (_radix.GROUP * items))
+    src, keys = np.zeros(n, _radix._bits_type(dtype)), np.zeros(n, kt)
+    counts, status = np.zeros(npass * _radix.RADIX + npass, np.uint32), np.zeros(npass * G * _radix.RADIX, np.uint32)
+    arrays = (src, keys, keys.copy()) + ((np.zeros(n, np.int32), np.zeros(n, np.int32)) if argsort else ())
+    for source in (hist.inspect(src, counts, status, n, G, backend="hip").source,
+                   sweep.inspect(*arrays, counts, status, n, 0, G, 1, 0, items, 0, backend="hip").source):
+        assert hiprtc_compile(str(source), "gfx90a")
