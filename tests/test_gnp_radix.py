@@ -159,10 +159,14 @@ def test_devices_with_little_local_memory_take_the_bitonic_sort():
     assert not _radix.radix_supported(np.dtype(np.complex64), 100_000, enough)
 
 
+@pytest.mark.parametrize("sweep", [True, False], ids=["sweep", "three-step"])
 @pytest.mark.parametrize("dtype, passes", [(np.int8, 1), (np.bool_, 1), (np.uint16, 2), (np.float32, 4),
                                            (np.int64, 8)])
-def test_one_pass_per_byte(backend, radix_always, monkeypatch, dtype, passes):
-    """8-bit digits: a pass (histogram, scan, scatter) per byte of the values."""
+def test_one_pass_per_byte(backend, radix_always, monkeypatch, dtype, passes, sweep):
+    """8-bit digits, a pass per byte of the values: the sweep reads the values once for every
+    digit's histogram, then takes one launch per digit (its look-back finds the tiles' slots);
+    the three-step passes (the sweep off, or n >= 2**30) a histogram, scan and scatter each."""
+    monkeypatch.setattr(_radix, "SWEEP", sweep)
     launched = []
     real = _radix.launch
     monkeypatch.setattr(_radix, "launch", lambda k, *rest: (launched.append(k.__name__), real(k, *rest)))
@@ -171,5 +175,24 @@ def test_one_pass_per_byte(backend, radix_always, monkeypatch, dtype, passes):
     for op, check in ((gnp.sort, check_sort), (gnp.argsort, check_argsort)):
         launched.clear()
         check(op(g), a)
-        assert sum("radix_hist" in name for name in launched) == passes, launched
-        assert sum("radix_scatter" in name for name in launched) == passes, launched
+        if sweep:
+            assert launched == [launched[0]] + [launched[1]] * passes, launched
+            assert "radix_allhist" in launched[0] and "radix_sweep" in launched[1], launched
+        else:
+            assert sum("radix_hist" in name for name in launched) == passes, launched
+            assert sum("radix_scatter" in name for name in launched) == passes, launched
+
+
+def test_cpu_devices_keep_the_three_step_passes(backend, radix_always, monkeypatch):
+    """A CPU device's argsort takes the three-step passes: PoCL runs a group's work items one after
+    another, so the sweep's look-back would wait on the tiles before it in turn."""
+    device = registry.get_device(backend)
+    monkeypatch.setattr(_cpu_choices, "ENABLED", True)
+    if not _cpu_choices.on_cpu(device):
+        pytest.skip(f"{backend} is not a CPU device")
+    launched = []
+    real = _radix.launch
+    monkeypatch.setattr(_radix, "launch", lambda k, *rest: (launched.append(k.__name__), real(k, *rest)))
+    a = values(np.float32, 5000, 3)
+    check_argsort(gnp.argsort(gnp.asarray(a, device=backend)), a)
+    assert sum("radix_scatter" in name for name in launched) == 4 and not any("sweep" in n for n in launched), launched

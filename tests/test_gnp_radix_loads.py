@@ -62,3 +62,59 @@ def test_scatter_tile_loads_run_without_branches(nvrtc_compile, dtype, argsort):
     # the tile's loop from the values (first pass) and from the keys, each unrolled (NVRTC: 4
     # copies) with its loads in one stretch; a load under `if p < valid` made a run of 1 each
     assert sum(r >= 4 for r in runs[1:]) >= 2, runs
+
+
+def _sweep_ptx(nvrtc_compile, dtype, argsort: bool) -> list:
+    """The PTX instruction lines of the sweep kernel of ``dtype`` (one pass of the look-back sort)."""
+    dtype = np.dtype(dtype)
+    kt = _radix._key_type(dtype)
+    items = _radix._items(kt, argsort)
+    npass = dtype.itemsize
+    hist, sweep = _radix._sweep_pair(dtype, argsort, items)
+    n = 3 * _radix.GROUP * items + 5
+    G = -(-n // (_radix.GROUP * items))
+    src, keys = np.zeros(n, _radix._bits_type(dtype)), np.zeros(n, kt)
+    counts, status = np.zeros(npass * _radix.RADIX + npass, np.uint32), np.zeros(npass * G * _radix.RADIX, np.uint32)
+    arrays = (src, keys, keys.copy()) + ((np.zeros(n, np.int32), np.zeros(n, np.int32)) if argsort else ())
+    assert nvrtc_compile(str(hist.inspect(src, counts, status, n, G, backend="cuda").source), "compute_90")
+    source = sweep.inspect(*arrays, counts, status, n, 0, G, 1, 0, items, 0, backend="cuda").source
+    ptx = nvrtc_compile(str(source), "compute_90").rstrip(b"\0").decode()
+    return [line.strip() for line in ptx.splitlines()]
+
+
+@pytest.mark.parametrize("dtype, argsort", CASES + [(np.int64, True)])
+def test_sweep_loads_run_without_branches_and_looks_back_with_atomics(nvrtc_compile, dtype, argsort):
+    """The sweep's tile loads (between the barrier that hands out the tile number and the next)
+    keep the scatter's branch-free unrolled runs; its look-back reads and publishes through
+    global atomics only (no plain load of the look-back words, no fence needed)."""
+    lines = _sweep_ptx(nvrtc_compile, dtype, argsort)
+    barriers = [i for i, s in enumerate(lines) if s.startswith("bar.sync")]
+    runs, loads = [], 0
+    for s in lines[barriers[0]:barriers[1]]:
+        if s.startswith("ld.global"):
+            loads += 1
+        elif re.match(r"(@!?%p\d+ )?bra(\.uni)?\s", s):
+            runs.append(loads)
+            loads = 0
+    runs.append(loads)
+    assert sum(r >= 4 for r in runs) >= 2, runs
+    atomics = [s for s in lines if s.startswith(("atom.global", "red.global"))]
+    assert len(atomics) >= 4, atomics    # the tile number, publishing, the look-back's reads, the upgrade
+
+
+@pytest.mark.parametrize("dtype, argsort", [(np.float32, False), (np.int64, True)])
+def test_sweep_kernels_compile_for_hip(hiprtc_compile, dtype, argsort):
+    """The sweep's two kernels translated for HIP build with hiprtc (global atomics, the look-back loop)."""
+    dtype = np.dtype(dtype)
+    kt = _radix._key_type(dtype)
+    items = _radix._items(kt, argsort)
+    npass = dtype.itemsize
+    hist, sweep = _radix._sweep_pair(dtype, argsort, items)
+    n = 3 * _radix.GROUP * items + 5
+    G = -(-n // (_radix.GROUP * items))
+    src, keys = np.zeros(n, _radix._bits_type(dtype)), np.zeros(n, kt)
+    counts, status = np.zeros(npass * _radix.RADIX + npass, np.uint32), np.zeros(npass * G * _radix.RADIX, np.uint32)
+    arrays = (src, keys, keys.copy()) + ((np.zeros(n, np.int32), np.zeros(n, np.int32)) if argsort else ())
+    for source in (hist.inspect(src, counts, status, n, G, backend="hip").source,
+                   sweep.inspect(*arrays, counts, status, n, 0, G, 1, 0, items, 0, backend="hip").source):
+        assert hiprtc_compile(str(source), "gfx90a")

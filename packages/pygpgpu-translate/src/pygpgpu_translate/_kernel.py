@@ -521,43 +521,50 @@ class KernelFunction(Generic[P]):
         return Inspection(t.source, dict(t.access), (tokens, bits), rule, dialect, list(t.layout), t.entry, t.lanes)
 
     # ---- launch -----------------------------------------------------------------------------------
+    def warm_plan(self, device, config, args):
+        """The plan a warm call with ``args`` takes (docs/architecture.md#the-launch-path): a token
+        per argument by exact type, one dict lookup; None where the call must take the full path
+        (an argument without a fast token, no plan yet, a rebound helper or module constant)."""
+        if self._is_method or len(args) != self._n_params:
+            return None
+        tokens = []
+        big = False
+        for v in args:
+            fn = FAST_TOKENS.get(type(v))
+            tok = fn(v) if fn is not None else None
+            if tok is None:
+                return None
+            tokens.append(tok)
+            k = tok[0]
+            if k == "a":
+                if v.size > INDEX_LIMIT:
+                    big = True
+            elif k == "d":
+                shape = v.shape
+                if (shape[0] > INDEX_LIMIT if len(shape) == 1 else len(shape) and _prod(shape) > INDEX_LIMIT):
+                    big = True
+        bits = 64 if big or config.wide else 32
+        plan = self._plans.get((id(device), tuple(tokens), bits))
+        if plan is not None and (not plan.t.refs or refs_current(plan.t.refs)):
+            return plan
+        return None
+
     def _launch(self, device, config, args, owner=None):
         """Launch on ``device``; ``owner``: the configured kernel whose memo a resident warm call
         becomes (_memo)."""
-        if not self._is_method and len(args) == self._n_params:
-            # Warm path (docs/architecture.md#the-launch-path): a token per argument by exact type,
-            # one dict lookup, the plan.
-            tokens = []
-            big = False
-            for v in args:
-                fn = FAST_TOKENS.get(type(v))
-                tok = fn(v) if fn is not None else None
-                if tok is None:
-                    break
-                tokens.append(tok)
-                k = tok[0]
-                if k == "a":
-                    if v.size > INDEX_LIMIT:
-                        big = True
-                elif k == "d":
-                    shape = v.shape
-                    if (shape[0] > INDEX_LIMIT if len(shape) == 1 else len(shape) and _prod(shape) > INDEX_LIMIT):
-                        big = True
-            else:
-                bits = 64 if big or config.wide else 32
-                plan = self._plans.get((id(device), tuple(tokens), bits))
-                if plan is not None and (not plan.t.refs or refs_current(plan.t.refs)):
-                    try:
-                        ran = plan.run(args, config.global_size, config.local_size)
-                        if ran is not None and owner is not None:    # resident arrays: keep the call
-                            remember(owner, plan, args, ran)
-                        return
-                    except WideIndexNeeded:      # nothing ran: the full path takes the 64-bit plan
-                        pass
-                    except ClosedError as exc:   # see _forget_closed_plans; the full path rebuilds
-                        if isinstance(exc, ForkedProcessError) or not (self._forget_closed_plans(device)
-                                                                       or getattr(plan.context, "closed", False)):
-                            raise
+        plan = self.warm_plan(device, config, args)
+        if plan is not None:
+            try:
+                ran = plan.run(args, config.global_size, config.local_size)
+                if ran is not None and owner is not None:    # resident arrays: keep the call
+                    remember(owner, plan, args, ran)
+                return
+            except WideIndexNeeded:      # nothing ran: the full path takes the 64-bit plan
+                pass
+            except ClosedError as exc:   # see _forget_closed_plans; the full path rebuilds
+                if isinstance(exc, ForkedProcessError) or not (self._forget_closed_plans(device)
+                                                               or getattr(plan.context, "closed", False)):
+                    raise
         drops = self._closed_drops
         try:
             self._launch_full(device, config, args)

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from ..scoped_device import SCOPES
 from ._device import LAST_DEFAULT
 
-__all__ = ["follow_operands", "follow_operands_in_namespace", "follow_operands_in_class"]
+__all__ = ["follow_operands", "follow_operands_in_namespace", "follow_operands_in_class", "scopes_itself"]
 
 
 def _first_device(args: tuple, kwargs: dict, array_type: Any) -> Any:
@@ -55,6 +55,15 @@ def follow_operands(fn: Callable, array_type: Any) -> Callable:
 
     on_operands_device.__wrapped_for_operands__ = True  # type: ignore[attr-defined]
     return on_operands_device
+
+
+def scopes_itself(fn: Callable) -> Callable:
+    """Mark ``fn`` (an array method) as entering its operands' device scope itself, past a warm
+    path that converts nothing (the reductions: ``array_ops._reduction.reduce``), so that
+    :func:`follow_operands_in_class` leaves it unwrapped: a warm small call then pays no wrapper
+    and no scope (the fixed cost of a gnp call, issue 33 item 2)."""
+    fn.__wrapped_for_operands__ = True  # type: ignore[attr-defined]
+    return fn
 
 
 def _wants_wrapping(value: Any, package: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from ._dispatch import ops
+from ._operand_device import scopes_itself
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -143,20 +144,25 @@ class ArrayOperators:
         return ops().array_function(func, types, args, kwargs)
 
     # -- reductions -----------------------------------------------------------------------------
+    @scopes_itself          # reduce scopes its own full path
     def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> DeviceArray:
         return ops().reduce("sum", self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
                             where=where)
 
+    @scopes_itself
     def prod(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> DeviceArray:
         return ops().reduce("prod", self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial,
                             where=where)
 
+    @scopes_itself
     def min(self, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> DeviceArray:
         return ops().reduce("min", self, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
+    @scopes_itself
     def max(self, axis: Any = None, out: Any = None, keepdims: bool = False, initial: Any = None, where: Any = None) -> DeviceArray:
         return ops().reduce("max", self, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
+    @scopes_itself
     def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, where: Any = None) -> DeviceArray:
         return ops().reduce("mean", self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, where=where)
 
@@ -166,15 +172,19 @@ class ArrayOperators:
     def std(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0, keepdims: bool = False, where: Any = None) -> DeviceArray:
         return ops().moment("std", self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where)
 
+    @scopes_itself
     def argmin(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> DeviceArray:
         return ops().reduce("argmin", self, axis=axis, out=out, keepdims=keepdims)
 
+    @scopes_itself
     def argmax(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> DeviceArray:
         return ops().reduce("argmax", self, axis=axis, out=out, keepdims=keepdims)
 
+    @scopes_itself
     def any(self, axis: Any = None, out: Any = None, keepdims: bool = False, where: Any = None) -> DeviceArray:
         return ops().reduce("any", self, axis=axis, out=out, keepdims=keepdims, where=where)
 
+    @scopes_itself
     def all(self, axis: Any = None, out: Any = None, keepdims: bool = False, where: Any = None) -> DeviceArray:
         return ops().reduce("all", self, axis=axis, out=out, keepdims=keepdims, where=where)
 

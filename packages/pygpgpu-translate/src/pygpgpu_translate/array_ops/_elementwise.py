@@ -26,7 +26,7 @@ from pygpgpu_core.gnp import DeviceArray, DeviceArrayView
 from pygpgpu_core.gnp._array import check_out_writeable, warn_complex_to_real
 from pygpgpu_core.gnp._functions import UFUNC_NAMES
 
-from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+from ._codegen import DEFAULT_CONFIG, bind, kernel_from_source, launch, np_type
 from ._complex_ufuncs import complex_rule
 from ._half import bits, half_bits, narrow, stores_half_only, widen
 from ._operands import (
@@ -493,8 +493,11 @@ def _check_out(out: Any, shape: tuple, result_dt: np.dtype, name: str, casting: 
     return out
 
 
-# The warm path: (ufunc, operand types, out dtype) -> (loop input dtypes, result dtype, flat kernel), filled
-# by the first call that had plain C-contiguous operands of one shape (the full checks ran then).
+# The warm path: (ufunc, operand types, out dtype, id(device), id(context)) -> (loop input dtypes, result dtype,
+# flat kernel, {shape: BoundLaunch}, device, context), filled by the first call that had plain C-contiguous
+# operands of one shape (the full checks ran then); the bound launches skip the launch path's per-call work for
+# shapes seen before. Device and context by id (a device's hash may be a Python method): the entry holds both,
+# so neither id can be reused by another object while the entry lives.
 _fast: dict = {}
 _F32_MAX = float(np.finfo(np.float32).max)
 
@@ -509,9 +512,9 @@ def _fast_call(name: str, inputs: tuple, out: Any) -> Any:
         if t is DeviceArray:
             if first is None:
                 first = x
-            elif x.shape != first.shape or x.buffer.context is not first.buffer.context:
+            elif x._shape != first._shape or x.buffer.context is not first.buffer.context:
                 return None
-            sig.append(x.dtype)
+            sig.append(x._dtype)
         elif t is float or t is int:
             sig.append(t)
         elif isinstance(x, np.generic):
@@ -521,18 +524,21 @@ def _fast_call(name: str, inputs: tuple, out: Any) -> Any:
     if first is None:
         return None
     ctx = first.buffer.context
-    if out is not None and (type(out) is not DeviceArray or out.shape != first.shape or out.buffer.context is not ctx
+    shape = first._shape
+    if out is not None and (type(out) is not DeviceArray or out._shape != shape or out.buffer.context is not ctx
                             or out._readonly):
         return None
-    entry = _fast.get((name, tuple(sig), None if out is None else out.dtype, first.device, ctx))
+    device = first.device
+    entry = _fast.get((name, tuple(sig), None if out is None else out._dtype, id(device), id(ctx)))
     if entry is None:
         return None
-    in_dts, out_dt, kern = entry
+    in_dts, out_dt, kern, bounds, _device, _ctx = entry
+    one_d = len(shape) == 1
     args: list[Any] = [None]        # [0]: the output, filled in last
     for k, x in enumerate(inputs):
         t = type(x)
         if t is DeviceArray:
-            args.append(x if len(x.shape) == 1 else flat(x))
+            args.append(x if one_d else flat(x))
             continue
         dt = in_dts[k]
         if t is float:
@@ -543,11 +549,21 @@ def _fast_call(name: str, inputs: tuple, out: Any) -> Any:
             if info is None or not info[0] <= x <= info[1]:
                 return None                   # numpy's OverflowError (or an exact comparison)
         args.append(dt.type(x))
+    size = 1
+    for d in shape:
+        size *= d
     if out is None:
-        out = DeviceArray._empty(first._shape, out_dt, ctx.device, ctx, first.size * out_dt.itemsize)
-    if out.size:
-        args[0] = out if len(out.shape) == 1 else flat(out)
-        launch(kern, first.device, DEFAULT_CONFIG, tuple(args))
+        out = DeviceArray._empty(shape, out_dt, ctx.device, ctx, size * out_dt.itemsize)
+    if size:
+        args[0] = out if one_d else flat(out)
+        call = tuple(args)
+        bound = bounds.get(shape)
+        if bound is None or not bound(call):
+            bound = bind(kern, device, DEFAULT_CONFIG, call)     # launches
+            if bound is not None:
+                if len(bounds) > 64:
+                    bounds.clear()
+                bounds[shape] = bound
     return out
 
 
@@ -581,10 +597,12 @@ def _remember_fast(name: str, inputs: tuple, in_dts: tuple, out_dt: np.dtype, ou
         else:
             return
     kinds = "".join("A" if type(x) is DeviceArray else "S" for x in inputs)
-    key = (name, tuple(sig), None if out is None else out.dtype, device, device.context())
+    ctx = device.context()
+    key = (name, tuple(sig), None if out is None else out.dtype, id(device), id(ctx))
     if len(_fast) > 4096:
         _fast.clear()
-    _fast[key] = (in_dts, out_dt, _kernel(name, kinds, in_dts, out_dt if out is None else out.dtype, 0))
+    _fast[key] = (in_dts, out_dt, _kernel(name, kinds, in_dts, out_dt if out is None else out.dtype, 0), {}, device,
+                  ctx)
 
 
 def ufunc_call(name: str, inputs: tuple, out: Any = None, dtype: Any = None, casting: Casting = "same_kind") -> Any:
@@ -723,6 +741,9 @@ def _result_shape(arrays: list, out: Any) -> tuple:
 
 
 def binary(name: str, a: Any, b: Any, out: Any = None) -> Any:
+    r = _fast_call(name, (a, b), out)
+    if r is not None:
+        return r
     return ufunc_call(name, (a, b), out=out)
 
 

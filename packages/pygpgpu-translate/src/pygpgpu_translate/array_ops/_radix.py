@@ -28,7 +28,13 @@ group of ``GROUP`` work items per tile; each pass runs three steps:
    position in the tile, less the run's start, plus the slot).
 
 The first pass reads the input values and makes the keys on the fly; the last writes the values
-(``sort``) or the int64 indices (``argsort``). A group uses at most 32 KiB of local memory:
+(``sort``) or the int64 indices (``argsort``).
+
+Arrays under 2**30 elements on GPUs take the *sweep* instead of steps 1 and 2 (see ``_sweep_source``):
+one launch reads every value once for the histograms of all digits, then each pass is one launch
+of the scatter whose tiles count their digits as they load them and find their output slots by
+a decoupled look-back over the tiles before them (one launch and two key transfers a digit,
+against 4 to 5 launches and three transfers). A group uses at most 32 KiB of local memory:
 16 elements per work item for 32-bit keys alone, fewer where indices or 64-bit keys need room
 or the device has less (down to 1; a device without room for that, under about 14 KiB, takes the
 bitonic sort).
@@ -41,6 +47,7 @@ import numpy as np
 from pygpgpu_core.gnp import DeviceArray
 from pygpgpu_core.protocols import option
 
+from .._cpu_choices import on_cpu
 from .._kernel import _Config
 from ._codegen import kernel_from_source, launch, np_type
 
@@ -327,6 +334,204 @@ def _scatter_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, it
     return _key_functions(dtype, kt, argsort) + "\n" + "\n".join(L) + "\n"
 
 
+# ---- one sweep per digit (decoupled look-back) ----------------------------------------------------------------
+# The passes above take three steps each (histogram, a scan of the counts, scatter): 4 to 5 launches and
+# three reads of the keys per digit. The sweep reads every key once up front for the histograms of all
+# digits (their global starts), then each pass is one launch: a tile counts its digits while loading,
+# publishes the counts, and finds how many elements of each digit the tiles before it hold by looking back
+# at their published words (each holding a count and a flag: only the tile's own count, or the inclusive
+# count of every tile up to it), waiting on a tile that has published nothing yet. Tiles take their numbers
+# from an atomic counter in the order they start, so a tile waits only on tiles that have started: no
+# deadlock on a GPU whose groups run to completion (or on PoCL, or oclgrind, which runs groups one after
+# another in that order). The counts live in the flag word itself (30 bits), read and written by atomics
+# alone, so no memory fence has to order anything between groups: the sweep takes n < 2**30.
+SWEEP_FLAG_AGGREGATE = 1 << 30     # the word holds the tile's own count of the digit
+SWEEP_FLAG_PREFIX = 2 << 30        # the word holds the count of the digit in this tile and every one before
+SWEEP_MAX_N = 1 << 30
+SWEEP = True                       # tests switch it off to run the three-step passes
+# where the look-back's spin on other groups is known to make progress (groups that have started run to
+# completion) and global atomics are plain integer atomics; WebGPU promises neither (its atomics are typed
+# atomic<u32> buffers), so it keeps the three-step passes
+SWEEP_DIALECTS = ("cuda", "hip", "opencl")
+_STRIDE = RADIX + 1                # histogram copies one bank apart, word RADIX: the padding
+
+
+def _allhist_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, items: int, npass: int) -> str:
+    """The histogram of every digit at once: ``counts[p * RADIX + d]`` += the tile's count of digit
+    ``d`` of pass ``p``; each tile also zeroes its look-back words of every pass."""
+    K = np_type(kt)
+    L = [f"def {kname}(src, counts, status, n, G):",
+         f"    h = gpu.local_array({npass * _STRIDE}, np.uint32)",
+         "    t = gpu.get_local_id(0)",
+         "    b = gpu.get_group_id(0)",
+         f"    base = b * {GROUP * items}",
+         "    last = n - 1"]
+    L += [f"    h[{q * _STRIDE} + t] = np.uint32(0)" for q in range(npass)]
+    L += ["    gpu.barrier()",
+          f"    for e in range({items}):",
+          f"        i = base + e * {GROUP} + t",
+          "        k = _key(src[min(i, last)])"]
+    for q in range(npass):
+        L += [f"        d{q} = np.int32((k >> {K}({q * DIGIT_BITS})) & {K}({RADIX - 1})) if i < n else {RADIX}",
+              f"        gpu.atomic_add(h, {q * _STRIDE} + d{q}, np.uint32(1))"]
+    L += ["    gpu.barrier()"]
+    for q in range(npass):
+        L += [f"    c{q} = h[{q * _STRIDE} + t]",
+              f"    if c{q} != np.uint32(0):",
+              f"        gpu.atomic_add(counts, {q * RADIX} + t, c{q})",
+              f"    status[({q} * G + b) * {RADIX} + t] = np.uint32(0)"]
+    return _key_functions(dtype, kt, argsort) + "\n" + "\n".join(L) + "\n"
+
+
+def _sweep_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, items: int, npass: int) -> str:
+    """One pass of the sweep: the scatter kernel's tile sort and output, its tile number from the
+    pass's counter (``counts[npass * RADIX + p]``), its digits' output slots from the pass's
+    histogram (``counts[p * RADIX + d]``, scanned here) and the look-back."""
+    K = np_type(kt)
+    tile = GROUP * items
+    ones = f"{K}({(1 << (kt.itemsize * 8)) - 1})"
+    digit = f"{K}({RADIX - 1})"
+    mask = f"np.uint32({SWEEP_FLAG_AGGREGATE - 1})"
+    params = ["src", "keys", "okeys"] + (["idx", "oidx"] if argsort else []) + [
+        "counts", "status", "n", "shift", "G", "first", "last", "items", "p"]
+    L = [f"def {kname}({', '.join(params)}):",
+         f"    lk = gpu.local_array({_padded(tile)}, {K})"]
+    if argsort:
+        L.append(f"    li = gpu.local_array({_padded(tile)}, np.int32)")
+    L += [f"    ctr = gpu.local_array({max(_padded(LANES * GROUP), COPIES * _STRIDE)}, np.uint32)",
+          f"    part = gpu.local_array({GROUP + GROUP // 16}, np.uint32)",
+          "    sums = gpu.local_array(16, np.uint32)",
+          f"    start = gpu.local_array({RADIX}, np.int32)",
+          "    t = gpu.get_local_id(0)",
+          "    if t == 0:",
+          f"        start[0] = np.int32(gpu.atomic_add(counts, {npass * RADIX} + p, np.uint32(1)))",
+          f"    for c in range({COPIES}):",
+          f"        ctr[c * {_STRIDE} + t] = np.uint32(0)",
+          "    gpu.barrier()",
+          "    b = start[0]",
+          f"    base = b * {tile}",
+          f"    valid = min(n - base, {tile})",
+          f"    ks = {K}(shift)",
+          f"    mine = (t % {COPIES}) * {_STRIDE}",
+          "    end = n - 1"]
+    for x, key, index in (("_f", "_key(src[j_f])", "i_f"), ("_k", "keys[j_k]", "idx[j_k]")):
+        L += ["    if first:" if x == "_f" else "    else:",
+              f"        for e{x} in range(items):",
+              f"            p{x} = e{x} * {GROUP} + t",
+              f"            i{x} = base + p{x}",
+              f"            j{x} = min(i{x}, end)",
+              f"            k{x} = {key}",
+              f"            lk[{_pad(f'p{x}')}] = k{x} if p{x} < valid else {ones}"]
+        if argsort:
+            L += [f"            x{x} = {index}",
+                  f"            li[{_pad(f'p{x}')}] = x{x} if p{x} < valid else np.int32(0)"]
+    # counted from local memory after the loads (each work item its own elements), so that no
+    # atomic comes between two global loads (test_gnp_radix_loads: the loads stay in flight together)
+    L += ["    for e_c in range(items):",
+          f"        p_c = e_c * {GROUP} + t",
+          f"        k_c = lk[{_pad('p_c')}]",
+          f"        d_c = np.int32((k_c >> ks) & {digit}) if p_c < valid else {RADIX}",
+          "        gpu.atomic_add(ctr, mine + d_c, np.uint32(1))"]
+    L += ["    gpu.barrier()",
+          "    s = np.uint32(0)",
+          f"    for c in range({COPIES}):",
+          f"        s += ctr[c * {_STRIDE} + t]"]
+    # publish this tile's count of digit t at once (tile 0: its count is already the inclusive one)
+    L += [f"    me = (p * G + b) * {RADIX} + t",
+          "    if b == 0:",
+          f"        gpu.atomic_add(status, me, np.uint32({SWEEP_FLAG_PREFIX}) | s)",
+          "    else:",
+          f"        gpu.atomic_add(status, me, np.uint32({SWEEP_FLAG_AGGREGATE}) | s)"]
+    L += _group_scan_lines("s", "")                                # pre: the tile's smaller digits
+    L += ["    gpu.barrier()"]
+    L += _group_scan_lines(f"counts[p * {RADIX} + t]", "_g")        # pre_g: the digit's first slot overall
+    # look back: the count of digit t in the tiles before this one
+    L += ["    excl = np.uint32(0)",
+          "    if b > 0:",
+          "        j = b - 1",
+          "        looking = True",
+          "        while looking:",
+          f"            v = gpu.atomic_add(status, (p * G + j) * {RADIX} + t, np.uint32(0))",
+          "            fl = v >> np.uint32(30)",
+          "            if fl != np.uint32(0):",
+          f"                excl += v & {mask}",
+          "                if fl == np.uint32(2):",
+          "                    looking = False",
+          "                else:",
+          "                    j -= 1",
+          f"        gpu.atomic_add(status, me, np.uint32({SWEEP_FLAG_AGGREGATE}) + excl)   # now the inclusive count",
+          "    start[t] = np.int32(pre_g + excl) - np.int32(pre)",
+          "    gpu.barrier()"]
+    for split in range(DIGIT_BITS // SPLIT_BITS):
+        _split_lines(L, kt, items, split, argsort)
+    L += ["    for eo in range(items):",
+          f"        po = eo * {GROUP} + t",
+          "        if po < valid:",
+          f"            ko = lk[{_pad('po')}]",
+          f"            dst = np.uint32(start[np.int32((ko >> ks) & {digit}) & {RADIX - 1}] + po)"]
+    if argsort:
+        L += ["            if last:",
+              f"                oidx[dst] = li[{_pad('po')}]",
+              "            else:",
+              "                okeys[dst] = ko",
+              f"                oidx[dst] = li[{_pad('po')}]"]
+    else:
+        L += ["            okeys[dst] = _value(ko) if last else ko"]
+    return _key_functions(dtype, kt, argsort) + "\n" + "\n".join(L) + "\n"
+
+
+_sweep_kernels: dict = {}
+
+
+def _sweep_pair(dtype: np.dtype, argsort: bool, items: int):
+    key = (dtype, argsort, items)
+    pair = _sweep_kernels.get(key)
+    if pair is None:
+        kt = _key_type(dtype)
+        npass = dtype.itemsize * 8 // DIGIT_BITS
+        mode = "argsort" if argsort else "sort"
+        hname = f"gnp_radix_allhist_{mode}_{dtype.name}_{items}"
+        sname = f"gnp_radix_sweep_{mode}_{dtype.name}_{items}"
+        pair = _sweep_kernels[key] = (
+            kernel_from_source(hname, _allhist_source(hname, dtype, kt, argsort, items, npass)),
+            kernel_from_source(sname, _sweep_source(sname, dtype, kt, argsort, items, npass)))
+    return pair
+
+
+def _sweep_passes(x: DeviceArray, out: DeviceArray, argsort: bool) -> None:
+    """:func:`_passes` as one histogram launch and one launch per digit (n < 2**30)."""
+    device = x.device
+    ctx = device.context()
+    n = x.size
+    kt = _key_type(x.dtype)
+    items = _items(kt, argsort, device)
+    hist_k, sweep_k = _sweep_pair(x.dtype, argsort, items)
+    src = x.view(_bits_type(x.dtype))
+    npass = x.dtype.itemsize * 8 // DIGIT_BITS
+    G = -(-n // (GROUP * items))
+    keys = DeviceArray((n if npass > 2 else 1,), kt, ctx)
+    okeys = DeviceArray((n if npass > 1 else 1,), kt, ctx)
+    if argsort:
+        idx = DeviceArray((n if npass > 2 else 1,), np.int32, ctx)
+        oidx = DeviceArray((n if npass > 1 else 1,), np.int32, ctx)
+    counts = DeviceArray((npass * RADIX + npass,), np.uint32, ctx)   # the histograms, then the tile counters
+    counts.fill(0)
+    status = DeviceArray((npass * G * RADIX,), np.uint32, ctx)
+    groups = _Config(None, (G * GROUP,), (GROUP,))
+    launch(hist_k, device, groups, (src, counts, status, n, G))
+    for p in range(npass):
+        first, last = int(p == 0), int(p == npass - 1)
+        args: tuple[DeviceArray, ...]
+        if argsort:
+            args = (src, keys, okeys, idx, out if last else oidx)
+        else:
+            args = (src, keys, out.view(_bits_type(out.dtype)) if last else okeys)
+        launch(sweep_k, device, groups, args + (counts, status, n, p * DIGIT_BITS, G, first, last, items, p))
+        keys, okeys = okeys, keys
+        if argsort:
+            idx, oidx = oidx, idx
+
+
 _kernel_pairs: dict = {}
 
 
@@ -352,6 +557,11 @@ def _passes(x: DeviceArray, out: DeviceArray, argsort: bool) -> None:
     ctx = device.context()
     n = x.size
     if n == 0:
+        return
+    if SWEEP and n < SWEEP_MAX_N and not on_cpu(device) and getattr(device.backend, "dialect", "") in SWEEP_DIALECTS:
+        # (not on CPUs: PoCL runs a group's work items one after another, so a tile's look-back
+        # waits on its predecessors in turn, and a waiting core spins: 1.3-1.7x slower there)
+        _sweep_passes(x, out, argsort)
         return
     kt = _key_type(x.dtype)
     items = _items(kt, argsort, device)
@@ -388,7 +598,6 @@ def _passes(x: DeviceArray, out: DeviceArray, argsort: bool) -> None:
 
 def radix_sort(x: DeviceArray) -> DeviceArray:
     """``np.sort`` of the 1-D C-contiguous ``x`` (every bit pattern kept; NaN last)."""
-    from .._cpu_choices import on_cpu
     if on_cpu(x.device):             # a chunk per work item, as CPU sorts go (_radix_cpu)
         from ._radix_cpu import cpu_radix_sort
         return cpu_radix_sort(x)

@@ -31,10 +31,12 @@ import numpy as np
 from pygpgpu_core.gnp import DeviceArray
 from pygpgpu_core.gnp._array import check_out_writeable
 from pygpgpu_core.gnp._array import setitem_value
+from pygpgpu_core.gnp._operand_device import follow_operands
 from pygpgpu_core.protocols import option
 
 from .._kernel import _Config
-from ._codegen import DEFAULT_CONFIG, kernel_from_source, launch, np_type
+
+from ._codegen import DEFAULT_CONFIG, bind, kernel_from_source, launch, np_type
 from ._complex_ufuncs import complex_rule
 from ._half import narrow, stores_half_only, widen
 from ._operands import check_dtype, check_same_device, contiguous, normalize_axes
@@ -643,34 +645,49 @@ def _run_rows(red: Reduction, x: DeviceArray, outer: int, r: int, device, count:
 
 
 def _launch_rows(plan: _RowsPlan, red: Reduction, x: DeviceArray, outer: int, r: int, device, ctx,
-                 count: int) -> DeviceArray:
-    """Run ``plan`` on ``x``: the (outer,) result."""
+                 count: int, bounds: "dict | None" = None) -> DeviceArray:
+    """Run ``plan`` on ``x``: the (outer,) result. ``bounds``: a warm call's bound launches
+    (_WarmRows), by launch, made by the first of its calls that could bind them."""
     xs: tuple = (_shaped(x, (outer, r)),)    # the kernel indexes x[row, j]
     if plan.lanes > 1:                       # the same memory as rows of lanes-wide vectors
         xs += (_shaped(x, (outer, r // plan.lanes, plan.lanes)),)
     out = DeviceArray._empty((outer,), red.out, ctx.device, ctx, outer * red.out.itemsize)
     segs = plan.segs
     if segs == 1:
-        launch(plan.first, device, plan.cfg, (*xs, out, *plan.args, count))
+        _go(bounds, 0, plan.first, device, plan.cfg, (*xs, out, *plan.args, count))
         return out
     part = DeviceArray._empty((outer * segs,), red.acc, ctx.device, ctx, outer * segs * red.acc.itemsize)
     if plan.single:
         counter = _row_counters(ctx, outer)
         if red.arg is not None:
             parti = DeviceArray._empty((outer * segs,), plan.index, ctx.device, ctx, outer * segs * plan.index.itemsize)
-            launch(plan.first, device, plan.cfg, (*xs, part, parti, out, counter, *plan.args, count))
+            _go(bounds, 0, plan.first, device, plan.cfg, (*xs, part, parti, out, counter, *plan.args, count))
         else:
-            launch(plan.first, device, plan.cfg, (*xs, part, out, counter, *plan.args, count))
+            _go(bounds, 0, plan.first, device, plan.cfg, (*xs, part, out, counter, *plan.args, count))
         return out
     part2 = _shaped(part, (outer, segs))
     if red.arg is not None:
         parti = DeviceArray._empty((outer * segs,), plan.index, ctx.device, ctx, outer * segs * plan.index.itemsize)
-        launch(plan.first, device, plan.cfg, (*xs, part, parti, *plan.args, count))
-        launch(plan.second, device, plan.cfg2, (part2, _shaped(parti, (outer, segs)), out, *plan.args2, count))
+        _go(bounds, 0, plan.first, device, plan.cfg, (*xs, part, parti, *plan.args, count))
+        _go(bounds, 1, plan.second, device, plan.cfg2, (part2, _shaped(parti, (outer, segs)), out, *plan.args2, count))
         return out
-    launch(plan.first, device, plan.cfg, (*xs, part, *plan.args, count))
-    launch(plan.second, device, plan.cfg2, (part2, out, *plan.args2, count))
+    _go(bounds, 0, plan.first, device, plan.cfg, (*xs, part, *plan.args, count))
+    _go(bounds, 1, plan.second, device, plan.cfg2, (part2, out, *plan.args2, count))
     return out
+
+
+def _go(bounds: "dict | None", slot: int, kern, device, cfg, args: tuple) -> None:
+    """Launch ``kern``; with ``bounds``, through the bound launch kept in ``slot`` (made by the
+    first call that can: the arguments' types, shapes and scalars are those of every call of
+    one _WarmRows)."""
+    if bounds is None:
+        launch(kern, device, cfg, args)
+        return
+    b = bounds.get(slot)
+    if b is None or not b(args):
+        b = bind(kern, device, cfg, args)      # launches
+        if b is not None:
+            bounds[slot] = b
 
 
 _counters: dict = {}       # context -> int32 zeros, one per row: the single-pass kernels' done counters
@@ -692,14 +709,32 @@ class _WarmRows:
     call again (same operation, dtype, shape, axis, keepdims, device) skips the argument checks
     and the layout work: it only allocates its result and launches (see :func:`reduce`)."""
 
-    __slots__ = ("red", "plan", "outer", "r", "final_shape", "device", "ctx")
+    __slots__ = ("red", "plan", "outer", "r", "final_shape", "device", "ctx", "bounds", "one", "tail")
 
     def __init__(self, red: Reduction, plan: _RowsPlan, outer: int, r: int, final_shape: tuple, device, ctx):
         self.red, self.plan, self.outer, self.r = red, plan, outer, r
         self.final_shape, self.device, self.ctx = final_shape, device, ctx
+        self.bounds: dict = {}
+        # one launch over the rows as they are (one segment, scalar loads): its bound launch, once
+        # bound, takes (rows, out, *tail) straight from run()
+        self.one = None
+        self.tail = (*plan.args, r)
 
     def run(self, a: DeviceArray) -> DeviceArray:
-        res = _launch_rows(self.plan, self.red, a, self.outer, self.r, self.device, self.ctx, self.r)
+        one = self.one
+        if one is not None:
+            ctx, red, outer = self.ctx, self.red, self.outer
+            out = DeviceArray._empty((outer,), red.out, ctx.device, ctx, outer * red.out.itemsize)
+            rows = DeviceArray._wrap((outer, self.r), a._dtype, a.device, a.buffer, a._owner, a._host)
+            if one((rows, out, *self.tail)):
+                res = out
+            else:
+                self.one = None
+                res = _launch_rows(self.plan, red, a, outer, self.r, self.device, ctx, self.r, self.bounds)
+        else:
+            res = _launch_rows(self.plan, self.red, a, self.outer, self.r, self.device, self.ctx, self.r, self.bounds)
+            if self.plan.segs == 1 and self.plan.lanes == 1:
+                self.one = self.bounds.get(0)
         if self.final_shape == res._shape:
             return res
         return DeviceArray._wrap(self.final_shape, res._dtype, res.device, res.buffer, res._owner, res._host)
@@ -801,12 +836,20 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
     warm_key = None
     if (type(a) is DeviceArray and dtype is None and out is None and initial is None and where is None
             and (axis is None or type(axis) is int) and type(keepdims) is bool):
-        # (the layout choice and the tuning knobs too: tests and sweep_reduction.py swap them)
-        warm_key = (op, a._dtype, a._shape, axis, keepdims, a.device, cpu_layout, _GPU_GROUPS_PER_CU, _GPU_VECTOR_LOADS,
-                    _GPU_SINGLE_PASS)
+        # (the layout choice and the tuning knobs too: tests and sweep_reduction.py swap them). The device by
+        # id (its hash is a Python method on some backends): the entry holds the device, checked below.
+        warm_key = (op, a._dtype, a._shape, axis, keepdims, id(a.device), cpu_layout, _GPU_GROUPS_PER_CU,
+                    _GPU_VECTOR_LOADS, _GPU_SINGLE_PASS)
         w = _warm.get(warm_key)
-        if w is not None and a.buffer.context is w.ctx and not w.ctx.closed:
-            return w.run(a)
+        if w is not None and a.buffer.context is w.ctx and w.device is a.device and not w.ctx.closed:
+            return w.run(a)     # converts nothing: needs no scope of the operand's device
+    return _reduce_full(a, op, axis, dtype, out, keepdims, initial, where, warm_key)
+
+
+def _reduce_checked(a: Any, op: str, axis: Any, dtype: Any, out: Any, keepdims: bool, initial: Any, where: Any,
+                    warm_key: Any) -> DeviceArray:
+    """:func:`reduce` past its warm path: every check, then the layout, inside a scope of the
+    operand's device (``_reduce_full``: the array methods that call reduce leave that to it)."""
     check_out_writeable(out)
     if not isinstance(a, DeviceArray):
         raise TypeError(f"gnp.{op} takes a device array, got {type(a).__name__} (upload host data with gnp.asarray)")
@@ -853,6 +896,9 @@ def reduce(op: str, a: Any, axis: Any = None, dtype: Any = None, out: Any = None
         out[...] = res
         return out
     return res
+
+
+_reduce_full = follow_operands(_reduce_checked, DeviceArray)
 
 
 def _reduced_shape(a: DeviceArray, axis: Any, keepdims: bool, op: str) -> tuple:
