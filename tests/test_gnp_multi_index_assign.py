@@ -41,3 +41,22 @@ def test_a_value_that_does_not_broadcast_is_numpys_error(backend):
         g[[0, 1], [1, 2]] = [1, 2, 3]
     with pytest.raises(IndexError):
         g[[0, 1], [1, 5]] = 1                                  # out of bounds, as numpy
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_repeated_indices_keep_the_last_value_as_numpy(backend, dtype):
+    """numpy assigns in order: where an index repeats, the last value stays (work items write in no
+    order on GPUs, so this needs the last-writer pass; PoCL happens to run them in order). Rows,
+    negative aliases and a flat put alike."""
+    rng = np.random.default_rng(3)
+    host = np.zeros((50, 3), dtype)
+    idx = rng.integers(-50, 50, 4000)                     # each row hit about 80 times, some as -k
+    vals = np.arange(4000 * 3, dtype=dtype).reshape(4000, 3)
+    g = gnp.asarray(host, device=backend)
+    host[idx] = vals
+    g[idx] = vals
+    np.testing.assert_array_equal(g.get(), host)
+    flat, gflat = np.zeros(7, dtype), gnp.zeros(7, dtype=dtype, device=backend)
+    np.put(flat, [1, 6, -1, 1, 6], [10, 20, 30, 40, 50])
+    gnp.put(gflat, [1, 6, -1, 1, 6], [10, 20, 30, 40, 50])
+    np.testing.assert_array_equal(gflat.get(), flat)

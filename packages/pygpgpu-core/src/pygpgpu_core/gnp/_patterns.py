@@ -4,6 +4,7 @@ uploaded: a diagonal is a strided view filled in place, a triangle the compariso
 ``arange`` vectors broadcast against each other."""
 from __future__ import annotations
 
+import functools
 from operator import index as operator_index
 from typing import Any
 
@@ -100,5 +101,12 @@ def meshgrid(*xi: DeviceArray, copy: bool = True, sparse: bool = False, indexing
         placed.append(line[tuple(slice(None) if d == along else None for d in range(nd))])
     grids = placed if sparse else broadcast_arrays(*placed)
     if copy:
-        return tuple(g.copy() for g in grids)
-    return list(grids) if sparse else tuple(grids)      # numpy's types: a list only for sparse views
+        grids = [g.copy() for g in grids]
+    return _numpy_container(copy, sparse)(grids)
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_container(copy: bool, sparse: bool) -> type:
+    """The sequence type the numpy beside gnp returns from meshgrid for these flags (numpy 2.4
+    gives a list for sparse views only; 2.5 a tuple always): asked of numpy once, not assumed."""
+    return type(np.meshgrid(np.zeros(1), copy=copy, sparse=sparse))

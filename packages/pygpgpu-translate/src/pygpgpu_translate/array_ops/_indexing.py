@@ -37,6 +37,30 @@ _PUT = '''def gnp_put(x, idx, v, n, inner, vsize):
         x[k * inner + j] = v[t % vsize]
 '''
 
+# numpy assigns through an index array in order, so where indices repeat the last value stays.
+# Work items write in no order: the highest position per target row is found first (an atomic
+# max into a row-sized int32 array), and only that position writes.
+_LAST_WRITER = '''def gnp_last_writer(winner, idx, n):
+    for o in range(idx.shape[0]):
+        k = np.int64(idx[o])
+        if k < 0:
+            k = k + n
+        k = min(max(k, np.int64(0)), np.int64(n - 1))
+        gpu.atomic_max(winner, k, np.int32(o))
+'''
+
+_PUT_LAST = '''def gnp_put_last(x, idx, v, n, inner, vsize, winner):
+    for t in range(idx.shape[0] * inner):
+        o = t // inner
+        j = t - o * inner
+        k = np.int64(idx[o])
+        if k < 0:
+            k = k + n
+        k = min(max(k, np.int64(0)), np.int64(n - 1))
+        if winner[k] == o:
+            x[k * inner + j] = v[t % vsize]
+'''
+
 
 def _index_array(key: Any, n: int, device, op: str) -> DeviceArray:
     """An integer index array on ``device``: host keys are bounds-checked like numpy's (and
@@ -192,7 +216,16 @@ def setitem(a: DeviceArray, key: Any, value: Any) -> None:
         dst, src = a.reshape(-1), v.reshape(-1)
         if half_bits_only:
             dst, src = bits(dst), bits(src)
-        launch(kernel_from_source("gnp_put", _PUT), device, DEFAULT_CONFIG, (dst, idx, src, n, inner, v.size))
+        if idx.size == 1 or idx.size >= 2**31:
+            # one index cannot repeat; past int32 positions the order is not kept (as CuPy)
+            launch(kernel_from_source("gnp_put", _PUT), device, DEFAULT_CONFIG, (dst, idx, src, n, inner, v.size))
+            return
+        from pygpgpu_core.gnp import full
+
+        winner = full(n, -1, dtype=np.int32, device=a.context)
+        launch(kernel_from_source("gnp_last_writer", _LAST_WRITER), device, DEFAULT_CONFIG, (winner, idx, n))
+        launch(kernel_from_source("gnp_put_last", _PUT_LAST), device, DEFAULT_CONFIG,
+               (dst, idx, src, n, inner, v.size, winner))
 
 
 def _setitem_through_positions(a: DeviceArray, key: tuple, value: Any) -> None:
