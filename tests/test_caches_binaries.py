@@ -158,6 +158,41 @@ def test_fatbin_header_check():
     assert "past the end" in fatbin_problem(fat[:-1])
 
 
+def _pocl_files(*pairs: "tuple[bytes, bytes]") -> bytes:
+    return b"".join(struct.pack("<I", len(n)) + n + struct.pack("<I", len(c)) + c for n, c in pairs)
+
+
+def _pocl_blob(version: int, roots: "list[bytes]", scope_vars: bool, kernels: int) -> bytes:
+    """A PoCL binary of ``version`` laid out as pocl_binary.c writes it: the 77-byte header, the
+    program-scope variable size (version >= 10, flag bit 1), the root entries, the kernel records
+    (a field of the record's own before its files, as versions 10-12 add)."""
+    head = (b"poclbin\0" + bytes(8) + struct.pack("<IIQI", version, kernels, 2 if scope_vars else 0, len(roots))
+            + b"0" * 41)
+    body = struct.pack("<Q", 4096) if scope_vars else b""
+    body += b"".join(struct.pack("<Q", len(r)) + r for r in roots)
+    for _ in range(kernels):
+        files = _pocl_files((b"k.so", b"\x7fELF" + bytes(12)))
+        body += struct.pack("<QQI", 20 + 6 + len(files), len(files), 6) + b"field!" + files
+    return head + body
+
+
+@pytest.mark.parametrize("version", [10, 11, 12])
+def test_pocl_5_and_6_binaries_are_checked_too(version):
+    """PoCL 5/6 write format 11/12 (the GPU machine's PoCL 5.0 binaries were all refused and
+    rebuilt while only 9 was known): a sound one passes, any cut or a later version does not."""
+    from pygpgpu_opencl._binary_check import pocl_binary_problem
+
+    blob = _pocl_blob(version, [_pocl_files((b"program.bc", b"B" * 40)), _pocl_files((b"extra", b"x"))],
+                      scope_vars=True, kernels=2)
+    assert pocl_binary_problem(blob) is None
+    for n in (len(blob) - 1, len(blob) - 30, 120, 90, 80):
+        assert pocl_binary_problem(blob[:n]) is not None, n
+    assert pocl_binary_problem(blob + b"\0") is not None
+    assert "format version 13" in pocl_binary_problem(_pocl_blob(13, [], False, 0))
+    no_scope = _pocl_blob(version, [_pocl_files((b"program.bc", b"B"))], scope_vars=False, kernels=1)
+    assert pocl_binary_problem(no_scope) is None
+
+
 def test_pocl_binary_structure_is_checked_inside_our_seal():
     from pygpgpu_opencl._binary_check import checked_binary, seal
 

@@ -9,11 +9,13 @@ to the driver unchecked.
 PoCL
 PoCL trusts the size fields of a binary given to ``clCreateProgramWithBinary``: a truncated
 file or a damaged length makes it read past the end and abort or crash the process. The
-layout (format version 9, PoCL 3.x): a 77-byte header (``poclbin\\0``, device hash, version,
-kernel count, flags, build hash), the program's files as ``u64 total`` then records, then one
-record per kernel: ``u64 struct_size, u64 files_size, ...`` with its files in the last
-``files_size`` bytes. A file is ``u32 len, name, u32 len, content``. Binaries of other formats
-and versions pass unchecked.
+layout (format versions 9 to 12: PoCL 3.x to 6.x): a 77-byte header (``poclbin\\0``, device hash,
+version, kernel count, flags, root-entry count, build hash), from version 10 a ``u64`` of
+program-scope variable bytes when flag bit 1 is set, then each root entry of the program's files
+as ``u64 size`` and its records, then one record per kernel: ``u64 struct_size, u64 files_size,
+...`` with its files in the last ``files_size`` bytes (versions 10-12 added fields inside the
+kernel record, which its ``struct_size`` spans). A file is ``u32 len, name, u32 len, content``.
+Other PoCL versions are refused (rebuilt from source); other formats pass unchecked.
 """
 from __future__ import annotations
 
@@ -29,8 +31,9 @@ __all__ = ["seal", "unseal", "checked_binary", "pocl_binary_problem", "ptx_binar
 _SEAL = b"PYGPGPU-CLBIN1\0"
 
 _MAGIC = b"poclbin\0"
-_CHECKED_VERSIONS = {9}
+_CHECKED_VERSIONS = {9, 10, 11, 12}
 _HEADER = 77
+_HAS_SCOPE_VARS = 1 << 1      # flag: a u64 of program-scope variable bytes follows the header (version >= 10)
 
 
 def _files_end_exactly(blob: bytes, start: int, end: int) -> bool:
@@ -51,19 +54,20 @@ def pocl_binary_problem(blob: bytes) -> "str | None":
     check does not know), or None when its structure is sound or it is not a PoCL binary."""
     if not blob.startswith(_MAGIC) or len(blob) < _HEADER:
         return None if not blob.startswith(_MAGIC) else "it is shorter than a PoCL binary header"
-    version, kernels = struct.unpack_from("<II", blob, 16)
+    version, kernels, flags, roots = struct.unpack_from("<IIQI", blob, 16)
     if version not in _CHECKED_VERSIONS:
         # Another PoCL release: its layout is unknown here, and a damaged binary would crash it.
         return (f"it is a PoCL binary of format version {version}, which cannot be checked here "
                 f"(checked: {sorted(_CHECKED_VERSIONS)}); pass source= so it is rebuilt instead")
     size = len(blob)
-    pos = _HEADER
-    if pos + 8 > size:
-        return "it ends inside the program section"
-    (total,) = struct.unpack_from("<Q", blob, pos)
-    if pos + 8 + total > size or not _files_end_exactly(blob, pos + 8, pos + 8 + total):
-        return "its program section does not fit the binary (truncated or damaged)"
-    pos += 8 + total
+    pos = _HEADER + (8 if version >= 10 and flags & _HAS_SCOPE_VARS else 0)
+    for _root in range(max(roots, 1) if version == 9 else roots):   # 9: one section, whatever the count
+        if pos + 8 > size:
+            return "it ends inside the program section"
+        (total,) = struct.unpack_from("<Q", blob, pos)
+        if pos + 8 + total > size or not _files_end_exactly(blob, pos + 8, pos + 8 + total):
+            return "its program section does not fit the binary (truncated or damaged)"
+        pos += 8 + total
     for k in range(kernels):
         if pos + 20 > size:
             return f"it ends before kernel record {k + 1} of {kernels}"
