@@ -122,16 +122,18 @@ if numba is not None:
         return s
 
 
-def untuned(kfunc, dev, *first_args):
+def untuned(kfunc, dev, *first_args, switch: str = "ENABLED"):
     """The kernel of ``kfunc``'s Python function as a separate kernel object whose plan (translation
-    and group pick) is made with the CPU choices off: its first call happens here."""
+    and group pick) is made with the CPU choices off (``switch="NARROW"``: only the one-element
+    kernels off, the group shapes kept): its first call happens here."""
     import pygpgpu_translate._cpu_choices as cpu_choices
     k = kernel(kfunc.py_func)[dev.selector]
-    was, cpu_choices.ENABLED = cpu_choices.ENABLED, False
+    was = getattr(cpu_choices, switch)
+    setattr(cpu_choices, switch, False)
     try:
         k(*first_args)
     finally:
-        cpu_choices.ENABLED = was
+        setattr(cpu_choices, switch, was)
     return k
 
 
@@ -163,6 +165,9 @@ def main() -> int:
         off = untuned(kfunc, dev, *args)
         with_ms, without_ms = alternate_ms(lambda: k(*args), lambda: off(*args), sync, batch, _args.rounds)
         row(f"{name} [CPU choices on / off]", with_ms, "PYGPGPU_CPU_TUNING=0", without_ms)
+        wide = untuned(kfunc, dev, *args, switch="NARROW")
+        with_ms, wide_ms = alternate_ms(lambda: k(*args), lambda: wide(*args), sync, batch, _args.rounds)
+        row(f"{name} [CPU choices on / wide kernels with CPU groups]", with_ms, "_cpu_choices.NARROW=False", wide_ms)
 
     def shapes(name, kfunc, k, args, side, sync, batch):
         """--groups: ``kfunc`` launched over (side, side) in each of GROUP_SHAPES, alternately

@@ -31,7 +31,8 @@ from typing import Any
 
 from pygpgpu_core.protocols import option
 
-__all__ = ["ENABLED", "GROUPS_PER_UNIT", "MIN_ROW", "cpu_group_shape", "on_cpu", "group_limits"]
+__all__ = ["ENABLED", "NARROW", "GROUPS_PER_UNIT", "MIN_ROW", "cpu_group_shape", "on_cpu", "narrow_kernels",
+           "group_limits"]
 
 GROUPS_PER_UNIT = 8      # groups per compute unit at least, so that uneven work still spreads out
 MIN_ROW = 16             # one 512-bit vector of float32: a group narrower than this wastes the vector loop
@@ -48,6 +49,16 @@ ENABLED = _switched_on()
 def on_cpu(device: Any) -> bool:
     """Whether kernels for ``device`` take the CPU choices above (module docstring)."""
     return ENABLED and bool(option(device, "is_cpu"))
+
+
+# The one-element kernels alone, for benchmarks/bench_cpu.py --ab to time apart from the group shapes
+# (on the H200 machine's 16-core Xeon the choices together made saxpy 1.5x slower, the n-body 0.78x).
+NARROW = True
+
+
+def narrow_kernels(device: Any) -> bool:
+    """Whether ``@kernel`` translates one-element kernels instead of wide ones for ``device``."""
+    return NARROW and on_cpu(device)
 
 
 def group_limits(device: Any, kernel_group_size: "int | None") -> "tuple[int, int] | None":

@@ -28,7 +28,7 @@ from pygpgpu_core.scoped_device import SCOPES, scoped_device
 
 from ._aliases import device_view_aliases
 from ._bounds_host import CheckedLaunchPlan, bounds_check_default
-from ._cpu_choices import on_cpu
+from ._cpu_choices import narrow_kernels
 from ._dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect, dialect_for, dialect_names
 from ._launch import CallPlan
 from ._launch_checks import WideIndexNeeded, needs_wide_ids
@@ -624,7 +624,7 @@ class KernelFunction(Generic[P]):
     def _build_plan(self, device, tokens, bits, values):
         backend = device.backend
         dialect = _backend_dialect(backend)
-        t = self._translation(dialect, tokens, bits, values[0] if self._is_method else None, wide=not on_cpu(device))
+        t = self._translation(dialect, tokens, bits, values[0] if self._is_method else None, wide=not narrow_kernels(device))
         if "fp64" in t.features and not getattr(device, "fp64", True):
             raise GPGPUError(f"kernel {self.__name__!r} uses float64, which {device.selector} ({device.name}) does not "
                              "support; pass float32 arrays or use @kernel(default_float=np.float32)")
