@@ -40,8 +40,8 @@ _parser.add_argument("--device", default=None, help="device selector (default: t
 _parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test)")
 _parser.add_argument("--only", default=None, help="only the rows whose name contains this")
 _parser.add_argument("--profile", action="store_true", help="cProfile the 1000-element rows")
-_parser.add_argument("--radix-three-step", action="store_true",
-                     help="sort/argsort through the radix sort's three-step passes instead of its sweep (to compare)")
+_parser.add_argument("--radix-sweep", action="store_true",
+                     help="gnp.sort/argsort through the one-sweep radix sort (off by default until timed on a GPU)")
 _parser.add_argument("--synced", action="store_true",
                      help="also time each call followed by a synchronize (its latency: host and device in series)")
 _args = _parser.parse_args()
@@ -120,9 +120,9 @@ def profile_rows(fns: list, rows: list) -> None:
 
 
 def main() -> int:
-    if _args.radix_three_step:
+    if _args.radix_sweep:
         from pygpgpu_translate.array_ops import _radix
-        _radix.SWEEP = False
+        _radix.SWEEP = True
     dev = registry.select_device(_args.device)
     backend = dev.backend.name if hasattr(dev.backend, "name") else dev.selector.split(":")[0]
     print(f"device: {dev.selector} {dev.name} ({backend})")

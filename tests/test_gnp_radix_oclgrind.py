@@ -15,6 +15,7 @@ from pygpgpu_translate import _cpu_choices
 from pygpgpu_translate.array_ops import _radix, _sort
 
 _cpu_choices.ENABLED = False          # the tiled (GPU) radix sort, on oclgrind's CPU device too
+_radix.SWEEP = True                   # the sweep (off by default until it has run on a GPU)
 _sort.RADIX_MIN = 1
 _radix.LOCAL_LIMIT = 14 * 1024        # small tiles: several of them, so tiles look back at others
 rng = np.random.default_rng(0)

@@ -326,7 +326,8 @@ class ExpressionRules:
                 raise self.type_err(node, f"numpy has no {opname} of {ta} and {tb} (it raises TypeError: no int "
                                     f"type holds both); convert one operand, e.g. np.uint64(a) {opname} b")
             if ta.kind == "b" and tb.kind == "b" and opname in ("|", "^", "&"):
-                return ir.Bin(opname, a, b, BOOL)
+                # bool ^ bool is bool != bool: every target has that (WGSL has no ^ of bools)
+                return ir.Bin("!=" if opname == "^" else opname, a, b, BOOL)
             t = binary_result(ta, tb, df)    # shifts promote like numpy too: int8 << int16 is int16
             f = self.const_fold(opname, a, b, t)
             if f is not None:
@@ -551,6 +552,9 @@ class ExpressionRules:
                 # int8/int16: the prelude's wrapping negation (-int16(-32768) is -32768); the plain
                 # (short)-a came out of NVRTC 13.0 as 32768 once widened (prelude._pysem.negation)
                 return _calls.prelude_call(self.fb, "pyneg", [v], t)
+            if isinstance(ct, Scalar) and ct.kind == "u":
+                # 0 - x: the same wrap-around as C's -x of an unsigned, and WGSL has no - of a u32
+                return self.wrap_narrow(ir.Bin("-", ir.Const(0, ct), self.convert(v, ct), t))
             return self.wrap_narrow(ir.Un("-", self.convert(v, ct), t))
         if v.type.is_float:
             raise self.type_err(node, f"operator ~ needs an integer, got {v.type}")

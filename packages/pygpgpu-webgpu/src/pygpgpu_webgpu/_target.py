@@ -47,6 +47,7 @@ _NUMPY = {"double": "float64", "long": "int64", "ulong": "uint64"}
 _CAPABILITY = {"double": "fp64", "long": "int64", "ulong": "int64"}
 # C math names the translator asks for -> WGSL's
 _MATH = {"fabs": "abs", "fmin": "min", "fmax": "max", "rsqrt": "inverseSqrt", "atan2": "atan2", "pow": "pow",
+         "rint": "round",     # WGSL's round takes the even neighbour at halves, as rint and numpy do
          "exp10": None, "log10": None, "cbrt": None, "erf": None, "erfc": None, "tgamma": None, "lgamma": None,
          "hypot": None, "expm1": None, "log1p": None, "copysign": None, "nextafter": None,
          "isnan": None, "isinf": None, "isfinite": None}
