@@ -663,3 +663,26 @@ def test_a_helper_may_assign_to_its_parameters(dev):
     x = np.arange(-3, 40, dtype=np.int32)
     got, want = _run_both(counted, x, np.zeros_like(x))
     np.testing.assert_array_equal(got[1], want[1])
+
+
+@kernel
+def xor_negate_round(p, q, u, f, flags, negated, rounded):
+    for i in range(u.shape[0]):
+        flags[i] = p[i] ^ q[i]
+        negated[i] = -u[i]
+        rounded[i] = np.rint(f[i])
+
+
+def test_bool_xor_unsigned_negation_and_rint(dev):
+    """Three spellings WGSL lacks (^ of bools, - of a u32, rint) lowered to ones it has; the
+    results are numpy's: halves round to the even neighbour, -u wraps."""
+    n = 64
+    rng = np.random.default_rng(4)
+    p, q = rng.random(n) < 0.5, rng.random(n) < 0.5
+    u = rng.integers(0, 2**32, n, dtype=np.uint32)
+    f = (np.arange(n, dtype=np.float32) - 32) / 2          # every half from -16 to 15.5
+    got, want = _run_both(xor_negate_round, p, q, u, f, np.zeros(n, bool), np.zeros(n, np.uint32),
+                          np.zeros(n, np.float32))
+    for g, w in zip(got[4:], want[4:]):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got[6], np.rint(f))
