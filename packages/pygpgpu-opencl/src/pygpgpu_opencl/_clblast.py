@@ -20,10 +20,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pygpgpu_core.backend.library import Function, LazyLibrary
-from pygpgpu_core.errors import BackendUnavailable, DriverError
+from pygpgpu_core.errors import DriverError
 
 from ._status import status_name
-from ._vendor_switch import allowed_on
+from ._vendor_switch import loaded_if_allowed
 from ._wait import enqueue
 
 __all__ = ["gemm", "clblast", "available", "LIB_ENV", "USE_ENV", "Operand", "operand"]
@@ -83,17 +83,8 @@ products = 0
 
 
 def available(device: Any = None) -> bool:
-    """Whether CLBlast is installed and allowed (loads it on the first call)."""
-    if _unavailable:
-        return False
-    if not allowed_on(device, USE_ENV):
-        return False                 # read every call: tests switch it
-    try:
-        clblast()
-    except BackendUnavailable as exc:
-        _unavailable.append(str(exc))
-        return False
-    return True
+    """Whether CLBlast is installed and allowed on ``device`` (loads it on the first call)."""
+    return loaded_if_allowed(device, USE_ENV, clblast, _unavailable) is not None
 
 
 class Operand(NamedTuple):

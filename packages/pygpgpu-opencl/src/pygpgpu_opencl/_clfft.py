@@ -31,11 +31,11 @@ from typing import Any, Callable
 import numpy as np
 
 from pygpgpu_core.backend.library import Function, LazyLibrary
-from pygpgpu_core.errors import BackendUnavailable, DriverError
+from pygpgpu_core.errors import DriverError
 from pygpgpu_core.forking import on_fork_child
 
 from ._status import status_name
-from ._vendor_switch import allowed_on
+from ._vendor_switch import loaded_if_allowed
 from ._wait import track
 
 _forked: "list[bool]" = []     # a forked child must not tear down its parent's clFFT state
@@ -111,14 +111,8 @@ def _status_text(status: int) -> str:
 
 def available(device: Any = None) -> bool:
     """Whether clFFT is installed, allowed and set up (loads it on the first call)."""
-    if _unavailable:
-        return False
-    if not allowed_on(device, USE_ENV):
-        return False                 # read every call: tests switch it
-    try:
-        calls = clfft()
-    except BackendUnavailable as exc:
-        _unavailable.append(str(exc))
+    calls = loaded_if_allowed(device, USE_ENV, clfft, _unavailable)
+    if calls is None:
         return False
     if not _set_up:
         with _lock:

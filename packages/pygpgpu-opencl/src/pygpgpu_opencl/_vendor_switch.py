@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["allowed_on"]
+from pygpgpu_core.errors import BackendUnavailable
+
+__all__ = ["allowed_on", "loaded_if_allowed"]
 
 
 def allowed_on(device: Any, switch: str) -> bool:
@@ -16,3 +18,16 @@ def allowed_on(device: Any, switch: str) -> bool:
     if setting == "0":
         return False
     return setting == "1" or device is None or not getattr(device, "is_cpu", False)
+
+
+def loaded_if_allowed(device: Any, switch: str, library: "Callable[[], Any]", unavailable: "list[str]") -> Any:
+    """``library()`` (its bound functions, loaded on the first call) where ``switch`` allows it on
+    ``device`` and it loads; None otherwise. Why it failed to load is kept in ``unavailable``, and
+    nothing is tried again after that."""
+    if unavailable or not allowed_on(device, switch):
+        return None
+    try:
+        return library()
+    except BackendUnavailable as exc:
+        unavailable.append(str(exc))
+        return None

@@ -15,52 +15,42 @@ from ._operands import check_dtype, check_same_device, contiguous, normalize_axi
 
 __all__ = ["getitem", "setitem", "take", "nonzero"]
 
-_TAKE = '''def gnp_take(out, x, idx, n, inner):
+# Row k of the target from index position o: negative indices count from the end, and device
+# index arrays (not bounds-checked on the host) are clipped into range rather than read past it.
+_ROW_OF_INDEX = '''        k = np.int64(idx[o])
+        if k < 0:
+            k = k + n
+        k = min(max(k, np.int64(0)), np.int64(n - 1))
+'''
+# one work item per element of the selected rows
+_PER_ELEMENT = '''    for t in range(idx.shape[0] * inner):
+        o = t // inner
+        j = t - o * inner
+'''
+
+_TAKE = ('''def gnp_take(out, x, idx, n, inner):
     for t in range(out.shape[0]):
         o = t // inner
         j = t - o * inner
-        k = np.int64(idx[o])
-        if k < 0:
-            k = k + n
-        k = min(max(k, np.int64(0)), np.int64(n - 1))
-        out[t] = x[k * inner + j]
-'''
+''' + _ROW_OF_INDEX + '''        out[t] = x[k * inner + j]
+''')
 
-_PUT = '''def gnp_put(x, idx, v, n, inner, vsize):
-    for t in range(idx.shape[0] * inner):
-        o = t // inner
-        j = t - o * inner
-        k = np.int64(idx[o])
-        if k < 0:
-            k = k + n
-        k = min(max(k, np.int64(0)), np.int64(n - 1))
-        x[k * inner + j] = v[t % vsize]
-'''
+_PUT = ('''def gnp_put(x, idx, v, n, inner, vsize):
+''' + _PER_ELEMENT + _ROW_OF_INDEX + '''        x[k * inner + j] = v[t % vsize]
+''')
 
 # numpy assigns through an index array in order, so where indices repeat the last value stays.
 # Work items write in no order: the highest position per target row is found first (an atomic
 # max into a row-sized int32 array), and only that position writes.
-_LAST_WRITER = '''def gnp_last_writer(winner, idx, n):
+_LAST_WRITER = ('''def gnp_last_writer(winner, idx, n):
     for o in range(idx.shape[0]):
-        k = np.int64(idx[o])
-        if k < 0:
-            k = k + n
-        k = min(max(k, np.int64(0)), np.int64(n - 1))
-        gpu.atomic_max(winner, k, np.int32(o))
-'''
+''' + _ROW_OF_INDEX + '''        gpu.atomic_max(winner, k, np.int32(o))
+''')
 
-_PUT_LAST = '''def gnp_put_last(x, idx, v, n, inner, vsize, winner):
-    for t in range(idx.shape[0] * inner):
-        o = t // inner
-        j = t - o * inner
-        k = np.int64(idx[o])
-        if k < 0:
-            k = k + n
-        k = min(max(k, np.int64(0)), np.int64(n - 1))
-        if winner[k] == o:
+_PUT_LAST = ('''def gnp_put_last(x, idx, v, n, inner, vsize, winner):
+''' + _PER_ELEMENT + _ROW_OF_INDEX + '''        if winner[k] == o:
             x[k * inner + j] = v[t % vsize]
-'''
-
+''')
 
 def _index_array(key: Any, n: int, device, op: str) -> DeviceArray:
     """An integer index array on ``device``: host keys are bounds-checked like numpy's (and
