@@ -94,3 +94,15 @@ def test_a_closed_context_after_warm_calls_says_so(device):
             assert float(b.sum().get()) == float(np.arange(64).sum())
     finally:
         device.context()
+
+
+def test_kernel_file_programs_are_rebuilt_after_the_shared_context_closes(device):
+    """gnp's float16 conversions run from a kernel file whose program and plan are kept per device:
+    after the shared context closes they are made again in the next one (they raised ClosedError
+    for every later float16 call of the process)."""
+    h = np.arange(8, dtype=np.float16)
+    np.testing.assert_array_equal((gnp.asarray(h, device=device) + 1).get(), h + 1)
+    device.context().close()
+    g = gnp.asarray(h, device=device)                              # on the fresh shared context
+    np.testing.assert_array_equal((g + 1).get(), h + 1)
+    np.testing.assert_array_equal(g.astype(np.float32).get(), h.astype(np.float32))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import types
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from ..scoped_device import SCOPES
 from ._device import LAST_DEFAULT
@@ -57,7 +57,10 @@ def follow_operands(fn: Callable, array_type: Any) -> Callable:
     return on_operands_device
 
 
-def scopes_itself(fn: Callable) -> Callable:
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def scopes_itself(fn: _F) -> _F:
     """Mark ``fn`` (an array method) as entering its operands' device scope itself, past a warm
     path that converts nothing (the reductions: ``array_ops._reduction.reduce``), so that
     :func:`follow_operands_in_class` leaves it unwrapped: a warm small call then pays no wrapper

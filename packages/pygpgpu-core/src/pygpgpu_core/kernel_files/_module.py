@@ -136,7 +136,7 @@ class KernelFileState:
     def plan(self, decl, device: Any) -> LaunchPlan:
         key = (decl.name, id(device))
         hit = self._plans.get(key)
-        if hit is not None and hit[0] is device:
+        if hit is not None and hit[0] is device and not getattr(hit[1].context, "closed", False):
             return hit[1]
         with self._lock:
             program = self.programs.program(device)

@@ -47,13 +47,15 @@ class FilePrograms:
         compiling, or built from source (also after a stale or damaged binary)."""
 
     def program(self, device: Any) -> Any:
+        """This file's program for ``device``, built once; again after its context was closed (a
+        closed shared context is replaced by the next ``device.context()``)."""
         key = id(device)
         hit = self._programs.get(key)
-        if hit is not None and hit[0] is device:
+        if hit is not None and hit[0] is device and not getattr(hit[1], "closed", False):
             return hit[1]
         with self._lock:
             hit = self._programs.get(key)
-            if hit is not None and hit[0] is device:
+            if hit is not None and hit[0] is device and not getattr(hit[1], "closed", False):
                 return hit[1]
             program = self._build(device)
             self._programs[key] = (device, program)
