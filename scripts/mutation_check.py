@@ -824,6 +824,16 @@ MUTATIONS = [
     Mutation("refusal-names-the-line", f"{TRANSLATE}/_located.py", "exc.filename, exc.lineno = filename, line",
              "exc.filename, exc.lineno = filename, None", ("tests/test_webgpu_refusals.py",),
              "a refusal names the user's line"),
+    Mutation("kernel-file-plan-after-close", f"{CORE}/kernel_files/_module.py",
+             'if hit is not None and hit[0] is device and not getattr(hit[1].context, "closed", False):',
+             "if hit is not None and hit[0] is device:", ("tests/test_gnp_bound_launch.py", "-k", "kernel_file"),
+             "a kernel file's plan is made again once its context closed"),
+    Mutation("pocl-binary-scope-vars", "pygpgpu-opencl/src/pygpgpu_opencl/_binary_check.py",
+             "pos = _HEADER + (8 if version >= 10 and flags & _HAS_SCOPE_VARS else 0)", "pos = _HEADER",
+             ("tests/test_caches_binaries.py", "-k", "pocl_5_and_6"), "PoCL 4-6 binaries carry a u64 after the header"),
+    Mutation("meshgrid-numpys-container", f"{CORE}/gnp/_patterns.py", "return _numpy_container(copy, sparse)(grids)",
+             "return tuple(grids)", ("tests/test_gnp_half_paths.py", "-k", "meshgrid"),
+             "meshgrid returns the container the numpy beside it returns"),
 ]
 
 
