@@ -316,6 +316,13 @@ def _scatter_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, it
         if argsort:
             L += [f"            x{x} = {index}",
                   f"            li[{_pad(f'p{x}')}] = x{x} if p{x} < valid else np.int32(0)"]
+    return _sort_and_scatter(L, dtype, kt, argsort, items, digit)
+
+
+def _sort_and_scatter(L: "list[str]", dtype: np.dtype, kt: np.dtype, argsort: bool, items: int, digit: str) -> str:
+    """The end both kinds of pass share, once ``start[d]`` holds where digit ``d`` of this tile goes:
+    the tile's stable sort by the digit in local memory, then each key (and index) written to its
+    place; ``L``: the kernel's lines so far. Returns the whole kernel source."""
     for split in range(DIGIT_BITS // SPLIT_BITS):
         _split_lines(L, kt, items, split, argsort)
     L += ["    for eo in range(items):",
@@ -465,22 +472,7 @@ def _sweep_source(kname: str, dtype: np.dtype, kt: np.dtype, argsort: bool, item
           f"        gpu.atomic_add(status, me, np.uint32({SWEEP_FLAG_AGGREGATE}) + excl)   # now the inclusive count",
           "    start[t] = np.int32(pre_g + excl) - np.int32(pre)",
           "    gpu.barrier()"]
-    for split in range(DIGIT_BITS // SPLIT_BITS):
-        _split_lines(L, kt, items, split, argsort)
-    L += ["    for eo in range(items):",
-          f"        po = eo * {GROUP} + t",
-          "        if po < valid:",
-          f"            ko = lk[{_pad('po')}]",
-          f"            dst = np.uint32(start[np.int32((ko >> ks) & {digit}) & {RADIX - 1}] + po)"]
-    if argsort:
-        L += ["            if last:",
-              f"                oidx[dst] = li[{_pad('po')}]",
-              "            else:",
-              "                okeys[dst] = ko",
-              f"                oidx[dst] = li[{_pad('po')}]"]
-    else:
-        L += ["            okeys[dst] = _value(ko) if last else ko"]
-    return _key_functions(dtype, kt, argsort) + "\n" + "\n".join(L) + "\n"
+    return _sort_and_scatter(L, dtype, kt, argsort, items, digit)
 
 
 _sweep_kernels: dict = {}
